@@ -1,0 +1,79 @@
+# texfdtd - build, test, demo.  See README.md.
+#
+#   make            bin/texfdtd
+#   make demo       install missing Debian packages (as root), build, run the demo
+#   make test       install missing packages, build, run the Criterion suites (CI)
+#   make test-gpu   the same suites with the GPU engines required (device machine)
+#   make bench-cpu  bench/cpu.sh
+#
+# Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
+# multiply-add, so the CPU engine rounds exactly where the shaders (declared
+# `precise`) round and the float32 fields can be bit-identical.  Never add
+# -ffast-math here.
+
+CC      ?= cc
+PKGS    := inih hdf5-serial libpng
+GLPKGS  := egl glew opengl
+OPT     ?= -O3
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -Wall -Wextra -ffp-contract=off -fno-fast-math -fopenmp -I.
+CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -fopenmp
+
+GL_SRC  := $(wildcard gl/*.c)
+ifneq ($(GL_SRC),)
+CFLAGS  += -DTEXFDTD_HAVE_GL $(shell pkg-config --cflags $(GLPKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(GLPKGS) 2>/dev/null)
+endif
+
+GIT_HASH := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
+
+LIB_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard cpu/*.c) $(GL_SRC) \
+           $(wildcard compare/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
+
+.PHONY: all deps demo test test-gpu bench-cpu clean
+all: bin/texfdtd
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/libtexfdtd.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/texfdtd: build/core/main.o build/libtexfdtd.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/tests/%: tests/%.c build/libtexfdtd.a tests/helpers.h
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< build/libtexfdtd.a $(LDLIBS) $(shell pkg-config --libs criterion 2>/dev/null)
+
+deps:
+	@scripts/deps.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./bin/texfdtd run scenes/takada_square.ini --out out/demo --force
+
+# Each suite is one Criterion binary; run from the repository root.
+test: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 || fail=1; done; exit $$fail
+
+test-gpu: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; TEXFDTD_REQUIRE_GPU=1 $$t --jobs 1 || fail=1; done; exit $$fail
+
+bench-cpu: all
+	bench/cpu.sh
+
+clean:
+	rm -rf build bin
+
+-include $(LIB_OBJ:.o=.d) build/core/main.d $(TEST_BIN:=.d)

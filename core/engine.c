@@ -1,0 +1,93 @@
+/* engine.c - the engine registry and thin wrappers around engine_ops. */
+#include "engine.h"
+#include "util.h"
+
+#include <string.h>
+
+extern const struct engine_ops cpu_engine_ops;
+#ifdef TEXFDTD_HAVE_GL
+extern const struct engine_ops gl_engine_ops;
+extern const struct engine_ops gl_compute_engine_ops;
+#endif
+
+static const struct engine_ops *const engines[] = {
+    &cpu_engine_ops,
+#ifdef TEXFDTD_HAVE_GL
+    &gl_engine_ops,
+    &gl_compute_engine_ops,
+#endif
+    NULL,
+};
+
+const struct engine_ops *const *engine_list(void) { return engines; }
+
+const struct engine_ops *engine_find(const char *name)
+{
+    for (int i = 0; engines[i]; i++)
+        if (!strcmp(engines[i]->name, name))
+            return engines[i];
+    return NULL;
+}
+
+int engine_create(const char *name, const struct model *m, const struct engine_options *o,
+                  struct engine **out, char *err, size_t errlen)
+{
+    const struct engine_ops *ops = engine_find(name);
+    *out = NULL;
+    if (!ops) {
+        char list[256] = "";
+        for (int i = 0; engines[i]; i++) {
+            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, engines[i]->name, sizeof list - strlen(list) - 1);
+        }
+        return seterr(err, errlen, "unknown engine '%s': this build has %s", name, list);
+    }
+    if (ops->create(m, o, out, err, errlen))
+        return -1;
+    (*out)->ops = ops;
+    (*out)->model = m;
+    (*out)->opt = *o;
+    (*out)->step = 0;
+    return 0;
+}
+
+int engine_step(struct engine *e, int n, char *err, size_t errlen)
+{
+    if (n <= 0)
+        return 0;
+    if (e->ops->step(e, n, err, errlen))
+        return -1;
+    e->step += n;
+    return 0;
+}
+
+int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    return e->ops->read_field(e, f, dst, err, errlen);
+}
+
+void engine_describe(const struct engine *e, struct engine_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->precision = e->opt.precision;
+    info->denormals = e->opt.denormals;
+    e->ops->describe(e, info);
+}
+
+void engine_destroy(struct engine *e)
+{
+    if (e)
+        e->ops->destroy(e);
+}
+
+const char *field_name(enum field f)
+{
+    static const char *const n[] = {"ez", "hx", "hy"};
+    return (unsigned)f < FIELD_COUNT ? n[f] : "?";
+}
+
+const char *precision_name(enum precision p) { return p == PRECISION_DOUBLE ? "double" : "single"; }
+
+const char *denormals_name(enum denormals d) { return d == DENORMALS_KEEP ? "keep" : "flush"; }
+
+size_t precision_size(enum precision p) { return p == PRECISION_DOUBLE ? 8 : 4; }

@@ -1,0 +1,84 @@
+/* engine.h - the one interface every engine implements (cpu, gl, gl-compute,
+ * cuda).  The command, compare/ and the tests use nothing else.
+ *
+ * An engine owns its fields.  Life cycle:
+ *     engine_create(name, model, options) -> step(n) ... read_field() ... destroy()
+ * Fields are read in the engine's precision (float or double), [ny][nx],
+ * x fastest, exactly as the engine holds them: the scattered field.
+ */
+#ifndef TEXFDTD_ENGINE_H
+#define TEXFDTD_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum field { FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT };
+enum precision { PRECISION_SINGLE, PRECISION_DOUBLE };
+/* Denormal treatment of float arithmetic.  FLUSH is x86 SSE with FTZ and DAZ
+ * set, which is what the NVIDIA and Mesa fragment shaders do; KEEP is IEEE
+ * gradual underflow. */
+enum denormals { DENORMALS_FLUSH, DENORMALS_KEEP };
+
+struct engine_options {
+    enum precision precision;
+    enum denormals denormals;
+    int device;             /* GPU index for gl/cuda; -1 = default */
+    const char *shader_dir; /* gl: where the .vert/.frag files are; NULL = default */
+    int threads;            /* cpu: OpenMP threads; 0 = default */
+};
+
+struct engine_info {
+    char engine[32];     /* "cpu", "gl", ... */
+    char device[256];    /* "x86_64 CPU, 2 threads", "NVIDIA H100 ...", ... */
+    char detail[512];    /* driver / GL version and such; may be empty */
+    enum precision precision;
+    enum denormals denormals;
+};
+
+struct engine;
+
+struct engine_ops {
+    const char *name;
+    const char *summary; /* one line for --help */
+    int (*create)(const struct model *m, const struct engine_options *o, struct engine **out,
+                  char *err, size_t errlen);
+    /* Advance n time steps (H then E for each). */
+    int (*step)(struct engine *e, int n, char *err, size_t errlen);
+    /* Copy a field into dst: nx*ny elements of the engine's precision. */
+    int (*read_field)(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
+    void (*describe)(const struct engine *e, struct engine_info *info);
+    void (*destroy)(struct engine *e);
+    /* Optional: the total field Ez (scattered + incident) coloured with the
+     * diverging map of core/colormap.h into rgba[ny][nx][4], row 0 = j = 0.
+     * NULL: the caller colours a read-back field on the host. */
+    int (*render_rgba)(struct engine *e, uint8_t *rgba, char *err, size_t errlen);
+};
+
+/* Every engine begins with this header. */
+struct engine {
+    const struct engine_ops *ops;
+    const struct model *model;
+    struct engine_options opt;
+    int step; /* completed time steps */
+};
+
+/* Engines known to this build, NULL-terminated. */
+const struct engine_ops *const *engine_list(void);
+const struct engine_ops *engine_find(const char *name);
+
+/* Convenience wrappers that keep e->step in sync. */
+int engine_create(const char *name, const struct model *m, const struct engine_options *o,
+                  struct engine **out, char *err, size_t errlen);
+int engine_step(struct engine *e, int n, char *err, size_t errlen);
+int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
+void engine_describe(const struct engine *e, struct engine_info *info);
+void engine_destroy(struct engine *e);
+
+const char *field_name(enum field f);
+const char *precision_name(enum precision p);
+const char *denormals_name(enum denormals d);
+size_t precision_size(enum precision p);
+
+#endif

@@ -1,0 +1,2 @@
+#include "core/cli.h"
+int main(int argc, char **argv) { return cli_main(argc, argv); }

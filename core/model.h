@@ -1,0 +1,70 @@
+/* model.h - what every engine needs from a scene, computed once on the host.
+ *
+ * The scene's objects are painted into a per-cell material index (gprMax
+ * style) with a small table of update coefficients per material.  Cells whose
+ * update takes an incident-field term (PEC and dielectric cells, in the
+ * scattered-field formulation) are listed as "source slots"; their values are
+ * computed here, in double, and rounded once to the engine's precision, so
+ * every engine (C, GLSL, CUDA) adds exactly the same numbers.
+ *
+ * Units: E in V/m; H is stored as eta0*H (also V/m), so that the free-space
+ * update coefficient is the Courant number S = c dt / dx.  Cell (i, j) holds
+ *     Ez(i, j), Hx(i, j+1/2), Hy(i+1/2, j)
+ * at times n (E) and n+1/2 (H).  Linear index i + j*nx, x fastest.
+ */
+#ifndef TEXFDTD_MODEL_H
+#define TEXFDTD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scene.h"
+
+#define MODEL_MAX_MATERIALS 256
+
+struct material {
+    enum material_kind kind;
+    double eps_r;
+    double cezh;   /* S / eps_r: multiplies the curl of H in the Ez update */
+    float cezh_f;  /* the same, rounded once to float */
+    double cinc;   /* -(1 - 1/eps_r): multiplies Einc^{n+1} - Einc^n (dielectric) */
+};
+
+struct model {
+    const struct scene *scene;
+    int nx, ny;
+    size_t ncells;
+
+    uint8_t *mat; /* material index per cell, [ny][nx] */
+    struct material mats[MODEL_MAX_MATERIALS];
+    int nmats;    /* mats[0] is vacuum */
+
+    double ch;    /* S: Hx -= ch*(dEz/dy), Hy += ch*(dEz/dx) */
+    float ch_f;
+
+    /* Source slots in increasing cell order. */
+    size_t nslots;
+    size_t *slot_cell;
+
+    /* Incident plane wave Ez_inc(x, y, n) = A r(s) sin(omega_dt s),
+     * s = n - tau(x, y), tau = (x cos(theta) + y sin(theta) - d0) / S. */
+    double omega_dt, cos_t, sin_t, d0, ramp_steps, amplitude;
+};
+
+int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
+void model_free(struct model *m);
+
+/* Ez_inc at cell (i, j) (Ez position) and time n*dt, in double. */
+double model_incident(const struct model *m, double i, double j, double n);
+
+/* Slot values for the E update from step n to n+1:
+ *   PEC cell:        Ez^{n+1} = v,             v = -Einc^{n+1}
+ *   dielectric cell: Ez^{n+1} = Ez* + v,       v = cinc * (Einc^{n+1} - Einc^n)
+ * where Ez* is the ordinary update.  Computed in double, rounded once. */
+void model_slot_values_f(const struct model *m, int n, float *out);
+void model_slot_values_d(const struct model *m, int n, double *out);
+
+/* Bytes of field storage a 2D engine needs per cell: 3 fields. */
+size_t model_field_bytes(const struct model *m, size_t elem_size);
+
+#endif

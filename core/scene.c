@@ -1,0 +1,537 @@
+/* scene.c - INI scene files: collect, override, interpret, check.  See scene.h. */
+#define _GNU_SOURCE
+#include "scene.h"
+#include "util.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- phase 1: collect key = value entries with their origin ------------- */
+
+struct entry {
+    char section[96];
+    char key[64];
+    char value[1024];
+    const char *origin; /* file path, or "--set" */
+    int line;           /* line in the file; 0 for --set */
+    int first_line;     /* line of an earlier duplicate, 0 if none */
+};
+
+struct entries {
+    struct entry *e;
+    int n, cap;
+    const char *path;
+    FILE *f;
+    int line; /* lines read so far: the line of the key inih hands over next */
+    char err[ERRLEN];
+};
+
+static struct entry *entries_find(struct entries *es, const char *section, const char *key)
+{
+    for (int i = 0; i < es->n; i++)
+        if (!strcmp(es->e[i].section, section) && !strcmp(es->e[i].key, key))
+            return &es->e[i];
+    return NULL;
+}
+
+static int entries_add(struct entries *es, const char *section, const char *key,
+                       const char *value, const char *origin, int line)
+{
+    struct entry tmp = {0};
+    if (strlen(section) >= sizeof tmp.section || strlen(key) >= sizeof tmp.key
+        || strlen(value) >= sizeof tmp.value)
+        return seterr(es->err, sizeof es->err, "%s:%d: section, key or value too long", origin,
+                      line);
+    struct entry *x = entries_find(es, section, key);
+    if (!x) {
+        if (es->n == es->cap) {
+            int cap = es->cap ? 2 * es->cap : 64;
+            struct entry *e = realloc(es->e, (size_t)cap * sizeof *e);
+            if (!e)
+                return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+            es->e = e;
+            es->cap = cap;
+        }
+        x = &es->e[es->n++];
+        memset(x, 0, sizeof *x);
+        strcpy(x->section, section);
+        strcpy(x->key, key);
+    } else if (line > 0) {
+        x->first_line = x->line; /* a key given twice in the file */
+    }
+    strcpy(x->value, value);
+    x->origin = origin;
+    x->line = line;
+    return 0;
+}
+
+/* inih reads line by line through this reader, so the count kept here is the
+ * line of the key that the handler receives next.  (Debian's libinih is built
+ * without INI_HANDLER_LINENO, so this is how we learn line numbers.) */
+static char *counting_reader(char *str, int num, void *stream)
+{
+    struct entries *es = stream;
+    char *r = fgets(str, num, es->f);
+    if (r)
+        es->line++;
+    return r;
+}
+
+static int collect_handler(void *user, const char *section, const char *key, const char *value)
+{
+    struct entries *es = user;
+    if (!key) /* a bare [section] line (INI_CALL_HANDLER_ON_NEW_SECTION) */
+        return 1;
+    if (!*section) {
+        seterr(es->err, sizeof es->err, "%s:%d: key '%s' is outside any [section]", es->path,
+               es->line, key);
+        return 0;
+    }
+    return entries_add(es, section, key, value, es->path, es->line) == 0;
+}
+
+/* Strip spaces at both ends, in place. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = 0;
+    return s;
+}
+
+static int apply_set(struct entries *es, const char *arg)
+{
+    char buf[1200];
+    if (strlen(arg) >= sizeof buf)
+        return seterr(es->err, sizeof es->err, "--set %.40s...: too long", arg);
+    strcpy(buf, arg);
+    char *eq = strchr(buf, '=');
+    char *dot = eq ? memrchr(buf, '.', (size_t)(eq - buf)) : NULL;
+    if (!eq || !dot)
+        return seterr(es->err, sizeof es->err,
+                      "--set %s: expected section.key=value, e.g. --set grid.steps=500", arg);
+    *eq = 0;
+    *dot = 0;
+    char *section = trim(buf), *key = trim(dot + 1), *value = trim(eq + 1);
+    if (!*section || !*key)
+        return seterr(es->err, sizeof es->err,
+                      "--set %s: expected section.key=value, e.g. --set grid.steps=500", arg);
+    return entries_add(es, section, key, value, "--set", 0);
+}
+
+/* ---- phase 2: interpret and check ----------------------------------------- */
+
+/* "scenes/x.ini:12: " or "--set grid.courant: " */
+static const char *where(const struct entry *x, char *buf, size_t len)
+{
+    if (x->line > 0)
+        snprintf(buf, len, "%s:%d", x->origin, x->line);
+    else
+        snprintf(buf, len, "--set %s.%s", x->section, x->key);
+    return buf;
+}
+
+#define BAD(x, ...)                                                                              \
+    do {                                                                                         \
+        char w_[4200], m_[2048];                                                               \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                                                    \
+        return seterr(err, errlen, "%s: %s", where((x), w_, sizeof w_), m_);                     \
+    } while (0)
+
+static int parse_double(const struct entry *x, double lo, double hi, bool lo_open, double *out,
+                        char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(x->value, &end);
+    if (end == x->value || *end || errno == ERANGE || !isfinite(v))
+        BAD(x, "%s = '%s' is not a number", x->key, x->value);
+    if ((lo_open ? v <= lo : v < lo) || v > hi)
+        BAD(x, "%s = %s is out of range: allowed %s%g to %g", x->key, x->value,
+            lo_open ? "above " : "", lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const struct entry *x, long lo, long hi, int *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(x->value, &end, 10);
+    if (end == x->value || *end || errno == ERANGE)
+        BAD(x, "%s = '%s' is not a whole number", x->key, x->value);
+    if (v < lo || v > hi)
+        BAD(x, "%s = %ld is out of range: allowed %ld to %ld", x->key, v, lo, hi);
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_bool(const struct entry *x, bool *out, char *err, size_t errlen)
+{
+    const char *v = x->value;
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+        *out = true;
+    else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0")
+             || !strcasecmp(v, "off"))
+        *out = false;
+    else
+        BAD(x, "%s = '%s' is not true or false", x->key, v);
+    return 0;
+}
+
+/* Index of value in a NULL-terminated list of words, or an error naming them. */
+static int parse_choice(const struct entry *x, const char *const *words, int *out, char *err,
+                        size_t errlen)
+{
+    char list[256] = "";
+    for (int i = 0; words[i]; i++) {
+        if (!strcmp(x->value, words[i])) {
+            *out = i;
+            return 0;
+        }
+        strncat(list, i ? " | " : "", sizeof list - strlen(list) - 1);
+        strncat(list, words[i], sizeof list - strlen(list) - 1);
+    }
+    BAD(x, "%s = '%s' is not one of: %s", x->key, x->value, list);
+}
+
+static int parse_snapshots(const struct entry *x, struct scene *s, char *err, size_t errlen)
+{
+    char buf[1024];
+    strcpy(buf, x->value);
+    s->nsnapshots = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
+         tok = strtok_r(NULL, ", \t", &save)) {
+        char *end;
+        errno = 0;
+        long v = strtol(tok, &end, 10);
+        if (end == tok || *end || errno == ERANGE)
+            BAD(x, "snapshots: '%s' is not a step number (expected a list such as 600, 900)",
+                tok);
+        if (v < 1 || v > s->steps)
+            BAD(x, "snapshots: step %ld is out of range: allowed 1 to steps = %d", v, s->steps);
+        if (s->nsnapshots && v <= s->snapshots[s->nsnapshots - 1])
+            BAD(x, "snapshots: steps must be increasing, %ld follows %d", v,
+                s->snapshots[s->nsnapshots - 1]);
+        if (s->nsnapshots == SCENE_MAX_SNAPSHOTS)
+            BAD(x, "snapshots: more than %d steps", SCENE_MAX_SNAPSHOTS);
+        s->snapshots[s->nsnapshots++] = (int)v;
+    }
+    return 0;
+}
+
+static const char *const grid_keys[] = {"nx", "ny", "steps", "courant", "cells_per_wavelength",
+                                        NULL};
+static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
+                                          "frequency_hz", NULL};
+static const char *const boundary_keys[] = {"type", NULL};
+static const char *const output_keys[] = {"snapshots", "png", NULL};
+static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
+                                          "width", "height", "radius", NULL};
+
+static bool in_list(const char *w, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(w, list[i]))
+            return true;
+    return false;
+}
+
+static int check_keys(struct entries *es, char *err, size_t errlen)
+{
+    for (int i = 0; i < es->n; i++) {
+        const struct entry *x = &es->e[i];
+        const char *const *keys;
+        if (!strcmp(x->section, "grid"))
+            keys = grid_keys;
+        else if (!strcmp(x->section, "source"))
+            keys = source_keys;
+        else if (!strcmp(x->section, "boundary"))
+            keys = boundary_keys;
+        else if (!strcmp(x->section, "output"))
+            keys = output_keys;
+        else if (!strncmp(x->section, "object.", 7) && x->section[7])
+            keys = object_keys;
+        else
+            BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
+                   "[object.NAME]",
+                x->section);
+        if (!in_list(x->key, keys)) {
+            char list[256] = "";
+            for (int k = 0; keys[k]; k++) {
+                strncat(list, k ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, keys[k], sizeof list - strlen(list) - 1);
+            }
+            BAD(x, "unknown key '%s' in [%s]: allowed %s", x->key, x->section, list);
+        }
+        if (x->first_line)
+            BAD(x, "%s is given twice in [%s] (first at line %d)", x->key, x->section,
+                x->first_line);
+    }
+    return 0;
+}
+
+/* Look up section.key; NULL if absent. */
+#define GET(sec, key) entries_find(es, (sec), (key))
+
+static int interpret_grid(struct entries *es, struct scene *s, const char *path, char *err,
+                          size_t errlen)
+{
+    const struct entry *x;
+    static const char *const req[] = {"nx", "ny", "steps"};
+    for (int i = 0; i < 3; i++)
+        if (!GET("grid", req[i]))
+            return seterr(err, errlen, "%s: [grid] %s is missing (a whole number of %s)", path,
+                          req[i], i < 2 ? "cells" : "time steps");
+    if (parse_int(GET("grid", "nx"), 8, 1 << 20, &s->nx, err, errlen)
+        || parse_int(GET("grid", "ny"), 8, 1 << 20, &s->ny, err, errlen)
+        || parse_int(GET("grid", "steps"), 0, 1000000000, &s->steps, err, errlen))
+        return -1;
+    s->courant = 0.5;
+    if ((x = GET("grid", "courant"))) {
+        if (parse_double(x, 0.0, 1e9, true, &s->courant, err, errlen))
+            return -1;
+        if (s->courant > COURANT_LIMIT_2D)
+            BAD(x, "courant = %s is above the 2D stability limit 0.7071", x->value);
+    }
+    s->cells_per_wavelength = 20.0;
+    if ((x = GET("grid", "cells_per_wavelength"))
+        && parse_double(x, 3.0, 1e6, false, &s->cells_per_wavelength, err, errlen))
+        return -1;
+    return 0;
+}
+
+static int interpret_source(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    const struct entry *x;
+    static const char *const types[] = {"plane_wave", NULL};
+    int t = 0;
+    if ((x = GET("source", "type")) && parse_choice(x, types, &t, err, errlen))
+        return -1;
+    s->source_type = (enum source_type)t;
+    s->angle_deg = 0.0;
+    s->amplitude = 1.0;
+    s->ramp_periods = 1.0;
+    s->frequency_hz = 1e9;
+    if ((x = GET("source", "angle")) && parse_double(x, -360.0, 360.0, false, &s->angle_deg, err, errlen))
+        return -1;
+    if ((x = GET("source", "amplitude")) && parse_double(x, 0.0, 1e30, true, &s->amplitude, err, errlen))
+        return -1;
+    if ((x = GET("source", "ramp_periods")) && parse_double(x, 0.0, 1e6, false, &s->ramp_periods, err, errlen))
+        return -1;
+    if ((x = GET("source", "frequency_hz")) && parse_double(x, 0.0, 1e30, true, &s->frequency_hz, err, errlen))
+        return -1;
+    return 0;
+}
+
+static int interpret_boundary(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    const struct entry *x = GET("boundary", "type");
+    s->boundary = BOUNDARY_PEC;
+    if (!x || !strcmp(x->value, "pec"))
+        return 0;
+    if (!strcmp(x->value, "cpml") || !strcmp(x->value, "mur"))
+        BAD(x, "type = %s is not available yet: only pec is implemented in this version",
+            x->value);
+    BAD(x, "type = '%s' is not one of: pec", x->value);
+}
+
+static int interpret_output(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    const struct entry *x;
+    s->png = true;
+    if ((x = GET("output", "png")) && parse_bool(x, &s->png, err, errlen))
+        return -1;
+    if ((x = GET("output", "snapshots")) && parse_snapshots(x, s, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* The object must lie inside the grid's interior: the outer ring of cells is
+ * the PEC wall, so cell centres 1 .. n-2 are available. */
+static int check_extent(const struct entry *x, const char *name, char axis, double lo, double hi,
+                        int n, char *err, size_t errlen)
+{
+    if (lo < 1.0 || hi > (double)(n - 2))
+        BAD(x, "object.%s spans %c = %g to %g, outside the grid interior 1 to %d", name, axis, lo,
+            hi, n - 2);
+    return 0;
+}
+
+static int interpret_object(struct entries *es, const char *section, struct scene *s,
+                            struct scene_object *o, const char *path, char *err, size_t errlen)
+{
+    const char *name = section + 7;
+    const struct entry *x;
+    static const char *const shapes[] = {"rectangle", "circle", NULL};
+    static const char *const mats[] = {"pec", "dielectric", NULL};
+    int k;
+
+    memset(o, 0, sizeof *o);
+    if (strlen(name) >= sizeof o->name)
+        return seterr(err, errlen, "%s: [%s]: object name longer than %zu characters", path,
+                      section, sizeof o->name - 1);
+    strcpy(o->name, name);
+
+    if (!(x = GET(section, "shape")))
+        return seterr(err, errlen, "%s: [%s] has no shape (rectangle | circle)", path, section);
+    if (parse_choice(x, shapes, &k, err, errlen))
+        return -1;
+    o->shape = (enum shape)k;
+    const struct entry *shape_x = x;
+
+    if (!(x = GET(section, "material")))
+        return seterr(err, errlen, "%s: [%s] has no material (pec | dielectric)", path, section);
+    if (parse_choice(x, mats, &k, err, errlen))
+        return -1;
+    o->material = k == 0 ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+
+    x = GET(section, "eps_r");
+    if (o->material == MATERIAL_DIELECTRIC) {
+        if (!x)
+            return seterr(err, errlen, "%s: [%s] is dielectric but has no eps_r", path, section);
+        if (parse_double(x, 1.0, 1e4, false, &o->eps_r, err, errlen))
+            return -1;
+    } else if (x) {
+        BAD(x, "eps_r applies to dielectric objects only; object.%s is pec", name);
+    }
+
+    const char *need[2], *forbid[2];
+    if (o->shape == SHAPE_RECTANGLE) {
+        need[0] = "width", need[1] = "height", forbid[0] = forbid[1] = "radius";
+    } else {
+        need[0] = need[1] = "radius", forbid[0] = "width", forbid[1] = "height";
+    }
+    const char *centre[2] = {"center_x", "center_y"};
+    for (int i = 0; i < 2; i++) {
+        if (!GET(section, centre[i]))
+            return seterr(err, errlen, "%s: [%s] has no %s", path, section, centre[i]);
+        if (!GET(section, need[i]))
+            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
+                          shape_x->value, need[i]);
+        if ((x = GET(section, forbid[i])))
+            BAD(x, "%s does not apply to a %s", x->key, shape_x->value);
+    }
+    if (parse_double(GET(section, "center_x"), -1e9, 1e9, false, &o->center_x, err, errlen)
+        || parse_double(GET(section, "center_y"), -1e9, 1e9, false, &o->center_y, err, errlen))
+        return -1;
+    double hx, hy;
+    if (o->shape == SHAPE_RECTANGLE) {
+        if (parse_double(GET(section, "width"), 0.0, 1e9, true, &o->width, err, errlen)
+            || parse_double(GET(section, "height"), 0.0, 1e9, true, &o->height, err, errlen))
+            return -1;
+        hx = o->width / 2, hy = o->height / 2;
+    } else {
+        if (parse_double(GET(section, "radius"), 0.0, 1e9, true, &o->radius, err, errlen))
+            return -1;
+        hx = hy = o->radius;
+    }
+    x = GET(section, "center_x");
+    if (check_extent(x, name, 'x', o->center_x - hx, o->center_x + hx, s->nx, err, errlen))
+        return -1;
+    x = GET(section, "center_y");
+    return check_extent(x, name, 'y', o->center_y - hy, o->center_y + hy, s->ny, err, errlen);
+}
+
+/* True if entry i is the first one of an [object.NAME] section. */
+static bool first_of_object(const struct entries *es, int i)
+{
+    if (strncmp(es->e[i].section, "object.", 7))
+        return false;
+    for (int j = 0; j < i; j++)
+        if (!strcmp(es->e[j].section, es->e[i].section))
+            return false;
+    return true;
+}
+
+static int interpret(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    if (check_keys(es, err, errlen) || interpret_grid(es, s, es->path, err, errlen)
+        || interpret_source(es, s, err, errlen) || interpret_boundary(es, s, err, errlen)
+        || interpret_output(es, s, err, errlen))
+        return -1;
+
+    /* objects, in the order their sections first appear */
+    int nobj = 0;
+    for (int i = 0; i < es->n; i++)
+        nobj += first_of_object(es, i);
+    s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
+    if (nobj && !s->objects)
+        return seterr(err, errlen, "out of memory");
+    for (int i = 0; i < es->n; i++)
+        if (first_of_object(es, i)
+            && interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++], es->path,
+                                err, errlen))
+            return -1;
+    return 0;
+}
+
+int scene_load(struct scene *s, const char *path, const char *const *sets, int nset, char *err,
+               size_t errlen)
+{
+    struct entries es = {.path = path};
+    int rc = -1;
+    memset(s, 0, sizeof *s);
+
+    if (strlen(path) >= sizeof s->path)
+        return seterr(err, errlen, "%s: path too long", path);
+    strcpy(s->path, path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, base);
+    char *dot = strrchr(s->name, '.');
+    if (dot && dot != s->name)
+        *dot = 0;
+
+    es.f = fopen(path, "r");
+    if (!es.f)
+        return seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
+    int perr = ini_parse_stream(counting_reader, &es, collect_handler, &es);
+    fclose(es.f);
+    if (perr != 0) {
+        if (es.err[0])
+            seterr(err, errlen, "%s", es.err);
+        else if (perr > 0)
+            seterr(err, errlen, "%s:%d: not a 'key = value' line or a [section] header", path,
+                   perr);
+        else
+            seterr(err, errlen, "%s: cannot read the scene", path);
+        goto out;
+    }
+    for (int i = 0; i < nset; i++)
+        if (apply_set(&es, sets[i])) {
+            seterr(err, errlen, "%s", es.err);
+            goto out;
+        }
+    rc = interpret(&es, s, err, errlen);
+out:
+    free(es.e);
+    if (rc)
+        scene_free(s);
+    return rc;
+}
+
+void scene_free(struct scene *s)
+{
+    free(s->objects);
+    s->objects = NULL;
+    s->nobjects = 0;
+}
+
+double scene_omega_dt(const struct scene *s)
+{
+    return 2.0 * M_PI * s->courant / s->cells_per_wavelength;
+}
+
+#define C0 299792458.0
+
+double scene_dx(const struct scene *s) { return C0 / (s->frequency_hz * s->cells_per_wavelength); }
+
+double scene_dt(const struct scene *s) { return s->courant * scene_dx(s) / C0; }

@@ -1,0 +1,77 @@
+/* scene.h - a scene file (INI, parsed by inih) turned into checked values.
+ *
+ * Parsing has two phases.  First every `key = value` line is collected with
+ * the file and line it came from, and `--set section.key=value` overrides are
+ * applied on top.  Then the entries are interpreted and checked; the first bad
+ * one gives a single line such as
+ *     scenes/x.ini:12: courant = 0.8 is above the 2D stability limit 0.7071
+ * Nothing is run or written by the caller when scene_load() fails.
+ */
+#ifndef TEXFDTD_SCENE_H
+#define TEXFDTD_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SCENE_MAX_SNAPSHOTS 256
+#define SCENE_NAME_MAX 64
+
+enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE };
+enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
+enum boundary_type { BOUNDARY_PEC };
+enum source_type { SOURCE_PLANE_WAVE };
+
+struct scene_object {
+    char name[SCENE_NAME_MAX];
+    enum shape shape;
+    enum material_kind material;
+    double eps_r;              /* relative permittivity (dielectric only) */
+    double center_x, center_y; /* cell indices, may be fractional */
+    double width, height;      /* rectangle extents in cells */
+    double radius;             /* circle radius in cells */
+};
+
+struct scene {
+    char path[4096]; /* file it came from */
+    char name[SCENE_NAME_MAX]; /* file name without directory and .ini */
+
+    /* [grid] */
+    int nx, ny, steps;
+    double courant;              /* S = c dt / dx */
+    double cells_per_wavelength; /* N_lambda = lambda / dx */
+
+    /* [source] */
+    enum source_type source_type;
+    double angle_deg;    /* propagation direction, from +x toward +y */
+    double amplitude;    /* E0 in V/m */
+    double ramp_periods; /* linear ramp-up over this many periods */
+    double frequency_hz; /* sets the physical dx and dt only */
+
+    /* [boundary] */
+    enum boundary_type boundary;
+
+    /* [object.NAME] in file order; later objects paint over earlier ones */
+    struct scene_object *objects;
+    int nobjects;
+
+    /* [output] */
+    int snapshots[SCENE_MAX_SNAPSHOTS];
+    int nsnapshots;
+    bool png;
+};
+
+/* Load `path`, apply `nset` overrides of the form "section.key=value", check
+ * everything.  On failure returns -1 with one line in err. */
+int scene_load(struct scene *s, const char *path, const char *const *sets, int nset,
+               char *err, size_t errlen);
+void scene_free(struct scene *s);
+
+/* omega * dt = 2 pi S / N_lambda (radians per step). */
+double scene_omega_dt(const struct scene *s);
+/* The 2D stability limit 1/sqrt(2) of the square Yee grid. */
+#define COURANT_LIMIT_2D 0.70710678118654752440
+/* Physical cell size and time step in metres and seconds. */
+double scene_dx(const struct scene *s);
+double scene_dt(const struct scene *s);
+
+#endif

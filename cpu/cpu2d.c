@@ -1,0 +1,203 @@
+/* cpu2d.c - the plain-C CPU engine: 2D TMz FDTD in float or double.
+ *
+ * The update itself, with its exact operation order, is in update2d.inc.c.
+ * This file owns the arrays, the denormal mode and the engine interface.
+ */
+#define _GNU_SOURCE
+#include "core/engine.h"
+#include "core/util.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xmmintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+struct cpu_fields {
+    void *ez, *hx, *hy; /* REAL[ny][nx] each */
+    bool *vacuum_row;   /* row j holds vacuum cells only */
+};
+
+struct cpu_engine {
+    struct engine base;
+    struct cpu_fields f;
+    void *slot_v;       /* REAL[nslots]: this step's slot values */
+    float cezh_f[MODEL_MAX_MATERIALS];
+    double cezh_d[MODEL_MAX_MATERIALS];
+    int threads;
+};
+
+/* FTZ (flush denormal results to zero) and DAZ (treat denormal inputs as
+ * zero) in MXCSR: the float behaviour of the NVIDIA and Mesa fragment shaders.
+ * MXCSR is per thread, so every thread that steps sets it. */
+#define MXCSR_DAZ 0x0040u
+#define MXCSR_FTZ 0x8000u
+
+static void set_denormal_mode(enum denormals dn)
+{
+    unsigned csr = _mm_getcsr();
+    if (dn == DENORMALS_FLUSH)
+        csr |= MXCSR_DAZ | MXCSR_FTZ;
+    else
+        csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
+    _mm_setcsr(csr);
+}
+
+#define REAL float
+#define SUFFIX _f
+#include "update2d.inc"
+#undef REAL
+#undef SUFFIX
+#define REAL double
+#define SUFFIX _d
+#include "update2d.inc"
+#undef REAL
+#undef SUFFIX
+
+static void *alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)
+{
+    size_t bytes = (n * elem + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (!p) {
+        char b[32];
+        seterr(err, errlen, "cannot allocate %s: %s", what, fmt_bytes((double)bytes, b, sizeof b));
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void cpu_destroy(struct engine *e)
+{
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    free(c->f.ez);
+    free(c->f.hx);
+    free(c->f.hy);
+    free(c->f.vacuum_row);
+    free(c->slot_v);
+    free(c);
+}
+
+static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
+                      char *err, size_t errlen)
+{
+    struct cpu_engine *c = xcalloc(1, sizeof *c, "cpu engine", err, errlen);
+    if (!c)
+        return -1;
+    const size_t elem = precision_size(o->precision);
+    if (!(c->f.ez = alloc_field(m->ncells, elem, "Ez", err, errlen))
+        || !(c->f.hx = alloc_field(m->ncells, elem, "Hx", err, errlen))
+        || !(c->f.hy = alloc_field(m->ncells, elem, "Hy", err, errlen))
+        || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
+        || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))) {
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    for (int j = 0; j < m->ny; j++) {
+        const uint8_t *row = m->mat + (size_t)j * (size_t)m->nx;
+        bool vac = true;
+        for (int i = 0; i < m->nx && vac; i++)
+            vac = row[i] == 0;
+        c->f.vacuum_row[j] = vac;
+    }
+    for (int k = 0; k < m->nmats; k++) {
+        c->cezh_f[k] = m->mats[k].cezh_f;
+        c->cezh_d[k] = m->mats[k].cezh;
+    }
+    c->threads = o->threads;
+#ifdef _OPENMP
+    if (c->threads <= 0)
+        c->threads = omp_get_max_threads();
+#else
+    c->threads = 1;
+#endif
+    *out = &c->base;
+    return 0;
+}
+
+static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    const struct model *m = e->model;
+    const unsigned saved_csr = _mm_getcsr();
+#ifdef _OPENMP
+    omp_set_num_threads(c->threads);
+#endif
+    for (int k = 0; k < n; k++) {
+        const int t = e->step + k;
+        /* slot values are computed in IEEE mode (see model.h), then the
+         * sweep and the slot update run in the engine's denormal mode */
+        _mm_setcsr(saved_csr);
+        if (e->opt.precision == PRECISION_SINGLE) {
+            model_slot_values_f(m, t, c->slot_v);
+            sweep_f(&c->f, m, m->ch_f, c->cezh_f, e->opt.denormals);
+            set_denormal_mode(e->opt.denormals);
+            apply_slots_f(c->f.ez, m, c->slot_v);
+        } else {
+            model_slot_values_d(m, t, c->slot_v);
+            sweep_d(&c->f, m, m->ch, c->cezh_d, e->opt.denormals);
+            set_denormal_mode(e->opt.denormals);
+            apply_slots_d(c->f.ez, m, c->slot_v);
+        }
+    }
+    _mm_setcsr(saved_csr);
+    return 0;
+}
+
+static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    const void *src = f == FIELD_EZ ? c->f.ez : f == FIELD_HX ? c->f.hx : f == FIELD_HY ? c->f.hy : NULL;
+    if (!src)
+        return seterr(err, errlen, "cpu engine: no field %d", (int)f);
+    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    return 0;
+}
+
+static void cpu_model_name(char *buf, size_t len)
+{
+    snprintf(buf, len, "x86_64 CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p += 1 + (p[1] == ' ');
+                p[strcspn(p, "\n")] = 0;
+                snprintf(buf, len, "%s", p);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void cpu_describe(const struct engine *e, struct engine_info *info)
+{
+    const struct cpu_engine *c = (const struct cpu_engine *)e;
+    char name[200];
+    cpu_model_name(name, sizeof name);
+    snprintf(info->engine, sizeof info->engine, "cpu");
+    snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
+             c->threads == 1 ? "" : "s");
+    snprintf(info->detail, sizeof info->detail, "denormals %s", denormals_name(e->opt.denormals));
+}
+
+const struct engine_ops cpu_engine_ops = {
+    .name = "cpu",
+    .summary = "plain C, float or double, OpenMP over rows",
+    .create = cpu_create,
+    .step = cpu_step,
+    .read_field = cpu_read_field,
+    .describe = cpu_describe,
+    .destroy = cpu_destroy,
+};

@@ -1,0 +1,113 @@
+/* helpers.h - small helpers shared by the Criterion suites (header-only). */
+#ifndef TEXFDTD_TEST_HELPERS_H
+#define TEXFDTD_TEST_HELPERS_H
+
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/engine.h"
+#include "core/model.h"
+#include "core/scene.h"
+#include "core/util.h"
+
+/* Write `text` to a fresh temporary .ini file; returns its malloc'ed path. */
+static inline char *write_temp_scene(const char *text)
+{
+    char *path = strdup("/tmp/texfdtd-test-XXXXXX.ini");
+    int fd = mkstemps(path, 4);
+    cr_assert(fd >= 0, "mkstemps failed");
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* A loaded scene plus its model, for tests. */
+struct test_setup {
+    struct scene scene;
+    struct model model;
+    char *path;
+};
+
+static inline void setup_from_text(struct test_setup *t, const char *text, const char *const *sets,
+                                   int nset)
+{
+    char err[ERRLEN];
+    t->path = write_temp_scene(text);
+    cr_assert_eq(scene_load(&t->scene, t->path, sets, nset, err, sizeof err), 0, "scene: %s", err);
+    cr_assert_eq(model_build(&t->model, &t->scene, err, sizeof err), 0, "model: %s", err);
+}
+
+static inline void setup_free(struct test_setup *t)
+{
+    model_free(&t->model);
+    scene_free(&t->scene);
+    unlink(t->path);
+    free(t->path);
+}
+
+/* Create engine `name`, run `steps`, read all three fields into f[3]
+ * (malloc'ed, engine precision).  Returns 0, or -1 with err filled if the
+ * engine cannot be created (e.g. no GL device). */
+static inline int run_engine(const char *name, const struct model *m,
+                             const struct engine_options *o, int steps, void *f[3], char *err,
+                             size_t errlen)
+{
+    struct engine *e;
+    if (engine_create(name, m, o, &e, err, errlen))
+        return -1;
+    cr_assert_eq(engine_step(e, steps, err, errlen), 0, "%s step: %s", name, err);
+    size_t bytes = m->ncells * precision_size(o->precision);
+    for (int k = 0; k < FIELD_COUNT; k++) {
+        f[k] = malloc(bytes);
+        cr_assert_eq(engine_read(e, (enum field)k, f[k], err, errlen), 0, "%s read: %s", name,
+                     err);
+    }
+    engine_destroy(e);
+    return 0;
+}
+
+static inline void free_fields(void *f[3])
+{
+    for (int k = 0; k < 3; k++)
+        free(f[k]);
+}
+
+/* Distance in units in the last place between two floats (same sign
+ * convention as compare/): 0 for bit-identical values. */
+static inline uint32_t ulp_distance_f(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    if (ia < 0)
+        ia = (int32_t)0x80000000 - ia;
+    if (ib < 0)
+        ib = (int32_t)0x80000000 - ib;
+    int64_t d = (int64_t)ia - (int64_t)ib;
+    return (uint32_t)(d < 0 ? -d : d);
+}
+
+/* Count cells whose bits differ; also the largest ULP distance. */
+static inline size_t count_bit_differences(const float *a, const float *b, size_t n,
+                                           uint32_t *max_ulp)
+{
+    size_t diff = 0;
+    *max_ulp = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], 4)) {
+            diff++;
+            uint32_t u = ulp_distance_f(a[i], b[i]);
+            if (u > *max_ulp)
+                *max_ulp = u;
+        }
+    return diff;
+}
+
+#endif
