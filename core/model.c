@@ -83,6 +83,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
             m->d0 = fmin(m->d0, xs[a] * m->cos_t + ys[b] * m->sin_t);
+    m->d0 += s->front_offset;
     m->omega_dt = scene_omega_dt(s);
     m->ramp_steps = s->ramp_periods * s->cells_per_wavelength / s->courant;
     m->amplitude = s->amplitude;

@@ -47,7 +47,8 @@ struct model {
     size_t *slot_cell;
 
     /* Incident plane wave Ez_inc(x, y, n) = A r(s) sin(omega_dt s),
-     * s = n - tau(x, y), tau = (x cos(theta) + y sin(theta) - d0) / S. */
+     * s = n - tau(x, y), tau = (x cos(theta) + y sin(theta) - d0) / S, where d0
+     * puts the ramp front at the entry corner plus [source] front_offset at n = 0. */
     double omega_dt, cos_t, sin_t, d0, ramp_steps, amplitude;
 };
 

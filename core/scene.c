@@ -230,7 +230,7 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 static const char *const grid_keys[] = {"nx", "ny", "steps", "courant", "cells_per_wavelength",
                                         NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
-                                          "frequency_hz", NULL};
+                                          "frequency_hz", "front_offset", NULL};
 static const char *const boundary_keys[] = {"type", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
@@ -325,6 +325,9 @@ static int interpret_source(struct entries *es, struct scene *s, char *err, size
     if ((x = GET("source", "amplitude")) && parse_double(x, 0.0, 1e30, true, &s->amplitude, err, errlen))
         return -1;
     if ((x = GET("source", "ramp_periods")) && parse_double(x, 0.0, 1e6, false, &s->ramp_periods, err, errlen))
+        return -1;
+    if ((x = GET("source", "front_offset"))
+        && parse_double(x, -1e7, 1e7, false, &s->front_offset, err, errlen))
         return -1;
     if ((x = GET("source", "frequency_hz")) && parse_double(x, 0.0, 1e30, true, &s->frequency_hz, err, errlen))
         return -1;

@@ -46,6 +46,8 @@ struct scene {
     double amplitude;    /* E0 in V/m */
     double ramp_periods; /* linear ramp-up over this many periods */
     double frequency_hz; /* sets the physical dx and dt only */
+    double front_offset; /* cells along the propagation direction from the
+                            entry corner to the ramp front at step 0 */
 
     /* [boundary] */
     enum boundary_type boundary;

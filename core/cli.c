@@ -1,0 +1,521 @@
+/* cli.c - the texfdtd command: run, devices, help. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "engine.h"
+#include "model.h"
+#include "output.h"
+#include "scene.h"
+#include "util.h"
+
+#ifdef TEXFDTD_HAVE_GL
+#include "gl/gl.h"
+#endif
+
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SETS 256
+
+static const char main_usage[] =
+    "usage: texfdtd COMMAND [options]\n"
+    "\n"
+    "2D TMz FDTD electromagnetics: the Yee scheme as render-to-texture passes on the GPU\n"
+    "(OpenGL through EGL, headless) and as plain C on the CPU, bit-identical in float32.\n"
+    "\n"
+    "commands:\n"
+    "  run SCENE [options]   run a scene file (see `texfdtd run --help`)\n"
+    "  devices               list the GL devices EGL can open\n"
+    "  engines               list the engines in this build\n"
+    "  help [COMMAND]        this text, or a command's\n"
+    "\n"
+    "options:\n"
+    "  -h, --help            this text\n"
+    "  --version             program version and git hash\n"
+    "\n"
+    "exit status: 0 success, 1 failure while running, 2 bad input (nothing ran or was written)\n";
+
+static const char run_usage[] =
+    "usage: texfdtd run SCENE [options]\n"
+    "\n"
+    "Runs SCENE (an INI file, see scenes/) and writes under --out:\n"
+    "  fields.h5        ez, hx, hy at the last step ([ny][nx], scattered field) and\n"
+    "                   /snapshots/STEP/{ez,hx,hy}, with provenance attributes\n"
+    "  ez_total_STEP.png  the total field Ez (scattered + incident), diverging colour map\n"
+    "  summary.json     engine, device, grid, steps, seconds, Mcells/s\n"
+    "\n"
+    "options:\n"
+    "  --engine NAME          cpu | gl | gl-compute (default: gl where a GL device works, else cpu)\n"
+    "  --precision P          single | double (default single; double is cpu only)\n"
+    "  --denormals D          cpu: flush | keep (default flush: FTZ+DAZ, as GPU shaders do)\n"
+    "  --steps N              override [grid] steps\n"
+    "  --set SECTION.KEY=VAL  override any scene key, e.g. --set grid.nx=512 (repeatable)\n"
+    "  --out DIR              output directory (default out/SCENENAME)\n"
+    "  --force                write into an existing, non-empty output directory\n"
+    "  --device N             GPU index for gl engines (see `texfdtd devices`)\n"
+    "  --shader-dir DIR       where the GLSL files are (default: installed copy, or ./shaders)\n"
+    "  --threads N            cpu: OpenMP threads (default: all cores)\n"
+    "  --dry-run              check the scene and the memory it needs, run nothing\n"
+    "  --progress             progress lines even when stderr is not a terminal\n"
+    "  -q, --quiet            no informational messages\n"
+    "  -h, --help             this text\n";
+
+struct run_args {
+    const char *scene;
+    const char *engine;
+    const char *out;
+    const char *shader_dir;
+    const char *sets[MAX_SETS];
+    int nset;
+    char steps_set[64];
+    enum precision precision;
+    enum denormals denormals;
+    int device, threads;
+    bool force, dry_run, progress, quiet, precision_given;
+};
+
+static int bad(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "texfdtd: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see `texfdtd %s --help`)\n", cmd);
+    return EXIT_BADINPUT;
+}
+
+/* "--name value" or "--name=value"; returns the value or NULL. */
+static const char *opt_value(const char *name, int argc, char **argv, int *i)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n))
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static bool is_opt(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+static int parse_int_arg(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->device = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            fputs(run_usage, stdout);
+            exit(EXIT_OK);
+        } else if (!strcmp(arg, "--force")) {
+            a->force = true;
+        } else if (!strcmp(arg, "--dry-run")) {
+            a->dry_run = true;
+        } else if (!strcmp(arg, "--progress")) {
+            a->progress = true;
+        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+            a->quiet = true;
+        } else if (is_opt(arg, "--engine")) {
+            if (!(a->engine = opt_value("--engine", argc, argv, &i)))
+                return bad("run", "%s needs a value", arg);
+        } else if (is_opt(arg, "--out")) {
+            if (!(a->out = opt_value("--out", argc, argv, &i)) || !*a->out)
+                return bad("run", "%s needs a directory", arg);
+        } else if (is_opt(arg, "--shader-dir")) {
+            if (!(a->shader_dir = opt_value("--shader-dir", argc, argv, &i)))
+                return bad("run", "%s needs a directory", arg);
+        } else if (is_opt(arg, "--set")) {
+            if (!(v = opt_value("--set", argc, argv, &i)))
+                return bad("run", "%s needs SECTION.KEY=VALUE", arg);
+            if (a->nset == MAX_SETS)
+                return bad("run", "more than %s --set options", "256");
+            a->sets[a->nset++] = v;
+        } else if (is_opt(arg, "--steps")) {
+            int n;
+            if (!(v = opt_value("--steps", argc, argv, &i)) || parse_int_arg(v, 0, 1000000000, &n))
+                return bad("run", "--steps takes a whole number from 0 to 1000000000, not '%s'",
+                           v ? v : "");
+            snprintf(a->steps_set, sizeof a->steps_set, "grid.steps=%d", n);
+        } else if (is_opt(arg, "--precision")) {
+            v = opt_value("--precision", argc, argv, &i);
+            if (v && !strcmp(v, "single"))
+                a->precision = PRECISION_SINGLE;
+            else if (v && !strcmp(v, "double"))
+                a->precision = PRECISION_DOUBLE;
+            else
+                return bad("run", "--precision takes single or double, not '%s'", v ? v : "");
+            a->precision_given = true;
+        } else if (is_opt(arg, "--denormals")) {
+            v = opt_value("--denormals", argc, argv, &i);
+            if (v && !strcmp(v, "flush"))
+                a->denormals = DENORMALS_FLUSH;
+            else if (v && !strcmp(v, "keep"))
+                a->denormals = DENORMALS_KEEP;
+            else
+                return bad("run", "--denormals takes flush or keep, not '%s'", v ? v : "");
+        } else if (is_opt(arg, "--device")) {
+            if (!(v = opt_value("--device", argc, argv, &i)) || parse_int_arg(v, 0, 1023, &a->device))
+                return bad("run", "--device takes a device index (see `texfdtd devices`), not '%s'",
+                           v ? v : "");
+        } else if (is_opt(arg, "--threads")) {
+            if (!(v = opt_value("--threads", argc, argv, &i)) || parse_int_arg(v, 1, 4096, &a->threads))
+                return bad("run", "--threads takes a number from 1 to 4096, not '%s'", v ? v : "");
+        } else if (arg[0] == '-' && arg[1]) {
+            return bad("run", "unknown option '%s'", arg);
+        } else if (!a->scene) {
+            a->scene = arg;
+        } else {
+            return bad("run", "one scene file only; '%s' is extra", arg);
+        }
+    }
+    if (!a->scene)
+        return bad("run", "%s", "no scene file given");
+    /* --steps goes last so that it wins over a --set of the same key */
+    if (a->steps_set[0])
+        a->sets[a->nset++] = a->steps_set;
+    return EXIT_OK;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf)
+        return seterr(err, errlen, "%s: path too long", path);
+    strcpy(buf, path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST)
+                return seterr(err, errlen, "cannot create directory %s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* 1 if dir exists and holds anything, 0 if absent or empty, -1 if not a directory. */
+static int dir_nonempty(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st))
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return -1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n > 0;
+}
+
+static double mem_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    double kb = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024.0;
+}
+
+/* The scene file as read, plus the overrides: stored with every output. */
+static char *scene_text(const char *path, const char *const *sets, int nset)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    FILE *in = fopen(path, "r");
+    char buf[4096];
+    size_t n;
+    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    if (in)
+        fclose(in);
+    for (int i = 0; i < nset; i++)
+        fprintf(out, "\n# --set %s", sets[i]);
+    fclose(out);
+    return text;
+}
+
+static const char *default_engine(const struct run_args *a)
+{
+    if (a->precision == PRECISION_DOUBLE)
+        return "cpu";
+#ifdef TEXFDTD_HAVE_GL
+    char err[ERRLEN];
+    if (gl_probe(a->device, err, sizeof err) == 0)
+        return "gl";
+    log_info("no usable GL device (%s): using the cpu engine", err);
+#endif
+    return "cpu";
+}
+
+struct progress {
+    bool tty, lines;
+    double start, last;
+};
+
+static void progress_show(struct progress *p, const struct scene *s, int step, double busy,
+                          bool final)
+{
+    const double t = now_seconds();
+    if (!p->tty && !p->lines)
+        return;
+    if (!final && t - p->last < (p->tty ? 0.5 : 10.0))
+        return;
+    p->last = t;
+    const double cells = (double)s->nx * s->ny;
+    const double rate = busy > 0 ? cells * step / busy / 1e6 : 0;
+    const double left = step > 0 ? (t - p->start) * (s->steps - step) / step : 0;
+    fprintf(stderr, "%sstep %d/%d  %.0f Mcells/s  %.1f s left%s", p->tty ? "\r" : "", step,
+            s->steps, rate, left, p->tty ? "   " : "\n");
+    if (p->tty && final)
+        fputc('\n', stderr);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct run_args a;
+    int rc = parse_run_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    log_set_quiet(a.quiet);
+
+    char err[ERRLEN], b1[32], b2[32];
+    struct scene s;
+    if (scene_load(&s, a.scene, a.sets, a.nset, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BADINPUT;
+    }
+    rc = EXIT_BADINPUT;
+    struct model m = {0};
+    struct engine *e = NULL;
+    struct h5out *h5 = NULL;
+    char *text = NULL;
+    char outdir[4096];
+    snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
+    if (!a.out)
+        snprintf(outdir, sizeof outdir, "out/%s", s.name);
+
+    const char *engine = a.engine ? a.engine : default_engine(&a);
+    const struct engine_ops *ops = engine_find(engine);
+    if (!ops) {
+        engine_create(engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+
+    /* memory, before allocating anything large */
+    const double cells = (double)s.nx * (double)s.ny;
+    const double need = cells * (3.0 * (double)precision_size(a.precision) + 1.0);
+    const double avail = mem_available_bytes();
+    log_info("%s: %d x %d cells, %d steps, %s precision, engine %s; host memory %s (%.0f bytes "
+             "per cell)",
+             a.scene, s.nx, s.ny, s.steps, precision_name(a.precision), engine,
+             fmt_bytes(need, b1, sizeof b1), need / cells);
+    if (avail > 0 && need > avail) {
+        fprintf(stderr, "texfdtd: %s: the grid needs %s of host memory, %s is available\n",
+                a.scene, fmt_bytes(need, b1, sizeof b1), fmt_bytes(avail, b2, sizeof b2));
+        goto out;
+    }
+    if (a.dry_run) {
+        log_info("dry run: the scene is valid; nothing run, nothing written");
+        rc = EXIT_OK;
+        goto out;
+    }
+    int ne = dir_nonempty(outdir);
+    if (ne < 0 || (ne > 0 && !a.force)) {
+        fprintf(stderr,
+                ne < 0 ? "texfdtd: %s exists and is not a directory\n"
+                       : "texfdtd: %s exists and is not empty: use --force to write into it, "
+                         "or --out DIR\n",
+                outdir);
+        goto out;
+    }
+    if (model_build(&m, &s, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    struct engine_options eo = {.precision = a.precision,
+                                .denormals = a.denormals,
+                                .device = a.device,
+                                .shader_dir = a.shader_dir,
+                                .threads = a.threads};
+    if (engine_create(engine, &m, &eo, &e, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    struct engine_info info;
+    engine_describe(e, &info);
+    log_info("engine %s on %s%s%s", info.engine, info.device, info.detail[0] ? "; " : "",
+             info.detail);
+
+    /* from here on, failures are failures while running */
+    rc = EXIT_RUNTIME;
+    if (make_dirs(outdir, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    text = scene_text(a.scene, a.sets, a.nset);
+    struct provenance prov;
+    provenance_init(&prov, &s, text, e);
+    if (h5out_open(&h5, outdir, &prov, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+
+    struct progress pr = {.tty = isatty(2) && !a.quiet, .lines = a.progress};
+    pr.start = pr.last = now_seconds();
+    double busy = 0;
+    int batch = 1, next_snap = 0;
+    while (e->step < s.steps || next_snap < s.nsnapshots) {
+        const int stop = next_snap < s.nsnapshots ? s.snapshots[next_snap] : s.steps;
+        if (e->step < stop) {
+            int n = stop - e->step < batch ? stop - e->step : batch;
+            const double t0 = now_seconds();
+            if (engine_step(e, n, err, sizeof err)) {
+                fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+                goto out;
+            }
+            const double dt = now_seconds() - t0;
+            busy += dt;
+            /* aim at about 0.2 s per batch, so progress and snapshots stay responsive */
+            if (dt < 0.1 && batch < (1 << 20))
+                batch *= 2;
+            else if (dt > 0.4 && batch > 1)
+                batch /= 2;
+            progress_show(&pr, &s, e->step, busy, false);
+            continue;
+        }
+        /* at a snapshot step */
+        char group[64], png[4200];
+        snprintf(group, sizeof group, "/snapshots/%d", e->step);
+        if (h5out_write_fields(h5, e, group, err, sizeof err)
+            || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
+            fprintf(stderr, "\ntexfdtd: %s\n", err);
+            goto out;
+        }
+        next_snap++;
+    }
+    progress_show(&pr, &s, e->step, busy, true);
+    char png[4200] = "";
+    if (h5out_write_fields(h5, e, "/", err, sizeof err)
+        || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    struct h5out *closing = h5;
+    h5 = NULL;
+    if (h5out_close(closing, err, sizeof err)
+        || summary_write(outdir, &prov, s.steps, busy, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    log_info("%d steps in %.3f s: %.1f Mcells/s; wrote %s/fields.h5, summary.json%s", s.steps,
+             busy, busy > 0 ? cells * s.steps / busy / 1e6 : 0.0, outdir,
+             s.png ? " and PNG pictures" : "");
+    rc = EXIT_OK;
+out:
+    h5out_abort(h5);
+    engine_destroy(e);
+    model_free(&m);
+    scene_free(&s);
+    free(text);
+    return rc;
+}
+
+static int cmd_devices(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 0 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+        puts("usage: texfdtd devices\n\nLists the GPU devices EGL can open (index, vendor, "
+             "renderer, GL version, CUDA device).\nPick one with `texfdtd run --device N`.");
+        return EXIT_OK;
+    }
+#ifdef TEXFDTD_HAVE_GL
+    char err[ERRLEN];
+    if (gl_print_devices(stdout, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+#else
+    fprintf(stderr, "texfdtd: this build has no GL engine\n");
+    return EXIT_RUNTIME;
+#endif
+}
+
+static int cmd_engines(void)
+{
+    for (const struct engine_ops *const *p = engine_list(); *p; p++)
+        printf("%-12s %s\n", (*p)->name, (*p)->summary);
+    return EXIT_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(main_usage, stderr);
+        return EXIT_BADINPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        fputs(main_usage, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("texfdtd %s (git %s)\n", TEXFDTD_VERSION,
+#ifdef TEXFDTD_GIT_HASH
+               TEXFDTD_GIT_HASH
+#else
+               "unknown"
+#endif
+        );
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "help")) {
+        if (argc > 2 && !strcmp(argv[2], "run"))
+            fputs(run_usage, stdout);
+        else
+            fputs(main_usage, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "devices"))
+        return cmd_devices(argc - 2, argv + 2);
+    if (!strcmp(cmd, "engines"))
+        return cmd_engines();
+    fprintf(stderr, "texfdtd: unknown command '%s'\n\n%s", cmd, main_usage);
+    return EXIT_BADINPUT;
+}

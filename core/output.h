@@ -1,0 +1,53 @@
+/* output.h - what a run leaves under --out: fields.h5, PNG pictures and
+ * summary.json.  Every file is written under a temporary name in the same
+ * directory and renamed when complete, so an interrupted run never leaves a
+ * truncated file under a final name.
+ */
+#ifndef TEXFDTD_OUTPUT_H
+#define TEXFDTD_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+/* Provenance carried by every output file. */
+struct provenance {
+    const struct scene *scene;
+    const char *scene_text; /* the scene file as read, plus the --set lines */
+    struct engine_info info;
+    char date[32];          /* ISO 8601, UTC */
+};
+
+void provenance_init(struct provenance *p, const struct scene *s, const char *scene_text,
+                     const struct engine *e);
+
+/* fields.h5 --------------------------------------------------------------- */
+struct h5out;
+/* Opens DIR/.fields.h5.partial; h5out_close renames it to DIR/fields.h5. */
+int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, char *err,
+               size_t errlen);
+/* Write ez, hx, hy of engine e (at e->step) into group `group` ("/" for the
+ * final fields, "/snapshots/600" for a snapshot). */
+int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, char *err,
+                       size_t errlen);
+int h5out_close(struct h5out *h, char *err, size_t errlen);
+void h5out_abort(struct h5out *h); /* close and delete the partial file */
+
+/* PNG --------------------------------------------------------------------- */
+/* rgba[ny][nx][4] with row 0 = j = 0; written with +y up (flipped). */
+int png_write_rgba(const char *path, const uint8_t *rgba, int nx, int ny, char *err,
+                   size_t errlen);
+/* The total field Ez of engine e at its current step as DIR/ez_total_STEP.png,
+ * coloured on the GPU where the engine can, else on the host. */
+int png_write_total_field(struct engine *e, const char *dir, char *path_out, size_t path_len,
+                          char *err, size_t errlen);
+
+/* summary.json -------------------------------------------------------------- */
+int summary_write(const char *dir, const struct provenance *p, int steps, double seconds,
+                  char *err, size_t errlen);
+
+/* Write `len` bytes to path atomically (temp file + rename). */
+int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+#endif
