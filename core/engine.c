@@ -66,6 +66,13 @@ int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t err
     return e->ops->read_field(e, f, dst, err, errlen);
 }
 
+int engine_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen)
+{
+    if (!e->ops->write_field)
+        return seterr(err, errlen, "engine %s cannot load fields", e->ops->name);
+    return e->ops->write_field(e, f, src, err, errlen);
+}
+
 void engine_describe(const struct engine *e, struct engine_info *info)
 {
     memset(info, 0, sizeof *info);

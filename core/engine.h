@@ -50,6 +50,9 @@ struct engine_ops {
     int (*read_field)(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
     void (*describe)(const struct engine *e, struct engine_info *info);
     void (*destroy)(struct engine *e);
+    /* Optional: replace a field with src (nx*ny elements of the engine's
+     * precision), e.g. to start from a cavity mode.  NULL if unsupported. */
+    int (*write_field)(struct engine *e, enum field f, const void *src, char *err, size_t errlen);
     /* Optional: the total field Ez (scattered + incident) coloured with the
      * diverging map of core/colormap.h into rgba[ny][nx][4], row 0 = j = 0.
      * NULL: the caller colours a read-back field on the host. */
@@ -73,6 +76,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
                   struct engine **out, char *err, size_t errlen);
 int engine_step(struct engine *e, int n, char *err, size_t errlen);
 int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
+int engine_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen);
 void engine_describe(const struct engine *e, struct engine_info *info);
 void engine_destroy(struct engine *e);
 

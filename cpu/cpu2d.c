@@ -150,11 +150,25 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
     return 0;
 }
 
+static void *cpu_field(struct cpu_engine *c, enum field f)
+{
+    return f == FIELD_EZ ? c->f.ez : f == FIELD_HX ? c->f.hx : f == FIELD_HY ? c->f.hy : NULL;
+}
+
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    struct cpu_engine *c = (struct cpu_engine *)e;
-    const void *src = f == FIELD_EZ ? c->f.ez : f == FIELD_HX ? c->f.hx : f == FIELD_HY ? c->f.hy : NULL;
+    const void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
+        return seterr(err, errlen, "cpu engine: no field %d", (int)f);
+    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    return 0;
+}
+
+static int cpu_write_field(struct engine *e, enum field f, const void *src, char *err,
+                           size_t errlen)
+{
+    void *dst = cpu_field((struct cpu_engine *)e, f);
+    if (!dst)
         return seterr(err, errlen, "cpu engine: no field %d", (int)f);
     memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
     return 0;
@@ -198,6 +212,7 @@ const struct engine_ops cpu_engine_ops = {
     .create = cpu_create,
     .step = cpu_step,
     .read_field = cpu_read_field,
+    .write_field = cpu_write_field,
     .describe = cpu_describe,
     .destroy = cpu_destroy,
 };

@@ -1,0 +1,229 @@
+/* test_scene.c - the scene parser: valid files, defaults, overrides, and each
+ * error path with its message. */
+#include "helpers.h"
+
+static const char *base_scene = "[grid]\n"          /* 1 */
+                                "nx = 64\n"         /* 2 */
+                                "ny = 48\n"         /* 3 */
+                                "steps = 100\n"     /* 4 */
+                                "\n"                /* 5 */
+                                "[source]\n"        /* 6 */
+                                "type = plane_wave\n" /* 7 */
+                                "\n"                /* 8 */
+                                "[object.box]\n"    /* 9 */
+                                "shape = rectangle\n" /* 10 */
+                                "material = pec\n"  /* 11 */
+                                "center_x = 32\n"   /* 12 */
+                                "center_y = 24\n"   /* 13 */
+                                "width = 10\n"      /* 14 */
+                                "height = 6.5\n";   /* 15 */
+
+/* Load text with overrides; expect failure, return the message. */
+static void expect_error(const char *text, const char *const *sets, int nset, const char *want)
+{
+    struct scene s;
+    char err[ERRLEN] = "";
+    char *path = write_temp_scene(text);
+    int rc = scene_load(&s, path, sets, nset, err, sizeof err);
+    cr_assert_eq(rc, -1, "expected failure (%s), got success", want);
+    char full[ERRLEN + 64];
+    /* messages that name a line start with the path */
+    snprintf(full, sizeof full, "%s", want);
+    if (!strncmp(want, "FILE", 4))
+        snprintf(full, sizeof full, "%s%s", path, want + 4);
+    cr_assert_str_eq(err, full);
+    unlink(path);
+    free(path);
+}
+
+Test(scene, valid_file_and_defaults)
+{
+    struct test_setup t;
+    setup_from_text(&t, base_scene, NULL, 0);
+    const struct scene *s = &t.scene;
+    cr_assert_eq(s->nx, 64);
+    cr_assert_eq(s->ny, 48);
+    cr_assert_eq(s->steps, 100);
+    cr_assert_eq(s->courant, 0.5);
+    cr_assert_eq(s->cells_per_wavelength, 20.0);
+    cr_assert_eq(s->angle_deg, 0.0);
+    cr_assert_eq(s->amplitude, 1.0);
+    cr_assert_eq(s->ramp_periods, 1.0);
+    cr_assert_eq(s->boundary, BOUNDARY_PEC);
+    cr_assert_eq(s->nobjects, 1);
+    cr_assert_str_eq(s->objects[0].name, "box");
+    cr_assert_eq(s->objects[0].height, 6.5);
+    cr_assert_eq(s->nsnapshots, 0);
+    cr_assert(s->png);
+    /* The paper: 20 cells per wavelength at S = 0.5 is a 40-step period. */
+    cr_assert_float_eq(2 * M_PI / scene_omega_dt(s), 40.0, 1e-12);
+    setup_free(&t);
+}
+
+Test(scene, object_painting_and_slots)
+{
+    struct test_setup t;
+    setup_from_text(&t, base_scene, NULL, 0);
+    /* width 10 centred on 32: cell centres 27..37; height 6.5 on 24: 21..27 */
+    const struct model *m = &t.model;
+    size_t n = 0;
+    for (int j = 0; j < m->ny; j++)
+        for (int i = 0; i < m->nx; i++) {
+            int in = i >= 27 && i <= 37 && j >= 21 && j <= 27;
+            cr_assert_eq(m->mat[i + j * m->nx] != 0, in, "cell %d,%d", i, j);
+            n += in;
+        }
+    cr_assert_eq(m->nslots, n);
+    cr_assert_eq(n, 11 * 7);
+    setup_free(&t);
+}
+
+Test(scene, set_overrides_file_value)
+{
+    const char *sets[] = {"grid.nx=80", "source.angle = 30", "object.box.width=4"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, sets, 3);
+    cr_assert_eq(t.scene.nx, 80);
+    cr_assert_eq(t.scene.angle_deg, 30.0);
+    cr_assert_eq(t.scene.objects[0].width, 4.0);
+    setup_free(&t);
+}
+
+Test(scene, courant_above_limit_names_file_and_line)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s", base_scene);
+    /* insert at line 5 */
+    char *p = strstr(text, "\n\n[source]");
+    memmove(p + 15, p + 1, strlen(p + 1) + 1);
+    memcpy(p + 1, "courant = 0.8\n", 14);
+    p[15 - 1] = '\n';
+    expect_error(text, NULL, 0, "FILE:5: courant = 0.8 is above the 2D stability limit 0.7071");
+}
+
+Test(scene, courant_above_limit_from_set)
+{
+    const char *sets[] = {"grid.courant=0.71"};
+    expect_error(base_scene, sets, 1,
+                 "--set grid.courant: courant = 0.71 is above the 2D stability limit 0.7071");
+}
+
+Test(scene, unknown_section)
+{
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[grdi]\nx=1\n", NULL, 0,
+                 "FILE:6: unknown section [grdi]: allowed [grid], [source], [boundary], "
+                 "[output], [object.NAME]");
+}
+
+Test(scene, unknown_key)
+{
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\nnz=3\n", NULL, 0,
+                 "FILE:5: unknown key 'nz' in [grid]: allowed nx, ny, steps, courant, "
+                 "cells_per_wavelength");
+}
+
+Test(scene, wrong_type)
+{
+    expect_error("[grid]\nnx=64.5\nny=64\nsteps=1\n", NULL, 0,
+                 "FILE:2: nx = '64.5' is not a whole number");
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[source]\namplitude=big\n", NULL, 0,
+                 "FILE:6: amplitude = 'big' is not a number");
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[output]\npng=maybe\n", NULL, 0,
+                 "FILE:6: png = 'maybe' is not true or false");
+}
+
+Test(scene, out_of_range)
+{
+    expect_error("[grid]\nnx=4\nny=64\nsteps=1\n", NULL, 0,
+                 "FILE:2: nx = 4 is out of range: allowed 8 to 1048576");
+    expect_error("[grid]\nnx=64\nny=64\nsteps=-1\n", NULL, 0,
+                 "FILE:4: steps = -1 is out of range: allowed 0 to 1000000000");
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\ncourant=0\n", NULL, 0,
+                 "FILE:5: courant = 0 is out of range: allowed above 0 to 1e+09");
+}
+
+Test(scene, missing_required_key)
+{
+    expect_error("[grid]\nnx=64\nsteps=1\n", NULL, 0,
+                 "FILE: [grid] ny is missing (a whole number of cells)");
+}
+
+Test(scene, object_outside_grid)
+{
+    const char *sets[] = {"object.box.center_x=60"};
+    expect_error(base_scene, sets, 1,
+                 "--set object.box.center_x: object.box spans x = 55 to 65, outside the grid "
+                 "interior 1 to 62");
+}
+
+Test(scene, absorbing_boundaries_not_yet)
+{
+    const char *sets[] = {"boundary.type=cpml"};
+    expect_error(base_scene, sets, 1,
+                 "--set boundary.type: type = cpml is not available yet: only pec is "
+                 "implemented in this version");
+}
+
+Test(scene, dielectric_needs_eps_r)
+{
+    const char *sets[] = {"object.box.material=dielectric"};
+    expect_error(base_scene, sets, 1, "FILE: [object.box] is dielectric but has no eps_r");
+}
+
+Test(scene, circle_rejects_width)
+{
+    const char *sets[] = {"object.box.shape=circle", "object.box.radius=3"};
+    expect_error(base_scene, sets, 2, "FILE:14: width does not apply to a circle");
+}
+
+Test(scene, snapshots_checked_against_steps)
+{
+    const char *sets[] = {"output.snapshots=10, 200"};
+    expect_error(base_scene, sets, 1,
+                 "--set output.snapshots: snapshots: step 200 is out of range: allowed 1 to "
+                 "steps = 100");
+    const char *ok[] = {"output.snapshots=10, 20 30"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, ok, 1);
+    cr_assert_eq(t.scene.nsnapshots, 3);
+    cr_assert_eq(t.scene.snapshots[2], 30);
+    setup_free(&t);
+}
+
+Test(scene, duplicate_key)
+{
+    expect_error("[grid]\nnx=64\nny=64\nnx=32\nsteps=1\n", NULL, 0,
+                 "FILE:4: nx is given twice in [grid] (first at line 2)");
+}
+
+Test(scene, bad_set_syntax)
+{
+    const char *sets[] = {"gridnx64"};
+    expect_error(base_scene, sets, 1,
+                 "--set gridnx64: expected section.key=value, e.g. --set grid.steps=500");
+}
+
+Test(scene, missing_file)
+{
+    struct scene s;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load(&s, "/nonexistent/x.ini", NULL, 0, err, sizeof err), -1);
+    cr_assert_str_eq(err, "/nonexistent/x.ini: cannot open scene: No such file or directory");
+}
+
+Test(scene, syntax_error_line)
+{
+    expect_error("[grid]\nnx=64\nthis is not ini\n", NULL, 0,
+                 "FILE:3: not a 'key = value' line or a [section] header");
+}
+
+Test(scene, shipped_scenes_are_valid)
+{
+    const char *files[] = {"scenes/takada_square.ini"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        struct scene s;
+        char err[ERRLEN];
+        cr_assert_eq(scene_load(&s, files[k], NULL, 0, err, sizeof err), 0, "%s", err);
+        scene_free(&s);
+    }
+}
