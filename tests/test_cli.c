@@ -1,0 +1,243 @@
+/* test_cli.c - the texfdtd command end to end: exit statuses, messages, and
+ * the files a run writes (read back with the HDF5 and libpng libraries and
+ * checked against an in-process run of the same engine). */
+#include "helpers.h"
+
+#include <hdf5.h>
+#include <png.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define TEXFDTD "./bin/texfdtd"
+
+/* Run a shell command; its stdout+stderr into out; returns the exit status. */
+static int run_cmd(char *out, size_t len, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1 </dev/null", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "popen %s", cmd);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/texfdtd-cli-XXXXXX");
+    cr_assert(mkdtemp(d));
+    return d;
+}
+
+static const char *small_scene = "[grid]\nnx = 72\nny = 56\nsteps = 120\n"
+                                 "[source]\nangle = 20\nfront_offset = 20\n"
+                                 "[object.c]\nshape = circle\nmaterial = pec\n"
+                                 "center_x = 36\ncenter_y = 28\nradius = 6\n"
+                                 "[output]\nsnapshots = 60\npng = true\n";
+
+Test(cli, help_and_version)
+{
+    char out[16384];
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " --help"), 0);
+    cr_assert(strstr(out, "usage: texfdtd COMMAND"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run --help"), 0);
+    cr_assert(strstr(out, "--set SECTION.KEY=VAL"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " --version"), 0);
+    cr_assert(!strncmp(out, "texfdtd " TEXFDTD_VERSION, strlen("texfdtd " TEXFDTD_VERSION)));
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD), 2, "no command is bad input");
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " frobnicate"), 2);
+}
+
+Test(cli, bad_scene_exits_2_and_writes_nothing)
+{
+    char out[16384];
+    char *dir = temp_dir(), sub[512];
+    snprintf(sub, sizeof sub, "%s/run", dir);
+    char *scene = write_temp_scene("[grid]\nnx = 64\nny = 64\nsteps = 10\ncourant = 0.8\n");
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --out %s --engine cpu", scene, sub), 2);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: courant = 0.8 is above the 2D stability limit 0.7071\n",
+             scene);
+    cr_assert_str_eq(out, want);
+    cr_assert(!exists(sub), "nothing may be written for bad input");
+    unlink(scene);
+    free(scene);
+    rmdir(dir);
+    free(dir);
+}
+
+Test(cli, bad_options_exit_2)
+{
+    char out[16384];
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --bogus", scene), 2);
+    cr_assert(strstr(out, "unknown option '--bogus'"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --precision half", scene), 2);
+    cr_assert(strstr(out, "--precision takes single or double, not 'half'"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine warp --out /tmp/x-nope", scene), 2);
+    cr_assert(strstr(out, "unknown engine 'warp'"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --steps ten", scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run"), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run /nonexistent.ini"), 2);
+    cr_assert(strstr(out, "/nonexistent.ini: cannot open scene"), "%s", out);
+    unlink(scene);
+    free(scene);
+}
+
+static void read_dataset(hid_t f, const char *name, float *buf, hsize_t dims[2])
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    cr_assert_geq(d, 0, "dataset %s", name);
+    hid_t sp = H5Dget_space(d);
+    cr_assert_eq(H5Sget_simple_extent_ndims(sp), 2);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    cr_assert_geq(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+}
+
+static long long read_int_attr(hid_t obj, const char *name)
+{
+    long long v = -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    cr_assert_geq(a, 0, "attribute %s", name);
+    H5Aread(a, H5T_NATIVE_LLONG, &v);
+    H5Aclose(a);
+    return v;
+}
+
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_init_io(png, f);
+    png_read_info(png, info);
+    *w = png_get_image_width(png, info);
+    *h = png_get_image_height(png, info);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+}
+
+Test(cli, run_writes_fields_pictures_and_summary)
+{
+    char out[16384], path[1024];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r", scene, dir),
+                 0, "%s", out);
+    cr_assert(!strchr(out, '\r'), "no carriage returns when stderr is not a terminal");
+
+    /* the same run in process, through the engine interface */
+    struct test_setup t;
+    setup_from_text(&t, small_scene, NULL, 0);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    void *f[3];
+    char err[ERRLEN];
+    cr_assert_eq(run_engine("cpu", &t.model, &o, 120, f, err, sizeof err), 0);
+
+    snprintf(path, sizeof path, "%s/r/fields.h5", dir);
+    hid_t h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert_geq(h5, 0, "open %s", path);
+    float *buf = malloc(t.model.ncells * sizeof *buf);
+    for (int k = 0; k < 3; k++) {
+        hsize_t dims[2];
+        read_dataset(h5, field_name(k), buf, dims);
+        cr_assert_eq(dims[0], 56, "[ny][nx]");
+        cr_assert_eq(dims[1], 72);
+        cr_assert_eq(memcmp(buf, f[k], t.model.ncells * 4), 0, "%s differs", field_name(k));
+        hid_t d = H5Dopen2(h5, field_name(k), H5P_DEFAULT);
+        cr_assert_eq(read_int_attr(d, "step"), 120);
+        H5Dclose(d);
+    }
+    cr_assert_eq(read_int_attr(h5, "nx"), 72);
+    hsize_t dims[2];
+    read_dataset(h5, "/snapshots/60/ez", buf, dims);
+    size_t nz = 0;
+    for (size_t c = 0; c < t.model.ncells; c++)
+        nz += buf[c] != 0;
+    cr_assert_gt(nz, 0, "snapshot at 60 holds the scattered wave");
+    H5Fclose(h5);
+    free(buf);
+    free_fields(f);
+
+    unsigned w, h;
+    snprintf(path, sizeof path, "%s/r/ez_total_000060.png", dir);
+    png_size(path, &w, &h);
+    cr_assert(w == 72 && h == 56, "png %ux%u", w, h);
+    snprintf(path, sizeof path, "%s/r/ez_total_000120.png", dir);
+    png_size(path, &w, &h);
+
+    snprintf(path, sizeof path, "%s/r/summary.json", dir);
+    FILE *sj = fopen(path, "r");
+    cr_assert(sj);
+    size_t n = fread(out, 1, sizeof out - 1, sj);
+    out[n] = 0;
+    fclose(sj);
+    cr_assert(strstr(out, "\"engine\": \"cpu\""), "%s", out);
+    cr_assert(strstr(out, "\"steps\": 120"), "%s", out);
+    cr_assert(strstr(out, "\"mcells_per_s\": "), "%s", out);
+    snprintf(path, sizeof path, "%s/r/.fields.h5.partial", dir);
+    cr_assert(!exists(path), "no partial file is left behind");
+
+    /* a second run into the same directory is refused without --force */
+    snprintf(path, sizeof path, "%s/r/summary.json", dir);
+    struct stat before, after;
+    stat(path, &before);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r", scene, dir), 2);
+    cr_assert(strstr(out, "exists and is not empty: use --force"), "%s", out);
+    stat(path, &after);
+    cr_assert_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec, "nothing overwritten");
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r --force -q",
+                         scene, dir), 0, "%s", out);
+
+    cr_assert_eq(run_cmd(out, sizeof out, "rm -rf %s", dir), 0);
+    unlink(scene);
+    free(scene);
+    free(dir);
+    setup_free(&t);
+}
+
+Test(cli, dry_run_and_progress_lines)
+{
+    char out[16384];
+    char *dir = temp_dir(), sub[512];
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --dry-run --out %s", scene, sub), 0);
+    cr_assert(strstr(out, "dry run"), "%s", out);
+    cr_assert(!exists(sub));
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --progress --out %s", scene, sub), 0);
+    cr_assert(strstr(out, "step 120/120"), "%s", out);
+    cr_assert(!strchr(out, '\r'));
+    run_cmd(out, sizeof out, "rm -rf %s", dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+Test(cli, double_precision_run)
+{
+    char out[16384];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --precision double --out %s/r",
+                         scene, dir), 0, "%s", out);
+    cr_assert(strstr(out, "engine cpu"), "double precision runs on the cpu engine: %s", out);
+    run_cmd(out, sizeof out, "rm -rf %s", dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
