@@ -1,0 +1,64 @@
+#!/bin/sh
+# bench/cpu.sh - time the CPU engine on the takada_square problem at 256^2 ..
+# 2048^2 x 1000 steps, on 1 thread and on all cores, and Meep beside it.
+# Not a test: it prints a Markdown table (also written to bench/results/cpu.md)
+# for docs/performance.md.
+#
+# Each figure is the median of REPEATS runs after one warm-up run; a run's time
+# is the engine's stepping time from summary.json (no output writing in it).
+# Usage: bench/cpu.sh [SIZES]     e.g. bench/cpu.sh "256 1024"
+set -eu
+cd "$(dirname "$0")/.."
+SIZES=${1:-"256 512 1024 2048"}
+REPEATS=${REPEATS:-3}
+STEPS=${STEPS:-1000}
+NCORES=$(nproc)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ -x bin/texfdtd ] || make -s all
+
+# The paper's CPU figures (Pentium 4 3.4 GHz, gcc -O3, ms per 1000 steps).
+paper_ms() { case $1 in 256) echo 2138;; 512) echo 14020;; 1024) echo 70230;; *) echo "";; esac; }
+
+# run SIZE THREADS -> Mcells/s of one run
+run() {
+    n=$1; th=$2; c=$(awk "BEGIN{print $n/2-0.5}")
+    ./bin/texfdtd run scenes/takada_square.ini --engine cpu --threads "$th" --steps "$STEPS" -q \
+        --set grid.nx="$n" --set grid.ny="$n" --set object.square.center_x="$c" \
+        --set object.square.center_y="$c" --set source.front_offset="$(awk "BEGIN{print $n/4}")" \
+        --set output.snapshots= --set output.png=false --out "$tmp/r" --force
+    sed -n 's/.*"mcells_per_s": \([0-9.]*\).*/\1/p' "$tmp/r/summary.json"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
+echo "# CPU engine, takada_square, $STEPS steps, single precision, denormals flush"
+echo "# $(date -u +%Y-%m-%d) on $cpu ($NCORES cores), $(cc --version | head -1)"
+echo "# command: bench/cpu.sh \"$SIZES\"   (median of $REPEATS after a warm-up)"
+echo
+echo "| grid | 1 thread Mcells/s | $NCORES threads Mcells/s | paper P4 Mcells/s |"
+echo "|---|---|---|---|"
+for n in $SIZES; do
+    r1=""; rN=""
+    for th in 1 "$NCORES"; do
+        run "$n" "$th" >/dev/null
+        m=$(for k in $(seq "$REPEATS"); do run "$n" "$th"; done | median)
+        [ "$th" = 1 ] && r1=$m || rN=$m
+    done
+    p=$(paper_ms "$n")
+    pm=$([ -n "$p" ] && awk "BEGIN{printf \"%.1f\", $n*$n*$STEPS/($p/1000)/1e6}" || echo "-")
+    echo "| ${n}² | $r1 | $rN | $pm |"
+done
+
+if /usr/bin/python3 -c 'import meep' 2>/dev/null; then
+    echo
+    echo "Meep $(/usr/bin/python3 -c 'import meep; print(meep.__version__)' 2>/dev/null), same problem (bench/peers/meep_takada.py):"
+    for n in $SIZES; do
+        [ "$n" -le 1024 ] || continue
+        /usr/bin/python3 bench/peers/meep_takada.py --n "$n" --steps "$STEPS" 2>/dev/null | grep '^| Meep'
+    done
+else
+    echo
+    echo "(Meep not installed: apt-get install python3-meep python3-matplotlib to time the peer)"
+fi
