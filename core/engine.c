@@ -89,8 +89,8 @@ void engine_destroy(struct engine *e)
 
 const char *field_name(enum field f)
 {
-    static const char *const n[] = {"ez", "hx", "hy"};
-    return (unsigned)f < FIELD_COUNT ? n[f] : "?";
+    static const char *const n[] = {"ez", "hx", "hy", "ez_dft_re", "ez_dft_im"};
+    return (unsigned)f <= FIELD_EZ_DFT_IM ? n[f] : "?";
 }
 
 const char *precision_name(enum precision p) { return p == PRECISION_DOUBLE ? "double" : "single"; }

@@ -14,7 +14,9 @@
 
 #include "model.h"
 
-enum field { FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT };
+/* FIELD_COUNT counts the time-domain fields; the DFT phasors of Ez (only when
+ * the scene has [monitor.dft]) follow them. */
+enum field { FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT, FIELD_EZ_DFT_RE = FIELD_COUNT, FIELD_EZ_DFT_IM };
 enum precision { PRECISION_SINGLE, PRECISION_DOUBLE };
 /* Denormal treatment of float arithmetic.  FLUSH is x86 SSE with FTZ and DAZ
  * set, which is what the NVIDIA and Mesa fragment shaders do; KEEP is IEEE

@@ -135,6 +135,14 @@ void model_slot_values_d(const struct model *m, int n, double *out)
         out[k] = slot_value(m, k, n);
 }
 
+void model_dft_weight(const struct model *m, int n, double *re, double *im)
+{
+    const struct scene *s = m->scene;
+    const double scale = 2.0 / (m->amplitude * (double)(s->steps - s->dft_start));
+    *re = scale * cos(m->omega_dt * (double)n);
+    *im = -scale * sin(m->omega_dt * (double)n);
+}
+
 size_t model_field_bytes(const struct model *m, size_t elem_size)
 {
     return 3 * m->ncells * elem_size;

@@ -65,6 +65,16 @@ double model_incident(const struct model *m, double i, double j, double n);
 void model_slot_values_f(const struct model *m, int n, float *out);
 void model_slot_values_d(const struct model *m, int n, double *out);
 
+/* Weights of the running DFT of Ez at the source frequency ([monitor.dft]):
+ *     Ez_dft = sum_{n = start+1}^{steps} w(n) Ez^n,
+ *     w(n) = 2 / (A N) exp(-i omega n dt),  N = steps - start,
+ * so that a steady field E(t) = Re[P exp(+i omega t)] gives Ez_dft = P / A:
+ * the phasor normalised to the incident amplitude A, time convention
+ * exp(+i omega t), time origin at step 0.  The incident plane wave itself has
+ * the phasor -i exp(-i k (x cos(theta) + y sin(theta) - d0)), k = 2 pi / N_lambda.
+ * Computed in double; engines round once to their precision. */
+void model_dft_weight(const struct model *m, int n, double *re, double *im);
+
 /* Bytes of field storage a 2D engine needs per cell: 3 fields. */
 size_t model_field_bytes(const struct model *m, size_t elem_size);
 

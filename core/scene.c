@@ -233,6 +233,7 @@ static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_pe
                                           "frequency_hz", "front_offset", NULL};
 static const char *const boundary_keys[] = {"type", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
+static const char *const dft_keys[] = {"start_step", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
                                           "width", "height", "radius", NULL};
 
@@ -257,11 +258,13 @@ static int check_keys(struct entries *es, char *err, size_t errlen)
             keys = boundary_keys;
         else if (!strcmp(x->section, "output"))
             keys = output_keys;
+        else if (!strcmp(x->section, "monitor.dft"))
+            keys = dft_keys;
         else if (!strncmp(x->section, "object.", 7) && x->section[7])
             keys = object_keys;
         else
             BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
-                   "[object.NAME]",
+                   "[object.NAME], [monitor.dft]",
                 x->section);
         if (!in_list(x->key, keys)) {
             char list[256] = "";
@@ -344,6 +347,22 @@ static int interpret_boundary(struct entries *es, struct scene *s, char *err, si
         BAD(x, "type = %s is not available yet: only pec is implemented in this version",
             x->value);
     BAD(x, "type = '%s' is not one of: pec", x->value);
+}
+
+static int interpret_monitor(struct entries *es, struct scene *s, const char *path, char *err,
+                             size_t errlen)
+{
+    const struct entry *x = GET("monitor.dft", "start_step");
+    if (!x)
+        return 0;
+    if (parse_int(x, 0, 1000000000, &s->dft_start, err, errlen))
+        return -1;
+    if (s->dft_start >= s->steps)
+        BAD(x, "start_step = %d must be below steps = %d (the DFT needs samples)", s->dft_start,
+            s->steps);
+    (void)path;
+    s->dft = true;
+    return 0;
 }
 
 static int interpret_output(struct entries *es, struct scene *s, char *err, size_t errlen)
@@ -458,7 +477,7 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
 {
     if (check_keys(es, err, errlen) || interpret_grid(es, s, es->path, err, errlen)
         || interpret_source(es, s, err, errlen) || interpret_boundary(es, s, err, errlen)
-        || interpret_output(es, s, err, errlen))
+        || interpret_output(es, s, err, errlen) || interpret_monitor(es, s, es->path, err, errlen))
         return -1;
 
     /* objects, in the order their sections first appear */

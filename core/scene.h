@@ -56,6 +56,10 @@ struct scene {
     struct scene_object *objects;
     int nobjects;
 
+    /* [monitor.dft]: a running DFT of Ez at the source frequency */
+    bool dft;
+    int dft_start; /* samples Ez^n for n = dft_start+1 .. steps */
+
     /* [output] */
     int snapshots[SCENE_MAX_SNAPSHOTS];
     int nsnapshots;

@@ -112,7 +112,7 @@ Test(scene, unknown_section)
 {
     expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[grdi]\nx=1\n", NULL, 0,
                  "FILE:6: unknown section [grdi]: allowed [grid], [source], [boundary], "
-                 "[output], [object.NAME]");
+                 "[output], [object.NAME], [monitor.dft]");
 }
 
 Test(scene, unknown_key)
@@ -188,6 +188,24 @@ Test(scene, snapshots_checked_against_steps)
     cr_assert_eq(t.scene.nsnapshots, 3);
     cr_assert_eq(t.scene.snapshots[2], 30);
     setup_free(&t);
+}
+
+Test(scene, dft_monitor)
+{
+    const char *sets[] = {"monitor.dft.start_step=40"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, sets, 1);
+    cr_assert(t.scene.dft);
+    cr_assert_eq(t.scene.dft_start, 40);
+    /* w(n) = 2/(A N) exp(-i w n dt): at n = 10 of a 40-step period, -i * 2/60 */
+    double re, im;
+    model_dft_weight(&t.model, 10, &re, &im);
+    cr_assert(fabs(re) < 1e-15 && fabs(im + 2.0 / 60.0) < 1e-15, "%g %g", re, im);
+    setup_free(&t);
+    const char *bad[] = {"monitor.dft.start_step=100"};
+    expect_error(base_scene, bad, 1,
+                 "--set monitor.dft.start_step: start_step = 100 must be below steps = 100 (the "
+                 "DFT needs samples)");
 }
 
 Test(scene, duplicate_key)
