@@ -6,6 +6,7 @@
 #include "output.h"
 #include "scene.h"
 #include "util.h"
+#include "compare/compare.h"
 
 #ifdef TEXFDTD_HAVE_GL
 #include "gl/gl.h"
@@ -29,6 +30,7 @@ static const char main_usage[] =
     "\n"
     "commands:\n"
     "  run SCENE [options]   run a scene file (see `texfdtd run --help`)\n"
+    "  compare SCENE [opts]  run engines side by side, or against the exact solution\n"
     "  devices               list the GL devices EGL can open\n"
     "  engines               list the engines in this build\n"
     "  help [COMMAND]        this text, or a command's\n"
@@ -512,6 +514,8 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compare"))
+        return compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices"))
         return cmd_devices(argc - 2, argv + 2);
     if (!strcmp(cmd, "engines"))
