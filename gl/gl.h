@@ -1,0 +1,48 @@
+/* gl.h - the GL engines `gl` (fragment passes) and `gl-compute` (compute
+ * dispatches): what the command line and the benchmark call beyond the
+ * engine interface of core/engine.h.  See docs/gl.md.
+ */
+#ifndef TEXFDTD_GL_H
+#define TEXFDTD_GL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/engine.h"
+
+/* `texfdtd devices`: one line per EGL device (index, vendor, renderer, GL
+ * version, CUDA device through EGL_NV_device_cuda) and Mesa's surfaceless
+ * fallback.  Returns 0 if at least one device gives a GL context, else -1
+ * with err. */
+int gl_print_devices(FILE *out, char *err, size_t errlen);
+
+/* 0 if a GL context of the required version (GL_CTX_MAJOR.GL_CTX_MINOR core)
+ * can be made on `device` (-1 = default), else -1 with err.  The command uses
+ * it to pick the default engine: gl where it works, else cpu. */
+int gl_probe(int device, char *err, size_t errlen);
+
+/* ---- for bench/ only (bench/gl_bench.c); not part of the engine interface ---- */
+
+/* Fill Ez, Hx and Hy with random values in [-1, 1) (seeded), so that a
+ * timing never runs on zeros; the PEC ring of Ez stays 0. */
+int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen);
+
+/* engine_step(e, n) timed on the GPU with a GL_TIME_ELAPSED query around it. */
+int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen);
+
+/* Device-to-device copy of a buffer of `bytes` with glCopyBufferSubData, timed
+ * with GL_TIME_ELAPSED queries, median of `reps`: bytes read + written per s. */
+int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
+                            char *err, size_t errlen);
+
+/* Write-only fragment pass into a render target of `w` x `h` texels of
+ * `format` (GL_R32F, GL_RG32F or GL_RGBA32F as GLenum value), median of
+ * `reps`: bytes written per s (the render-target write cap). */
+int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
+                       double *bytes_per_s, char *err, size_t errlen);
+
+/* Steps per fragment pass (the multi-step path, 1 = plain passes) in use. */
+int gl_engine_steps_per_pass(const struct engine *e);
+
+#endif

@@ -1,0 +1,1158 @@
+/* gl2d.c - the GL engines: 2D TMz FDTD as ping-ponged float textures.
+ *
+ *   gl          per time step one fragment pass for H and one for E, each a
+ *               full-screen triangle into the other texture of its pair
+ *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
+ *   gl-compute  the same update as two compute dispatches on the same
+ *               textures (texelFetch in, imageStore out)
+ *
+ * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
+ * statement for statement with `precise` everywhere, and add source-slot
+ * values tabulated on the host by model_slot_values_f(), so their float32
+ * fields equal the CPU engine's bit for bit in the matching denormal mode.
+ *
+ * Textures:
+ *   ez   R32F pair     Ez(i, j)
+ *   h    RG32F pair    (Hx(i, j+1/2), Hy(i+1/2, j)); texel (nx-1, ny-1) holds
+ *                      the step counter (see update2d.glsl)
+ *   mat  R8UI          material index per cell
+ *   slot R32UI         slot index per cell of the slots' bounding box
+ *   slot_values        R32F texture buffer: a batch of steps' slot values,
+ *                      two buffers used in turn
+ *
+ * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
+ * of a fraction of a second of GPU time, each closed by a fence; at most two
+ * batches are in flight.  At each fence the host checks that it signalled in
+ * time, that the context was not reset, and that the step counter the H passes
+ * carry equals the steps sent; otherwise step() fails and the engine refuses
+ * further work.
+ */
+#define _GNU_SOURCE
+#include <GL/glew.h>
+
+#include "core/engine.h"
+#include "core/util.h"
+#include "gl/egl.h"
+#include "gl/gl.h"
+#include "gl/shader.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define COUNTER_ONE 0x3f800000u     /* counter bits for 0 steps: 1.0f */
+#define BATCH_TARGET_S 0.25         /* GPU time per fenced batch */
+#define BATCH_FIRST_S 0.05          /* ... of the first batch, from a guessed speed */
+#define BATCH_MAX_STEPS 100000
+#define FENCE_TIMEOUT_S_DEFAULT 60.0
+#define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
+#define LOCAL_X 16
+#define LOCAL_Y 16
+
+/* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
+ * write tex[1 - cur], then swap. */
+struct pingpong {
+    GLuint tex[2], fbo[2];
+    int cur;
+};
+
+/* What a shader stage does with denormals, probed at start. */
+struct denormal_probe {
+    bool flushes_results, flushes_inputs;
+};
+
+struct pass {
+    GLuint prog;
+    GLint slot_base; /* uniform location, E pass only */
+};
+
+struct gl_engine {
+    struct engine base;
+    bool compute;
+    bool failed; /* a check failed: refuse further work */
+    struct egl_ctx *egl;
+    struct egl_ctx_info info;
+    char shader_dir[4096];
+    enum denormals denormals; /* what this engine's arithmetic does */
+    bool emulate_flush;       /* FTZ/DAZ done in GLSL (the driver keeps denormals) */
+    struct denormal_probe probe_frag, probe_comp;
+
+    int nx, ny;
+    struct pingpong ez, h;
+    GLuint mat_tex, slot_tex, vao;
+    int slot_x0, slot_y0, slot_w, slot_h;
+    struct pass hpass, epass;
+
+    size_t nslots;
+    int slot_cap_steps;  /* steps of slot values one buffer holds */
+    GLuint slot_buf[2], slot_tbo[2];
+    float *slot_host;
+
+    /* fenced batches */
+    GLuint counter_pbo[2];
+    GLsync fence[2];
+    uint32_t expect[2]; /* counter value the batch must leave */
+    int batch_len[2];
+    double batch_start[2]; /* wall clock when the batch began to be sent */
+    bool pending[2];
+    int batch_no;
+    uint32_t counted;   /* H passes sent so far */
+    int batch_steps;
+    bool batch_fixed;   /* TEXFDTD_GL_BATCH_STEPS */
+    double fence_timeout_s;
+    double last_fence_wall;
+
+    GLuint color_prog, color_tex, color_fbo;
+};
+
+static struct gl_engine *G(struct engine *e) { return (struct gl_engine *)e; }
+
+/* ---- small GL helpers ---- */
+
+static const char *gl_error_name(GLenum e)
+{
+    switch (e) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    case GL_CONTEXT_LOST: return "GL_CONTEXT_LOST";
+    default: return "GL error";
+    }
+}
+
+/* GL errors are collected at a few places (after creation, after each batch,
+ * after each readback) rather than after every call. */
+static int check_gl(const char *where, char *err, size_t errlen)
+{
+    const GLenum e = glGetError();
+    if (e == GL_NO_ERROR)
+        return 0;
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    return seterr(err, errlen, "%s: %s (0x%04x)", where, gl_error_name(e), e);
+}
+
+static int check_reset(const char *where, char *err, size_t errlen)
+{
+    GLenum s = GL_NO_ERROR;
+    if (glGetGraphicsResetStatus)
+        s = glGetGraphicsResetStatus();
+    else if (glGetGraphicsResetStatusARB)
+        s = glGetGraphicsResetStatusARB();
+    if (s == GL_NO_ERROR)
+        return 0;
+    return seterr(err, errlen,
+                  "%s: the GPU context was reset (%s); results are lost and nothing was "
+                  "written",
+                  where,
+                  s == GL_GUILTY_CONTEXT_RESET     ? "caused by this program's work"
+                  : s == GL_INNOCENT_CONTEXT_RESET ? "caused by other work on the GPU"
+                                                   : "cause unknown");
+}
+
+/* "what failed" -> "<engine>: what failed" */
+static int prefix_err(const char *name, char *err, size_t errlen)
+{
+    char tmp[ERRLEN];
+    snprintf(tmp, sizeof tmp, "%s", err ? err : "");
+    return seterr(err, errlen, "%s: %s", name, tmp);
+}
+
+static void tex_params(GLenum target)
+{
+    glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+}
+
+static GLuint make_tex(GLenum ifmt, int w, int h)
+{
+    GLuint t;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glTexStorage2D(GL_TEXTURE_2D, 1, ifmt, w, h);
+    tex_params(GL_TEXTURE_2D);
+    return t;
+}
+
+static int make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t errlen)
+{
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE)
+        return seterr(err, errlen,
+                      "%s render target is not complete (status 0x%04x): this driver cannot "
+                      "render to it, and half floats are never used instead",
+                      what, st);
+    return 0;
+}
+
+static int make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
+                     size_t errlen)
+{
+    for (int k = 0; k < 2; k++) {
+        p->tex[k] = make_tex(ifmt, w, h);
+        if (check_gl(what, err, errlen) || make_fbo(p->tex[k], &p->fbo[k], what, err, errlen))
+            return -1;
+        const float zero[4] = {0, 0, 0, 0};
+        glClearBufferfv(GL_COLOR, 0, zero);
+    }
+    p->cur = 0;
+    return 0;
+}
+
+static void free_pair(struct pingpong *p)
+{
+    glDeleteFramebuffers(2, p->fbo);
+    glDeleteTextures(2, p->tex);
+}
+
+static void bind_tex(int unit, GLenum target, GLuint tex)
+{
+    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+    glBindTexture(target, tex);
+}
+
+static void set_sampler(GLuint prog, const char *name, int unit)
+{
+    const GLint loc = glGetUniformLocation(prog, name);
+    if (loc >= 0)
+        glProgramUniform1i(prog, loc, unit);
+}
+
+/* Texture units of the update passes. */
+enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
+
+/* ---- sizes and memory, checked before anything is allocated ---- */
+
+static double host_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib < 0 ? -1 : kib * 1024.0;
+}
+
+/* Free GPU memory in bytes, or -1 if the driver does not say. */
+static double gpu_mem_available(const struct gl_engine *g)
+{
+    if (g->info.software)
+        return host_mem_available();
+    if (GLEW_NVX_gpu_memory_info) {
+        GLint kib = 0;
+        glGetIntegerv(GL_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX, &kib);
+        return (double)kib * 1024.0;
+    }
+    if (GLEW_ATI_meminfo) {
+        GLint v[4] = {0};
+        glGetIntegerv(GL_TEXTURE_FREE_MEMORY_ATI, v);
+        return (double)v[0] * 1024.0;
+    }
+    return -1;
+}
+
+static int check_sizes(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    GLint max_tex = 0, max_tbo = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbo);
+    if (m->nx > max_tex || m->ny > max_tex)
+        return seterr(err, errlen,
+                      "grid %d x %d is too large for this GPU: GL_MAX_TEXTURE_SIZE is %d on "
+                      "%s, the grid needs %d; nothing was run",
+                      m->nx, m->ny, max_tex,
+                      g->info.renderer, m->nx > m->ny ? m->nx : m->ny);
+    if (m->nslots > (size_t)max_tbo)
+        return seterr(err, errlen,
+                      "%zu source slots (object cells) exceed GL_MAX_TEXTURE_BUFFER_SIZE %d "
+                      "on %s; nothing was run",
+                      m->nslots, max_tbo, g->info.renderer);
+    const size_t cells = m->ncells;
+    /* two Ez (4 B), two H (8 B), material (1 B) per cell; slot indices over the
+     * bounding box; two slot-value buffers */
+    const double need = (double)cells * (2 * 4 + 2 * 8 + 1) + (double)g->slot_w * g->slot_h * 4
+                        + 2.0 * 4 * (double)g->slot_cap_steps * (double)m->nslots;
+    const double have = gpu_mem_available(g);
+    if (have >= 0 && need > have) {
+        char a[32], b[32];
+        return seterr(err, errlen,
+                      "grid %d x %d needs %s of %s memory, %s is available on %s; nothing "
+                      "was run",
+                      m->nx, m->ny, fmt_bytes(need, a, sizeof a),
+                      g->info.software ? "host" : "GPU", fmt_bytes(have, b, sizeof b),
+                      g->info.renderer);
+    }
+    return 0;
+}
+
+/* ---- programs ---- */
+
+static void make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
+                         size_t len)
+{
+    snprintf(buf, len,
+             "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
+             "#define SLOT_Y0 %d\n#define FLUSH_DENORMALS %d\n#define LOCAL_X %d\n"
+             "#define LOCAL_Y %d\n",
+             m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, LOCAL_X, LOCAL_Y);
+}
+
+static void set_coefficients(GLuint prog, const struct model *m)
+{
+    float cezh[MODEL_MAX_MATERIALS];
+    GLuint kind[MODEL_MAX_MATERIALS];
+    for (int k = 0; k < m->nmats; k++) {
+        cezh[k] = m->mats[k].cezh_f;
+        kind[k] = (GLuint)m->mats[k].kind;
+    }
+    GLint loc;
+    if ((loc = glGetUniformLocation(prog, "ch")) >= 0)
+        glProgramUniform1f(prog, loc, m->ch_f);
+    if ((loc = glGetUniformLocation(prog, "cezh")) >= 0)
+        glProgramUniform1fv(prog, loc, m->nmats, cezh);
+    if ((loc = glGetUniformLocation(prog, "kind")) >= 0)
+        glProgramUniform1uiv(prog, loc, m->nmats, kind);
+}
+
+static int build_update_programs(struct gl_engine *g, const struct model *m, char *err,
+                                 size_t errlen)
+{
+    char defs[512];
+    make_defines(g, m, g->emulate_flush, defs, sizeof defs);
+    const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
+    const char *es[2] = {"fullscreen.vert", "update_e.frag"};
+    const char *hc[1] = {"update_h.comp"}, *ec[1] = {"update_e.comp"};
+    if (gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? hc : hs, g->compute ? 1 : 2,
+                         defs, &g->hpass.prog, err, errlen)
+        || gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? ec : es,
+                            g->compute ? 1 : 2, defs, &g->epass.prog, err, errlen))
+        return -1;
+    const GLuint progs[2] = {g->hpass.prog, g->epass.prog};
+    for (int k = 0; k < 2; k++) {
+        set_coefficients(progs[k], m);
+        set_sampler(progs[k], "ez_tex", UNIT_EZ);
+        set_sampler(progs[k], "h_tex", UNIT_H);
+        set_sampler(progs[k], "mat_tex", UNIT_MAT);
+        set_sampler(progs[k], "slot_tex", UNIT_SLOT);
+        set_sampler(progs[k], "slot_values", UNIT_SLOTVAL);
+        const GLint img = glGetUniformLocation(progs[k], k == 0 ? "h_out" : "ez_out");
+        if (g->compute && img >= 0)
+            glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
+    }
+    g->epass.slot_base = glGetUniformLocation(g->epass.prog, "slot_base");
+    return check_gl("building the update programs", err, errlen);
+}
+
+/* ---- the denormal probe ---- */
+
+static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_probe *out,
+                           char *err, size_t errlen)
+{
+    GLuint prog = 0;
+    const char *fs[2] = {"fullscreen.vert", "probe_denormals.frag"};
+    const char *cs[1] = {"probe_denormals.comp"};
+    if (gl_program_build(g->shader_dir, NULL, compute ? cs : fs, compute ? 1 : 2, "", &prog, err,
+                         errlen))
+        return -1;
+    const uint32_t bits[4] = {0x00800000u, 0x3f000000u, 0x00400000u, 0x00000000u};
+    const char *names[4] = {"a", "b", "d", "z"};
+    for (int k = 0; k < 4; k++) {
+        float v;
+        memcpy(&v, &bits[k], 4);
+        glProgramUniform1f(prog, glGetUniformLocation(prog, names[k]), v);
+    }
+    GLuint tex = make_tex(GL_RG32UI, 1, 1), fbo = 0;
+    if (make_fbo(tex, &fbo, "denormal probe", err, errlen)) {
+        glDeleteTextures(1, &tex);
+        glDeleteProgram(prog);
+        return -1;
+    }
+    glUseProgram(prog);
+    if (compute) {
+        glBindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32UI);
+        glProgramUniform1i(prog, glGetUniformLocation(prog, "bits"), 0);
+        glDispatchCompute(1, 1, 1);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    } else {
+        glViewport(0, 0, 1, 1);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    GLuint got[2] = {1, 1};
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    glReadPixels(0, 0, 1, 1, GL_RG_INTEGER, GL_UNSIGNED_INT, got);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    glDeleteProgram(prog);
+    if (check_gl(compute ? "compute denormal probe" : "fragment denormal probe", err, errlen))
+        return -1;
+    out->flushes_results = got[0] == 0;
+    out->flushes_inputs = got[1] == 0;
+    return 0;
+}
+
+static bool probe_flushes(const struct denormal_probe *p)
+{
+    return p->flushes_results && p->flushes_inputs;
+}
+
+static bool probe_keeps(const struct denormal_probe *p)
+{
+    return !p->flushes_results && !p->flushes_inputs;
+}
+
+/* ---- create / destroy ---- */
+
+static void gl_destroy(struct engine *e)
+{
+    struct gl_engine *g = G(e);
+    if (g->egl && !egl_context_make_current(g->egl, NULL, 0)) {
+        for (int k = 0; k < 2; k++)
+            if (g->fence[k])
+                glDeleteSync(g->fence[k]);
+        free_pair(&g->ez);
+        free_pair(&g->h);
+        glDeleteTextures(1, &g->mat_tex);
+        glDeleteTextures(1, &g->slot_tex);
+        glDeleteTextures(2, g->slot_tbo);
+        glDeleteBuffers(2, g->slot_buf);
+        glDeleteBuffers(2, g->counter_pbo);
+        glDeleteVertexArrays(1, &g->vao);
+        glDeleteProgram(g->hpass.prog);
+        glDeleteProgram(g->epass.prog);
+        glDeleteProgram(g->color_prog);
+        glDeleteFramebuffers(1, &g->color_fbo);
+        glDeleteTextures(1, &g->color_tex);
+    }
+    egl_context_destroy(g->egl);
+    free(g->slot_host);
+    free(g);
+}
+
+static double env_double(const char *name, double dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return dflt;
+    const double d = strtod(v, &end);
+    return *end ? dflt : d;
+}
+
+static void slot_bbox(struct gl_engine *g, const struct model *m)
+{
+    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
+    for (size_t k = 0; k < m->nslots; k++) {
+        const int i = (int)(m->slot_cell[k] % (size_t)m->nx);
+        const int j = (int)(m->slot_cell[k] / (size_t)m->nx);
+        x0 = i < x0 ? i : x0;
+        x1 = i > x1 ? i : x1;
+        y0 = j < y0 ? j : y0;
+        y1 = j > y1 ? j : y1;
+    }
+    if (x1 < 0) { /* no slots: a 1x1 texture nothing reads */
+        x0 = y0 = 0;
+        x1 = y1 = 0;
+    }
+    g->slot_x0 = x0;
+    g->slot_y0 = y0;
+    g->slot_w = x1 - x0 + 1;
+    g->slot_h = y1 - y0 + 1;
+}
+
+static int upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    g->mat_tex = make_tex(GL_R8UI, m->nx, m->ny);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, m->nx, m->ny, GL_RED_INTEGER, GL_UNSIGNED_BYTE, m->mat);
+
+    const size_t bb = (size_t)g->slot_w * (size_t)g->slot_h;
+    uint32_t *idx = xcalloc(bb, sizeof *idx, "slot index map", err, errlen);
+    if (!idx)
+        return -1;
+    for (size_t k = 0; k < m->nslots; k++) {
+        const int i = (int)(m->slot_cell[k] % (size_t)m->nx) - g->slot_x0;
+        const int j = (int)(m->slot_cell[k] / (size_t)m->nx) - g->slot_y0;
+        idx[(size_t)i + (size_t)j * (size_t)g->slot_w] = (uint32_t)k;
+    }
+    g->slot_tex = make_tex(GL_R32UI, g->slot_w, g->slot_h);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->slot_w, g->slot_h, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                    idx);
+    free(idx);
+
+    const size_t floats = (size_t)g->slot_cap_steps * (m->nslots ? m->nslots : 1);
+    glGenBuffers(2, g->slot_buf);
+    glGenTextures(2, g->slot_tbo);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(floats * 4), NULL, GL_STREAM_DRAW);
+        glBindTexture(GL_TEXTURE_BUFFER, g->slot_tbo[k]);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, g->slot_buf[k]);
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    g->slot_host = xcalloc(floats, sizeof(float), "slot values", err, errlen);
+    if (!g->slot_host)
+        return -1;
+
+    glGenBuffers(2, g->counter_pbo);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
+        glBufferData(GL_PIXEL_PACK_BUFFER, 8, NULL, GL_STREAM_READ);
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    return check_gl("uploading the material map and slot tables", err, errlen);
+}
+
+/* The counter texel starts at COUNTER_ONE (0 steps) in both H textures. */
+static void reset_counter(struct gl_engine *g)
+{
+    float v[2] = {0, 0};
+    const uint32_t one = COUNTER_ONE + g->counted;
+    memcpy(&v[0], &one, 4);
+    for (int k = 0; k < 2; k++) {
+        glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, v);
+    }
+}
+
+static int gl_create_common(const struct model *m, const struct engine_options *o, bool compute,
+                            struct engine **out, char *err, size_t errlen)
+{
+    const char *name = compute ? "gl-compute" : "gl";
+    if (o->precision != PRECISION_SINGLE)
+        return seterr(err, errlen,
+                      "%s: the GL engines compute in single precision only (float32 textures); "
+                      "use --precision single, or --engine cpu for double",
+                      name);
+    struct gl_engine *g = xcalloc(1, sizeof *g, "gl engine", err, errlen);
+    if (!g)
+        return -1;
+    g->compute = compute;
+    g->nx = m->nx;
+    g->ny = m->ny;
+    g->nslots = m->nslots;
+    gl_shader_dir(o->shader_dir, g->shader_dir, sizeof g->shader_dir);
+    char e2[ERRLEN];
+    if (egl_context_create(o->device, &g->egl, &g->info, e2, sizeof e2)) {
+        seterr(err, errlen, "%s: %s", name, e2);
+        free(g);
+        return -1;
+    }
+    log_info("%s: %s | %s | %s (%s%s)", name, g->info.vendor, g->info.renderer, g->info.version,
+             g->info.platform, g->info.robust ? ", robust context" : ", no reset notification");
+
+    slot_bbox(g, m);
+    g->slot_cap_steps = BATCH_MAX_STEPS;
+    if (m->nslots) {
+        GLint max_tbo = 0;
+        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbo);
+        size_t cap = SLOT_BUFFER_MAX_FLOATS < (size_t)max_tbo ? SLOT_BUFFER_MAX_FLOATS
+                                                              : (size_t)max_tbo;
+        cap /= m->nslots;
+        g->slot_cap_steps = cap < 1 ? 1 : cap > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)cap;
+    }
+    if (check_sizes(g, m, err, errlen)) {
+        gl_destroy(&g->base);
+        return prefix_err(name, err, errlen);
+    }
+
+    /* Denormals: probe the stage this engine computes in; FLUSH is asked
+     * for -> flush in hardware, or emulate it in GLSL where the driver keeps
+     * them; KEEP is asked for -> only where the driver keeps them. */
+    glGenVertexArrays(1, &g->vao);
+    glBindVertexArray(g->vao);
+    struct denormal_probe *pr = compute ? &g->probe_comp : &g->probe_frag;
+    if (probe_denormals(g, false, &g->probe_frag, err, errlen)
+        || probe_denormals(g, true, &g->probe_comp, err, errlen)) {
+        gl_destroy(&g->base);
+        return prefix_err(name, err, errlen);
+    }
+    if (o->denormals == DENORMALS_KEEP && probe_keeps(pr)) {
+        g->denormals = DENORMALS_KEEP;
+        g->emulate_flush = false;
+    } else {
+        g->denormals = DENORMALS_FLUSH;
+        g->emulate_flush = !probe_flushes(pr);
+        if (o->denormals == DENORMALS_KEEP)
+            log_warn("%s: denormals 'keep' was asked for, but %s flushes them in %s shaders: "
+                     "running with 'flush'",
+                     name, g->info.renderer, compute ? "compute" : "fragment");
+    }
+
+    if (make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
+        || make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
+        || upload_static(g, m, err, errlen) || build_update_programs(g, m, err, errlen)) {
+        gl_destroy(&g->base);
+        return prefix_err(name, err, errlen);
+    }
+    reset_counter(g);
+    if (check_gl("allocating the field textures", err, errlen)) {
+        gl_destroy(&g->base);
+        return prefix_err(name, err, errlen);
+    }
+
+    const char *fixed = getenv("TEXFDTD_GL_BATCH_STEPS");
+    if (fixed && atoi(fixed) > 0) {
+        g->batch_steps = atoi(fixed);
+        g->batch_fixed = true;
+    } else {
+        const double guess = g->info.software ? 5e7 : 2e9; /* cells per second */
+        const double b = BATCH_FIRST_S * guess / (double)m->ncells;
+        g->batch_steps = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
+    }
+    g->fence_timeout_s = env_double("TEXFDTD_GL_FENCE_TIMEOUT_S", FENCE_TIMEOUT_S_DEFAULT);
+    *out = &g->base;
+    return 0;
+}
+
+static int gl_create(const struct model *m, const struct engine_options *o, struct engine **out,
+                     char *err, size_t errlen)
+{
+    return gl_create_common(m, o, false, out, err, errlen);
+}
+
+static int gl_compute_create(const struct model *m, const struct engine_options *o,
+                             struct engine **out, char *err, size_t errlen)
+{
+    return gl_create_common(m, o, true, out, err, errlen);
+}
+
+/* ---- stepping ---- */
+
+static void pass_h(struct gl_engine *g)
+{
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->hpass.prog);
+    if (g->compute) {
+        glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
+        glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
+                          (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    } else {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    g->h.cur ^= 1;
+}
+
+static void pass_e(struct gl_engine *g, int slot_base)
+{
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->epass.prog);
+    glUniform1i(g->epass.slot_base, slot_base);
+    if (g->compute) {
+        glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+        glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
+                          (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    } else {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    g->ez.cur ^= 1;
+}
+
+/* Slot values of steps t0 .. t0+b-1, step-major, computed in IEEE mode (the
+ * OpenMP threads may still carry a CPU engine's FTZ/DAZ). */
+static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
+{
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < b; s++) {
+#ifdef __SSE__
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr(csr & ~0x8040u);
+#endif
+        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * m->nslots);
+#ifdef __SSE__
+        _mm_setcsr(csr);
+#endif
+    }
+}
+
+/* Wait for batch slot k and check it: in time, no reset, counter right. */
+static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
+{
+    if (!g->pending[k])
+        return 0;
+    g->pending[k] = false;
+    /* The limit holds from the moment the batch began to be sent: drivers
+     * that block while queueing (llvmpipe) spend the batch's time there. */
+    double left = g->fence_timeout_s - (now_seconds() - g->batch_start[k]);
+    const GLuint64 timeout = left > 0 ? (GLuint64)(left * 1e9) : 0;
+    const GLenum r = glClientWaitSync(g->fence[k], GL_SYNC_FLUSH_COMMANDS_BIT, timeout);
+    glDeleteSync(g->fence[k]);
+    g->fence[k] = 0;
+    const double took = now_seconds() - g->batch_start[k];
+    if (r == GL_TIMEOUT_EXPIRED || (r != GL_WAIT_FAILED && took > g->fence_timeout_s))
+        return seterr(err, errlen,
+                      "a batch of %d steps did not finish within %.3g s (fence timeout; %s "
+                      "after %.3g s): the GPU is hung or far slower than measured, results are "
+                      "discarded",
+                      g->batch_len[k], g->fence_timeout_s,
+                      r == GL_TIMEOUT_EXPIRED ? "still running" : "done", took);
+    if (r == GL_WAIT_FAILED)
+        return seterr(err, errlen, "waiting for a fence failed (%s)",
+                      gl_error_name(glGetError()));
+    if (check_reset("at a fence", err, errlen))
+        return -1;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
+    const uint32_t *p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, 8, GL_MAP_READ_BIT);
+    uint32_t got = 0;
+    if (p) {
+        got = p[0];
+        glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    if (!p)
+        return seterr(err, errlen, "cannot map the step counter (%s)",
+                      gl_error_name(glGetError()));
+    if (got != g->expect[k])
+        return seterr(err, errlen,
+                      "the GPU step counter reads %ld steps where %ld were sent: work was "
+                      "dropped or the readback is stale; results are discarded",
+                      (long)got - (long)COUNTER_ONE, (long)g->expect[k] - (long)COUNTER_ONE);
+    return check_gl("after a batch", err, errlen);
+}
+
+static void adapt_batch(struct gl_engine *g, int k)
+{
+    const double now = now_seconds();
+    const double dt = now - g->last_fence_wall;
+    g->last_fence_wall = now;
+    if (g->batch_fixed || dt <= 0)
+        return;
+    double b = g->batch_len[k] * BATCH_TARGET_S / dt;
+    if (b > 4.0 * g->batch_steps)
+        b = 4.0 * g->batch_steps;
+    g->batch_steps = b < 1 ? 1 : b > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)b;
+}
+
+static int gl_step(struct engine *e, int n, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    const struct model *m = e->model;
+    if (g->failed)
+        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
+                      e->ops->name);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    glBindVertexArray(g->vao);
+    glViewport(0, 0, g->nx, g->ny);
+    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
+    bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
+    g->last_fence_wall = now_seconds();
+    int done = 0, rc = 0;
+    while (done < n && !rc) {
+        int b = n - done;
+        b = b < g->batch_steps ? b : g->batch_steps;
+        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
+        const int k = g->batch_no & 1;
+        if ((rc = finish_batch(g, k, err, errlen)))
+            break;
+        const int t0 = e->step + done;
+        g->batch_start[k] = now_seconds();
+        if (m->nslots) {
+            compute_slot_values(g, m, t0, b);
+            glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
+            glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * m->nslots * 4),
+                            g->slot_host);
+            glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        }
+        bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
+        for (int s = 0; s < b; s++) {
+            pass_h(g);
+            pass_e(g, (int)((size_t)s * m->nslots));
+        }
+        g->counted += (uint32_t)b;
+        /* the counter texel of the newest H texture, into this batch's PBO */
+        if (g->compute)
+            glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
+        glReadPixels(g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, NULL);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        g->fence[k] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        glFlush();
+        g->expect[k] = COUNTER_ONE + g->counted;
+        g->batch_len[k] = b;
+        g->pending[k] = true;
+        g->batch_no++;
+        done += b;
+        /* at most two batches in flight: wait for the older one */
+        if (g->pending[1 - k]) {
+            rc = finish_batch(g, 1 - k, err, errlen);
+            adapt_batch(g, 1 - k);
+        }
+    }
+    for (int k = 0; k < 2 && !rc; k++)
+        if (g->pending[k]) {
+            rc = finish_batch(g, k, err, errlen);
+            adapt_batch(g, k);
+        }
+    if (rc) {
+        g->failed = true;
+        prefix_err(e->ops->name, err, errlen);
+    }
+    return rc;
+}
+
+/* ---- reading ---- */
+
+static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (g->failed)
+        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
+                      e->ops->name);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    if (g->compute)
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    float *out = dst;
+    const size_t nx = (size_t)g->nx;
+    if (f == FIELD_EZ) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->ez.fbo[g->ez.cur]);
+        glReadPixels(0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, out);
+    } else if (f == FIELD_HX || f == FIELD_HY) {
+        /* RG texels in bands of rows, split into the one component asked for */
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
+        const int band = 64;
+        float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
+        if (!tmp)
+            return -1;
+        const int c = f == FIELD_HX ? 0 : 1;
+        for (int j0 = 0; j0 < g->ny; j0 += band) {
+            const int rows = g->ny - j0 < band ? g->ny - j0 : band;
+            glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
+            for (size_t q = 0; q < nx * (size_t)rows; q++)
+                out[(size_t)j0 * nx + q] = tmp[2 * q + (size_t)c];
+        }
+        free(tmp);
+        /* the counter texel is not part of the field: Hx there is never
+         * updated, so it is 0 as in the CPU engine */
+        if (f == FIELD_HX)
+            out[(size_t)(g->ny - 1) * nx + nx - 1] = 0.0f;
+    } else {
+        return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
+    }
+    if (check_reset("reading a field", err, errlen) || check_gl("reading a field", err, errlen)) {
+        g->failed = true;
+        return prefix_err(e->ops->name, err, errlen);
+    }
+    return 0;
+}
+
+static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    const struct model *m = e->model;
+    if (g->failed)
+        return seterr(err, errlen, "%s: an earlier check failed", e->ops->name);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    if (!g->color_prog) {
+        char defs[512];
+        make_defines(g, m, false, defs, sizeof defs);
+        const char *st[2] = {"fullscreen.vert", "colormap.frag"};
+        if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
+            return -1;
+        set_coefficients(g->color_prog, m);
+        set_sampler(g->color_prog, "ez_tex", UNIT_EZ);
+        set_sampler(g->color_prog, "mat_tex", UNIT_MAT);
+        const struct {
+            const char *n;
+            double v;
+        } u[] = {{"omega_dt", m->omega_dt},  {"cos_t", m->cos_t},
+                 {"sin_t", m->sin_t},        {"d0", m->d0},
+                 {"courant", m->scene->courant}, {"ramp_steps", m->ramp_steps},
+                 {"amplitude", m->amplitude}};
+        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+            glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, u[k].n),
+                               (float)u[k].v);
+        g->color_tex = make_tex(GL_RGBA8, g->nx, g->ny);
+        if (make_fbo(g->color_tex, &g->color_fbo, "picture (RGBA8)", err, errlen))
+            return -1;
+    }
+    if (g->compute)
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    glBindVertexArray(g->vao);
+    glViewport(0, 0, g->nx, g->ny);
+    glUseProgram(g->color_prog);
+    glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, "step_n"),
+                       (float)e->step);
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->color_fbo);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->color_fbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, g->nx, g->ny, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    if (check_reset("drawing a picture", err, errlen) || check_gl("drawing a picture", err, errlen))
+        return prefix_err(e->ops->name, err, errlen);
+    return 0;
+}
+
+/* ---- describe ---- */
+
+static const char *probe_words(const struct denormal_probe *p)
+{
+    return probe_flushes(p) ? "flushes" : probe_keeps(p) ? "keeps" : "partly flushes";
+}
+
+static void gl_describe(const struct engine *e, struct engine_info *info)
+{
+    const struct gl_engine *g = (const struct gl_engine *)e;
+    snprintf(info->engine, sizeof info->engine, "%s", g->compute ? "gl-compute" : "gl");
+    snprintf(info->device, sizeof info->device, "%.180s (%.60s)", g->info.renderer,
+             g->info.platform);
+    char cuda[32] = "";
+    if (g->info.cuda_device >= 0)
+        snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
+    snprintf(info->detail, sizeof info->detail,
+             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s",
+             g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
+             cuda, denormals_name(g->denormals),
+             g->emulate_flush ? "flushed in GLSL" : "as the driver does",
+             probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
+             g->compute ? "compute" : "fragment",
+             g->compute ? "two compute dispatches per step" : "two fragment passes per step");
+    info->precision = PRECISION_SINGLE;
+    info->denormals = g->denormals;
+}
+
+/* ---- the CLI's helpers ---- */
+
+int gl_print_devices(FILE *out, char *err, size_t errlen)
+{
+    const int n = egl_print_devices(out, err, errlen);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return seterr(err, errlen, "no EGL device gives an OpenGL %d.%d core context",
+                      GL_CTX_MAJOR, GL_CTX_MINOR);
+    return 0;
+}
+
+int gl_probe(int device, char *err, size_t errlen)
+{
+    struct egl_ctx *c;
+    struct egl_ctx_info info;
+    if (egl_context_create(device, &c, &info, err, errlen))
+        return -1;
+    egl_context_destroy(c);
+    return 0;
+}
+
+int gl_engine_steps_per_pass(const struct engine *e)
+{
+    (void)e;
+    return 1;
+}
+
+/* ---- bench helpers ---- */
+
+static bool is_gl_engine(const struct engine *e)
+{
+    return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
+}
+
+int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    const size_t nx = (size_t)g->nx;
+    float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
+    if (!row)
+        return -1;
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        const int comps = pass == 0 ? 1 : 2;
+        glBindTexture(GL_TEXTURE_2D, pass == 0 ? g->ez.tex[g->ez.cur] : g->h.tex[g->h.cur]);
+        for (int j = 0; j < g->ny; j++) {
+            for (size_t q = 0; q < nx * (size_t)comps; q++) {
+                x ^= x << 13; /* xorshift64 */
+                x ^= x >> 7;
+                x ^= x << 17;
+                row[q] = (float)((double)(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+            }
+            if (pass == 0 && (j == 0 || j == g->ny - 1))
+                memset(row, 0, nx * sizeof(float));
+            if (pass == 0) {
+                row[0] = 0;
+                row[nx - 1] = 0;
+            }
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, j, g->nx, 1, pass == 0 ? GL_RED : GL_RG,
+                            GL_FLOAT, row);
+        }
+    }
+    free(row);
+    reset_counter(g);
+    return check_gl("filling random fields", err, errlen);
+}
+
+int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    GLuint q;
+    glGenQueries(1, &q);
+    glBeginQuery(GL_TIME_ELAPSED, q);
+    const int rc = engine_step(e, n, err, errlen);
+    glEndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+    glDeleteQueries(1, &q);
+    *gpu_seconds = (double)ns * 1e-9;
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
+                            char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    GLuint buf[2], q;
+    glGenBuffers(2, buf);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(k ? GL_COPY_WRITE_BUFFER : GL_COPY_READ_BUFFER, buf[k]);
+        glBufferData(k ? GL_COPY_WRITE_BUFFER : GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, NULL,
+                     GL_STATIC_COPY);
+    }
+    if (check_gl("allocating the copy buffers", err, errlen)) {
+        glDeleteBuffers(2, buf);
+        return -1;
+    }
+    /* non-zero contents: one copy from a small patterned buffer would not
+     * fill it; clear with a pattern instead */
+    const GLuint pattern = 0x3f9e3779u;
+    glClearBufferData(GL_COPY_READ_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &pattern);
+    glGenQueries(1, &q);
+    double *t = calloc((size_t)reps + 2, sizeof *t);
+    for (int r = -2; r < reps; r++) { /* two warm-ups */
+        glBeginQuery(GL_TIME_ELAPSED, q);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
+        glEndQuery(GL_TIME_ELAPSED);
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+        if (r >= 0)
+            t[r] = (double)ns * 1e-9;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    *bytes_per_s = 2.0 * (double)bytes / t[reps / 2];
+    free(t);
+    glDeleteQueries(1, &q);
+    glDeleteBuffers(2, buf);
+    return check_gl("copy bandwidth", err, errlen);
+}
+
+int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
+                       double *bytes_per_s, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    const int bpt = format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
+    char defs[64];
+    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", bpt / 4);
+    GLuint prog;
+    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
+    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
+        return -1;
+    GLuint tex = make_tex((GLenum)format, w, h), fbo, q;
+    if (make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
+        glDeleteTextures(1, &tex);
+        glDeleteProgram(prog);
+        return -1;
+    }
+    glUseProgram(prog);
+    glBindVertexArray(g->vao);
+    glViewport(0, 0, w, h);
+    glGenQueries(1, &q);
+    double *t = calloc((size_t)reps, sizeof *t);
+    const int draws = 20;
+    for (int r = -2; r < reps; r++) {
+        glBeginQuery(GL_TIME_ELAPSED, q);
+        for (int d = 0; d < draws; d++) {
+            glUniform1f(glGetUniformLocation(prog, "value"), (float)(r * draws + d) * 1e-3f);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        }
+        glEndQuery(GL_TIME_ELAPSED);
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+        if (r >= 0)
+            t[r] = (double)ns * 1e-9;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    *bytes_per_s = (double)draws * (double)w * (double)h * bpt / t[reps / 2];
+    free(t);
+    glDeleteQueries(1, &q);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    glDeleteProgram(prog);
+    return check_gl("write cap", err, errlen);
+}
+
+const struct engine_ops gl_engine_ops = {
+    .name = "gl",
+    .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
+    .create = gl_create,
+    .step = gl_step,
+    .read_field = gl_read_field,
+    .describe = gl_describe,
+    .destroy = gl_destroy,
+    .render_rgba = gl_render_rgba,
+};
+
+const struct engine_ops gl_compute_engine_ops = {
+    .name = "gl-compute",
+    .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
+    .create = gl_compute_create,
+    .step = gl_step,
+    .read_field = gl_read_field,
+    .describe = gl_describe,
+    .destroy = gl_destroy,
+    .render_rgba = gl_render_rgba,
+};

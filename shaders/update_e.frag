@@ -1,0 +1,20 @@
+/* update_e.frag - the E pass: Ez^{n+1} from Ez^n and (Hx, Hy)^{n+1/2}, one
+ * fragment per cell into the other texture of the R32F pair, then this step's
+ * source-slot value (tabulated on the host, in double, rounded once to float:
+ * model_slot_values_f) for PEC and dielectric cells.  The arithmetic is
+ * ez_cell() in update2d.glsl (cpu/update2d.inc, update_e_row + apply_slots). */
+uniform sampler2D ez_tex;          /* Ez^n, R32F */
+uniform sampler2D h_tex;           /* (Hx, Hy)^{n+1/2}, RG32F */
+uniform usampler2D mat_tex;        /* material index per cell, R8UI */
+uniform usampler2D slot_tex;       /* slot index per cell of the slots' bounding box, R32UI */
+uniform samplerBuffer slot_values; /* this batch's slot values, R32F, step-major */
+uniform int slot_base;             /* this step's first value in slot_values */
+
+out float ez_out;
+
+float slot_value(uint k) { return texelFetch(slot_values, slot_base + int(k)).r; }
+
+void main()
+{
+    ez_out = ez_cell(ez_tex, h_tex, mat_tex, slot_tex, ivec2(gl_FragCoord.xy));
+}
