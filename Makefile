@@ -35,7 +35,7 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo test test-gpu bench-cpu clean
+.PHONY: all deps demo test test-gpu bench-cpu bench-cpml clean
 all: bin/texfdtd
 
 build/%.o: %.c
@@ -50,7 +50,7 @@ bin/texfdtd: build/core/main.o build/libtexfdtd.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/tests/%: tests/%.c build/libtexfdtd.a tests/helpers.h
+build/tests/%: tests/%.c build/libtexfdtd.a tests/helpers.h bench/reflection.h
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< build/libtexfdtd.a $(LDLIBS) $(shell pkg-config --libs criterion 2>/dev/null)
 
@@ -72,6 +72,13 @@ test-gpu: deps
 
 bench-cpu: all
 	bench/cpu.sh
+
+build/bench/%: bench/%.c build/libtexfdtd.a bench/reflection.h
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) -o $@ $< build/libtexfdtd.a $(LDLIBS)
+
+bench-cpml: build/bench/cpml_reflection
+	build/bench/cpml_reflection
 
 clean:
 	rm -rf build bin

@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "util.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 extern const struct engine_ops cpu_engine_ops;
@@ -42,6 +43,21 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         }
         return seterr(err, errlen, "unknown engine '%s': this build has %s", name, list);
     }
+    const struct scene *s = m->scene;
+    const struct {
+        bool needed;
+        unsigned cap;
+        const char *what;
+    } need[] = {
+        {s->boundary == BOUNDARY_CPML, ENGINE_CAP_CPML, "[boundary] type = cpml"},
+        {s->boundary == BOUNDARY_MUR, ENGINE_CAP_MUR, "[boundary] type = mur"},
+        {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
+        {o->precision == PRECISION_DOUBLE, ENGINE_CAP_DOUBLE, "double precision"},
+    };
+    for (size_t k = 0; k < sizeof need / sizeof *need; k++)
+        if (need[k].needed && !(ops->caps & need[k].cap))
+            return seterr(err, errlen, "engine %s does not support %s; use --engine cpu",
+                          name, need[k].what);
     if (ops->create(m, o, out, err, errlen))
         return -1;
     (*out)->ops = ops;

@@ -41,8 +41,18 @@ struct engine_info {
 
 struct engine;
 
+/* What an engine implements beyond PEC scenes; engine_create() refuses a
+ * scene that needs something the engine lacks, rather than run it wrongly. */
+enum engine_caps {
+    ENGINE_CAP_CPML = 1u << 0,
+    ENGINE_CAP_MUR = 1u << 1,
+    ENGINE_CAP_DFT = 1u << 2,
+    ENGINE_CAP_DOUBLE = 1u << 3,
+};
+
 struct engine_ops {
     const char *name;
+    unsigned caps; /* enum engine_caps */
     const char *summary; /* one line for --help */
     int (*create)(const struct model *m, const struct engine_options *o, struct engine **out,
                   char *err, size_t errlen);

@@ -34,6 +34,63 @@ static int inside(const struct scene_object *o, int i, int j)
     return dx * dx + dy * dy <= o->radius * o->radius;
 }
 
+/* Graded CPML profile at position x on an axis of n cells (Roden and Gedney
+ * 2000; Taflove and Hagness, sec. 7.9): depth rho in [0, 1] from the inner
+ * face to the wall,
+ *   sigma = sigma_max rho^m,   kappa = 1 + (kappa_max - 1) rho^m,
+ *   alpha = alpha_max (1 - rho),
+ *   b = exp(-(sigma / kappa + alpha)),   c = sigma (b - 1) / (sigma kappa + kappa^2 alpha),
+ * all in normalised units (sigma dt / eps0, alpha dt / eps0), where the
+ * optimal sigma_max = 0.8 (m + 1) / (eta0 dx) becomes 0.8 (m + 1) S. */
+static void pml_point(const struct scene *s, int n, double x, double *b, double *c, double *ik)
+{
+    const int N = s->cpml_cells;
+    double rho = 0.0;
+    if (x < (double)N)
+        rho = ((double)N - x) / N;
+    else if (x > (double)(n - 1 - N))
+        rho = (x - (double)(n - 1 - N)) / N;
+    rho = rho > 1.0 ? 1.0 : rho;
+    const double m = s->cpml_order;
+    const double sigma = s->cpml_sigma_factor * 0.8 * (m + 1.0) * s->courant * pow(rho, m);
+    const double kappa = 1.0 + (s->cpml_kappa_max - 1.0) * pow(rho, m);
+    const double alpha = s->cpml_alpha_max * (1.0 - rho);
+    *b = exp(-(sigma / kappa + alpha));
+    *c = sigma > 0.0 ? sigma * (*b - 1.0) / (sigma * kappa + kappa * kappa * alpha) : 0.0;
+    *ik = 1.0 / kappa;
+}
+
+static int pml_axis_build(struct pml_axis *a, const struct scene *s, int n, double offset,
+                          char *err, size_t errlen)
+{
+    a->b = xcalloc((size_t)n, sizeof(double), "CPML profile", err, errlen);
+    a->c = xcalloc((size_t)n, sizeof(double), "CPML profile", err, errlen);
+    a->ik = xcalloc((size_t)n, sizeof(double), "CPML profile", err, errlen);
+    a->bf = xcalloc((size_t)n, sizeof(float), "CPML profile", err, errlen);
+    a->cf = xcalloc((size_t)n, sizeof(float), "CPML profile", err, errlen);
+    a->ikf = xcalloc((size_t)n, sizeof(float), "CPML profile", err, errlen);
+    if (!a->b || !a->c || !a->ik || !a->bf || !a->cf || !a->ikf)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        pml_point(s, n, (double)i + offset, &a->b[i], &a->c[i], &a->ik[i]);
+        a->bf[i] = (float)a->b[i];
+        a->cf[i] = (float)a->c[i];
+        a->ikf[i] = (float)a->ik[i];
+    }
+    return 0;
+}
+
+static void pml_axis_free(struct pml_axis *a)
+{
+    free(a->b);
+    free(a->c);
+    free(a->ik);
+    free(a->bf);
+    free(a->cf);
+    free(a->ikf);
+    memset(a, 0, sizeof *a);
+}
+
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -84,6 +141,16 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         for (int b = 0; b < 2; b++)
             m->d0 = fmin(m->d0, xs[a] * m->cos_t + ys[b] * m->sin_t);
     m->d0 += s->front_offset;
+    m->mur_k = (s->courant - 1.0) / (s->courant + 1.0);
+    m->mur_k_f = (float)m->mur_k;
+    if (s->boundary == BOUNDARY_CPML) {
+        m->pml_n = s->cpml_cells;
+        if (pml_axis_build(&m->pml_xe, s, m->nx, 0.0, err, errlen)
+            || pml_axis_build(&m->pml_xh, s, m->nx, 0.5, err, errlen)
+            || pml_axis_build(&m->pml_ye, s, m->ny, 0.0, err, errlen)
+            || pml_axis_build(&m->pml_yh, s, m->ny, 0.5, err, errlen))
+            goto fail;
+    }
     m->omega_dt = scene_omega_dt(s);
     m->ramp_steps = s->ramp_periods * s->cells_per_wavelength / s->courant;
     m->amplitude = s->amplitude;
@@ -97,6 +164,10 @@ void model_free(struct model *m)
 {
     free(m->mat);
     free(m->slot_cell);
+    pml_axis_free(&m->pml_xe);
+    pml_axis_free(&m->pml_xh);
+    pml_axis_free(&m->pml_ye);
+    pml_axis_free(&m->pml_yh);
     m->mat = NULL;
     m->slot_cell = NULL;
 }

@@ -30,6 +30,15 @@ struct material {
     double cinc;   /* -(1 - 1/eps_r): multiplies Einc^{n+1} - Einc^n (dielectric) */
 };
 
+/* CPML coefficients along one axis, per position index (Ez positions i, or
+ * H positions i+1/2), computed in double and rounded once to float:
+ *     psi = b psi + c d;   term = d ik + psi      (d: the field difference)
+ * Positions outside the slabs have b = c = 0, ik = 1 and are never used. */
+struct pml_axis {
+    double *b, *c, *ik;
+    float *bf, *cf, *ikf;
+};
+
 struct model {
     const struct scene *scene;
     int nx, ny;
@@ -41,6 +50,16 @@ struct model {
 
     double ch;    /* S: Hx -= ch*(dEz/dy), Hy += ch*(dEz/dx) */
     float ch_f;
+
+    /* CPML ([boundary] type = cpml): slabs of pml_n cells at each wall.
+     * Slab membership and storage column (0 .. pml_n-1 on each side) are
+     * given by pml_slab_e / pml_slab_h below. */
+    int pml_n;
+    struct pml_axis pml_xe, pml_xh, pml_ye, pml_yh;
+
+    /* Mur first order: (S - 1) / (S + 1) */
+    double mur_k;
+    float mur_k_f;
 
     /* Source slots in increasing cell order. */
     size_t nslots;
@@ -74,6 +93,33 @@ void model_slot_values_d(const struct model *m, int n, double *out);
  * the phasor -i exp(-i k (x cos(theta) + y sin(theta) - d0)), k = 2 pi / N_lambda.
  * Computed in double; engines round once to their precision. */
 void model_dft_weight(const struct model *m, int n, double *re, double *im);
+
+/* CPML slab membership along an axis of n positions with N-cell slabs.
+ * E positions i: left slab 1 .. N-1, right slab n-N .. n-2.
+ * H positions i+1/2: left 0 .. N-1, right n-1-N .. n-2.
+ * Return the side (0 left, 1 right) or -1, and the storage column in *k:
+ * i on the left, i - (n-1-N) on the right (E uses columns 1 .. N-1). */
+static inline int pml_slab_e(int n, int N, int i, int *k)
+{
+    if (N <= 0)
+        return -1;
+    if (i >= 1 && i <= N - 1)
+        return *k = i, 0;
+    if (i >= n - N && i <= n - 2)
+        return *k = i - (n - 1 - N), 1;
+    return -1;
+}
+
+static inline int pml_slab_h(int n, int N, int i, int *k)
+{
+    if (N <= 0)
+        return -1;
+    if (i >= 0 && i <= N - 1)
+        return *k = i, 0;
+    if (i >= n - 1 - N && i <= n - 2)
+        return *k = i - (n - 1 - N), 1;
+    return -1;
+}
 
 /* Bytes of field storage a 2D engine needs per cell: 3 fields. */
 size_t model_field_bytes(const struct model *m, size_t elem_size);

@@ -161,7 +161,9 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
     int rc = 0;
     const hsize_t dims[2] = {(hsize_t)m->ny, (hsize_t)m->nx};
     const hid_t type = prec == PRECISION_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-    for (int f = 0; f < FIELD_COUNT && !rc; f++) {
+    /* the DFT phasors go with the final fields, once the sum is complete */
+    const int nfields = !strcmp(group, "/") && m->scene->dft ? FIELD_EZ_DFT_IM + 1 : FIELD_COUNT;
+    for (int f = 0; f < nfields && !rc; f++) {
         if (engine_read(e, (enum field)f, buf, err, errlen)) {
             rc = -1;
             break;

@@ -231,7 +231,8 @@ static const char *const grid_keys[] = {"nx", "ny", "steps", "courant", "cells_p
                                         NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", NULL};
-static const char *const boundary_keys[] = {"type", NULL};
+static const char *const boundary_keys[] = {"type", "cells", "order", "sigma_factor",
+                                            "kappa_max", "alpha_max", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
 static const char *const dft_keys[] = {"start_step", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
@@ -339,14 +340,44 @@ static int interpret_source(struct entries *es, struct scene *s, char *err, size
 
 static int interpret_boundary(struct entries *es, struct scene *s, char *err, size_t errlen)
 {
+    static const char *const types[] = {"pec", "cpml", "mur", NULL};
     const struct entry *x = GET("boundary", "type");
-    s->boundary = BOUNDARY_PEC;
-    if (!x || !strcmp(x->value, "pec"))
-        return 0;
-    if (!strcmp(x->value, "cpml") || !strcmp(x->value, "mur"))
-        BAD(x, "type = %s is not available yet: only pec is implemented in this version",
-            x->value);
-    BAD(x, "type = '%s' is not one of: pec", x->value);
+    int t = 0;
+    if (x && parse_choice(x, types, &t, err, errlen))
+        return -1;
+    s->boundary = (enum boundary_type)t;
+    s->cpml_cells = 10;
+    s->cpml_order = 3.0;
+    s->cpml_sigma_factor = 1.0;
+    s->cpml_kappa_max = 1.0;
+    s->cpml_alpha_max = 0.0;
+    static const char *const cpml_only[] = {"cells", "order", "sigma_factor", "kappa_max",
+                                            "alpha_max"};
+    for (int k = 0; k < 5; k++)
+        if ((x = GET("boundary", cpml_only[k])) && s->boundary != BOUNDARY_CPML)
+            BAD(x, "%s applies to type = cpml only", x->key);
+    if ((x = GET("boundary", "cells")) && parse_int(x, 1, 1000, &s->cpml_cells, err, errlen))
+        return -1;
+    if ((x = GET("boundary", "order")) && parse_double(x, 0.0, 10.0, false, &s->cpml_order, err, errlen))
+        return -1;
+    if ((x = GET("boundary", "sigma_factor"))
+        && parse_double(x, 0.0, 100.0, false, &s->cpml_sigma_factor, err, errlen))
+        return -1;
+    if ((x = GET("boundary", "kappa_max"))
+        && parse_double(x, 1.0, 1000.0, false, &s->cpml_kappa_max, err, errlen))
+        return -1;
+    if ((x = GET("boundary", "alpha_max"))
+        && parse_double(x, 0.0, 10.0, false, &s->cpml_alpha_max, err, errlen))
+        return -1;
+    if (s->boundary == BOUNDARY_CPML && (2 * s->cpml_cells + 4 > s->nx || 2 * s->cpml_cells + 4 > s->ny))
+        BAD(GET("boundary", "type"), "a %d-cell CPML on each side leaves no interior in a %d x %d grid",
+            s->cpml_cells, s->nx, s->ny);
+    return 0;
+}
+
+int scene_interior_margin(const struct scene *s)
+{
+    return s->boundary == BOUNDARY_CPML ? s->cpml_cells + 1 : s->boundary == BOUNDARY_MUR ? 2 : 1;
 }
 
 static int interpret_monitor(struct entries *es, struct scene *s, const char *path, char *err,
@@ -376,14 +407,17 @@ static int interpret_output(struct entries *es, struct scene *s, char *err, size
     return 0;
 }
 
-/* The object must lie inside the grid's interior: the outer ring of cells is
- * the PEC wall, so cell centres 1 .. n-2 are available. */
-static int check_extent(const struct entry *x, const char *name, char axis, double lo, double hi,
-                        int n, char *err, size_t errlen)
+/* The object must lie inside the grid's interior: not on the outer PEC ring,
+ * the Mur layer or the CPML slabs (scene_interior_margin). */
+static int check_extent(const struct entry *x, const struct scene *s, const char *name, char axis,
+                        double lo, double hi, int n, char *err, size_t errlen)
 {
-    if (lo < 1.0 || hi > (double)(n - 2))
-        BAD(x, "object.%s spans %c = %g to %g, outside the grid interior 1 to %d", name, axis, lo,
-            hi, n - 2);
+    static const char *const layer[] = {"", " (the CPML slabs take the cells beyond)",
+                                        " (Mur needs a free cell inside each wall)"};
+    const int k = scene_interior_margin(s);
+    if (lo < (double)k || hi > (double)(n - 1 - k))
+        BAD(x, "object.%s spans %c = %g to %g, outside the grid interior %d to %d%s", name, axis,
+            lo, hi, k, n - 1 - k, layer[s->boundary]);
     return 0;
 }
 
@@ -456,10 +490,10 @@ static int interpret_object(struct entries *es, const char *section, struct scen
         hx = hy = o->radius;
     }
     x = GET(section, "center_x");
-    if (check_extent(x, name, 'x', o->center_x - hx, o->center_x + hx, s->nx, err, errlen))
+    if (check_extent(x, s, name, 'x', o->center_x - hx, o->center_x + hx, s->nx, err, errlen))
         return -1;
     x = GET(section, "center_y");
-    return check_extent(x, name, 'y', o->center_y - hy, o->center_y + hy, s->ny, err, errlen);
+    return check_extent(x, s, name, 'y', o->center_y - hy, o->center_y + hy, s->ny, err, errlen);
 }
 
 /* True if entry i is the first one of an [object.NAME] section. */

@@ -18,7 +18,7 @@
 
 enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE };
 enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
-enum boundary_type { BOUNDARY_PEC };
+enum boundary_type { BOUNDARY_PEC, BOUNDARY_CPML, BOUNDARY_MUR };
 enum source_type { SOURCE_PLANE_WAVE };
 
 struct scene_object {
@@ -51,6 +51,13 @@ struct scene {
 
     /* [boundary] */
     enum boundary_type boundary;
+    /* CPML (Roden and Gedney 2000), graded over `cpml_cells` cells next to
+     * the outer wall; see core/model.h for the profiles */
+    int cpml_cells;
+    double cpml_order;        /* m: sigma and kappa grow as depth^m */
+    double cpml_sigma_factor; /* sigma_max / sigma_opt, sigma_opt = 0.8 (m+1) / (eta0 dx) */
+    double cpml_kappa_max;
+    double cpml_alpha_max;    /* alpha dt / eps0 at the inner face, falling linearly to 0 */
 
     /* [object.NAME] in file order; later objects paint over earlier ones */
     struct scene_object *objects;
@@ -76,6 +83,10 @@ void scene_free(struct scene *s);
 double scene_omega_dt(const struct scene *s);
 /* The 2D stability limit 1/sqrt(2) of the square Yee grid. */
 #define COURANT_LIMIT_2D 0.70710678118654752440
+/* First and last cell index (per axis) an object may occupy: outside the
+ * outer PEC ring, the Mur layer or the CPML slabs. */
+int scene_interior_margin(const struct scene *s);
+
 /* Physical cell size and time step in metres and seconds. */
 double scene_dx(const struct scene *s);
 double scene_dt(const struct scene *s);

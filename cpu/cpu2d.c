@@ -20,6 +20,11 @@
 struct cpu_fields {
     void *ez, *hx, *hy; /* REAL[ny][nx] each */
     bool *vacuum_row;   /* row j holds vacuum cells only */
+    /* CPML memory, only inside the slabs (N = model->pml_n):
+     * psi_hxy, psi_ezy: [2 sides][N rows][nx]; psi_hyx, psi_ezx: [2][ny][N] */
+    void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
+    void *mur_old, *mur_wall; /* Mur: old rows 1, ny-2 and 0, ny-1: [2][nx] */
+    void *dft_re, *dft_im;    /* [ny][nx] when the scene has [monitor.dft] */
 };
 
 struct cpu_engine {
@@ -78,6 +83,14 @@ static void cpu_destroy(struct engine *e)
     free(c->f.hx);
     free(c->f.hy);
     free(c->f.vacuum_row);
+    free(c->f.psi_hxy);
+    free(c->f.psi_ezy);
+    free(c->f.psi_hyx);
+    free(c->f.psi_ezx);
+    free(c->f.mur_old);
+    free(c->f.mur_wall);
+    free(c->f.dft_re);
+    free(c->f.dft_im);
     free(c->slot_v);
     free(c);
 }
@@ -93,7 +106,18 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || !(c->f.hx = alloc_field(m->ncells, elem, "Hx", err, errlen))
         || !(c->f.hy = alloc_field(m->ncells, elem, "Hy", err, errlen))
         || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
-        || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))) {
+        || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))
+        || (m->pml_n
+            && (!(c->f.psi_hxy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_ezy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_hyx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_ezx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))))
+        || (m->scene->boundary == BOUNDARY_MUR
+            && (!(c->f.mur_old = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))
+                || !(c->f.mur_wall = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))))
+        || (m->scene->dft
+            && (!(c->f.dft_re = alloc_field(m->ncells, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = alloc_field(m->ncells, elem, "DFT", err, errlen))))) {
         cpu_destroy(&c->base);
         return -1;
     }
@@ -134,16 +158,24 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
         /* slot values are computed in IEEE mode (see model.h), then the
          * sweep and the slot update run in the engine's denormal mode */
         _mm_setcsr(saved_csr);
+        const bool dft = m->scene->dft && t + 1 > m->scene->dft_start;
+        double wr = 0, wi = 0;
+        if (dft)
+            model_dft_weight(m, t + 1, &wr, &wi);
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
-            sweep_f(&c->f, m, m->ch_f, c->cezh_f, e->opt.denormals);
+            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
+            if (dft)
+                dft_accumulate_f(&c->f, m->ncells, (float)wr, (float)wi, e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
-            sweep_d(&c->f, m, m->ch, c->cezh_d, e->opt.denormals);
+            sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
+            if (dft)
+                dft_accumulate_d(&c->f, m->ncells, wr, wi, e->opt.denormals);
         }
     }
     _mm_setcsr(saved_csr);
@@ -152,14 +184,22 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 
 static void *cpu_field(struct cpu_engine *c, enum field f)
 {
-    return f == FIELD_EZ ? c->f.ez : f == FIELD_HX ? c->f.hx : f == FIELD_HY ? c->f.hy : NULL;
+    switch (f) {
+    case FIELD_EZ: return c->f.ez;
+    case FIELD_HX: return c->f.hx;
+    case FIELD_HY: return c->f.hy;
+    case FIELD_EZ_DFT_RE: return c->f.dft_re;
+    case FIELD_EZ_DFT_IM: return c->f.dft_im;
+    }
+    return NULL;
 }
 
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     const void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
-        return seterr(err, errlen, "cpu engine: no field %d", (int)f);
+        return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
+                      f >= FIELD_EZ_DFT_RE ? " (it has no [monitor.dft])" : "");
     memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
     return 0;
 }
@@ -208,6 +248,7 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_DOUBLE,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,

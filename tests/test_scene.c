@@ -156,12 +156,34 @@ Test(scene, object_outside_grid)
                  "interior 1 to 62");
 }
 
-Test(scene, absorbing_boundaries_not_yet)
+Test(scene, boundary_keys)
 {
-    const char *sets[] = {"boundary.type=cpml"};
-    expect_error(base_scene, sets, 1,
-                 "--set boundary.type: type = cpml is not available yet: only pec is "
-                 "implemented in this version");
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=5", "object.box.width=8"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, cpml, 3);
+    cr_assert_eq(t.scene.boundary, BOUNDARY_CPML);
+    cr_assert_eq(t.scene.cpml_cells, 5);
+    cr_assert_eq(t.model.pml_n, 5);
+    /* the profile vanishes at the inner face and grows toward the wall */
+    cr_assert_eq(t.model.pml_xe.c[5], 0.0);
+    cr_assert_lt(t.model.pml_xe.c[1], t.model.pml_xe.c[3]);
+    cr_assert_lt(t.model.pml_xe.b[1], 1.0);
+    setup_free(&t);
+
+    const char *pec_cells[] = {"boundary.cells=5"};
+    expect_error(base_scene, pec_cells, 1,
+                 "--set boundary.cells: cells applies to type = cpml only");
+    const char *inside[] = {"boundary.type=cpml", "boundary.cells=22"};
+    expect_error(base_scene, inside, 2,
+                 "FILE:13: object.box spans y = 20.75 to 27.25, outside the grid interior 23 to "
+                 "24 (the CPML slabs take the cells beyond)");
+    const char *bad[] = {"boundary.type=upml"};
+    expect_error(base_scene, bad, 1,
+                 "--set boundary.type: type = 'upml' is not one of: pec | cpml | mur");
+    const char *thick[] = {"boundary.type=cpml", "boundary.cells=30"};
+    expect_error(base_scene, thick, 2,
+                 "--set boundary.type: a 30-cell CPML on each side leaves no interior in a 64 x "
+                 "48 grid");
 }
 
 Test(scene, dielectric_needs_eps_r)
