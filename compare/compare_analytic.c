@@ -1,0 +1,3 @@
+/* placeholder, replaced below */
+#include "cmp.h"
+int compare_analytic(const struct cmp_args *a, struct scene *s) { (void)a; (void)s; return 1; }
