@@ -90,6 +90,8 @@ struct gl_engine {
     GLuint mat_tex, slot_tex, vao;
     int slot_x0, slot_y0, slot_w, slot_h;
     struct pass hpass, epass;
+    bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
+    struct pass hepass;
 
     size_t nslots;
     int slot_cap_steps;  /* steps of slot values one buffer holds */
@@ -358,6 +360,22 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
             glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
     }
     g->epass.slot_base = glGetUniformLocation(g->epass.prog, "slot_base");
+    if (g->fused) {
+        const char *he[1] = {"update_he.comp"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
+                             errlen))
+            return -1;
+        const GLuint p = g->hepass.prog;
+        set_coefficients(p, m);
+        set_sampler(p, "ez_tex", UNIT_EZ);
+        set_sampler(p, "h_tex", UNIT_H);
+        set_sampler(p, "mat_tex", UNIT_MAT);
+        set_sampler(p, "slot_tex", UNIT_SLOT);
+        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
+        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
+        g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
+    }
     return check_gl("building the update programs", err, errlen);
 }
 
@@ -437,6 +455,7 @@ static void gl_destroy(struct engine *e)
         glDeleteVertexArrays(1, &g->vao);
         glDeleteProgram(g->hpass.prog);
         glDeleteProgram(g->epass.prog);
+        glDeleteProgram(g->hepass.prog);
         glDeleteProgram(g->color_prog);
         glDeleteFramebuffers(1, &g->color_fbo);
         glDeleteTextures(1, &g->color_tex);
@@ -546,6 +565,8 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     if (!g)
         return -1;
     g->compute = compute;
+    const char *fz = getenv("TEXFDTD_GL_FUSED");
+    g->fused = compute && !(fz && !strcmp(fz, "0"));
     g->nx = m->nx;
     g->ny = m->ny;
     g->nslots = m->nslots;
@@ -672,6 +693,22 @@ static void pass_e(struct gl_engine *g, int slot_base)
     g->ez.cur ^= 1;
 }
 
+/* H and E of one step in one dispatch (gl-compute, fused). */
+static void pass_he(struct gl_engine *g, int slot_base)
+{
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->hepass.prog);
+    glUniform1i(g->hepass.slot_base, slot_base);
+    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
+    glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
+                      (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    g->h.cur ^= 1;
+    g->ez.cur ^= 1;
+}
+
 /* Slot values of steps t0 .. t0+b-1, step-major, computed in IEEE mode (the
  * OpenMP threads may still carry a CPU engine's FTZ/DAZ). */
 static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
@@ -780,8 +817,12 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
         }
         bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
         for (int s = 0; s < b; s++) {
-            pass_h(g);
-            pass_e(g, (int)((size_t)s * m->nslots));
+            if (g->fused) {
+                pass_he(g, (int)((size_t)s * m->nslots));
+            } else {
+                pass_h(g);
+                pass_e(g, (int)((size_t)s * m->nslots));
+            }
         }
         g->counted += (uint32_t)b;
         /* the counter texel of the newest H texture, into this batch's PBO */
@@ -939,7 +980,9 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              g->emulate_flush ? "flushed in GLSL" : "as the driver does",
              probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
              g->compute ? "compute" : "fragment",
-             g->compute ? "two compute dispatches per step" : "two fragment passes per step");
+             g->fused     ? "one fused compute dispatch per step"
+             : g->compute ? "two compute dispatches per step"
+                          : "two fragment passes per step");
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }

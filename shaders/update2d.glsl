@@ -106,19 +106,30 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
  * one.  slot_value(k) is this step's value of slot k. */
 float slot_value(uint k);
 
-float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p)
+/* ez_cell() with the new H of the cell and its west and south neighbours
+ * given (the fused compute pass keeps them in shared memory). */
+float ez_cell_h(sampler2D ez_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h,
+                float hy_w, float hx_s)
 {
     float ez = texelFetch(ez_tex, p, 0).r;
     const uint m = texelFetch(mat_tex, p, 0).r;
-    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2) {
-        const vec2 h = texelFetch(h_tex, p, 0).rg;
-        const float hy_w = texelFetch(h_tex, p - ivec2(1, 0), 0).g;
-        const float hx_s = texelFetch(h_tex, p - ivec2(0, 1), 0).r;
+    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
         ez = update_ez(ez, cezh[m], h.y, hy_w, h.x, hx_s);
-    }
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));
     }
     return ez;
+}
+
+float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p)
+{
+    vec2 h = vec2(0.0);
+    float hy_w = 0.0, hx_s = 0.0;
+    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2) {
+        h = texelFetch(h_tex, p, 0).rg;
+        hy_w = texelFetch(h_tex, p - ivec2(1, 0), 0).g;
+        hx_s = texelFetch(h_tex, p - ivec2(0, 1), 0).r;
+    }
+    return ez_cell_h(ez_tex, mat_tex, slot_tex, p, h, hy_w, hx_s);
 }

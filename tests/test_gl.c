@@ -166,6 +166,15 @@ Test(gl_compute, dielectric_equals_cpu)
 }
 Test(gl_compute, oblique_equals_cpu) { agree("gl-compute", OBLIQUE, 250, DENORMALS_FLUSH, NULL); }
 
+/* gl-compute runs fused (one dispatch per step) by default; the two-dispatch
+ * variant must give the same bits too. */
+Test(gl_compute, two_dispatches_equal_cpu)
+{
+    setenv("TEXFDTD_GL_FUSED", "0", 1);
+    agree("gl-compute", OBLIQUE, 250, DENORMALS_FLUSH, NULL);
+    agree("gl-compute", DIELECTRIC, 250, DENORMALS_FLUSH, NULL);
+}
+
 /* Asked for flush, both engines must deliver flush (in hardware or in GLSL). */
 Test(gl, reports_flush_when_asked)
 {
