@@ -542,7 +542,7 @@ static void plot(const struct ctx *c)
         return;
     }
     fprintf(f, "# gnuplot script written by texfdtd compare (data as in compare.csv)\n");
-    fprintf(f, "set terminal %s size 1000,900\nset output '%s/compare.png'\n", term, c->outdir);
+    fprintf(f, "set terminal %s size 1000,900 noenhanced\nset output '%s/compare.png'\n", term, c->outdir);
     for (int panel = 0; panel < 2; panel++)
         for (int k = 0; k < c->n; k++)
             for (int fl = 0; fl < FIELD_COUNT && k != c->ref; fl++) {
