@@ -52,7 +52,6 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->boundary == BOUNDARY_CPML, ENGINE_CAP_CPML, "[boundary] type = cpml"},
         {s->boundary == BOUNDARY_MUR, ENGINE_CAP_MUR, "[boundary] type = mur"},
         {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
-        {o->precision == PRECISION_DOUBLE, ENGINE_CAP_DOUBLE, "double precision"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))

@@ -42,12 +42,12 @@ struct engine_info {
 struct engine;
 
 /* What an engine implements beyond PEC scenes; engine_create() refuses a
- * scene that needs something the engine lacks, rather than run it wrongly. */
+ * scene that needs something the engine lacks, rather than run it wrongly.
+ * (Precision is the engine's own to check: it knows why it refuses.) */
 enum engine_caps {
     ENGINE_CAP_CPML = 1u << 0,
     ENGINE_CAP_MUR = 1u << 1,
     ENGINE_CAP_DFT = 1u << 2,
-    ENGINE_CAP_DOUBLE = 1u << 3,
 };
 
 struct engine_ops {

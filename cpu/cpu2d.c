@@ -248,7 +248,7 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
-    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_DOUBLE,
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
