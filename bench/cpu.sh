@@ -51,9 +51,9 @@ for n in $SIZES; do
     echo "| ${n}² | $r1 | $rN | $pm |"
 done
 
-if /usr/bin/python3 -c 'import meep' 2>/dev/null; then
+if /usr/bin/python3 -c 'import meep' >/dev/null 2>&1; then
     echo
-    echo "Meep $(/usr/bin/python3 -c 'import meep; print(meep.__version__)' 2>/dev/null | tail -1), same problem (bench/peers/meep_takada.py):"
+    echo "Meep $(/usr/bin/python3 -c 'import meep; print(meep.__version__)' 2>/dev/null | grep -v Elapsed | tail -1), same problem (bench/peers/meep_takada.py):"
     for n in $SIZES; do
         [ "$n" -le 1024 ] || continue
         /usr/bin/python3 bench/peers/meep_takada.py --n "$n" --steps "$STEPS" 2>/dev/null | grep '^| Meep'

@@ -228,7 +228,7 @@ int cmp_parse_spec(const char *text, struct cmp_spec *sp, char *err, size_t errl
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         if (strcmp(text, known[k].label))
             continue;
-        if (!engine_find(known[k].engine)) {
+        if (!engine_find(known[k].engine, 0)) {
             seterr(err, errlen, "engine %s is not in this build", known[k].engine);
             return EXIT_BADINPUT;
         }
@@ -240,7 +240,7 @@ int cmp_parse_spec(const char *text, struct cmp_spec *sp, char *err, size_t errl
         return 0;
     }
     /* any other engine of this build (e.g. cuda), in single precision */
-    const struct engine_ops *ops = engine_find(text);
+    const struct engine_ops *ops = engine_find(text, 0);
     if (ops && strlen(text) < sizeof sp->label) {
         snprintf(sp->label, sizeof sp->label, "%s", text);
         sp->engine = ops->name;

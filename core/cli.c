@@ -296,7 +296,7 @@ static void progress_show(struct progress *p, const struct scene *s, int step, d
     if (!final && t - p->last < (p->tty ? 0.5 : 10.0))
         return;
     p->last = t;
-    const double cells = (double)s->nx * s->ny;
+    const double cells = (double)s->nx * s->ny * s->nz;
     const double rate = busy > 0 ? cells * step / busy / 1e6 : 0;
     const double left = step > 0 ? (t - p->start) * (s->steps - step) / step : 0;
     fprintf(stderr, "%sstep %d/%d  %.0f Mcells/s  %.1f s left%s", p->tty ? "\r" : "", step,
@@ -330,7 +330,7 @@ static int cmd_run(int argc, char **argv)
         snprintf(outdir, sizeof outdir, "out/%s", s.name);
 
     const char *engine = a.engine ? a.engine : default_engine(&a);
-    const struct engine_ops *ops = engine_find(engine);
+    const struct engine_ops *ops = engine_find(engine, 0);
     if (!ops) {
         engine_create(engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
         fprintf(stderr, "texfdtd: %s\n", err);
@@ -338,12 +338,15 @@ static int cmd_run(int argc, char **argv)
     }
 
     /* memory, before allocating anything large */
-    const double cells = (double)s.nx * (double)s.ny;
-    const double need = cells * (3.0 * (double)precision_size(a.precision) + 1.0);
+    const double cells = (double)s.nx * (double)s.ny * (double)s.nz;
+    enum field fl[6];
+    const double need = cells * (scene_fields(&s, fl) * (double)precision_size(a.precision) + 1.0);
     const double avail = mem_available_bytes();
-    log_info("%s: %d x %d cells, %d steps, %s precision, engine %s; host memory %s (%.0f bytes "
+    char dims[64];
+    snprintf(dims, sizeof dims, s.nz > 1 ? "%d x %d x %d" : "%d x %d", s.nx, s.ny, s.nz);
+    log_info("%s: %s cells, %d steps, %s precision, engine %s; host memory %s (%.0f bytes "
              "per cell)",
-             a.scene, s.nx, s.ny, s.steps, precision_name(a.precision), engine,
+             a.scene, dims, s.steps, precision_name(a.precision), engine,
              fmt_bytes(need, b1, sizeof b1), need / cells);
     if (avail > 0 && need > avail) {
         fprintf(stderr, "texfdtd: %s: the grid needs %s of host memory, %s is available\n",

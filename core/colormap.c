@@ -17,7 +17,7 @@ void colormap_rgb(double v, uint8_t rgb[3])
         rgb[k] = (uint8_t)lround(a[k] + (b[k] - a[k]) * t);
 }
 
-void colormap_total_field(const struct model *m, const void *ez, int is_double, int n,
+void colormap_total_field(const struct model *m, const void *ez, int is_double, int n, int k,
                           uint8_t *rgba)
 {
     const double scale = 1.0 / (2.0 * m->amplitude);
@@ -25,7 +25,7 @@ void colormap_total_field(const struct model *m, const void *ez, int is_double, 
         for (int i = 0; i < m->nx; i++) {
             const size_t c = (size_t)i + (size_t)j * (size_t)m->nx;
             uint8_t *p = rgba + 4 * c;
-            const struct material *t = &m->mats[m->mat[c]];
+            const struct material *t = &m->mats[m->mat[c + (size_t)k * m->nx * m->ny]];
             p[3] = 255;
             if (t->kind == MATERIAL_PEC) {
                 p[0] = p[1] = p[2] = 0;

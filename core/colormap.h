@@ -20,8 +20,9 @@
 void colormap_rgb(double v, uint8_t rgb[3]);
 
 /* Colour the total field Ez_total = ez (scattered, float or double as the
- * precision says) + Ez_inc at step n, into rgba[ny][nx][4], row 0 = j = 0. */
-void colormap_total_field(const struct model *m, const void *ez, int is_double, int n,
+ * precision says) + Ez_inc at step n, into rgba[ny][nx][4], row 0 = j = 0.
+ * ez is the z slice k ([ny][nx]); k = 0 for a 2D scene. */
+void colormap_total_field(const struct model *m, const void *ez, int is_double, int n, int k,
                           uint8_t *rgba);
 
 #endif

@@ -6,6 +6,13 @@
 #include <string.h>
 
 extern const struct engine_ops cpu_engine_ops;
+#ifdef TEXFDTD_HAVE_CPU3D
+extern const struct engine_ops cpu3d_engine_ops;
+#endif
+#ifdef TEXFDTD_HAVE_CUDA
+extern const struct engine_ops cuda_engine_ops;
+extern const struct engine_ops cuda3d_engine_ops;
+#endif
 #ifdef TEXFDTD_HAVE_GL
 extern const struct engine_ops gl_engine_ops;
 extern const struct engine_ops gl_compute_engine_ops;
@@ -13,6 +20,13 @@ extern const struct engine_ops gl_compute_engine_ops;
 
 static const struct engine_ops *const engines[] = {
     &cpu_engine_ops,
+#ifdef TEXFDTD_HAVE_CPU3D
+    &cpu3d_engine_ops,
+#endif
+#ifdef TEXFDTD_HAVE_CUDA
+    &cuda_engine_ops,
+    &cuda3d_engine_ops,
+#endif
 #ifdef TEXFDTD_HAVE_GL
     &gl_engine_ops,
     &gl_compute_engine_ops,
@@ -22,19 +36,24 @@ static const struct engine_ops *const engines[] = {
 
 const struct engine_ops *const *engine_list(void) { return engines; }
 
-const struct engine_ops *engine_find(const char *name)
+const struct engine_ops *engine_find(const char *name, int dims)
 {
-    for (int i = 0; engines[i]; i++)
-        if (!strcmp(engines[i]->name, name))
+    for (int i = 0; engines[i]; i++) {
+        const int d = engines[i]->caps & ENGINE_CAP_3D ? 3 : 2;
+        if (!strcmp(engines[i]->name, name) && (dims == 0 || dims == d))
             return engines[i];
+    }
     return NULL;
 }
 
 int engine_create(const char *name, const struct model *m, const struct engine_options *o,
                   struct engine **out, char *err, size_t errlen)
 {
-    const struct engine_ops *ops = engine_find(name);
+    const struct engine_ops *ops = engine_find(name, 0);
     *out = NULL;
+    if (ops && m && !(ops = engine_find(name, m->nz > 1 ? 3 : 2)))
+        return seterr(err, errlen, "engine %s cannot run %s scenes in this build", name,
+                      m->nz > 1 ? "3D" : "2D");
     if (!ops) {
         char list[256] = "";
         for (int i = 0; engines[i]; i++) {
@@ -52,6 +71,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->boundary == BOUNDARY_CPML, ENGINE_CAP_CPML, "[boundary] type = cpml"},
         {s->boundary == BOUNDARY_MUR, ENGINE_CAP_MUR, "[boundary] type = mur"},
         {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
+        {s->source_type == SOURCE_POINT, ENGINE_CAP_POINT, "[source] type = point"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))
@@ -104,8 +124,17 @@ void engine_destroy(struct engine *e)
 
 const char *field_name(enum field f)
 {
-    static const char *const n[] = {"ez", "hx", "hy", "ez_dft_re", "ez_dft_im"};
-    return (unsigned)f <= FIELD_EZ_DFT_IM ? n[f] : "?";
+    static const char *const n[] = {"ez", "hx", "hy", "ez_dft_re", "ez_dft_im", "ex", "ey", "hz"};
+    return (unsigned)f <= FIELD_HZ ? n[f] : "?";
+}
+
+int scene_fields(const struct scene *s, enum field out[6])
+{
+    static const enum field f2[] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+    static const enum field f3[] = {FIELD_EX, FIELD_EY, FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_HZ};
+    const int n = scene_is_3d(s) ? 6 : 3;
+    memcpy(out, n == 6 ? f3 : f2, (size_t)n * sizeof *out);
+    return n;
 }
 
 const char *precision_name(enum precision p) { return p == PRECISION_DOUBLE ? "double" : "single"; }

@@ -16,7 +16,14 @@
 
 /* FIELD_COUNT counts the time-domain fields; the DFT phasors of Ez (only when
  * the scene has [monitor.dft]) follow them. */
-enum field { FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT, FIELD_EZ_DFT_RE = FIELD_COUNT, FIELD_EZ_DFT_IM };
+enum field {
+    FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT,
+    FIELD_EZ_DFT_RE = FIELD_COUNT, FIELD_EZ_DFT_IM,
+    FIELD_EX, FIELD_EY, FIELD_HZ /* 3D only */
+};
+/* The time-domain fields of a scene: ez, hx, hy (2D) or ex, ey, ez, hx, hy,
+ * hz (3D), in that order; returns how many. */
+int scene_fields(const struct scene *s, enum field out[6]);
 enum precision { PRECISION_SINGLE, PRECISION_DOUBLE };
 /* Denormal treatment of float arithmetic.  FLUSH is x86 SSE with FTZ and DAZ
  * set, which is what the NVIDIA and Mesa fragment shaders do; KEEP is IEEE
@@ -48,6 +55,8 @@ enum engine_caps {
     ENGINE_CAP_CPML = 1u << 0,
     ENGINE_CAP_MUR = 1u << 1,
     ENGINE_CAP_DFT = 1u << 2,
+    ENGINE_CAP_POINT = 1u << 3, /* [source] type = point */
+    ENGINE_CAP_3D = 1u << 4,    /* a 3D engine: takes nz > 1 scenes, and only those */
 };
 
 struct engine_ops {
@@ -79,9 +88,12 @@ struct engine {
     int step; /* completed time steps */
 };
 
-/* Engines known to this build, NULL-terminated. */
+/* Engines known to this build, NULL-terminated.  A name may appear twice,
+ * once as a 2D and once as a 3D engine (ENGINE_CAP_3D): "cpu" runs both. */
 const struct engine_ops *const *engine_list(void);
-const struct engine_ops *engine_find(const char *name);
+/* The engine called name for a scene of that dimension (2 or 3); with dims =
+ * 0, any engine of that name.  NULL if there is none. */
+const struct engine_ops *engine_find(const char *name, int dims);
 
 /* Convenience wrappers that keep e->step in sync. */
 int engine_create(const char *name, const struct model *m, const struct engine_options *o,

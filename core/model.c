@@ -25,13 +25,23 @@ static int material_index(struct model *m, enum material_kind kind, double eps_r
     return m->nmats++;
 }
 
-/* Cell centre (i, j) is inside the object: the rule every engine inherits. */
-static int inside(const struct scene_object *o, int i, int j)
+/* Point (i, j, k) is inside the object: the rule every engine inherits. */
+static int inside(const struct scene_object *o, int i, int j, int k)
 {
-    const double dx = (double)i - o->center_x, dy = (double)j - o->center_y;
-    if (o->shape == SHAPE_RECTANGLE)
+    const double dx = (double)i - o->center_x, dy = (double)j - o->center_y,
+                 dz = (double)k - o->center_z;
+    switch (o->shape) {
+    case SHAPE_RECTANGLE:
         return fabs(dx) <= 0.5 * o->width && fabs(dy) <= 0.5 * o->height;
-    return dx * dx + dy * dy <= o->radius * o->radius;
+    case SHAPE_CIRCLE:
+        return dx * dx + dy * dy <= o->radius * o->radius;
+    case SHAPE_BOX:
+        return fabs(dx) <= 0.5 * o->width && fabs(dy) <= 0.5 * o->height
+               && fabs(dz) <= 0.5 * o->depth;
+    case SHAPE_SPHERE:
+        return dx * dx + dy * dy + dz * dz <= o->radius * o->radius;
+    }
+    return 0;
 }
 
 /* Graded CPML profile at position x on an axis of n cells (Roden and Gedney
@@ -97,7 +107,8 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->scene = s;
     m->nx = s->nx;
     m->ny = s->ny;
-    m->ncells = (size_t)s->nx * (size_t)s->ny;
+    m->nz = s->nz;
+    m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
     m->ch = s->courant;
     m->ch_f = (float)m->ch;
     if (material_index(m, MATERIAL_VACUUM, 1.0, err, errlen) < 0)
@@ -112,14 +123,21 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
                                  err, errlen);
         if (idx < 0)
             goto fail;
-        const double hx = o->shape == SHAPE_RECTANGLE ? 0.5 * o->width : o->radius;
-        const double hy = o->shape == SHAPE_RECTANGLE ? 0.5 * o->height : o->radius;
+        const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
+        const double hx = round ? o->radius : 0.5 * o->width;
+        const double hy = round ? o->radius : 0.5 * o->height;
+        const double hz = round ? o->radius : 0.5 * o->depth;
         int i0 = (int)ceil(o->center_x - hx), i1 = (int)floor(o->center_x + hx);
         int j0 = (int)ceil(o->center_y - hy), j1 = (int)floor(o->center_y + hy);
-        for (int j = j0; j <= j1; j++)
-            for (int i = i0; i <= i1; i++)
-                if (inside(o, i, j))
-                    m->mat[(size_t)i + (size_t)j * (size_t)m->nx] = (uint8_t)idx;
+        int k0 = 0, k1 = 0;
+        if (m->nz > 1)
+            k0 = (int)ceil(o->center_z - hz), k1 = (int)floor(o->center_z + hz);
+        for (int k = k0; k <= k1; k++)
+            for (int j = j0; j <= j1; j++)
+                for (int i = i0; i <= i1; i++)
+                    if (inside(o, i, j, k))
+                        m->mat[(size_t)i + (size_t)m->nx * ((size_t)j + (size_t)m->ny * (size_t)k)] =
+                            (uint8_t)idx;
     }
 
     for (size_t c = 0; c < m->ncells; c++)
@@ -148,7 +166,9 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         if (pml_axis_build(&m->pml_xe, s, m->nx, 0.0, err, errlen)
             || pml_axis_build(&m->pml_xh, s, m->nx, 0.5, err, errlen)
             || pml_axis_build(&m->pml_ye, s, m->ny, 0.0, err, errlen)
-            || pml_axis_build(&m->pml_yh, s, m->ny, 0.5, err, errlen))
+            || pml_axis_build(&m->pml_yh, s, m->ny, 0.5, err, errlen)
+            || (m->nz > 1 && (pml_axis_build(&m->pml_ze, s, m->nz, 0.0, err, errlen)
+                              || pml_axis_build(&m->pml_zh, s, m->nz, 0.5, err, errlen))))
             goto fail;
     }
     m->omega_dt = scene_omega_dt(s);
@@ -168,12 +188,16 @@ void model_free(struct model *m)
     pml_axis_free(&m->pml_xh);
     pml_axis_free(&m->pml_ye);
     pml_axis_free(&m->pml_yh);
+    pml_axis_free(&m->pml_ze);
+    pml_axis_free(&m->pml_zh);
     m->mat = NULL;
     m->slot_cell = NULL;
 }
 
 double model_incident(const struct model *m, double i, double j, double n)
 {
+    if (m->scene->source_type != SOURCE_PLANE_WAVE)
+        return 0.0;
     const double tau = (i * m->cos_t + j * m->sin_t - m->d0) / m->scene->courant;
     const double s = n - tau;
     if (s <= 0.0)
@@ -182,11 +206,33 @@ double model_incident(const struct model *m, double i, double j, double n)
     return m->amplitude * r * sin(m->omega_dt * s);
 }
 
+double model_point_value(const struct model *m, int n)
+{
+    const struct scene *s = m->scene;
+    if (s->source_type != SOURCE_POINT)
+        return 0.0;
+    const double t = (double)n + 1.0;
+    if (s->waveform == WAVEFORM_GAUSSIAN) {
+        const double w = s->pulse_width, a = (t - 4.0 * w) / w;
+        return m->amplitude * exp(-a * a);
+    }
+    const double r = (m->ramp_steps > 0.0 && t < m->ramp_steps) ? t / m->ramp_steps : 1.0;
+    return m->amplitude * r * sin(m->omega_dt * t);
+}
+
+size_t model_point_cell(const struct model *m)
+{
+    const struct scene *s = m->scene;
+    const size_t i = (size_t)lround(s->point_x), j = (size_t)lround(s->point_y);
+    const size_t k = m->nz > 1 ? (size_t)lround(s->point_z) : 0;
+    return i + (size_t)m->nx * (j + (size_t)m->ny * k);
+}
+
 /* The one place the slot values are computed, in double. */
 static double slot_value(const struct model *m, size_t k, int n)
 {
     const size_t c = m->slot_cell[k];
-    const double i = (double)(c % (size_t)m->nx), j = (double)(c / (size_t)m->nx);
+    const double i = (double)(c % (size_t)m->nx), j = (double)(c / (size_t)m->nx % (size_t)m->ny);
     const struct material *t = &m->mats[m->mat[c]];
     const double e1 = model_incident(m, i, j, (double)n + 1.0);
     if (t->kind == MATERIAL_PEC)

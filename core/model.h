@@ -41,10 +41,12 @@ struct pml_axis {
 
 struct model {
     const struct scene *scene;
-    int nx, ny;
-    size_t ncells;
+    int nx, ny, nz; /* nz = 1: a 2D scene */
+    size_t ncells;  /* nx * ny * nz */
 
-    uint8_t *mat; /* material index per cell, [ny][nx] */
+    /* material index per cell, [nz][ny][nx]: 2D, the cell's Ez point (i, j)
+     * lies in the object; 3D, the cell's corner (i, j, k) does */
+    uint8_t *mat;
     struct material mats[MODEL_MAX_MATERIALS];
     int nmats;    /* mats[0] is vacuum */
 
@@ -56,6 +58,7 @@ struct model {
      * given by pml_slab_e / pml_slab_h below. */
     int pml_n;
     struct pml_axis pml_xe, pml_xh, pml_ye, pml_yh;
+    struct pml_axis pml_ze, pml_zh; /* 3D only */
 
     /* Mur first order: (S - 1) / (S + 1) */
     double mur_k;
@@ -74,7 +77,16 @@ struct model {
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
 
-/* Ez_inc at cell (i, j) (Ez position) and time n*dt, in double. */
+/* The soft point source ([source] type = point): the value added to Ez at
+ * the source cell in the E update from step n to n+1 (time n+1):
+ *   sine:     A r(n+1) sin(omega dt (n+1)),  r the linear ramp of ramp_periods
+ *   gaussian: A exp(-((n+1 - 4w) / w)^2),    w = pulse_width (steps)
+ * Zero for a plane-wave scene. */
+double model_point_value(const struct model *m, int n);
+/* Linear index of the point source cell (rounded centre). */
+size_t model_point_cell(const struct model *m);
+
+/* Ez_inc at cell (i, j) (Ez position) and time n*dt, in double; 0 without a plane wave. */
 double model_incident(const struct model *m, double i, double j, double n);
 
 /* Slot values for the E update from step n to n+1:

@@ -108,6 +108,7 @@ int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, 
                            "Hx(i,j+1/2), Hy(i+1/2,j); H stored as eta0*H in V/m; "
                            "fields are the scattered field")
              | attr_int(h->file, "nx", s->nx) | attr_int(h->file, "ny", s->ny)
+             | attr_int(h->file, "nz", s->nz)
              | attr_double(h->file, "courant", s->courant)
              | attr_double(h->file, "cells_per_wavelength", s->cells_per_wavelength)
              | attr_double(h->file, "dx", scene_dx(s)) | attr_double(h->file, "dt", scene_dt(s));
@@ -159,17 +160,24 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
         return seterr(err, errlen, "%s: cannot create group %s", h->tmp, group);
     }
     int rc = 0;
-    const hsize_t dims[2] = {(hsize_t)m->ny, (hsize_t)m->nx};
-    const hid_t type = prec == PRECISION_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    const hsize_t dims[3] = {(hsize_t)m->nz, (hsize_t)m->ny, (hsize_t)m->nx};
+    const int rank = m->nz > 1 ? 3 : 2;
+    enum field list[8];
+    int nfields = scene_fields(m->scene, list);
     /* the DFT phasors go with the final fields, once the sum is complete */
-    const int nfields = !strcmp(group, "/") && m->scene->dft ? FIELD_EZ_DFT_IM + 1 : FIELD_COUNT;
-    for (int f = 0; f < nfields && !rc; f++) {
-        if (engine_read(e, (enum field)f, buf, err, errlen)) {
+    if (!strcmp(group, "/") && m->scene->dft) {
+        list[nfields++] = FIELD_EZ_DFT_RE;
+        list[nfields++] = FIELD_EZ_DFT_IM;
+    }
+    const hid_t type = prec == PRECISION_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    for (int k = 0; k < nfields && !rc; k++) {
+        const enum field f = list[k];
+        if (engine_read(e, f, buf, err, errlen)) {
             rc = -1;
             break;
         }
-        hid_t space = H5Screate_simple(2, dims, NULL);
-        hid_t d = H5Dcreate2(g, field_name((enum field)f), type, space, H5P_DEFAULT, H5P_DEFAULT,
+        hid_t space = H5Screate_simple(rank, rank == 3 ? dims : dims + 1, NULL);
+        hid_t d = H5Dcreate2(g, field_name(f), type, space, H5P_DEFAULT, H5P_DEFAULT,
                              H5P_DEFAULT);
         if (d < 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0
             || attr_int(d, "step", e->step) || attr_double(d, "dx", scene_dx(m->scene))
@@ -177,7 +185,7 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
             || attr_string(d, "engine", h->p->info.engine)
             || attr_string(d, "precision", precision_name(prec)))
             rc = seterr(err, errlen, "%s: cannot write dataset %s/%s", h->tmp, group,
-                        field_name((enum field)f));
+                        field_name(f));
         if (d >= 0)
             H5Dclose(d);
         H5Sclose(space);
@@ -252,17 +260,21 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
                           char *err, size_t errlen)
 {
     const struct model *m = e->model;
-    uint8_t *rgba = xcalloc(m->ncells, 4, "picture", err, errlen);
+    uint8_t *rgba = xcalloc((size_t)m->nx * m->ny, 4, "picture", err, errlen);
     if (!rgba)
         return -1;
     int rc;
     if (e->ops->render_rgba) {
         rc = e->ops->render_rgba(e, rgba, err, errlen);
     } else {
-        void *ez = xcalloc(m->ncells, precision_size(e->opt.precision), "Ez", err, errlen);
+        /* 3D: the slice k = nz/2 */
+        const size_t es = precision_size(e->opt.precision);
+        const int k = m->nz / 2;
+        uint8_t *ez = xcalloc(m->ncells, es, "Ez", err, errlen);
         rc = ez ? engine_read(e, FIELD_EZ, ez, err, errlen) : -1;
         if (!rc)
-            colormap_total_field(m, ez, e->opt.precision == PRECISION_DOUBLE, e->step, rgba);
+            colormap_total_field(m, ez + es * (size_t)k * m->nx * m->ny,
+                                 e->opt.precision == PRECISION_DOUBLE, e->step, k, rgba);
         free(ez);
     }
     if (!rc) {
@@ -299,7 +311,7 @@ int summary_write(const char *dir, const struct provenance *p, int steps, double
     if (!f)
         return seterr(err, errlen, "out of memory");
     const struct scene *s = p->scene;
-    const double cells = (double)s->nx * (double)s->ny;
+    const double cells = (double)s->nx * (double)s->ny * (double)s->nz;
     fprintf(f, "{\n  \"program\": \"texfdtd\",\n  \"version\": \"%s\",\n  \"git_hash\": ",
             TEXFDTD_VERSION);
     json_string(f, TEXFDTD_GIT_HASH);
@@ -311,7 +323,8 @@ int summary_write(const char *dir, const struct provenance *p, int steps, double
     json_string(f, p->info.device);
     fprintf(f, ",\n  \"precision\": \"%s\",\n  \"denormals\": \"%s\",\n",
             precision_name(p->info.precision), denormals_name(p->info.denormals));
-    fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"steps\": %d,\n", s->nx, s->ny, steps);
+    fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"nz\": %d,\n  \"steps\": %d,\n", s->nx,
+            s->ny, s->nz, steps);
     fprintf(f, "  \"seconds\": %.6f,\n  \"mcells_per_s\": %.3f,\n  \"date\": \"%s\"\n}\n",
             seconds, seconds > 0 ? cells * steps / seconds / 1e6 : 0.0, p->date);
     fclose(f);

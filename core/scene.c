@@ -227,16 +227,17 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
     return 0;
 }
 
-static const char *const grid_keys[] = {"nx", "ny", "steps", "courant", "cells_per_wavelength",
-                                        NULL};
+static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
+                                        "cells_per_wavelength", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
-                                          "frequency_hz", "front_offset", NULL};
+                                          "frequency_hz", "front_offset", "center_x", "center_y",
+                                          "center_z", "waveform", "pulse_width", NULL};
 static const char *const boundary_keys[] = {"type", "cells", "order", "sigma_factor",
-                                            "kappa_max", "alpha_max", NULL};
+                                            "kappa_max", "alpha_max", "strategy", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
 static const char *const dft_keys[] = {"start_step", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
-                                          "width", "height", "radius", NULL};
+                                          "center_z", "width", "height", "depth", "radius", NULL};
 
 static bool in_list(const char *w, const char *const *list)
 {
@@ -298,12 +299,19 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         || parse_int(GET("grid", "ny"), 8, 1 << 20, &s->ny, err, errlen)
         || parse_int(GET("grid", "steps"), 0, 1000000000, &s->steps, err, errlen))
         return -1;
+    s->nz = 1;
+    if ((x = GET("grid", "nz")) && parse_int(x, 1, 1 << 20, &s->nz, err, errlen))
+        return -1;
+    if (s->nz > 1 && s->nz < 8)
+        BAD(x, "nz = %d is out of range: 1 (a 2D scene) or 8 to 1048576 (3D)", s->nz);
     s->courant = 0.5;
     if ((x = GET("grid", "courant"))) {
         if (parse_double(x, 0.0, 1e9, true, &s->courant, err, errlen))
             return -1;
-        if (s->courant > COURANT_LIMIT_2D)
+        if (s->nz == 1 && s->courant > COURANT_LIMIT_2D)
             BAD(x, "courant = %s is above the 2D stability limit 0.7071", x->value);
+        if (s->nz > 1 && s->courant > COURANT_LIMIT_3D)
+            BAD(x, "courant = %s is above the 3D stability limit 0.5774", x->value);
     }
     s->cells_per_wavelength = 20.0;
     if ((x = GET("grid", "cells_per_wavelength"))
@@ -315,11 +323,41 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
 static int interpret_source(struct entries *es, struct scene *s, char *err, size_t errlen)
 {
     const struct entry *x;
-    static const char *const types[] = {"plane_wave", NULL};
+    static const char *const types[] = {"plane_wave", "point", NULL};
+    static const char *const waves[] = {"sine", "gaussian", NULL};
     int t = 0;
     if ((x = GET("source", "type")) && parse_choice(x, types, &t, err, errlen))
         return -1;
     s->source_type = (enum source_type)t;
+    static const char *const plane_only[] = {"angle", "front_offset"};
+    static const char *const point_only[] = {"center_x", "center_y", "center_z", "waveform",
+                                             "pulse_width"};
+    for (int k = 0; k < 2; k++)
+        if ((x = GET("source", plane_only[k])) && s->source_type != SOURCE_PLANE_WAVE)
+            BAD(x, "%s applies to type = plane_wave only", x->key);
+    for (int k = 0; k < 5; k++)
+        if ((x = GET("source", point_only[k])) && s->source_type != SOURCE_POINT)
+            BAD(x, "%s applies to type = point only", x->key);
+    if (s->source_type == SOURCE_POINT) {
+        const char *c[3] = {"center_x", "center_y", "center_z"};
+        double *v[3] = {&s->point_x, &s->point_y, &s->point_z};
+        const int n[3] = {s->nx, s->ny, s->nz};
+        for (int k = 0; k < (s->nz > 1 ? 3 : 2); k++) {
+            if (!(x = GET("source", c[k])))
+                return seterr(err, errlen, "%s: [source] type = point needs %s", es->path, c[k]);
+            if (parse_double(x, 1.0, (double)(n[k] - 2), false, v[k], err, errlen))
+                return -1;
+        }
+        if (s->nz == 1 && (x = GET("source", "center_z")))
+            BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
+        int w = 0;
+        if ((x = GET("source", "waveform")) && parse_choice(x, waves, &w, err, errlen))
+            return -1;
+        s->waveform = (enum waveform)w;
+        s->pulse_width = s->cells_per_wavelength / s->courant / 4.0;
+        if ((x = GET("source", "pulse_width")) && parse_double(x, 0.5, 1e6, false, &s->pulse_width, err, errlen))
+            return -1;
+    }
     s->angle_deg = 0.0;
     s->amplitude = 1.0;
     s->ramp_periods = 1.0;
@@ -352,12 +390,21 @@ static int interpret_boundary(struct entries *es, struct scene *s, char *err, si
     s->cpml_kappa_max = 1.0;
     s->cpml_alpha_max = 0.0;
     static const char *const cpml_only[] = {"cells", "order", "sigma_factor", "kappa_max",
-                                            "alpha_max"};
-    for (int k = 0; k < 5; k++)
+                                            "alpha_max", "strategy"};
+    static const char *const strategies[] = {"combined", "regions", "per-face", NULL};
+    for (int k = 0; k < 6; k++)
         if ((x = GET("boundary", cpml_only[k])) && s->boundary != BOUNDARY_CPML)
             BAD(x, "%s applies to type = cpml only", x->key);
     if ((x = GET("boundary", "cells")) && parse_int(x, 1, 1000, &s->cpml_cells, err, errlen))
         return -1;
+    s->cpml_strategy = PML_COMBINED;
+    if ((x = GET("boundary", "strategy"))) {
+        if (s->nz == 1)
+            BAD(x, "strategy applies to 3D scenes only (this one has nz = 1)");
+        if (parse_choice(x, strategies, &t, err, errlen))
+            return -1;
+        s->cpml_strategy = (enum pml_strategy)t;
+    }
     if ((x = GET("boundary", "order")) && parse_double(x, 0.0, 10.0, false, &s->cpml_order, err, errlen))
         return -1;
     if ((x = GET("boundary", "sigma_factor"))
@@ -369,9 +416,15 @@ static int interpret_boundary(struct entries *es, struct scene *s, char *err, si
     if ((x = GET("boundary", "alpha_max"))
         && parse_double(x, 0.0, 10.0, false, &s->cpml_alpha_max, err, errlen))
         return -1;
-    if (s->boundary == BOUNDARY_CPML && (2 * s->cpml_cells + 4 > s->nx || 2 * s->cpml_cells + 4 > s->ny))
-        BAD(GET("boundary", "type"), "a %d-cell CPML on each side leaves no interior in a %d x %d grid",
-            s->cpml_cells, s->nx, s->ny);
+    if (s->boundary == BOUNDARY_CPML
+        && (2 * s->cpml_cells + 4 > s->nx || 2 * s->cpml_cells + 4 > s->ny
+            || (s->nz > 1 && 2 * s->cpml_cells + 4 > s->nz)))
+    {
+        char dims[64];
+        snprintf(dims, sizeof dims, s->nz > 1 ? "%d x %d x %d" : "%d x %d", s->nx, s->ny, s->nz);
+        BAD(GET("boundary", "type"), "a %d-cell CPML on each side leaves no interior in a %s grid",
+            s->cpml_cells, dims);
+    }
     return 0;
 }
 
@@ -426,8 +479,14 @@ static int interpret_object(struct entries *es, const char *section, struct scen
 {
     const char *name = section + 7;
     const struct entry *x;
-    static const char *const shapes[] = {"rectangle", "circle", NULL};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", NULL};
     static const char *const mats[] = {"pec", "dielectric", NULL};
+    /* the size keys each shape takes; the rest are refused */
+    static const char *const size_keys[4][3] = {
+        {"width", "height", NULL}, {"radius", NULL, NULL}, {"width", "height", "depth"},
+        {"radius", NULL, NULL}};
+    static const char *const all_sizes[] = {"width", "height", "depth", "radius"};
+    const bool d3 = s->nz > 1;
     int k;
 
     memset(o, 0, sizeof *o);
@@ -437,11 +496,16 @@ static int interpret_object(struct entries *es, const char *section, struct scen
     strcpy(o->name, name);
 
     if (!(x = GET(section, "shape")))
-        return seterr(err, errlen, "%s: [%s] has no shape (rectangle | circle)", path, section);
+        return seterr(err, errlen, "%s: [%s] has no shape (%s)", path, section,
+                      d3 ? "box | sphere" : "rectangle | circle");
     if (parse_choice(x, shapes, &k, err, errlen))
         return -1;
     o->shape = (enum shape)k;
     const struct entry *shape_x = x;
+    const bool shape3d = o->shape == SHAPE_BOX || o->shape == SHAPE_SPHERE;
+    if (shape3d != d3)
+        BAD(x, "shape = %s is a %s shape, and this scene is %s (nz = %d): use %s", x->value,
+            shape3d ? "3D" : "2D", d3 ? "3D" : "2D", s->nz, d3 ? "box | sphere" : "rectangle | circle");
 
     if (!(x = GET(section, "material")))
         return seterr(err, errlen, "%s: [%s] has no material (pec | dielectric)", path, section);
@@ -459,41 +523,51 @@ static int interpret_object(struct entries *es, const char *section, struct scen
         BAD(x, "eps_r applies to dielectric objects only; object.%s is pec", name);
     }
 
-    const char *need[2], *forbid[2];
-    if (o->shape == SHAPE_RECTANGLE) {
-        need[0] = "width", need[1] = "height", forbid[0] = forbid[1] = "radius";
-    } else {
-        need[0] = need[1] = "radius", forbid[0] = "width", forbid[1] = "height";
-    }
-    const char *centre[2] = {"center_x", "center_y"};
-    for (int i = 0; i < 2; i++) {
-        if (!GET(section, centre[i]))
+    /* centre */
+    const char *centre[3] = {"center_x", "center_y", "center_z"};
+    double *cv[3] = {&o->center_x, &o->center_y, &o->center_z};
+    for (int i = 0; i < 3; i++) {
+        if (i == 2 && !d3) {
+            if ((x = GET(section, centre[2])))
+                BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
+            break;
+        }
+        if (!(x = GET(section, centre[i])))
             return seterr(err, errlen, "%s: [%s] has no %s", path, section, centre[i]);
-        if (!GET(section, need[i]))
-            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
-                          shape_x->value, need[i]);
-        if ((x = GET(section, forbid[i])))
+        if (parse_double(x, -1e9, 1e9, false, cv[i], err, errlen))
+            return -1;
+    }
+
+    /* sizes */
+    const char *const *want = size_keys[o->shape];
+    for (int i = 0; i < 4; i++) {
+        bool wanted = false;
+        for (int w = 0; w < 3 && want[w]; w++)
+            wanted |= !strcmp(want[w], all_sizes[i]);
+        if (!wanted && (x = GET(section, all_sizes[i])))
             BAD(x, "%s does not apply to a %s", x->key, shape_x->value);
     }
-    if (parse_double(GET(section, "center_x"), -1e9, 1e9, false, &o->center_x, err, errlen)
-        || parse_double(GET(section, "center_y"), -1e9, 1e9, false, &o->center_y, err, errlen))
-        return -1;
-    double hx, hy;
-    if (o->shape == SHAPE_RECTANGLE) {
-        if (parse_double(GET(section, "width"), 0.0, 1e9, true, &o->width, err, errlen)
-            || parse_double(GET(section, "height"), 0.0, 1e9, true, &o->height, err, errlen))
+    double *sv[4] = {&o->width, &o->height, &o->depth, &o->radius};
+    for (int w = 0; w < 3 && want[w]; w++) {
+        if (!(x = GET(section, want[w])))
+            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
+                          shape_x->value, want[w]);
+        int i = !strcmp(want[w], "width") ? 0 : !strcmp(want[w], "height") ? 1
+                : !strcmp(want[w], "depth") ? 2 : 3;
+        if (parse_double(x, 0.0, 1e9, true, sv[i], err, errlen))
             return -1;
-        hx = o->width / 2, hy = o->height / 2;
-    } else {
-        if (parse_double(GET(section, "radius"), 0.0, 1e9, true, &o->radius, err, errlen))
-            return -1;
-        hx = hy = o->radius;
     }
-    x = GET(section, "center_x");
-    if (check_extent(x, s, name, 'x', o->center_x - hx, o->center_x + hx, s->nx, err, errlen))
-        return -1;
-    x = GET(section, "center_y");
-    return check_extent(x, s, name, 'y', o->center_y - hy, o->center_y + hy, s->ny, err, errlen);
+
+    /* extent along each axis */
+    const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
+    const double half[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
+                            round ? o->radius : o->depth / 2};
+    const int n[3] = {s->nx, s->ny, s->nz};
+    for (int i = 0; i < (d3 ? 3 : 2); i++)
+        if (check_extent(GET(section, centre[i]), s, name, "xyz"[i], *cv[i] - half[i],
+                         *cv[i] + half[i], n[i], err, errlen))
+            return -1;
+    return 0;
 }
 
 /* True if entry i is the first one of an [object.NAME] section. */

@@ -16,27 +16,29 @@
 #define SCENE_MAX_SNAPSHOTS 256
 #define SCENE_NAME_MAX 64
 
-enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE };
+enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE }; /* 2D, 2D, 3D, 3D */
 enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
 enum boundary_type { BOUNDARY_PEC, BOUNDARY_CPML, BOUNDARY_MUR };
-enum source_type { SOURCE_PLANE_WAVE };
+enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
+enum waveform { WAVEFORM_SINE, WAVEFORM_GAUSSIAN };
+enum pml_strategy { PML_COMBINED, PML_REGIONS, PML_PER_FACE }; /* the CPML paper's A1, A2, A3 */
 
 struct scene_object {
     char name[SCENE_NAME_MAX];
     enum shape shape;
     enum material_kind material;
     double eps_r;              /* relative permittivity (dielectric only) */
-    double center_x, center_y; /* cell indices, may be fractional */
-    double width, height;      /* rectangle extents in cells */
-    double radius;             /* circle radius in cells */
+    double center_x, center_y, center_z; /* cell indices, may be fractional */
+    double width, height, depth;         /* rectangle / box extents (x, y, z) in cells */
+    double radius;                       /* circle / sphere radius in cells */
 };
 
 struct scene {
     char path[4096]; /* file it came from */
     char name[SCENE_NAME_MAX]; /* file name without directory and .ini */
 
-    /* [grid] */
-    int nx, ny, steps;
+    /* [grid]; nz = 1 is a 2D (TMz) scene, nz > 1 a 3D one */
+    int nx, ny, nz, steps;
     double courant;              /* S = c dt / dx */
     double cells_per_wavelength; /* N_lambda = lambda / dx */
 
@@ -46,6 +48,10 @@ struct scene {
     double amplitude;    /* E0 in V/m */
     double ramp_periods; /* linear ramp-up over this many periods */
     double frequency_hz; /* sets the physical dx and dt only */
+    /* type = point: a soft z-directed source Ez += f(n) at one cell */
+    double point_x, point_y, point_z;
+    enum waveform waveform;
+    double pulse_width;  /* gaussian: exp(-((n - 4 w) / w)^2), w in steps */
     double front_offset; /* cells along the propagation direction from the
                             entry corner to the ramp front at step 0 */
 
@@ -58,6 +64,7 @@ struct scene {
     double cpml_sigma_factor; /* sigma_max / sigma_opt, sigma_opt = 0.8 (m+1) / (eta0 dx) */
     double cpml_kappa_max;
     double cpml_alpha_max;    /* alpha dt / eps0 at the inner face, falling linearly to 0 */
+    enum pml_strategy cpml_strategy; /* 3D GPU engines: how the psi updates are scheduled */
 
     /* [object.NAME] in file order; later objects paint over earlier ones */
     struct scene_object *objects;
@@ -81,8 +88,10 @@ void scene_free(struct scene *s);
 
 /* omega * dt = 2 pi S / N_lambda (radians per step). */
 double scene_omega_dt(const struct scene *s);
-/* The 2D stability limit 1/sqrt(2) of the square Yee grid. */
+/* The stability limits 1/sqrt(2), 1/sqrt(3) of the square and cubic Yee grids. */
 #define COURANT_LIMIT_2D 0.70710678118654752440
+#define COURANT_LIMIT_3D 0.57735026918962576451
+static inline int scene_is_3d(const struct scene *s) { return s->nz > 1; }
 /* First and last cell index (per axis) an object may occupy: outside the
  * outer PEC ring, the Mur layer or the CPML slabs. */
 int scene_interior_margin(const struct scene *s);

@@ -153,6 +153,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 #ifdef _OPENMP
     omp_set_num_threads(c->threads);
 #endif
+    const bool point = m->scene->source_type == SOURCE_POINT;
+    const size_t pc = point ? model_point_cell(m) : 0;
     for (int k = 0; k < n; k++) {
         const int t = e->step + k;
         /* slot values are computed in IEEE mode (see model.h), then the
@@ -167,6 +169,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
+            if (point) {
+                float *ez = c->f.ez;
+                ez[pc] = ez[pc] + (float)model_point_value(m, t);
+            }
             if (dft)
                 dft_accumulate_f(&c->f, m->ncells, (float)wr, (float)wi, e->opt.denormals);
         } else {
@@ -174,6 +180,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
+            if (point) {
+                double *ez = c->f.ez;
+                ez[pc] = ez[pc] + model_point_value(m, t);
+            }
             if (dft)
                 dft_accumulate_d(&c->f, m->ncells, wr, wi, e->opt.denormals);
         }
@@ -190,8 +200,8 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     case FIELD_HY: return c->f.hy;
     case FIELD_EZ_DFT_RE: return c->f.dft_re;
     case FIELD_EZ_DFT_IM: return c->f.dft_im;
+    default: return NULL; /* 3D fields */
     }
-    return NULL;
 }
 
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
@@ -248,7 +258,7 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
-    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT,
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,

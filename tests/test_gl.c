@@ -166,6 +166,21 @@ Test(gl_compute, dielectric_equals_cpu)
 }
 Test(gl_compute, oblique_equals_cpu) { agree("gl-compute", OBLIQUE, 250, DENORMALS_FLUSH, NULL); }
 
+/* The multi-step fragment pass (k steps per pass, each fragment recomputing
+ * its dependency cone) gives the bits of the one-step passes, for several k,
+ * including a batch whose length is not a multiple of k. */
+Test(gl, multi_step_passes_equal_cpu)
+{
+    const char *ks[3] = {"2", "3", "4"};
+    setenv("TEXFDTD_GL_BATCH_STEPS", "50", 1);
+    for (int k = 0; k < 3; k++) {
+        setenv("TEXFDTD_GL_STEPS_PER_PASS", ks[k], 1);
+        agree("gl", OBLIQUE, 250, DENORMALS_FLUSH, NULL);
+    }
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "3", 1);
+    agree("gl", SQUARE, 500, DENORMALS_FLUSH, NULL);
+}
+
 /* gl-compute runs fused (one dispatch per step) by default; the two-dispatch
  * variant must give the same bits too. */
 Test(gl_compute, two_dispatches_equal_cpu)
@@ -439,7 +454,7 @@ Test(gl, picture_matches_host_colouring)
     cr_assert_not_null(g->ops->render_rgba);
     cr_assert_eq(g->ops->render_rgba(g, a, err, sizeof err), 0, "%s", err);
     float *ez = read_ok(g, FIELD_EZ);
-    colormap_total_field(m, ez, 0, 300, b);
+    colormap_total_field(m, ez, 0, 300, 0, b);
     size_t off = 0;
     int worst = 0;
     for (size_t k = 0; k < 4 * m->ncells; k++) {

@@ -117,8 +117,8 @@ Test(scene, unknown_section)
 
 Test(scene, unknown_key)
 {
-    expect_error("[grid]\nnx=64\nny=64\nsteps=1\nnz=3\n", NULL, 0,
-                 "FILE:5: unknown key 'nz' in [grid]: allowed nx, ny, steps, courant, "
+    expect_error("[grid]\nnx=64\nny=64\nsteps=1\nnw=3\n", NULL, 0,
+                 "FILE:5: unknown key 'nw' in [grid]: allowed nx, ny, nz, steps, courant, "
                  "cells_per_wavelength");
 }
 
@@ -228,6 +228,60 @@ Test(scene, dft_monitor)
     expect_error(base_scene, bad, 1,
                  "--set monitor.dft.start_step: start_step = 100 must be below steps = 100 (the "
                  "DFT needs samples)");
+}
+
+static const char *scene3d = "[grid]\nnx = 40\nny = 32\nnz = 24\nsteps = 50\n"
+                             "[source]\ntype = point\ncenter_x = 20\ncenter_y = 16\ncenter_z = 12\n"
+                             "waveform = gaussian\n"
+                             "[boundary]\ntype = cpml\ncells = 4\nstrategy = per-face\n"
+                             "[object.b]\nshape = box\nmaterial = pec\ncenter_x = 10\n"
+                             "center_y = 16\ncenter_z = 12\nwidth = 4\nheight = 6\ndepth = 8\n"
+                             "[object.s]\nshape = sphere\nmaterial = dielectric\neps_r = 2\n"
+                             "center_x = 28\ncenter_y = 16\ncenter_z = 12\nradius = 3\n";
+
+Test(scene, three_d_scene)
+{
+    struct test_setup t;
+    setup_from_text(&t, scene3d, NULL, 0);
+    const struct scene *s = &t.scene;
+    cr_assert(scene_is_3d(s));
+    cr_assert_eq(s->nz, 24);
+    cr_assert_eq(s->source_type, SOURCE_POINT);
+    cr_assert_eq(s->point_z, 12.0);
+    cr_assert_eq(s->waveform, WAVEFORM_GAUSSIAN);
+    cr_assert_eq(s->cpml_strategy, PML_PER_FACE);
+    cr_assert_eq(s->objects[0].shape, SHAPE_BOX);
+    cr_assert_eq(s->objects[0].depth, 8.0);
+    cr_assert_eq(s->objects[1].shape, SHAPE_SPHERE);
+    setup_free(&t);
+
+    const char *c[] = {"grid.courant=0.6"};
+    expect_error(scene3d, c, 1, "--set grid.courant: courant = 0.6 is above the 3D stability "
+                                "limit 0.5774");
+    const char *rect[] = {"object.b.shape=rectangle"};
+    expect_error(scene3d, rect, 1, "--set object.b.shape: shape = rectangle is a 2D shape, and "
+                                   "this scene is 3D (nz = 24): use box | sphere");
+    const char *deep[] = {"object.b.center_z=3"};
+    expect_error(scene3d, deep, 1, "--set object.b.center_z: object.b spans z = -1 to 7, outside "
+                                   "the grid interior 5 to 18 (the CPML slabs take the cells "
+                                   "beyond)");
+    const char *angle[] = {"source.angle=30"};
+    expect_error(scene3d, angle, 1, "--set source.angle: angle applies to type = plane_wave only");
+    const char *strat[] = {"boundary.strategy=clever"};
+    expect_error(scene3d, strat, 1, "--set boundary.strategy: strategy = 'clever' is not one of: "
+                                    "combined | regions | per-face");
+}
+
+Test(scene, two_d_rejects_3d_keys)
+{
+    const char *z[] = {"object.box.center_z=3"};
+    expect_error(base_scene, z, 1,
+                 "--set object.box.center_z: center_z applies to 3D scenes only (this one has nz "
+                 "= 1)");
+    const char *s[] = {"boundary.type=cpml", "boundary.cells=4", "boundary.strategy=regions"};
+    expect_error(base_scene, s, 3,
+                 "--set boundary.strategy: strategy applies to 3D scenes only (this one has nz = "
+                 "1)");
 }
 
 Test(scene, duplicate_key)
