@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run the Criterion suites (CI)
 #   make test-gpu   the same suites with the GPU engines required (device machine)
 #   make bench-cpu  bench/cpu.sh
+#   make cuda       the same as make, but fails if nvcc is missing
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
 # multiply-add, so the CPU engine rounds exactly where the shaders (declared
@@ -26,21 +27,43 @@ CFLAGS  += -DTEXFDTD_HAVE_GL $(shell pkg-config --cflags $(GLPKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(GLPKGS) 2>/dev/null)
 endif
 
+# The 3D CPU engine, once cpu/cpu3d.c exists.
+ifneq ($(wildcard cpu/cpu3d.c),)
+CFLAGS  += -DTEXFDTD_HAVE_CPU3D
+endif
+
+# CUDA (cuda/*.cu) only where nvcc is found; the CUDA runtime is linked
+# statically, so the binaries need only the driver (libcuda) at run time.
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_SRC := $(wildcard cuda/*.cu)
+ifneq ($(and $(NVCC),$(CUDA_SRC)),)
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80
+NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off
+CFLAGS  += -DTEXFDTD_HAVE_CUDA
+LDLIBS  += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+CUDA_OBJ := $(CUDA_SRC:%.cu=build/%.o)
+endif
+
 GIT_HASH := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
 
 LIB_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard cpu/*.c) $(GL_SRC) \
            $(wildcard compare/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo test test-gpu bench-cpu bench-cpml clean
+.PHONY: all deps demo test test-gpu bench-cpu bench-cpml cuda clean
 all: bin/texfdtd
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h
+	@mkdir -p build/cuda
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 build/libtexfdtd.a: $(LIB_OBJ)
 	@rm -f $@
@@ -79,6 +102,12 @@ build/bench/%: bench/%.c build/libtexfdtd.a bench/reflection.h
 
 bench-cpml: build/bench/cpml_reflection
 	build/bench/cpml_reflection
+
+# Ask for the CUDA engines explicitly: fails clearly without nvcc.
+cuda:
+	@if [ -z "$(NVCC)" ]; then echo "make cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)" >&2; exit 1; fi
+	@if [ -z "$(CUDA_SRC)" ]; then echo "make cuda: no cuda/*.cu sources" >&2; exit 1; fi
+	@$(MAKE) --no-print-directory all
 
 clean:
 	rm -rf build bin
