@@ -46,9 +46,6 @@ int cmp_parse_spec(const char *text, struct cmp_spec *sp, char *err, size_t errl
 /* A comma-separated list into specs[]; returns the count or -1 with err. */
 int cmp_parse_specs(const char *list, struct cmp_spec *specs, int max, char *err, size_t errlen);
 
-int cmp_make_dirs(const char *path, char *err, size_t errlen);
-/* 1 if dir exists and holds anything, 0 if absent or empty, -1 if not a directory. */
-int cmp_dir_nonempty(const char *dir);
 /* Exit status of the no-overwrite check, after printing the message; 0 = go on. */
 int cmp_check_outdir(const char *dir, bool force);
 

@@ -18,6 +18,7 @@
 #include "core/output.h"
 #include "core/scene.h"
 #include "core/util.h"
+#include "core/args.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -81,35 +82,6 @@ static int bad(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(see `texfdtd compare --help`)\n");
     return EXIT_BADINPUT;
-}
-
-static const char *opt_value(const char *name, int argc, char **argv, int *i)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static bool is_opt(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
-}
-
-static int parse_int_arg(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
 }
 
 static int parse_args(int argc, char **argv, struct cmp_args *a)
@@ -284,57 +256,11 @@ int cmp_parse_specs(const char *list, struct cmp_spec *specs, int max, char *err
 
 /* ---- output directory, progress, provenance, gnuplot --------------------------- */
 
-int cmp_make_dirs(const char *path, char *err, size_t errlen)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf)
-        return seterr(err, errlen, "%s: path too long", path);
-    strcpy(buf, path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == 0) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST)
-                return seterr(err, errlen, "cannot create directory %s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c)
-                break;
-        }
-    }
-    return 0;
-}
-
-int cmp_dir_nonempty(const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st))
-        return 0;
-    if (!S_ISDIR(st.st_mode))
-        return -1;
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    struct dirent *de;
-    int n = 0;
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            n++;
-    closedir(d);
-    return n > 0;
-}
-
 int cmp_check_outdir(const char *dir, bool force)
 {
-    const int ne = cmp_dir_nonempty(dir);
-    if (ne < 0) {
-        fprintf(stderr, "texfdtd: %s exists and is not a directory\n", dir);
-        return EXIT_BADINPUT;
-    }
-    if (ne > 0 && !force) {
-        fprintf(stderr,
-                "texfdtd: %s exists and is not empty: use --force to write into it, or --out "
-                "DIR\n",
-                dir);
+    char err[ERRLEN];
+    if (outdir_check(dir, force, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
         return EXIT_BADINPUT;
     }
     return 0;
@@ -774,7 +700,7 @@ static int compare_engines(const struct cmp_args *a, struct scene *s)
     }
     cmp_progress_show(&pr, "compare", step, s->steps, true);
 
-    if (cmp_make_dirs(c.outdir, err, sizeof err)) {
+    if (make_dirs(c.outdir, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }

@@ -17,6 +17,7 @@
 #include "core/model.h"
 #include "core/output.h"
 #include "core/util.h"
+#include "core/args.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -304,7 +305,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
             }
     }
 
-    if (cmp_make_dirs(outdir, err, sizeof err)) {
+    if (make_dirs(outdir, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }

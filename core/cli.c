@@ -6,6 +6,7 @@
 #include "output.h"
 #include "scene.h"
 #include "util.h"
+#include "args.h"
 #include "compare/compare.h"
 
 #ifdef TEXFDTD_HAVE_GL
@@ -88,36 +89,6 @@ static int bad(const char *cmd, const char *fmt, const char *arg)
     return EXIT_BADINPUT;
 }
 
-/* "--name value" or "--name=value"; returns the value or NULL. */
-static const char *opt_value(const char *name, int argc, char **argv, int *i)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
-
-static bool is_opt(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
-}
-
-static int parse_int_arg(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -194,47 +165,6 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
     if (a->steps_set[0])
         a->sets[a->nset++] = a->steps_set;
     return EXIT_OK;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *path, char *err, size_t errlen)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf)
-        return seterr(err, errlen, "%s: path too long", path);
-    strcpy(buf, path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == 0) {
-            char c = *p;
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST)
-                return seterr(err, errlen, "cannot create directory %s: %s", buf, strerror(errno));
-            *p = c;
-            if (!c)
-                break;
-        }
-    }
-    return 0;
-}
-
-/* 1 if dir exists and holds anything, 0 if absent or empty, -1 if not a directory. */
-static int dir_nonempty(const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st))
-        return 0;
-    if (!S_ISDIR(st.st_mode))
-        return -1;
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    struct dirent *de;
-    int n = 0;
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            n++;
-    closedir(d);
-    return n > 0;
 }
 
 static double mem_available_bytes(void)
@@ -358,13 +288,8 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_OK;
         goto out;
     }
-    int ne = dir_nonempty(outdir);
-    if (ne < 0 || (ne > 0 && !a.force)) {
-        fprintf(stderr,
-                ne < 0 ? "texfdtd: %s exists and is not a directory\n"
-                       : "texfdtd: %s exists and is not empty: use --force to write into it, "
-                         "or --out DIR\n",
-                outdir);
+    if (outdir_check(outdir, a.force, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
     if (model_build(&m, &s, err, sizeof err)) {

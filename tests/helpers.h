@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/engine.h"
@@ -108,6 +110,25 @@ static inline size_t count_bit_differences(const float *a, const float *b, size_
                 *max_ulp = u;
         }
     return diff;
+}
+
+/* Run a shell command (printf-style); its stdout and stderr into out;
+ * returns the exit status. */
+__attribute__((format(printf, 3, 4)))
+static inline int run_cmd(char *out, size_t len, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1 </dev/null", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "popen %s", cmd);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 #endif

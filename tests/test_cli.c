@@ -10,22 +10,6 @@
 
 #define TEXFDTD "./bin/texfdtd"
 
-/* Run a shell command; its stdout+stderr into out; returns the exit status. */
-static int run_cmd(char *out, size_t len, const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    strncat(cmd, " 2>&1 </dev/null", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p, "popen %s", cmd);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static bool exists(const char *path)
 {
