@@ -54,6 +54,8 @@
 #define BATCH_MAX_STEPS 100000
 #define FENCE_TIMEOUT_S_DEFAULT 60.0
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
+/* Steps per fragment pass of `gl` (TEXFDTD_GL_STEPS_PER_PASS overrides). */
+#define GL_STEPS_PER_PASS_DEFAULT 1
 #define LOCAL_X 16
 #define LOCAL_Y 16
 
@@ -92,6 +94,9 @@ struct gl_engine {
     struct pass hpass, epass;
     bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
     struct pass hepass;
+    int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
+    struct pass kpass;
+    GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
 
     size_t nslots;
     int slot_cap_steps;  /* steps of slot values one buffer holds */
@@ -360,6 +365,39 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
             glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
     }
     g->epass.slot_base = glGetUniformLocation(g->epass.prog, "slot_base");
+    if (g->k > 1) {
+        char kdefs[600];
+        snprintf(kdefs, sizeof kdefs, "%s#define K %d\n#define NSLOTS %zu\n", defs, g->k,
+                 m->nslots);
+        const char *st[2] = {"fullscreen.vert", "update_k.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
+                             errlen))
+            return -1;
+        const GLuint p = g->kpass.prog;
+        set_coefficients(p, m);
+        set_sampler(p, "ez_tex", UNIT_EZ);
+        set_sampler(p, "h_tex", UNIT_H);
+        set_sampler(p, "mat_tex", UNIT_MAT);
+        set_sampler(p, "slot_tex", UNIT_SLOT);
+        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
+        for (int c = 0; c < 2; c++) {
+            glGenFramebuffers(1, &g->mrt_fbo[c]);
+            glBindFramebuffer(GL_FRAMEBUFFER, g->mrt_fbo[c]);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+                                   g->ez.tex[c], 0);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D,
+                                   g->h.tex[c], 0);
+            const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+            glDrawBuffers(2, bufs);
+            const GLenum st2 = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            if (st2 != GL_FRAMEBUFFER_COMPLETE)
+                return seterr(err, errlen,
+                              "Ez + H render targets of the multi-step pass are not complete "
+                              "(status 0x%04x)",
+                              st2);
+        }
+    }
     if (g->fused) {
         const char *he[1] = {"update_he.comp"};
         if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
@@ -456,6 +494,8 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->hpass.prog);
         glDeleteProgram(g->epass.prog);
         glDeleteProgram(g->hepass.prog);
+        glDeleteProgram(g->kpass.prog);
+        glDeleteFramebuffers(2, g->mrt_fbo);
         glDeleteProgram(g->color_prog);
         glDeleteFramebuffers(1, &g->color_fbo);
         glDeleteTextures(1, &g->color_tex);
@@ -561,12 +601,21 @@ static int gl_create_common(const struct model *m, const struct engine_options *
                       "%s: the GL engines compute in single precision only (float32 textures); "
                       "use --precision single, or --engine cpu for double",
                       name);
+    if (m->scene->boundary != BOUNDARY_PEC)
+        return seterr(err, errlen,
+                      "%s: only the PEC outer boundary is implemented in the GL engines; use "
+                      "--engine cpu for this scene",
+                      name);
     struct gl_engine *g = xcalloc(1, sizeof *g, "gl engine", err, errlen);
     if (!g)
         return -1;
     g->compute = compute;
     const char *fz = getenv("TEXFDTD_GL_FUSED");
     g->fused = compute && !(fz && !strcmp(fz, "0"));
+    const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
+    g->k = compute ? 1 : GL_STEPS_PER_PASS_DEFAULT;
+    if (!compute && kz && atoi(kz) >= 1)
+        g->k = atoi(kz) > 8 ? 8 : atoi(kz);
     g->nx = m->nx;
     g->ny = m->ny;
     g->nslots = m->nslots;
@@ -690,6 +739,19 @@ static void pass_e(struct gl_engine *g, int slot_base)
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
         glDrawArrays(GL_TRIANGLES, 0, 3);
     }
+    g->ez.cur ^= 1;
+}
+
+/* k steps in one fragment pass into both pairs (update_k.frag). */
+static void pass_k(struct gl_engine *g, int slot_base)
+{
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->kpass.prog);
+    glUniform1i(g->kpass.slot_base, slot_base);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->mrt_fbo[1 - g->ez.cur]);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    g->h.cur ^= 1;
     g->ez.cur ^= 1;
 }
 
@@ -817,7 +879,10 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
         }
         bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
         for (int s = 0; s < b; s++) {
-            if (g->fused) {
+            if (g->k > 1 && b - s >= g->k) {
+                pass_k(g, (int)((size_t)s * m->nslots));
+                s += g->k - 1;
+            } else if (g->fused) {
                 pass_he(g, (int)((size_t)s * m->nslots));
             } else {
                 pass_h(g);
@@ -970,7 +1035,8 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "%s", g->compute ? "gl-compute" : "gl");
     snprintf(info->device, sizeof info->device, "%.180s (%.60s)", g->info.renderer,
              g->info.platform);
-    char cuda[32] = "";
+    char cuda[32] = "", kdesc[64];
+    snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
     snprintf(info->detail, sizeof info->detail,
@@ -982,6 +1048,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              g->compute ? "compute" : "fragment",
              g->fused     ? "one fused compute dispatch per step"
              : g->compute ? "two compute dispatches per step"
+             : g->k > 1   ? kdesc
                           : "two fragment passes per step");
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
@@ -1012,8 +1079,7 @@ int gl_probe(int device, char *err, size_t errlen)
 
 int gl_engine_steps_per_pass(const struct engine *e)
 {
-    (void)e;
-    return 1;
+    return ((const struct gl_engine *)e)->k;
 }
 
 /* ---- bench helpers ---- */

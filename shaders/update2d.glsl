@@ -106,12 +106,11 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
  * one.  slot_value(k) is this step's value of slot k. */
 float slot_value(uint k);
 
-/* ez_cell() with the new H of the cell and its west and south neighbours
- * given (the fused compute pass keeps them in shared memory). */
-float ez_cell_h(sampler2D ez_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h,
-                float hy_w, float hx_s)
+/* ez_cell() with Ez^n of the cell and the new H of the cell and its west
+ * and south neighbours given (update_k.frag keeps them in arrays). */
+float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, float hy_w,
+           float hx_s)
 {
-    float ez = texelFetch(ez_tex, p, 0).r;
     const uint m = texelFetch(mat_tex, p, 0).r;
     if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
         ez = update_ez(ez, cezh[m], h.y, hy_w, h.x, hx_s);
@@ -120,6 +119,14 @@ float ez_cell_h(sampler2D ez_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2
         ez = apply_slot(ez, kind[m], slot_value(s));
     }
     return ez;
+}
+
+/* ez_cell() with the new H of the cell and its west and south neighbours
+ * given (the fused compute pass keeps them in shared memory). */
+float ez_cell_h(sampler2D ez_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h,
+                float hy_w, float hx_s)
+{
+    return ez_k(texelFetch(ez_tex, p, 0).r, mat_tex, slot_tex, p, h, hy_w, hx_s);
 }
 
 float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p)

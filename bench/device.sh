@@ -1,0 +1,43 @@
+#!/bin/bash
+# bench/device.sh - everything the GL engines need from one call on the GPU
+# machine (the `run` tool of this workplace), results under $OUT:
+#   device.txt   nvidia-smi, date, `texfdtd devices`
+#   tests.txt    every Criterion suite with TEXFDTD_REQUIRE_GPU=1 (make test-gpu)
+#   verify.txt   takada-like 1024^2 x 1000 steps: gl and gl-compute vs cpu bits
+#   bench.txt    bench/gl.sh
+#   run.txt      texfdtd run scenes/takada_square.ini --engine gl / gl-compute
+# The machine has no compiler for GL code and no GL headers: binaries are built
+# here (Debian 12, older glibc) into .devbuild/ and carried, with the shared
+# libraries Ubuntu 24.04 lacks in .devbuild/lib (on LD_LIBRARY_PATH, never
+# unpacked into /) and the glvnd loader .debs in .gl (unpacked into /).
+set -u
+OUT=${OUT:-/tmp/texfdtd-out}
+mkdir -p "$OUT"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export LD_LIBRARY_PATH=$PWD/.devbuild/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+B=.devbuild
+{ date -u; uname -a; nvidia-smi; } >"$OUT/device.txt" 2>&1
+if ! $B/bin/texfdtd devices >>"$OUT/device.txt" 2>&1 || ! grep -qi nvidia "$OUT/device.txt"; then
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+    echo "== with __EGL_VENDOR_LIBRARY_FILENAMES=$__EGL_VENDOR_LIBRARY_FILENAMES" >>"$OUT/device.txt"
+    $B/bin/texfdtd devices >>"$OUT/device.txt" 2>&1
+fi
+tail -4 "$OUT/device.txt"
+
+for t in $B/tests/test_*; do
+    case $t in *.d) continue ;; esac
+    echo "== $t" >>"$OUT/tests.txt"
+    TEXFDTD_REQUIRE_GPU=1 timeout 240 "$t" --jobs 1 --verbose >>"$OUT/tests.txt" 2>&1
+    echo "$t rc=$?" | tee -a "$OUT/tests.txt"
+done
+grep -E '^\[(FAIL|====)' "$OUT/tests.txt"
+
+GL_BENCH=$B/bin/gl_bench timeout 60 $B/bin/gl_bench verify 1024 1000 | tee "$OUT/verify.txt"
+for e in gl gl-compute; do
+    timeout 60 $B/bin/texfdtd run scenes/takada_square.ini --engine "$e" --out "/tmp/run-$e" --force \
+        >>"$OUT/run.txt" 2>&1
+    echo "run $e rc=$?" | tee -a "$OUT/run.txt"
+done
+cp /tmp/run-gl/ez_total_000900.png "$OUT/" 2>/dev/null
+GL_BENCH=$B/bin/gl_bench timeout ${BENCH_TIMEOUT:-330} bench/gl.sh ${BENCH_SIZES:-} | tee "$OUT/bench.txt"

@@ -1,0 +1,233 @@
+/* gl_bench.c - timings of the GL engines (run by bench/gl.sh, on the GPU
+ * machine; never a test).
+ *
+ *   gl_bench speed  ENGINE N STEPS REPS   takada-like scene N x N, random
+ *                                         fields, STEPS steps timed with a
+ *                                         GL_TIME_ELAPSED query after a
+ *                                         warm-up, median of REPS
+ *   gl_bench verify N STEPS               gl, gl-compute and cpu (in each GL
+ *                                         engine's denormal mode) from zero
+ *                                         fields: bits that differ
+ *   gl_bench copy   MIB REPS              device-to-device copy bandwidth
+ *   gl_bench write  N REPS                render-target write rate, R32F,
+ *                                         RG32F and RGBA32F targets
+ *
+ * One line of results per case, "key value" pairs, for bench/gl.sh.
+ */
+#define _GNU_SOURCE
+#include "core/engine.h"
+#include "core/model.h"
+#include "core/scene.h"
+#include "core/util.h"
+#include "gl/gl.h"
+
+#include <GL/glew.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The paper's model: PEC square of side kA = 10 (32 cells at 20 cells per
+ * wavelength) in the middle, plane wave along x, S = 0.5. */
+static int takada(int n, int steps, struct scene *s, struct model *m)
+{
+    char path[] = "/tmp/gl-bench-XXXXXX.ini", err[ERRLEN];
+    const int fd = mkstemps(path, 4);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f,
+            "[grid]\nnx = %d\nny = %d\nsteps = %d\ncourant = 0.5\ncells_per_wavelength = 20\n"
+            "[source]\ntype = plane_wave\nangle = 0\n"
+            "[object.square]\nshape = rectangle\nmaterial = pec\ncenter_x = %d\ncenter_y = %d\n"
+            "width = 32\nheight = 32\n",
+            n, n, steps, n / 2, n / 2);
+    fclose(f);
+    int rc = scene_load(s, path, NULL, 0, err, sizeof err);
+    unlink(path);
+    if (rc || model_build(m, s, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static struct engine_options gl_opts(void)
+{
+    struct engine_options o = {0};
+    o.precision = PRECISION_SINGLE;
+    o.denormals = DENORMALS_FLUSH;
+    o.device = -1;
+    return o;
+}
+
+static int speed(const char *engine, int n, int steps, int reps)
+{
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    if (takada(n, steps, &s, &m))
+        return 1;
+    struct engine *e;
+    const struct engine_options o = gl_opts();
+    if (engine_create(engine, &m, &o, &e, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return 1;
+    }
+    struct engine_info info;
+    engine_describe(e, &info);
+    double gpu, *t = calloc((size_t)reps, sizeof *t);
+    if (gl_bench_fill_random(e, 12345, err, sizeof err)
+        || gl_bench_timed_steps(e, steps / 10 > 0 ? steps / 10 : 1, &gpu, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return 1;
+    }
+    double wall_total = 0;
+    for (int r = 0; r < reps; r++) {
+        const double w0 = now_seconds();
+        if (gl_bench_timed_steps(e, steps, &t[r], err, sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        wall_total += now_seconds() - w0;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    const double med = t[reps / 2];
+    printf("speed engine %s n %d steps %d reps %d median_s %.6f min_s %.6f max_s %.6f "
+           "gcells_per_s %.3f wall_gcells_per_s %.3f steps_per_pass %d device \"%s\"\n",
+           engine, n, steps, reps, med, t[0], t[reps - 1],
+           (double)n * n * steps / med * 1e-9,
+           (double)n * n * steps * reps / wall_total * 1e-9, gl_engine_steps_per_pass(e),
+           info.device);
+    fflush(stdout);
+    free(t);
+    engine_destroy(e);
+    model_free(&m);
+    scene_free(&s);
+    return 0;
+}
+
+static int verify(int n, int steps)
+{
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    if (takada(n, steps, &s, &m))
+        return 1;
+    const char *names[2] = {"gl", "gl-compute"};
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+        struct engine *e;
+        const struct engine_options o = gl_opts();
+        if (engine_create(names[k], &m, &o, &e, err, sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        struct engine_info info;
+        engine_describe(e, &info);
+        float *g[3], *c[3];
+        if (engine_step(e, steps, err, sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        for (int f = 0; f < 3; f++) {
+            g[f] = malloc(m.ncells * 4);
+            engine_read(e, (enum field)f, g[f], err, sizeof err);
+        }
+        engine_destroy(e);
+        struct engine_options co = {0};
+        co.precision = PRECISION_SINGLE;
+        co.denormals = info.denormals;
+        if (engine_create("cpu", &m, &co, &e, err, sizeof err)
+            || engine_step(e, steps, err, sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        size_t diff[3] = {0};
+        double maxabs = 0;
+        for (int f = 0; f < 3; f++) {
+            c[f] = malloc(m.ncells * 4);
+            engine_read(e, (enum field)f, c[f], err, sizeof err);
+            for (size_t q = 0; q < m.ncells; q++) {
+                diff[f] += memcmp(&g[f][q], &c[f][q], 4) != 0;
+                maxabs = fabs(c[f][q]) > maxabs ? fabs(c[f][q]) : maxabs;
+            }
+        }
+        engine_destroy(e);
+        printf("verify engine %s n %d steps %d denormals %s differ_ez %zu differ_hx %zu "
+               "differ_hy %zu of %zu max_abs %.4g detail \"%s\"\n",
+               names[k], n, steps, denormals_name(info.denormals), diff[0], diff[1], diff[2],
+               m.ncells, maxabs, info.detail);
+        fflush(stdout);
+        bad += diff[0] + diff[1] + diff[2] > 0;
+        for (int f = 0; f < 3; f++) {
+            free(g[f]);
+            free(c[f]);
+        }
+    }
+    model_free(&m);
+    scene_free(&s);
+    return bad ? 2 : 0;
+}
+
+/* The copy and write probes need a GL context: borrow a small engine's. */
+static struct engine *small_engine(struct scene *s, struct model *m)
+{
+    char err[ERRLEN];
+    struct engine *e;
+    const struct engine_options o = gl_opts();
+    if (takada(64, 1, s, m) || engine_create("gl", m, &o, &e, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return NULL;
+    }
+    return e;
+}
+
+int main(int argc, char **argv)
+{
+    log_set_quiet(true);
+    if (argc >= 6 && !strcmp(argv[1], "speed"))
+        return speed(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    if (argc >= 4 && !strcmp(argv[1], "verify"))
+        return verify(atoi(argv[2]), atoi(argv[3]));
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    if (argc >= 4 && !strcmp(argv[1], "copy")) {
+        struct engine *e = small_engine(&s, &m);
+        double bw;
+        if (!e || gl_bench_copy_bandwidth(e, (size_t)atoi(argv[2]) << 20, atoi(argv[3]), &bw, err,
+                                          sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        printf("copy mib %d bytes_per_s %.4g (read + written)\n", atoi(argv[2]), bw);
+        engine_destroy(e);
+        return 0;
+    }
+    if (argc >= 4 && !strcmp(argv[1], "write")) {
+        struct engine *e = small_engine(&s, &m);
+        const unsigned fmts[3] = {GL_R32F, GL_RG32F, GL_RGBA32F};
+        const char *names[3] = {"R32F", "RG32F", "RGBA32F"};
+        for (int k = 0; e && k < 3; k++) {
+            double bw;
+            if (gl_bench_write_cap(e, atoi(argv[2]), atoi(argv[2]), fmts[k], atoi(argv[3]), &bw,
+                                   err, sizeof err)) {
+                fprintf(stderr, "gl_bench: %s\n", err);
+                return 1;
+            }
+            printf("write n %d format %s bytes_per_s %.4g\n", atoi(argv[2]), names[k], bw);
+            fflush(stdout);
+        }
+        engine_destroy(e);
+        return 0;
+    }
+    fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify N STEPS | copy MIB REPS | "
+                    "write N REPS\n");
+    return 2;
+}

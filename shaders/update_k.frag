@@ -1,0 +1,89 @@
+/* update_k.frag - K time steps in one fragment pass (gl with K > 1).
+ *
+ * The fragment pass of the H100 is bound by render-target writes (12 bytes
+ * per cell and step for Ez, Hx, Hy), not by arithmetic or reads.  Here each
+ * fragment advances its own cell K steps and writes Ez and (Hx, Hy) once (two
+ * render targets), so the bytes written per step fall K-fold.  To do so it
+ * recomputes, from the textures, the small neighbourhood its result depends
+ * on, level by level, with the same h_cell / ez_cell arithmetic of
+ * update2d.glsl, so every value has the bits of the one-step passes.
+ *
+ * Dependencies (offsets (a, b) from the fragment's cell):
+ *   Ez^{n+s}(q)     needs H^{n+s-1/2} at q, q-(1,0), q-(0,1) and Ez^{n+s-1}(q)
+ *   H^{n+s-1/2}(q)  needs Ez^{n+s-1} at q, q+(1,0), q+(0,1) and H^{n+s-3/2}(q)
+ * so Ez^{n+s} is needed on the hexagon of radius r = K - s,
+ *   HEX(r) = { |a| <= r, |b| <= r, |a + b| <= r },
+ * and H^{n+s-1/2} on HSET(r) = HEX(r) + {0, -(1,0), -(0,1)}.  Cells outside
+ * the grid are skipped: the update rules (no Hx on the last row, no Hy on the
+ * last column, Ez on interior cells only) never read them.
+ *
+ * Generated #defines beyond update2d.glsl's: K (steps per pass), NSLOTS (slot
+ * values per step in slot_values). */
+uniform sampler2D ez_tex;          /* Ez^n */
+uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
+uniform usampler2D mat_tex;        /* material index per cell */
+uniform usampler2D slot_tex;       /* slot index per cell of the slots' bounding box */
+uniform samplerBuffer slot_values; /* this batch's slot values, step-major */
+uniform int slot_base;             /* step n's first value in slot_values */
+
+layout(location = 0) out float ez_out; /* Ez^{n+K} */
+layout(location = 1) out vec2 h_out;   /* (Hx, Hy)^{n+K-1/2} */
+
+#define D (2 * K + 1)
+#define AT(a, b) (((b) + K) * D + ((a) + K))
+
+int sub_step; /* 0 .. K-1: which step's slot values */
+
+float slot_value(uint k) { return texelFetch(slot_values, slot_base + sub_step * NSLOTS + int(k)).r; }
+
+bool in_hex(int a, int b, int r) { return abs(a) <= r && abs(b) <= r && abs(a + b) <= r; }
+
+bool in_hset(int a, int b, int r) { return in_hex(a, b, r) || in_hex(a + 1, b, r) || in_hex(a, b + 1, r); }
+
+bool in_grid(ivec2 q) { return q.x >= 0 && q.y >= 0 && q.x < NX && q.y < NY; }
+
+void main()
+{
+    const ivec2 p = ivec2(gl_FragCoord.xy);
+    float ez[D * D];
+    vec2 h[D * D];
+    for (int b = -K; b <= K; b++)
+        for (int a = -K; a <= K; a++) {
+            const ivec2 q = p + ivec2(a, b);
+            const bool g = in_grid(q);
+            ez[AT(a, b)] = g && in_hex(a, b, K) ? texelFetch(ez_tex, q, 0).r : 0.0;
+            h[AT(a, b)] = g && in_hset(a, b, K - 1) ? texelFetch(h_tex, q, 0).rg : vec2(0.0);
+        }
+    for (int s = 1; s <= K; s++) {
+        const int r = K - s;
+        sub_step = s - 1;
+        /* H^{n+s-1/2} on HSET(r): h_cell() of update2d.glsl, from the arrays */
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++) {
+                const ivec2 q = p + ivec2(a, b);
+                if (!in_hset(a, b, r) || !in_grid(q) || q == COUNTER_TEXEL)
+                    continue;
+                const float ez_c = ez[AT(a, b)];
+                if (q.y <= NY - 2)
+                    h[AT(a, b)].x = update_hx(h[AT(a, b)].x, ez[AT(a, b + 1)], ez_c);
+                if (q.x <= NX - 2)
+                    h[AT(a, b)].y = update_hy(h[AT(a, b)].y, ez[AT(a + 1, b)], ez_c);
+            }
+        /* Ez^{n+s} on HEX(r): ez_cell_h() of update2d.glsl */
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++) {
+                const ivec2 q = p + ivec2(a, b);
+                if (!in_hex(a, b, r) || !in_grid(q))
+                    continue;
+                const bool interior = q.x >= 1 && q.x <= NX - 2 && q.y >= 1 && q.y <= NY - 2;
+                ez[AT(a, b)] = ez_k(ez[AT(a, b)], mat_tex, slot_tex, q, h[AT(a, b)],
+                                    interior ? h[AT(a - 1, b)].y : 0.0,
+                                    interior ? h[AT(a, b - 1)].x : 0.0);
+            }
+    }
+    ez_out = ez[AT(0, 0)];
+    vec2 hp = h[AT(0, 0)];
+    if (p == COUNTER_TEXEL) /* K more H passes */
+        hp.x = uintBitsToFloat(floatBitsToUint(hp.x) + uint(K));
+    h_out = hp;
+}
