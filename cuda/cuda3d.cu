@@ -1,0 +1,850 @@
+/* cuda3d.cu - the 3D CUDA engine: the update of cpu/update3d.inc, statement
+ * for statement, float or double, with the CPML scheduled three ways
+ * (Toivanen et al. 2011, "[boundary] strategy"):
+ *   A1 combined:  psi updated inside the field kernels, where the cell lies
+ *                 in a slab (one H and one E kernel over the whole grid);
+ *   A2 regions:   a plain kernel over the interior box (no psi code) and one
+ *                 kernel over the 26 PML regions (full update with psi);
+ *   A3 per-face:  a field kernel over the whole grid with the 1/kappa
+ *                 scaling and no psi, then one specialised kernel per face
+ *                 pair and field (x, y, z normal) that updates exactly two
+ *                 psi and adds their terms.
+ * A1 and A2 evaluate the same expression per cell, so they agree bit for bit
+ * (and with cpu3d in float/FTZ and double); A3 adds the psi term after the
+ * fact, (a*ik) + c*psi instead of c*((a*ik + psi) - ...), so it agrees to
+ * rounding only.
+ *
+ * Staggering as update3d.inc: cell (i, j, k) holds Ex(i+1/2, j, k),
+ * Ey(i, j+1/2, k), Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
+ * Hz(i+1/2, j+1/2, k).  Arrays are [nz][ny][px] with the row pitch px = nx
+ * rounded up to 32 elements, so every row starts on a 128-byte (float) line
+ * and a warp reads one aligned, coalesced row segment (the coalescing
+ * paper); threads map to (i, j) of one plane (32 x 8 blocks, a thread per
+ * cell, the thread-mapping excerpt's x-y mapping, z from the grid).
+ */
+#include "common.cuh"
+#include "cuda_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PSI_EXY, PSI_EXZ, PSI_EYX, PSI_EYZ, PSI_EZX, PSI_EZY,
+       PSI_HXY, PSI_HXZ, PSI_HYX, PSI_HYZ, PSI_HZX, PSI_HZY, PSI_COUNT };
+static const int psi_axis_of[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
+enum { P_XE, P_XH, P_YE, P_YH, P_ZE, P_ZH };
+enum { MODE_NONE, MODE_INLINE, MODE_KAPPA }; /* psi code in the field kernels */
+
+__constant__ float c_cezh_f[MODEL_MAX_MATERIALS];
+__constant__ double c_cezh_d[MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T cezh(uint8_t m);
+template <> __device__ __forceinline__ float cezh<float>(uint8_t m) { return c_cezh_f[m]; }
+template <> __device__ __forceinline__ double cezh<double>(uint8_t m) { return c_cezh_d[m]; }
+
+template <typename T> struct Dev3 {
+    T *ex, *ey, *ez, *hx, *hy, *hz;
+    T *psi[PSI_COUNT];
+    const uint8_t *mat;
+    const T *pb[6], *pc[6], *pik[6]; /* CPML profiles xe xh ye yh ze zh */
+    int nx, ny, nz, px, N;
+    long long sy, sz;
+    T ch;
+};
+
+struct Box {
+    int x0, x1, y0, y1, z0, z1;
+};
+
+/* psi offsets (see update3d.inc), with the pitch px for rows */
+template <typename T>
+__device__ __forceinline__ long long psi_x(const Dev3<T> &d, int side, int k, int j, int kx)
+{
+    return (((long long)side * d.nz + k) * d.ny + j) * d.N + kx;
+}
+template <typename T>
+__device__ __forceinline__ long long psi_y(const Dev3<T> &d, int side, int k, int ky, int i)
+{
+    return (((long long)side * d.nz + k) * d.N + ky) * d.px + i;
+}
+template <typename T>
+__device__ __forceinline__ long long psi_z(const Dev3<T> &d, int side, int kz, int j, int i)
+{
+    return (((long long)side * d.N + kz) * d.ny + j) * d.px + i;
+}
+
+/* One CPML term: psi = b psi + c d; d ik + psi (MODE_INLINE), d ik (KAPPA). */
+template <typename T, bool F, int MODE>
+__device__ __forceinline__ T term(const Dev3<T> &d, T dd, int side, T *psi, int prof, int pos)
+{
+    typedef Ar<T, F> A;
+    if (MODE == MODE_NONE || side < 0)
+        return dd;
+    if (MODE == MODE_KAPPA)
+        return A::mul(dd, d.pik[prof][pos]);
+    const T p = A::add(A::mul(d.pb[prof][pos], *psi), A::mul(d.pc[prof][pos], dd));
+    *psi = p;
+    return A::add(A::mul(dd, d.pik[prof][pos]), p);
+}
+
+/* H of cell (i, j, k): Hx, Hy, Hz in update3d.inc's order. */
+template <typename T, bool F, int MODE>
+__device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
+{
+    typedef Ar<T, F> A;
+    const long long c = i + j * d.sy + k * d.sz;
+    int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
+    if (MODE != MODE_NONE) {
+        xs = dslab_h(d.nx, d.N, i, &kx);
+        ys = dslab_h(d.ny, d.N, j, &ky);
+        zs = dslab_h(d.nz, d.N, k, &kz);
+    }
+    const T ch = d.ch;
+    if (j <= d.ny - 2 && k <= d.nz - 2) {
+        const T dy = A::sub(d.ez[c + d.sy], d.ez[c]), dz = A::sub(d.ey[c + d.sz], d.ey[c]);
+        const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HXY] + psi_y(d, ys, k, ky, i), P_YH, j);
+        const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HXZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
+        d.hx[c] = A::sub(d.hx[c], A::mul(ch, A::sub(ty, tz)));
+    }
+    if (i <= d.nx - 2 && k <= d.nz - 2) {
+        const T dz = A::sub(d.ex[c + d.sz], d.ex[c]), dx = A::sub(d.ez[c + 1], d.ez[c]);
+        const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HYZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
+        const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HYX] + psi_x(d, xs, k, j, kx), P_XH, i);
+        d.hy[c] = A::sub(d.hy[c], A::mul(ch, A::sub(tz, tx)));
+    }
+    if (i <= d.nx - 2 && j <= d.ny - 2) {
+        const T dx = A::sub(d.ey[c + 1], d.ey[c]), dy = A::sub(d.ex[c + d.sy], d.ex[c]);
+        const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HZX] + psi_x(d, xs, k, j, kx), P_XH, i);
+        const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HZY] + psi_y(d, ys, k, ky, i), P_YH, j);
+        d.hz[c] = A::sub(d.hz[c], A::mul(ch, A::sub(tx, ty)));
+    }
+}
+
+/* E of cell (i, j, k): Ex, Ey, Ez in update3d.inc's order. */
+template <typename T, bool F, int MODE>
+__device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
+{
+    typedef Ar<T, F> A;
+    const long long c = i + j * d.sy + k * d.sz;
+    int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
+    if (MODE != MODE_NONE) {
+        xs = dslab_e(d.nx, d.N, i, &kx);
+        ys = dslab_e(d.ny, d.N, j, &ky);
+        zs = dslab_e(d.nz, d.N, k, &kz);
+    }
+    const T ce = cezh<T>(d.mat[c]);
+    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
+               iin = i >= 1 && i <= d.nx - 2;
+    if (i <= d.nx - 2 && jin && kin) {
+        const T dy = A::sub(d.hz[c], d.hz[c - d.sy]), dz = A::sub(d.hy[c], d.hy[c - d.sz]);
+        const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
+        const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
+        d.ex[c] = A::add(d.ex[c], A::mul(ce, A::sub(ty, tz)));
+    }
+    if (iin && j <= d.ny - 2 && kin) {
+        const T dz = A::sub(d.hx[c], d.hx[c - d.sz]), dx = A::sub(d.hz[c], d.hz[c - 1]);
+        const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
+        const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
+        d.ey[c] = A::add(d.ey[c], A::mul(ce, A::sub(tz, tx)));
+    }
+    if (iin && jin && k <= d.nz - 2) {
+        const T dx = A::sub(d.hy[c], d.hy[c - 1]), dy = A::sub(d.hx[c], d.hx[c - d.sy]);
+        const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
+        const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
+        d.ez[c] = A::add(d.ez[c], A::mul(ce, A::sub(tx, ty)));
+    }
+}
+
+/* Field kernels over a box: a thread per (i, j), blockIdx.z = plane. */
+template <typename T, bool F, int MODE, bool E>
+__global__ void __launch_bounds__(256) k_field(Dev3<T> d, Box b)
+{
+    const int i = b.x0 + blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = b.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+    const int k = b.z0 + blockIdx.z;
+    if (i >= b.x1 || j >= b.y1)
+        return;
+    if (E)
+        e_cell<T, F, MODE>(d, i, j, k);
+    else
+        h_cell<T, F, MODE>(d, i, j, k);
+}
+
+/* A2: the 26 PML regions in one launch; blockIdx.y picks the region, whose
+ * cells the blocks walk x fastest (grid-stride). */
+struct Regions {
+    Box box[26];
+    int n;
+};
+template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regions r)
+{
+    const Box b = r.box[blockIdx.y];
+    const int wx = b.x1 - b.x0, wy = b.y1 - b.y0;
+    const long long n = (long long)wx * wy * (b.z1 - b.z0);
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n;
+         t += (long long)gridDim.x * blockDim.x) {
+        const int i = b.x0 + (int)(t % wx), j = b.y0 + (int)(t / wx % wy), k = b.z0 + (int)(t / wx / wy);
+        if (E)
+            e_cell<T, F, MODE_INLINE>(d, i, j, k);
+        else
+            h_cell<T, F, MODE_INLINE>(d, i, j, k);
+    }
+}
+
+/* A3: one face pair (both sides) of one axis, H or E: update the two psi
+ * whose derivative runs along AXIS and add their terms to the fields (the
+ * field kernel already added d*ik).  Threads x fastest over the slab box.
+ * For the x-normal faces (whose normal is the fastest axis in our layout,
+ * the paper's hard z-normal case) a block is 16 slab columns x 16 rows and
+ * the row segment of the differenced field is staged through shared memory,
+ * so global reads are whole contiguous row segments. */
+template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d, int side)
+{
+    typedef Ar<T, F> A;
+    const int N = d.N;
+    const int n_ax = AXIS == 0 ? d.nx : AXIS == 1 ? d.ny : d.nz;
+    /* slab positions along AXIS: E 1..N-1 (left) or n-N..n-2; H 0..N-1 or n-1-N..n-2 */
+    const int a0 = side == 0 ? (E ? 1 : 0) : (E ? n_ax - N : n_ax - 1 - N);
+    const int a1 = side == 0 ? N - 1 : n_ax - 2;
+    int i, j, k;
+    if (AXIS == 0) {
+        i = a0 + threadIdx.x;
+        j = blockIdx.x * blockDim.y + threadIdx.y;
+        k = blockIdx.y;
+    } else {
+        i = blockIdx.x * blockDim.x + threadIdx.x;
+        j = AXIS == 1 ? a0 + blockIdx.y : blockIdx.y;
+        k = AXIS == 2 ? a0 + blockIdx.z : blockIdx.z;
+    }
+    extern __shared__ unsigned char smem_raw[];
+    T *s = (T *)smem_raw;
+    const long long c = i + j * d.sy + k * d.sz;
+    /* the two components: for H along x Hy (sign +) and Hz (-) ... see update3d.inc */
+    T *f1, *f2, *g1, *g2;
+    int p1, p2;
+    long long off;
+    if (!E) {
+        off = AXIS == 0 ? 1 : AXIS == 1 ? d.sy : d.sz; /* H: g[c + off] - g[c] */
+        if (AXIS == 0) { f1 = d.hy; g1 = d.ez; p1 = PSI_HYX; f2 = d.hz; g2 = d.ey; p2 = PSI_HZX; }
+        else if (AXIS == 1) { f1 = d.hx; g1 = d.ez; p1 = PSI_HXY; f2 = d.hz; g2 = d.ex; p2 = PSI_HZY; }
+        else { f1 = d.hx; g1 = d.ey; p1 = PSI_HXZ; f2 = d.hy; g2 = d.ex; p2 = PSI_HYZ; }
+    } else {
+        off = AXIS == 0 ? 1 : AXIS == 1 ? d.sy : d.sz; /* E: g[c] - g[c - off] */
+        if (AXIS == 0) { f1 = d.ey; g1 = d.hz; p1 = PSI_EYX; f2 = d.ez; g2 = d.hy; p2 = PSI_EZX; }
+        else if (AXIS == 1) { f1 = d.ex; g1 = d.hz; p1 = PSI_EXY; f2 = d.ez; g2 = d.hx; p2 = PSI_EZY; }
+        else { f1 = d.ex; g1 = d.hy; p1 = PSI_EXZ; f2 = d.ey; g2 = d.hx; p2 = PSI_EYZ; }
+    }
+    const bool inside = AXIS == 0 ? (i <= a1 && j < d.ny && k < d.nz)
+                        : AXIS == 1 ? (i < d.nx && j <= a1 && k < d.nz)
+                                    : (i < d.nx && j < d.ny && k <= a1);
+    if (AXIS == 0) {
+        /* stage g1, g2 of this row segment (and its outer neighbour) in shared memory */
+        const int w = blockDim.x + 1, row = threadIdx.y;
+        const int first = E ? a0 - 1 : a0; /* E reads c-1, H reads c+1 */
+        T *s1 = s + row * 2 * w, *s2 = s1 + w;
+        for (int t = threadIdx.x; t < w; t += blockDim.x) {
+            const int ii = first + t;
+            const bool ok = j < d.ny && k < d.nz && ii >= 0 && ii < d.nx;
+            const long long cc = ii + j * d.sy + k * d.sz;
+            s1[t] = ok ? g1[cc] : T(0);
+            s2[t] = ok ? g2[cc] : T(0);
+        }
+        __syncthreads();
+        if (!inside)
+            return;
+        const int t = threadIdx.x + (E ? 1 : 0);
+        const T d1 = E ? A::sub(s1[t], s1[t - 1]) : A::sub(s1[t + 1], s1[t]);
+        const T d2 = E ? A::sub(s2[t], s2[t - 1]) : A::sub(s2[t + 1], s2[t]);
+        (void)d1;
+        (void)d2;
+        /* fall through with the staged differences */
+        int kk;
+        const int sd = E ? dslab_e(d.nx, N, i, &kk) : dslab_h(d.nx, N, i, &kk);
+        (void)sd;
+        const int prof = E ? P_XE : P_XH;
+        const T b = d.pb[prof][i], cc = d.pc[prof][i];
+        const long long pidx = psi_x(d, side, k, j, kk);
+        const T q1 = A::add(A::mul(b, d.psi[p1][pidx]), A::mul(cc, d1));
+        const T q2 = A::add(A::mul(b, d.psi[p2][pidx]), A::mul(cc, d2));
+        /* component ranges on the other axes */
+        if (!E) {
+            /* Hy: k <= nz-2; Hz: j <= ny-2 */
+            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(d.ch, q1)); }
+            if (j <= d.ny - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(d.ch, q2)); }
+        } else {
+            const T ce = cezh<T>(d.mat[c]);
+            /* Ey: j <= ny-2, 1 <= k <= nz-2; Ez: 1 <= j <= ny-2, k <= nz-2 */
+            if (j <= d.ny - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(ce, q1)); }
+            if (j >= 1 && j <= d.ny - 2 && k <= d.nz - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(ce, q2)); }
+        }
+        return;
+    }
+    if (!inside)
+        return;
+    const int pos = AXIS == 1 ? j : k;
+    int kk;
+    if (E)
+        dslab_e(n_ax, N, pos, &kk);
+    else
+        dslab_h(n_ax, N, pos, &kk);
+    const int prof = (AXIS == 1 ? P_YE : P_ZE) + (E ? 0 : 1);
+    const T b = d.pb[prof][pos], cc = d.pc[prof][pos];
+    const long long pidx = AXIS == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
+    const T d1 = E ? A::sub(g1[c], g1[c - off]) : A::sub(g1[c + off], g1[c]);
+    const T d2 = E ? A::sub(g2[c], g2[c - off]) : A::sub(g2[c + off], g2[c]);
+    const T q1 = A::add(A::mul(b, d.psi[p1][pidx]), A::mul(cc, d1));
+    const T q2 = A::add(A::mul(b, d.psi[p2][pidx]), A::mul(cc, d2));
+    if (!E) {
+        if (AXIS == 1) {
+            /* Hx (-ch*ty): all i, k <= nz-2;  Hz (+ch*ty): i <= nx-2 */
+            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(d.ch, q1)); }
+            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(d.ch, q2)); }
+        } else {
+            /* Hx (+ch*tz): all i, j <= ny-2;  Hy (-ch*tz): i <= nx-2 */
+            if (j <= d.ny - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(d.ch, q1)); }
+            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(d.ch, q2)); }
+        }
+    } else {
+        const T ce = cezh<T>(d.mat[c]);
+        const bool iin = i >= 1 && i <= d.nx - 2;
+        if (AXIS == 1) {
+            /* Ex (+ce*ty): i <= nx-2, 1 <= k <= nz-2;  Ez (-ce*ty): iin, k <= nz-2 */
+            if (i <= d.nx - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(ce, q1)); }
+            if (iin && k <= d.nz - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(ce, q2)); }
+        } else {
+            /* Ex (-ce*tz): i <= nx-2, 1 <= j <= ny-2;  Ey (+ce*tz): iin, j <= ny-2 */
+            if (i <= d.nx - 2 && j >= 1 && j <= d.ny - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(ce, q1)); }
+            if (iin && j <= d.ny - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(ce, q2)); }
+        }
+    }
+}
+
+/* Mur planes, as cpu3d.c (wall = base + a sa + b sb, neighbour +- step). */
+struct MurPlane {
+    int comp, inward, a0, a1, b0, b1;
+    long long base, sa, sb, step;
+};
+template <typename T, bool F, bool APPLY>
+__global__ void k_mur(T *e, MurPlane p, T *old, T kmur)
+{
+    typedef Ar<T, F> A;
+    const int wa = p.a1 - p.a0 + 1, wb = p.b1 - p.b0 + 1;
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)wa * wb)
+        return;
+    const int a = p.a0 + (int)(t % wa), b = p.b0 + (int)(t / wa);
+    const long long w = p.base + a * p.sa + b * p.sb;
+    const long long nb = p.inward > 0 ? w + p.step : w - p.step;
+    if (!APPLY)
+        old[t] = e[nb];
+    else
+        e[w] = A::add(old[t], A::mul(kmur, A::sub(e[nb], e[w])));
+}
+
+template <typename T, bool F>
+__global__ void k_slots(T *ez, const long long *cell, const uint8_t *pec, const T *v, long long n)
+{
+    typedef Ar<T, F> A;
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < n)
+        ez[cell[t]] = pec[t] ? v[t] : A::add(ez[cell[t]], v[t]);
+}
+
+template <typename T, bool F> __global__ void k_point(T *ez, long long c, T v)
+{
+    ez[c] = Ar<T, F>::add(ez[c], v);
+}
+
+struct cuda3d_engine {
+    struct engine base;
+    int dev;
+    char devname[320];
+    int nx, ny, nz, px, N;
+    size_t plane, cells; /* padded */
+    enum pml_strategy strat;
+    void *f[6];
+    void *psi[PSI_COUNT];
+    void *prof[6][3];
+    uint8_t *mat;
+    MurPlane mur[12];
+    void *mur_old[12];
+    long long *slot_cell;
+    uint8_t *slot_pec;
+    void *slot_v_d, *slot_v_h;
+    Regions regions;
+};
+
+template <typename T> static Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
+{
+    Dev3<T> d;
+    memset(&d, 0, sizeof d);
+    d.ex = (T *)c->f[0];
+    d.ey = (T *)c->f[1];
+    d.ez = (T *)c->f[2];
+    d.hx = (T *)c->f[3];
+    d.hy = (T *)c->f[4];
+    d.hz = (T *)c->f[5];
+    for (int k = 0; k < PSI_COUNT; k++)
+        d.psi[k] = (T *)c->psi[k];
+    d.mat = c->mat;
+    for (int k = 0; k < 6; k++) {
+        d.pb[k] = (const T *)c->prof[k][0];
+        d.pc[k] = (const T *)c->prof[k][1];
+        d.pik[k] = (const T *)c->prof[k][2];
+    }
+    d.nx = c->nx;
+    d.ny = c->ny;
+    d.nz = c->nz;
+    d.px = c->px;
+    d.N = c->N;
+    d.sy = c->px;
+    d.sz = (long long)c->px * c->ny;
+    d.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
+    return d;
+}
+
+static int field_launch_box(const Box &b, dim3 *grid, dim3 *block)
+{
+    *block = dim3(32, 8, 1);
+    *grid = dim3((unsigned)((b.x1 - b.x0 + 31) / 32), (unsigned)((b.y1 - b.y0 + 7) / 8),
+                 (unsigned)(b.z1 - b.z0));
+    return b.x1 > b.x0 && b.y1 > b.y0 && b.z1 > b.z0;
+}
+
+template <typename T, bool F, int MODE, bool E>
+static void launch_field(const Dev3<T> &d, const Box &b)
+{
+    dim3 g, bl;
+    if (field_launch_box(b, &g, &bl))
+        k_field<T, F, MODE, E><<<g, bl>>>(d, b);
+}
+
+template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d)
+{
+    const int N = d.N;
+    for (int side = 0; side < 2; side++) {
+        /* x faces: blocks of 16 slab columns x 16 rows, row segments in shared memory */
+        dim3 bx(16, 16, 1), gx((unsigned)((d.ny + 15) / 16), (unsigned)d.nz, 1);
+        const size_t sh = 16 * 2 * 17 * sizeof(T);
+        if (N <= 16)
+            k_face<T, F, E, 0><<<gx, bx, sh>>>(d, side);
+        dim3 b2(128, 1, 1);
+        dim3 gy((unsigned)((d.nx + 127) / 128), (unsigned)N, (unsigned)d.nz);
+        k_face<T, F, E, 1><<<gy, b2>>>(d, side);
+        dim3 gz((unsigned)((d.nx + 127) / 128), (unsigned)d.ny, (unsigned)N);
+        k_face<T, F, E, 2><<<gz, b2>>>(d, side);
+    }
+}
+
+template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct model *m, int n,
+                                                char *err, size_t errlen)
+{
+    const Dev3<T> d = dev_view<T>(c, m);
+    const Box all = {0, c->nx, 0, c->ny, 0, c->nz};
+    const int N = c->N;
+    const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N, c->nz - 1 - N};
+    const bool mur = m->scene->boundary == BOUNDARY_MUR;
+    const bool point = m->scene->source_type == SOURCE_POINT;
+    const long long pc = point ? (long long)(model_point_cell(m) % (size_t)c->nx)
+                                     + (long long)(model_point_cell(m) / (size_t)c->nx) * c->px
+                               : 0;
+    const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
+    T *comp[3] = {d.ex, d.ey, d.ez};
+    for (int s = 0; s < n; s++) {
+        const int t = c->base.step + s;
+        if (m->nslots) {
+            if (sizeof(T) == 4)
+                model_slot_values_f(m, t, (float *)c->slot_v_h);
+            else
+                model_slot_values_d(m, t, (double *)c->slot_v_h);
+            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T),
+                               cudaMemcpyHostToDevice));
+        }
+        /* H */
+        if (N == 0) {
+            launch_field<T, F, MODE_NONE, false>(d, all);
+        } else if (c->strat == PML_COMBINED) {
+            launch_field<T, F, MODE_INLINE, false>(d, all);
+        } else if (c->strat == PML_REGIONS) {
+            launch_field<T, F, MODE_NONE, false>(d, inner);
+            k_regions<T, F, false><<<dim3(256, 26), 256>>>(d, c->regions);
+        } else {
+            launch_field<T, F, MODE_KAPPA, false>(d, all);
+            launch_faces<T, F, false>(d);
+        }
+        if (mur)
+            for (int q = 0; q < 12; q++) {
+                const MurPlane &p = c->mur[q];
+                const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
+                k_mur<T, F, false><<<(unsigned)((np + 255) / 256), 256>>>(comp[p.comp], p, (T *)c->mur_old[q], kmur);
+            }
+        /* E */
+        if (N == 0) {
+            launch_field<T, F, MODE_NONE, true>(d, all);
+        } else if (c->strat == PML_COMBINED) {
+            launch_field<T, F, MODE_INLINE, true>(d, all);
+        } else if (c->strat == PML_REGIONS) {
+            launch_field<T, F, MODE_NONE, true>(d, inner);
+            k_regions<T, F, true><<<dim3(256, 26), 256>>>(d, c->regions);
+        } else {
+            launch_field<T, F, MODE_KAPPA, true>(d, all);
+            launch_faces<T, F, true>(d);
+        }
+        if (mur)
+            for (int q = 0; q < 12; q++) {
+                const MurPlane &p = c->mur[q];
+                const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
+                k_mur<T, F, true><<<(unsigned)((np + 255) / 256), 256>>>(comp[p.comp], p, (T *)c->mur_old[q], kmur);
+            }
+        if (m->nslots)
+            k_slots<T, F><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
+                d.ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)m->nslots);
+        if (point)
+            k_point<T, F><<<1, 1>>>(d.ez, pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
+                                                                 : model_point_value(m, t)));
+        CK(cudaGetLastError());
+    }
+    return 0;
+}
+
+static int cuda3d_step(struct engine *e, int n, char *err, size_t errlen)
+{
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    CK(cudaSetDevice(c->dev));
+    int rc;
+    if (e->opt.precision == PRECISION_DOUBLE)
+        rc = step_t<double, false>(c, e->model, n, err, errlen);
+    else if (e->opt.denormals == DENORMALS_FLUSH)
+        rc = step_t<float, true>(c, e->model, n, err, errlen);
+    else
+        rc = step_t<float, false>(c, e->model, n, err, errlen);
+    if (rc)
+        return rc;
+    CK(cudaGetLastError());
+    return 0;
+}
+
+static void cuda3d_destroy(struct engine *e)
+{
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    if (!c)
+        return;
+    for (int k = 0; k < 6; k++)
+        cudaFree(c->f[k]);
+    for (int k = 0; k < PSI_COUNT; k++)
+        cudaFree(c->psi[k]);
+    for (int a = 0; a < 6; a++)
+        for (int q = 0; q < 3; q++)
+            cudaFree(c->prof[a][q]);
+    for (int q = 0; q < 12; q++)
+        cudaFree(c->mur_old[q]);
+    cudaFree(c->mat);
+    cudaFree(c->slot_cell);
+    cudaFree(c->slot_pec);
+    cudaFree(c->slot_v_d);
+    cudaFreeHost(c->slot_v_h);
+    free(c);
+}
+
+static size_t psi_elems(const cuda3d_engine *c, int axis)
+{
+    const size_t N = (size_t)c->N;
+    return 2 * N * (axis == 0 ? (size_t)c->ny * c->nz : axis == 1 ? (size_t)c->px * c->nz
+                                                                 : (size_t)c->px * c->ny);
+}
+
+static void mur_planes(MurPlane *p, int nx, int ny, int nz, int px)
+{
+    const long long s[3] = {1, px, (long long)px * ny};
+    const int n[3] = {nx, ny, nz};
+    int q = 0;
+    for (int axis = 0; axis < 3; axis++)
+        for (int comp = 0; comp < 3; comp++) {
+            if (comp == axis)
+                continue;
+            const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+            for (int side = 0; side < 2; side++, q++) {
+                MurPlane *m = &p[q];
+                m->comp = comp;
+                m->inward = side == 0 ? 1 : -1;
+                m->base = side == 0 ? 0 : (long long)(n[axis] - 1) * s[axis];
+                m->step = s[axis];
+                m->sa = s[a];
+                m->sb = s[b];
+                m->a0 = a == comp ? 0 : 1;
+                m->a1 = n[a] - 2;
+                m->b0 = b == comp ? 0 : 1;
+                m->b1 = n[b] - 2;
+            }
+        }
+}
+
+static int cuda3d_create(const struct model *m, const struct engine_options *o,
+                         struct engine **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (m->nz < 2)
+        return seterr(err, errlen, "cuda 3D engine: the scene is 2D");
+    int dev = 0;
+    cudaDeviceProp prop;
+    if (cuda_pick_device(o->device, &dev, &prop, err, errlen))
+        return -1;
+    cuda3d_engine *c = (cuda3d_engine *)calloc(1, sizeof *c);
+    if (!c)
+        return seterr(err, errlen, "cuda 3D engine: out of host memory");
+    c->dev = dev;
+    snprintf(c->devname, sizeof c->devname, "%s (sm_%d%d, %.1f GiB)", prop.name, prop.major,
+             prop.minor, prop.totalGlobalMem / 1073741824.0);
+    c->nx = m->nx;
+    c->ny = m->ny;
+    c->nz = m->nz;
+    c->px = (m->nx + 31) / 32 * 32;
+    c->N = m->pml_n;
+    c->strat = m->scene->cpml_strategy;
+    c->plane = (size_t)c->px * c->ny;
+    c->cells = c->plane * c->nz;
+    const size_t es = precision_size(o->precision);
+    const bool mur = m->scene->boundary == BOUNDARY_MUR;
+    if (c->N > 16 && c->strat == PML_PER_FACE) {
+        const int N = c->N;
+        free(c);
+        return seterr(err, errlen, "cuda 3D: strategy per-face supports CPML up to 16 cells (%d)", N);
+    }
+    /* memory: 6 fields + material over the padded grid, psi, Mur planes */
+    size_t psi = 0, murb = 0;
+    if (c->N)
+        for (int k = 0; k < PSI_COUNT; k++)
+            psi += psi_elems(c, psi_axis_of[k]) * es;
+    if (mur) {
+        mur_planes(c->mur, c->nx, c->ny, c->nz, c->px);
+        for (int q = 0; q < 12; q++)
+            murb += (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es;
+    }
+    const size_t need = c->cells * (6 * es + 1) + psi + murb + m->nslots * (8 + 1 + es)
+                        + (64u << 20) /* context and slack */;
+    if (cuda_check_memory("cuda 3D", need, 6 * es + 1, err, errlen)) {
+        free(c);
+        return -1;
+    }
+#define ALLOC(p, bytes)                                                                       \
+    do {                                                                                      \
+        const size_t b_ = (size_t)(bytes) > 0 ? (size_t)(bytes) : 1;                          \
+        cudaError_t e_ = cudaMalloc((void **)&(p), b_);                                       \
+        if (e_ == cudaSuccess)                                                                \
+            e_ = cudaMemset((p), 0, b_);                                                      \
+        if (e_ != cudaSuccess) {                                                              \
+            seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s", (size_t)(bytes),    \
+                   cudaGetErrorString(e_));                                                   \
+            goto fail;                                                                        \
+        }                                                                                     \
+    } while (0)
+    for (int k = 0; k < 6; k++)
+        ALLOC(c->f[k], c->cells * es);
+    ALLOC(c->mat, c->cells);
+    if (cudaMemcpy2D(c->mat, c->px, m->mat, m->nx, m->nx, (size_t)m->ny * m->nz,
+                     cudaMemcpyHostToDevice) != cudaSuccess) {
+        seterr(err, errlen, "cuda 3D: cannot copy the material map");
+        goto fail;
+    }
+    if (c->N) {
+        for (int k = 0; k < PSI_COUNT; k++)
+            ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
+        const struct pml_axis *ax[6] = {&m->pml_xe, &m->pml_xh, &m->pml_ye,
+                                        &m->pml_yh, &m->pml_ze, &m->pml_zh};
+        const int len[6] = {m->nx, m->nx, m->ny, m->ny, m->nz, m->nz};
+        for (int a = 0; a < 6; a++) {
+            const void *src[3];
+            if (es == 4) {
+                src[0] = ax[a]->bf; src[1] = ax[a]->cf; src[2] = ax[a]->ikf;
+            } else {
+                src[0] = ax[a]->b; src[1] = ax[a]->c; src[2] = ax[a]->ik;
+            }
+            for (int q = 0; q < 3; q++) {
+                ALLOC(c->prof[a][q], len[a] * es);
+                if (cudaMemcpy(c->prof[a][q], src[q], len[a] * es, cudaMemcpyHostToDevice) != cudaSuccess) {
+                    seterr(err, errlen, "cuda 3D: cannot copy CPML profiles");
+                    goto fail;
+                }
+            }
+        }
+        /* A2's 26 regions: along each axis [0, N), [N, n-1-N), [n-1-N, n) */
+        const int n3[3] = {c->nx, c->ny, c->nz};
+        int lo[3][3], hi[3][3];
+        for (int a = 0; a < 3; a++) {
+            lo[a][0] = 0; hi[a][0] = c->N;
+            lo[a][1] = c->N; hi[a][1] = n3[a] - 1 - c->N;
+            lo[a][2] = n3[a] - 1 - c->N; hi[a][2] = n3[a];
+        }
+        c->regions.n = 0;
+        for (int z = 0; z < 3; z++)
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) {
+                    if (x == 1 && y == 1 && z == 1)
+                        continue;
+                    Box b = {lo[0][x], hi[0][x], lo[1][y], hi[1][y], lo[2][z], hi[2][z]};
+                    c->regions.box[c->regions.n++] = b;
+                }
+    }
+    if (mur)
+        for (int q = 0; q < 12; q++)
+            ALLOC(c->mur_old[q], (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es);
+    if (m->nslots) {
+        long long *cell = (long long *)malloc(m->nslots * sizeof *cell);
+        uint8_t *pec = (uint8_t *)malloc(m->nslots);
+        if (!cell || !pec) {
+            free(cell);
+            free(pec);
+            seterr(err, errlen, "cuda 3D: out of host memory");
+            goto fail;
+        }
+        for (size_t k = 0; k < m->nslots; k++) {
+            const size_t s = m->slot_cell[k];
+            cell[k] = (long long)(s % (size_t)m->nx) + (long long)(s / (size_t)m->nx) * c->px;
+            pec[k] = m->mats[m->mat[s]].kind == MATERIAL_PEC;
+        }
+        ALLOC(c->slot_cell, m->nslots * sizeof *cell);
+        ALLOC(c->slot_pec, m->nslots);
+        ALLOC(c->slot_v_d, m->nslots * es);
+        cudaError_t e1 = cudaMemcpy(c->slot_cell, cell, m->nslots * sizeof *cell, cudaMemcpyHostToDevice);
+        cudaError_t e2 = cudaMemcpy(c->slot_pec, pec, m->nslots, cudaMemcpyHostToDevice);
+        cudaError_t e3 = cudaMallocHost(&c->slot_v_h, m->nslots * es);
+        free(cell);
+        free(pec);
+        if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess) {
+            seterr(err, errlen, "cuda 3D: cannot set up the source slots");
+            goto fail;
+        }
+    }
+    {
+        float cf[MODEL_MAX_MATERIALS] = {0};
+        double cd[MODEL_MAX_MATERIALS] = {0};
+        for (int k = 0; k < m->nmats; k++) {
+            cf[k] = m->mats[k].cezh_f;
+            cd[k] = m->mats[k].cezh;
+        }
+        if (cudaMemcpyToSymbol(c_cezh_f, cf, sizeof cf) != cudaSuccess
+            || cudaMemcpyToSymbol(c_cezh_d, cd, sizeof cd) != cudaSuccess) {
+            seterr(err, errlen, "cuda 3D: cannot set the coefficient table");
+            goto fail;
+        }
+    }
+#undef ALLOC
+    *out = &c->base;
+    return 0;
+fail:
+    cuda3d_destroy(&c->base);
+    return -1;
+}
+
+static int field_index(enum field f)
+{
+    switch (f) {
+    case FIELD_EX: return 0;
+    case FIELD_EY: return 1;
+    case FIELD_EZ: return 2;
+    case FIELD_HX: return 3;
+    case FIELD_HY: return 4;
+    case FIELD_HZ: return 5;
+    default: return -1;
+    }
+}
+
+static int cuda3d_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    const int q = field_index(f);
+    if (q < 0)
+        return seterr(err, errlen, "cuda 3D engine: no field %s", field_name(f));
+    const size_t es = precision_size(e->opt.precision);
+    CK(cudaSetDevice(c->dev));
+    CK(cudaMemcpy2D(dst, c->nx * es, c->f[q], c->px * es, c->nx * es, (size_t)c->ny * c->nz,
+                    cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+static int cuda3d_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen)
+{
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    const int q = field_index(f);
+    if (q < 0)
+        return seterr(err, errlen, "cuda 3D engine: no field %s", field_name(f));
+    const size_t es = precision_size(e->opt.precision);
+    CK(cudaSetDevice(c->dev));
+    CK(cudaMemcpy2D(c->f[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nz,
+                    cudaMemcpyHostToDevice));
+    return 0;
+}
+
+static void cuda3d_describe(const struct engine *e, struct engine_info *info)
+{
+    const cuda3d_engine *c = (const cuda3d_engine *)e;
+    static const char *const st[] = {"A1 combined", "A2 regions", "A3 per-face"};
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    snprintf(info->engine, sizeof info->engine, "cuda");
+    snprintf(info->device, sizeof info->device, "%.250s", c->devname);
+    snprintf(info->detail, sizeof info->detail,
+             "3D Yee, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s", drv, rt,
+             c->px, c->N ? st[c->strat] : "none",
+             e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
+}
+
+extern "C" const struct engine_ops cuda3d_engine_ops = {
+    "cuda",
+    ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT,
+    "3D CUDA, float or double, CPML strategies combined | regions | per-face",
+    cuda3d_create,
+    cuda3d_step,
+    cuda3d_read,
+    cuda3d_describe,
+    cuda3d_destroy,
+    cuda3d_write,
+    NULL,
+};
+
+/* Benchmark support (cuda_api.h). */
+extern "C" int texfdtd_cuda_time_steps(struct engine *e, int steps, double *ms, char *err,
+                                       size_t errlen)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaEventRecord(a));
+    if (engine_step(e, steps, err, errlen))
+        return -1;
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    *ms = t;
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return 0;
+}
+
+extern "C" int texfdtd_cuda_copy_bandwidth(size_t bytes, int reps, double *gbs, char *err,
+                                           size_t errlen)
+{
+    void *x, *y;
+    CK(cudaMalloc(&x, bytes));
+    CK(cudaMalloc(&y, bytes));
+    CK(cudaMemset(x, 1, bytes));
+    CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaEventRecord(a));
+    for (int r = 0; r < reps; r++)
+        CK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    /* read + write: 2 bytes moved per byte copied */
+    *gbs = 2.0 * (double)bytes * reps / (t * 1e-3) / 1e9;
+    cudaFree(x);
+    cudaFree(y);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return 0;
+}

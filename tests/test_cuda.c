@@ -1,0 +1,241 @@
+/* test_cuda.c - the CUDA engines against the CPU engines.
+ *
+ * Without a working CUDA device every test skips with the reason, unless
+ * TEXFDTD_REQUIRE_GPU=1 (make test-gpu), which turns that into a failure.
+ * In builds without CUDA the suite skips (or fails, when required) too.
+ *
+ * Expectations: float with denormals flushed follows the CPU's statements
+ * and roundings (common.cuh), so A1/A2 3D and the 2D engine should give the
+ * CPU's bits; the tests assert the issue's bounds (relative L2 <= 1e-6 in
+ * float, <= 1e-12 in double) and log the ULP statistics, and assert bit
+ * identity where the operation order is the same by construction (A1 vs A2,
+ * and 2D float against cpu). */
+#include "helpers.h"
+
+static bool gpu_or_skip(const struct model *m)
+{
+    char err[ERRLEN];
+    struct engine *e;
+    const bool required = getenv("TEXFDTD_REQUIRE_GPU") && !strcmp(getenv("TEXFDTD_REQUIRE_GPU"), "1");
+    if (!engine_find("cuda", m->nz > 1 ? 3 : 2)) {
+        if (required)
+            cr_assert_fail("TEXFDTD_REQUIRE_GPU=1 but this build has no CUDA engine (no nvcc?)");
+        cr_skip_test("this build has no CUDA engine (nvcc not found)");
+        return false;
+    }
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    if (engine_create("cuda", m, &o, &e, err, sizeof err)) {
+        if (required)
+            cr_assert_fail("TEXFDTD_REQUIRE_GPU=1 but the CUDA engine fails: %s", err);
+        cr_skip_test("no usable CUDA device: %s", err);
+        return false;
+    }
+    engine_destroy(e);
+    return true;
+}
+
+/* Run `name` for `steps` and read the scene's fields (malloc'ed). */
+static int run_fields(const char *name, const struct model *m, const struct engine_options *o,
+                      int steps, void *f[6])
+{
+    char err[ERRLEN];
+    struct engine *e;
+    cr_assert_eq(engine_create(name, m, o, &e, err, sizeof err), 0, "%s: %s", name, err);
+    cr_assert_eq(engine_step(e, steps, err, sizeof err), 0, "%s: %s", name, err);
+    enum field ids[6];
+    const int n = scene_fields(m->scene, ids);
+    for (int q = 0; q < n; q++) {
+        f[q] = malloc(m->ncells * precision_size(o->precision));
+        cr_assert_eq(engine_read(e, ids[q], f[q], err, sizeof err), 0, "%s: %s", name, err);
+    }
+    engine_destroy(e);
+    return n;
+}
+
+struct diff {
+    double rel;
+    size_t differ;
+    uint32_t max_ulp;
+};
+
+static struct diff compare(const void *a, const void *b, size_t n, enum precision p)
+{
+    struct diff d = {0};
+    double num = 0, den = 0;
+    for (size_t c = 0; c < n; c++) {
+        const double x = p == PRECISION_DOUBLE ? ((const double *)a)[c] : ((const float *)a)[c];
+        const double y = p == PRECISION_DOUBLE ? ((const double *)b)[c] : ((const float *)b)[c];
+        num += (x - y) * (x - y);
+        den += y * y;
+        if (memcmp((const char *)a + c * precision_size(p), (const char *)b + c * precision_size(p),
+                   precision_size(p))) {
+            d.differ++;
+            if (p == PRECISION_SINGLE) {
+                const uint32_t u = ulp_distance_f(((const float *)a)[c], ((const float *)b)[c]);
+                d.max_ulp = u > d.max_ulp ? u : d.max_ulp;
+            }
+        }
+    }
+    d.rel = den > 0 ? sqrt(num / den) : sqrt(num);
+    return d;
+}
+
+static const char *scene3d = "[grid]\nnx = 45\nny = 38\nnz = 33\nsteps = 150\ncourant = 0.5\n"
+                             "cells_per_wavelength = 12\n"
+                             "[source]\ntype = point\ncenter_x = 17\ncenter_y = 18\ncenter_z = 15\n"
+                             "[boundary]\ntype = cpml\ncells = 7\n"
+                             "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\n"
+                             "center_x = 26\ncenter_y = 19\ncenter_z = 17\nradius = 5\n"
+                             "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 17\n"
+                             "center_y = 25\ncenter_z = 15\nwidth = 9\nheight = 2\ndepth = 7\n";
+
+/* CUDA 3D against cpu3d for one strategy, float (flush) and double. */
+static void cuda3d_vs_cpu(const char *strategy, const char *boundary)
+{
+    struct test_setup t;
+    char s1[64], s2[64];
+    snprintf(s1, sizeof s1, "boundary.strategy=%s", strategy);
+    snprintf(s2, sizeof s2, "boundary.type=%s", boundary);
+    const char *sets[2] = {s1, s2};
+    /* Mur and PEC scenes have no cells = key: build them from the text */
+    char text[2048];
+    snprintf(text, sizeof text, "%s", scene3d);
+    if (strcmp(boundary, "cpml")) {
+        char *b = strstr(text, "[boundary]");
+        char *o = strstr(text, "[object.ball]");
+        char tail[1024];
+        snprintf(tail, sizeof tail, "%s", o);
+        snprintf(b, sizeof text - (size_t)(b - text), "[boundary]\ntype = %s\n%s", boundary, tail);
+        setup_from_text(&t, text, NULL, 0);
+    } else {
+        setup_from_text(&t, text, sets, 1);
+    }
+    (void)s2;
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        void *a[6], *b[6];
+        const int n = run_fields("cuda", &t.model, &o, 150, a);
+        run_fields("cpu", &t.model, &o, 150, b);
+        for (int q = 0; q < n; q++) {
+            const struct diff d = compare(a[q], b[q], t.model.ncells, p);
+            cr_log_info("3D %s %s %s component %d: rel L2 %.3g, %zu cells differ, max %u ulp",
+                        boundary, strategy, precision_name(p), q, d.rel, d.differ, d.max_ulp);
+            cr_assert_leq(d.rel, pr ? 1e-12 : 1e-6, "%s %s %s component %d: rel L2 %g", boundary,
+                          strategy, precision_name(p), q, d.rel);
+            free(a[q]);
+            free(b[q]);
+        }
+    }
+    setup_free(&t);
+}
+
+Test(cuda3d, a1_combined_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "cpml"); }
+Test(cuda3d, a2_regions_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("regions", "cpml"); }
+Test(cuda3d, a3_per_face_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("per-face", "cpml"); }
+Test(cuda3d, mur_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "mur"); }
+Test(cuda3d, pec_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "pec"); }
+
+/* A1 and A2 evaluate the same expression for every cell: same bits. */
+Test(cuda3d, a1_and_a2_agree_bit_for_bit, .timeout = 120)
+{
+    struct test_setup t1, t2;
+    setup_from_text(&t1, scene3d, (const char *[]){"boundary.strategy=combined"}, 1);
+    setup_from_text(&t2, scene3d, (const char *[]){"boundary.strategy=regions"}, 1);
+    if (!gpu_or_skip(&t1.model))
+        return;
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    void *a[6], *b[6];
+    run_fields("cuda", &t1.model, &o, 150, a);
+    run_fields("cuda", &t2.model, &o, 150, b);
+    for (int q = 0; q < 6; q++) {
+        const struct diff d = compare(a[q], b[q], t1.model.ncells, PRECISION_SINGLE);
+        cr_assert_eq(d.differ, 0, "component %d: %zu cells differ (max %u ulp)", q, d.differ, d.max_ulp);
+        free(a[q]);
+        free(b[q]);
+    }
+    setup_free(&t1);
+    setup_free(&t2);
+}
+
+/* A scene that cannot fit is refused before allocating, with numbers. */
+Test(cuda3d, refuses_a_scene_that_does_not_fit)
+{
+    struct test_setup t;
+    setup_from_text(&t, scene3d, NULL, 0);
+    if (!gpu_or_skip(&t.model))
+        return;
+    struct model big = t.model;
+    big.nx = big.ny = big.nz = 8192; /* 2^39 cells */
+    big.ncells = (size_t)8192 * 8192 * 8192;
+    big.pml_n = 0;
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    struct engine *e;
+    char err[ERRLEN];
+    cr_assert_neq(engine_create("cuda", &big, &o, &e, err, sizeof err), 0);
+    cr_log_info("refusal: %s", err);
+    cr_assert(strstr(err, "needs") && strstr(err, "free"), "message: %s", err);
+    setup_free(&t);
+}
+
+/* 2D: bit-identical to the CPU engine in float/flush, on a plane-wave scene
+ * with PEC and dielectric objects (slots), with CPML, Mur and the DFT. */
+static const char *scene2d = "[grid]\nnx = 130\nny = 97\nsteps = 300\n"
+                             "[source]\nangle = 30\nfront_offset = 5\n"
+                             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+                             "center_x = 55\ncenter_y = 45\nradius = 12.5\n"
+                             "[object.plate]\nshape = rectangle\nmaterial = pec\n"
+                             "center_x = 85\ncenter_y = 55\nwidth = 5\nheight = 20\n"
+                             "[monitor.dft]\nstart_step = 150\n";
+
+static void cuda2d_vs_cpu(const char *boundary_lines)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", scene2d, boundary_lines);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        char err[ERRLEN];
+        struct engine *g, *c;
+        cr_assert_eq(engine_create("cuda", &t.model, &o, &g, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_create("cpu", &t.model, &o, &c, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_step(g, 300, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_step(c, 300, err, sizeof err), 0, "%s", err);
+        const size_t bytes = t.model.ncells * precision_size(p);
+        void *a = malloc(bytes), *b = malloc(bytes);
+        const enum field ids[5] = {FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_EZ_DFT_RE, FIELD_EZ_DFT_IM};
+        for (int q = 0; q < 5; q++) {
+            cr_assert_eq(engine_read(g, ids[q], a, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_read(c, ids[q], b, err, sizeof err), 0, "%s", err);
+            const struct diff d = compare(a, b, t.model.ncells, p);
+            cr_log_info("2D %s %s: rel L2 %.3g, %zu cells differ, max %u ulp", precision_name(p),
+                        field_name(ids[q]), d.rel, d.differ, d.max_ulp);
+            if (p == PRECISION_SINGLE)
+                cr_assert_eq(d.differ, 0, "2D float %s: %zu cells differ from cpu (max %u ulp)",
+                             field_name(ids[q]), d.differ, d.max_ulp);
+            else
+                cr_assert_leq(d.rel, 1e-12, "2D double %s: rel L2 %g", field_name(ids[q]), d.rel);
+        }
+        free(a);
+        free(b);
+        engine_destroy(g);
+        engine_destroy(c);
+    }
+    setup_free(&t);
+}
+
+Test(cuda2d, pec_boundary_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu(""); }
+Test(cuda2d, cpml_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = cpml\ncells = 10\n"); }
+Test(cuda2d, mur_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = mur\n"); }
