@@ -72,6 +72,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->boundary == BOUNDARY_MUR, ENGINE_CAP_MUR, "[boundary] type = mur"},
         {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
         {s->source_type == SOURCE_POINT, ENGINE_CAP_POINT, "[source] type = point"},
+        {s->conformal_pec, ENGINE_CAP_CONFORMAL, "[grid] conformal_pec"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))

@@ -57,6 +57,7 @@ enum engine_caps {
     ENGINE_CAP_DFT = 1u << 2,
     ENGINE_CAP_POINT = 1u << 3, /* [source] type = point */
     ENGINE_CAP_3D = 1u << 4,    /* a 3D engine: takes nz > 1 scenes, and only those */
+    ENGINE_CAP_CONFORMAL = 1u << 5, /* [grid] conformal_pec */
 };
 
 struct engine_ops {

@@ -44,6 +44,142 @@ static int inside(const struct scene_object *o, int i, int j, int k)
     return 0;
 }
 
+/* Distance t > 0 along the ray (x, y) + t (ux, uy) (an axis direction) at
+ * which it first enters the object, or INFINITY. */
+static double ray_entry(const struct scene_object *o, double x, double y, double ux, double uy)
+{
+    if (o->shape == SHAPE_CIRCLE) {
+        const double px = x - o->center_x, py = y - o->center_y;
+        const double b = px * ux + py * uy, c = px * px + py * py - o->radius * o->radius;
+        const double disc = b * b - c;
+        if (disc < 0)
+            return INFINITY;
+        const double t = -b - sqrt(disc);
+        return t > 0 ? t : INFINITY;
+    }
+    /* rectangle, axis-aligned ray */
+    const double hx = 0.5 * o->width, hy = 0.5 * o->height;
+    if (ux != 0) {
+        if (fabs(y - o->center_y) > hy)
+            return INFINITY;
+        const double t = ux > 0 ? (o->center_x - hx) - x : x - (o->center_x + hx);
+        return t > 0 ? t : INFINITY;
+    }
+    if (fabs(x - o->center_x) > hx)
+        return INFINITY;
+    const double t = uy > 0 ? (o->center_y - hy) - y : y - (o->center_y + hy);
+    return t > 0 ? t : INFINITY;
+}
+
+/* Distance from free node (i, j) toward its neighbour in direction (ux, uy)
+ * to the nearest PEC surface, within 2 cells; 1 (the staircase) if none. */
+static double pec_distance(const struct model *m, int i, int j, int ux, int uy)
+{
+    const struct scene *s = m->scene;
+    double d = INFINITY;
+    for (int k = 0; k < s->nobjects; k++)
+        if (s->objects[k].material == MATERIAL_PEC)
+            d = fmin(d, ray_entry(&s->objects[k], i, j, ux, uy));
+    return d < 2.0 ? d : 1.0;
+}
+
+static bool is_pec(const struct model *m, size_t c)
+{
+    return m->mats[m->mat[c]].kind == MATERIAL_PEC;
+}
+
+/* Free nodes closer than conformal_min to a PEC surface along an axis become
+ * PEC (the 1/d of the cut edges stays bounded); then list the cut edges. */
+static int build_cut_edges(struct model *m, char *err, size_t errlen)
+{
+    const int nx = m->nx, ny = m->ny;
+    const double dmin = m->scene->conformal_min;
+    static const int dir[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    uint8_t pec_idx = 0;
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].kind == MATERIAL_PEC)
+            pec_idx = (uint8_t)k;
+    uint8_t *promote = xcalloc(m->ncells, 1, "conformal map", err, errlen);
+    if (!promote)
+        return -1;
+    for (int j = 1; j < ny - 1; j++)
+        for (int i = 1; i < nx - 1; i++) {
+            const size_t c = (size_t)i + (size_t)j * nx;
+            if (is_pec(m, c))
+                continue;
+            for (int k = 0; k < 4; k++) {
+                const size_t p = c + dir[k][0] + (ptrdiff_t)dir[k][1] * nx;
+                if (is_pec(m, p) && pec_distance(m, i, j, dir[k][0], dir[k][1]) < dmin)
+                    promote[c] = 1;
+            }
+        }
+    for (size_t c = 0; c < m->ncells; c++)
+        if (promote[c])
+            m->mat[c] = pec_idx;
+    free(promote);
+
+    m->cut_row = xcalloc((size_t)ny + 1, sizeof *m->cut_row, "cut edges", err, errlen);
+    m->cut = xcalloc(4 * m->ncells / (size_t)nx + 16 * (size_t)(nx + ny), sizeof *m->cut, "cut edges", err, errlen);
+    if (!m->cut_row || !m->cut)
+        return -1;
+    size_t cap = 4 * m->ncells / (size_t)nx + 16 * (size_t)(nx + ny);
+    for (int j = 0; j < ny - 1; j++) {
+        m->cut_row[j] = m->ncut;
+        for (int i = 0; i < nx - 1; i++) {
+            const size_t c = (size_t)i + (size_t)j * nx;
+            for (int comp = 0; comp < 2; comp++) {
+                const size_t hi = comp == 0 ? c + nx : c + 1;
+                if (is_pec(m, c) == is_pec(m, hi))
+                    continue;
+                if (m->ncut == cap) {
+                    cap *= 2;
+                    struct cut_edge *n = realloc(m->cut, cap * sizeof *n);
+                    if (!n)
+                        return seterr(err, errlen, "out of memory listing cut edges");
+                    m->cut = n;
+                }
+                struct cut_edge *e = &m->cut[m->ncut++];
+                const bool q_hi = is_pec(m, c); /* the free node is the upper one */
+                e->cell = c;
+                e->comp = comp;
+                e->q = q_hi ? hi : c;
+                e->sigma = q_hi ? 1 : -1;
+                const int qi = (int)(e->q % nx), qj = (int)(e->q / nx);
+                const int ux = comp == 1 ? -e->sigma : 0, uy = comp == 0 ? -e->sigma : 0;
+                e->d = pec_distance(m, qi, qj, ux, uy);
+                e->a = m->scene->courant * e->sigma / e->d;
+                e->a_f = (float)e->a;
+            }
+        }
+    }
+    m->cut_row[ny - 1] = m->cut_row[ny] = m->ncut;
+    return 0;
+}
+
+static double cut_value(const struct model *m, size_t k, int n)
+{
+    const struct cut_edge *e = &m->cut[k];
+    const size_t nx = (size_t)m->nx;
+    const size_t hi = e->comp == 0 ? e->cell + nx : e->cell + 1;
+    const double S = m->scene->courant;
+    const double eq = model_incident(m, (double)(e->q % nx), (double)(e->q / nx), n);
+    const double ehi = model_incident(m, (double)(hi % nx), (double)(hi / nx), n);
+    const double elo = model_incident(m, (double)(e->cell % nx), (double)(e->cell / nx), n);
+    return S * e->sigma * eq / e->d - S * (ehi - elo);
+}
+
+void model_cut_values_f(const struct model *m, int n, float *out)
+{
+    for (size_t k = 0; k < m->ncut; k++)
+        out[k] = (float)cut_value(m, k, n);
+}
+
+void model_cut_values_d(const struct model *m, int n, double *out)
+{
+    for (size_t k = 0; k < m->ncut; k++)
+        out[k] = cut_value(m, k, n);
+}
+
 /* Graded CPML profile at position x on an axis of n cells (Roden and Gedney
  * 2000; Taflove and Hagness, sec. 7.9): depth rho in [0, 1] from the inner
  * face to the wall,
@@ -140,6 +276,8 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
                             (uint8_t)idx;
     }
 
+    if (s->conformal_pec && build_cut_edges(m, err, errlen))
+        goto fail;
     for (size_t c = 0; c < m->ncells; c++)
         m->nslots += m->mat[c] != 0;
     m->slot_cell = xcalloc(m->nslots, sizeof *m->slot_cell, "source slots", err, errlen);
@@ -184,6 +322,10 @@ void model_free(struct model *m)
 {
     free(m->mat);
     free(m->slot_cell);
+    free(m->cut);
+    free(m->cut_row);
+    m->cut = NULL;
+    m->cut_row = NULL;
     pml_axis_free(&m->pml_xe);
     pml_axis_free(&m->pml_xh);
     pml_axis_free(&m->pml_ye);

@@ -64,6 +64,27 @@ struct model {
     double mur_k;
     float mur_k_f;
 
+    /* Conformal PEC ([grid] conformal_pec): the H edges between a PEC node P
+     * and a free node Q, where the surface crosses the edge at distance d
+     * (cells) from Q.  Faraday's law on the part of the edge's face outside
+     * the conductor, where the total Ez falls to 0 at the surface, gives
+     *     Hx_s = Hx_s - (a Es_Q + b^n),   Hy_s = Hy_s + (a Es_Q + b^n),
+     *     a = S sigma / d,  b^n = S sigma Ei_Q^n / d - S (Ei_hi^n - Ei_lo^n),
+     * sigma = +1 if Q is the upper node of the edge (j+1 or i+1), else -1;
+     * lo is the H cell's own node, hi its +y (Hx) or +x (Hy) neighbour.
+     * (Dey and Mittra 1997, reduced to TMz; with d = 1 it is the staircase.)
+     * cut_row[j] .. cut_row[j+1] index the edges of H row j. */
+    size_t ncut;
+    struct cut_edge {
+        size_t cell;  /* H cell c = i + j nx */
+        size_t q;     /* the free Ez node */
+        int comp;     /* 0: Hx, 1: Hy */
+        int sigma;
+        double d, a;
+        float a_f;
+    } *cut;
+    size_t *cut_row;
+
     /* Source slots in increasing cell order. */
     size_t nslots;
     size_t *slot_cell;
@@ -95,6 +116,11 @@ double model_incident(const struct model *m, double i, double j, double n);
  * where Ez* is the ordinary update.  Computed in double, rounded once. */
 void model_slot_values_f(const struct model *m, int n, float *out);
 void model_slot_values_d(const struct model *m, int n, double *out);
+
+/* b^n of every cut edge for the H update from step n (Ez at n), double,
+ * rounded once for float. */
+void model_cut_values_f(const struct model *m, int n, float *out);
+void model_cut_values_d(const struct model *m, int n, double *out);
 
 /* Weights of the running DFT of Ez at the source frequency ([monitor.dft]):
  *     Ez_dft = sum_{n = start+1}^{steps} w(n) Ez^n,

@@ -228,7 +228,8 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 }
 
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
-                                        "cells_per_wavelength", NULL};
+                                        "cells_per_wavelength", "conformal_pec",
+                                        "conformal_min", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", NULL};
@@ -317,6 +318,23 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
     if ((x = GET("grid", "cells_per_wavelength"))
         && parse_double(x, 3.0, 1e6, false, &s->cells_per_wavelength, err, errlen))
         return -1;
+    s->conformal_pec = false;
+    if ((x = GET("grid", "conformal_pec")) && parse_bool(x, &s->conformal_pec, err, errlen))
+        return -1;
+    if (x && s->conformal_pec && s->nz > 1)
+        BAD(x, "conformal_pec applies to 2D scenes only (this one has nz = %d)", s->nz);
+    s->conformal_min = 0.5;
+    if ((x = GET("grid", "conformal_min"))) {
+        if (!s->conformal_pec)
+            BAD(x, "conformal_min applies with conformal_pec = true only");
+        if (parse_double(x, 0.05, 1.0, false, &s->conformal_min, err, errlen))
+            return -1;
+        /* measured (docs/accuracy.md): stable at 0.1 / 0.2 / 0.3 for S = 0.5 /
+         * 0.6 / 0.7, unstable at 0.1 / 0.2 for S = 0.6 / 0.7; 0.8 S^2 keeps a margin */
+        if (s->conformal_min < 0.8 * s->courant * s->courant)
+            BAD(x, "conformal_min = %s is below the stability bound 0.8*courant^2 = %.3f",
+                x->value, 0.8 * s->courant * s->courant);
+    }
     return 0;
 }
 

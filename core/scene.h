@@ -41,6 +41,8 @@ struct scene {
     int nx, ny, nz, steps;
     double courant;              /* S = c dt / dx */
     double cells_per_wavelength; /* N_lambda = lambda / dx */
+    bool conformal_pec;          /* 2D: H edges cut by a PEC surface see its true distance */
+    double conformal_min;        /* cut closer than this (cells) to a free node: node -> PEC */
 
     /* [source] */
     enum source_type source_type;

@@ -25,6 +25,7 @@ struct cpu_fields {
     void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
     void *mur_old, *mur_wall; /* Mur: old rows 1, ny-2 and 0, ny-1: [2][nx] */
     void *dft_re, *dft_im;    /* [ny][nx] when the scene has [monitor.dft] */
+    void *cut_old, *cut_v;    /* conformal PEC: old H and b^n per cut edge */
 };
 
 struct cpu_engine {
@@ -91,6 +92,8 @@ static void cpu_destroy(struct engine *e)
     free(c->f.mur_wall);
     free(c->f.dft_re);
     free(c->f.dft_im);
+    free(c->f.cut_old);
+    free(c->f.cut_v);
     free(c->slot_v);
     free(c);
 }
@@ -115,6 +118,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || (m->scene->boundary == BOUNDARY_MUR
             && (!(c->f.mur_old = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))
                 || !(c->f.mur_wall = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))))
+        || (m->ncut
+            && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
+                || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
         || (m->scene->dft
             && (!(c->f.dft_re = alloc_field(m->ncells, elem, "DFT", err, errlen))
                 || !(c->f.dft_im = alloc_field(m->ncells, elem, "DFT", err, errlen))))) {
@@ -166,6 +172,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_dft_weight(m, t + 1, &wr, &wi);
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
+            if (m->ncut)
+                model_cut_values_f(m, t, c->f.cut_v);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
@@ -177,6 +185,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 dft_accumulate_f(&c->f, m->ncells, (float)wr, (float)wi, e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
+            if (m->ncut)
+                model_cut_values_d(m, t, c->f.cut_v);
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
             set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
@@ -258,7 +268,8 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
-    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT,
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
+            | ENGINE_CAP_CONFORMAL,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
