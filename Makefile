@@ -84,10 +84,17 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./bin/texfdtd run scenes/takada_square.ini --out out/demo --force
 
+# The one-file teaching example: nothing of the project's, on purpose.
+build/examples/rtt_fdtd: examples/rtt_fdtd.c
+	@mkdir -p build/examples
+	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< $(shell pkg-config --cflags --libs egl opengl libpng) -lm
+
 # Each suite is one Criterion binary; run from the repository root.
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN)
-	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 || fail=1; done; exit $$fail
+	@$(MAKE) --no-print-directory all $(TEST_BIN) build/examples/rtt_fdtd
+	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
+	echo "== examples/rtt_fdtd"; build/examples/rtt_fdtd build/examples/rtt_fdtd.png || fail=1; \
+	exit $$fail
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
