@@ -227,11 +227,17 @@ static int cuda2d_step(struct engine *e, int n, char *err, size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
     CK(cudaSetDevice(c->dev));
+    int rc;
     if (e->opt.precision == PRECISION_DOUBLE)
-        return step2<double, false>(c, e->model, n, err, errlen);
-    if (e->opt.denormals == DENORMALS_FLUSH)
-        return step2<float, true>(c, e->model, n, err, errlen);
-    return step2<float, false>(c, e->model, n, err, errlen);
+        rc = step2<double, false>(c, e->model, n, err, errlen);
+    else if (e->opt.denormals == DENORMALS_FLUSH)
+        rc = step2<float, true>(c, e->model, n, err, errlen);
+    else
+        rc = step2<float, false>(c, e->model, n, err, errlen);
+    if (rc)
+        return rc;
+    CK(cudaDeviceSynchronize()); /* asynchronous faults surface here; callers time whole calls */
+    return 0;
 }
 
 static void cuda2d_destroy(struct engine *e)

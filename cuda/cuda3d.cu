@@ -520,6 +520,7 @@ static int cuda3d_step(struct engine *e, int n, char *err, size_t errlen)
     if (rc)
         return rc;
     CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize()); /* asynchronous faults surface here; callers time whole calls */
     return 0;
 }
 
