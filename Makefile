@@ -54,14 +54,20 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo test test-gpu bench-cpu bench-cpml cuda clean
+.PHONY: all deps demo test test-gpu bench-cpu bench-cpml bench-cuda cuda clean FORCE
 all: bin/texfdtd
 
-build/%.o: %.c
+# Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
+# gl/) the -DTEXFDTD_HAVE_* flags change and everything is rebuilt.
+build/cflags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' > $@
+
+build/%.o: %.c build/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-build/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h
+build/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h build/cflags
 	@mkdir -p build/cuda
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
@@ -109,6 +115,9 @@ build/bench/%: bench/%.c build/libtexfdtd.a bench/reflection.h
 
 bench-cpml: build/bench/cpml_reflection
 	build/bench/cpml_reflection
+
+# on the GPU machine: bench/cuda.sh (see docs/performance-cuda.md)
+bench-cuda: all build/bench/cuda_bench
 
 # Ask for the CUDA engines explicitly: fails clearly without nvcc.
 cuda:
