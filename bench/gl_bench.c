@@ -5,9 +5,10 @@
  *                                         fields, STEPS steps timed with a
  *                                         GL_TIME_ELAPSED query after a
  *                                         warm-up, median of REPS
- *   gl_bench verify N STEPS               gl, gl-compute and cpu (in each GL
+ *   gl_bench verify SCENE STEPS [SET...]  gl, gl-compute and cpu (in each GL
  *                                         engine's denormal mode) from zero
- *                                         fields: bits that differ
+ *                                         fields: bits that differ; SET is
+ *                                         section.key=value as for --set
  *   gl_bench copy   MIB REPS              device-to-device copy bandwidth
  *   gl_bench write  N REPS                render-target write rate, R32F,
  *                                         RG32F and RGBA32F targets
@@ -112,13 +113,16 @@ static int speed(const char *engine, int n, int steps, int reps)
     return 0;
 }
 
-static int verify(int n, int steps)
+static int verify(const char *path, int steps, const char *const *sets, int nset)
 {
     struct scene s;
     struct model m;
     char err[ERRLEN];
-    if (takada(n, steps, &s, &m))
+    if (scene_load(&s, path, sets, nset, err, sizeof err) || model_build(&m, &s, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
         return 1;
+    }
+    const int n = m.nx;
     const char *names[2] = {"gl", "gl-compute"};
     int bad = 0;
     for (int k = 0; k < 2; k++) {
@@ -159,9 +163,9 @@ static int verify(int n, int steps)
             }
         }
         engine_destroy(e);
-        printf("verify engine %s n %d steps %d denormals %s differ_ez %zu differ_hx %zu "
+        printf("verify scene %s engine %s n %d steps %d denormals %s differ_ez %zu differ_hx %zu "
                "differ_hy %zu of %zu max_abs %.4g detail \"%s\"\n",
-               names[k], n, steps, denormals_name(info.denormals), diff[0], diff[1], diff[2],
+               s.name, names[k], n, steps, denormals_name(info.denormals), diff[0], diff[1], diff[2],
                m.ncells, maxabs, info.detail);
         fflush(stdout);
         bad += diff[0] + diff[1] + diff[2] > 0;
@@ -194,19 +198,21 @@ int main(int argc, char **argv)
     if (argc >= 6 && !strcmp(argv[1], "speed"))
         return speed(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     if (argc >= 4 && !strcmp(argv[1], "verify"))
-        return verify(atoi(argv[2]), atoi(argv[3]));
+        return verify(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
     struct scene s;
     struct model m;
     char err[ERRLEN];
     if (argc >= 4 && !strcmp(argv[1], "copy")) {
         struct engine *e = small_engine(&s, &m);
-        double bw;
-        if (!e || gl_bench_copy_bandwidth(e, (size_t)atoi(argv[2]) << 20, atoi(argv[3]), &bw, err,
+        double bw[2];
+        if (!e || gl_bench_copy_bandwidth(e, (size_t)atoi(argv[2]) << 20, atoi(argv[3]), bw, err,
                                           sizeof err)) {
             fprintf(stderr, "gl_bench: %s\n", err);
             return 1;
         }
-        printf("copy mib %d bytes_per_s %.4g (read + written)\n", atoi(argv[2]), bw);
+        printf("copy mib %d glCopyBufferSubData_bytes_per_s %.4g compute_copy_bytes_per_s %.4g "
+               "(read + written)\n",
+               atoi(argv[2]), bw[0], bw[1]);
         engine_destroy(e);
         return 0;
     }
@@ -227,7 +233,7 @@ int main(int argc, char **argv)
         engine_destroy(e);
         return 0;
     }
-    fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify N STEPS | copy MIB REPS | "
+    fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify SCENE STEPS [SET...] | copy MIB REPS | "
                     "write N REPS\n");
     return 2;
 }

@@ -31,8 +31,9 @@ int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errl
 /* engine_step(e, n) timed on the GPU with a GL_TIME_ELAPSED query around it. */
 int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen);
 
-/* Device-to-device copy of a buffer of `bytes` with glCopyBufferSubData, timed
- * with GL_TIME_ELAPSED queries, median of `reps`: bytes read + written per s. */
+/* Device-to-device copy of a buffer of `bytes`, timed with GL_TIME_ELAPSED
+ * queries, median of `reps`: bytes read + written per s, bytes_per_s[0] with
+ * glCopyBufferSubData, bytes_per_s[1] with a compute shader (copy.comp). */
 int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
                             char *err, size_t errlen);
 

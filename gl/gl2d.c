@@ -88,6 +88,7 @@ struct gl_engine {
     struct denormal_probe probe_frag, probe_comp;
 
     int nx, ny;
+    int local_x, local_y; /* compute work-group size (TEXFDTD_GL_LOCAL=WxH) */
     struct pingpong ez, h;
     GLuint mat_tex, slot_tex, vao;
     int slot_x0, slot_y0, slot_w, slot_h;
@@ -319,7 +320,8 @@ static void make_defines(const struct gl_engine *g, const struct model *m, bool 
              "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
              "#define SLOT_Y0 %d\n#define FLUSH_DENORMALS %d\n#define LOCAL_X %d\n"
              "#define LOCAL_Y %d\n",
-             m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, LOCAL_X, LOCAL_Y);
+             m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
+             g->local_y);
 }
 
 static void set_coefficients(GLuint prog, const struct model *m)
@@ -366,9 +368,10 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
     }
     g->epass.slot_base = glGetUniformLocation(g->epass.prog, "slot_base");
     if (g->k > 1) {
-        char kdefs[600];
-        snprintf(kdefs, sizeof kdefs, "%s#define K %d\n#define NSLOTS %zu\n", defs, g->k,
-                 m->nslots);
+        char kdefs[1024];
+        snprintf(kdefs, sizeof kdefs,
+                 "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
+                 defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
         const char *st[2] = {"fullscreen.vert", "update_k.frag"};
         if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
                              errlen))
@@ -612,6 +615,14 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     g->compute = compute;
     const char *fz = getenv("TEXFDTD_GL_FUSED");
     g->fused = compute && !(fz && !strcmp(fz, "0"));
+    g->local_x = LOCAL_X;
+    g->local_y = LOCAL_Y;
+    const char *lz = getenv("TEXFDTD_GL_LOCAL");
+    int lx, ly;
+    if (lz && sscanf(lz, "%dx%d", &lx, &ly) == 2 && lx > 0 && ly > 0 && lx * ly <= 1024) {
+        g->local_x = lx;
+        g->local_y = ly;
+    }
     const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
     g->k = compute ? 1 : GL_STEPS_PER_PASS_DEFAULT;
     if (!compute && kz && atoi(kz) >= 1)
@@ -714,8 +725,8 @@ static void pass_h(struct gl_engine *g)
     glUseProgram(g->hpass.prog);
     if (g->compute) {
         glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
-        glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
-                          (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
+                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     } else {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
@@ -732,8 +743,8 @@ static void pass_e(struct gl_engine *g, int slot_base)
     glUniform1i(g->epass.slot_base, slot_base);
     if (g->compute) {
         glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-        glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
-                          (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
+                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     } else {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
@@ -764,8 +775,8 @@ static void pass_he(struct gl_engine *g, int slot_base)
     glUniform1i(g->hepass.slot_base, slot_base);
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-    glDispatchCompute((GLuint)(g->nx + LOCAL_X - 1) / LOCAL_X,
-                      (GLuint)(g->ny + LOCAL_Y - 1) / LOCAL_Y, 1);
+    glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
+                      (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     g->h.cur ^= 1;
     g->ez.cur ^= 1;
@@ -1161,36 +1172,59 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
     struct gl_engine *g = G(e);
     if (egl_context_make_current(g->egl, err, errlen))
         return -1;
-    GLuint buf[2], q;
+    GLuint buf[2], q, prog = 0;
     glGenBuffers(2, buf);
-    for (int k = 0; k < 2; k++) {
-        glBindBuffer(k ? GL_COPY_WRITE_BUFFER : GL_COPY_READ_BUFFER, buf[k]);
-        glBufferData(k ? GL_COPY_WRITE_BUFFER : GL_COPY_READ_BUFFER, (GLsizeiptr)bytes, NULL,
-                     GL_STATIC_COPY);
+    for (int k = 0; k < 2; k++) { /* immutable, no client access: device memory */
+        glBindBuffer(GL_COPY_WRITE_BUFFER, buf[k]);
+        glBufferStorage(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, 0);
+        const GLuint pattern = 0x3f9e3779u + (GLuint)k;
+        glClearBufferData(GL_COPY_WRITE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                          &pattern);
     }
     if (check_gl("allocating the copy buffers", err, errlen)) {
         glDeleteBuffers(2, buf);
         return -1;
     }
-    /* non-zero contents: one copy from a small patterned buffer would not
-     * fill it; clear with a pattern instead */
-    const GLuint pattern = 0x3f9e3779u;
-    glClearBufferData(GL_COPY_READ_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &pattern);
-    glGenQueries(1, &q);
-    double *t = calloc((size_t)reps + 2, sizeof *t);
-    for (int r = -2; r < reps; r++) { /* two warm-ups */
-        glBeginQuery(GL_TIME_ELAPSED, q);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
-        glEndQuery(GL_TIME_ELAPSED);
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-        if (r >= 0)
-            t[r] = (double)ns * 1e-9;
+    const char *cs[1] = {"copy.comp"};
+    if (gl_program_build(g->shader_dir, NULL, cs, 1, "", &prog, err, errlen)) {
+        glDeleteBuffers(2, buf);
+        return -1;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    *bytes_per_s = 2.0 * (double)bytes / t[reps / 2];
+    glGenQueries(1, &q);
+    double *t = calloc((size_t)reps, sizeof *t);
+    double best[2];
+    for (int how = 0; how < 2; how++) { /* 0: glCopyBufferSubData, 1: compute copy */
+        for (int r = -2; r < reps; r++) {   /* two warm-ups */
+            glBeginQuery(GL_TIME_ELAPSED, q);
+            if (how == 0) {
+                glBindBuffer(GL_COPY_READ_BUFFER, buf[0]);
+                glBindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
+                glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                                    (GLsizeiptr)bytes);
+            } else {
+                glUseProgram(prog);
+                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
+                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
+                const GLuint vec4s = (GLuint)(bytes / 16);
+                glUniform1ui(glGetUniformLocation(prog, "n"), vec4s);
+                glDispatchCompute((vec4s + 255) / 256 < 65535 ? (vec4s + 255) / 256 : 65535, 1,
+                                  1);
+                glMemoryBarrier(GL_ALL_BARRIER_BITS);
+            }
+            glEndQuery(GL_TIME_ELAPSED);
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+            if (r >= 0)
+                t[r] = (double)ns * 1e-9;
+        }
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        best[how] = 2.0 * (double)bytes / t[reps / 2];
+    }
+    bytes_per_s[0] = best[0];
+    bytes_per_s[1] = best[1];
     free(t);
     glDeleteQueries(1, &q);
+    glDeleteProgram(prog);
     glDeleteBuffers(2, buf);
     return check_gl("copy bandwidth", err, errlen);
 }

@@ -17,8 +17,14 @@
  * the grid are skipped: the update rules (no Hx on the last row, no Hy on the
  * last column, Ez on interior cells only) never read them.
  *
+ * Most fragments are far from the grid edges and from every object: their
+ * whole neighbourhood is interior vacuum, and fast_path() runs the same
+ * update functions with no bounds, material or slot lookups.
+ *
  * Generated #defines beyond update2d.glsl's: K (steps per pass), NSLOTS (slot
- * values per step in slot_values). */
+ * values per step in slot_values), SLOT_X1, SLOT_Y1 (the far corner of the
+ * objects' bounding box). */
+#pragma optionNV(unroll all)
 uniform sampler2D ez_tex;          /* Ez^n */
 uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
 uniform usampler2D mat_tex;        /* material index per cell */
@@ -42,9 +48,52 @@ bool in_hset(int a, int b, int r) { return in_hex(a, b, r) || in_hex(a + 1, b, r
 
 bool in_grid(ivec2 q) { return q.x >= 0 && q.y >= 0 && q.x < NX && q.y < NY; }
 
+/* The neighbourhood of p is interior vacuum: |a|, |b| <= K stays within
+ * 1 .. N-2 and outside the objects' bounding box. */
+bool vacuum_interior(ivec2 p)
+{
+    return p.x >= K + 1 && p.y >= K + 1 && p.x <= NX - K - 2 && p.y <= NY - K - 2
+           && (p.x + K < SLOT_X0 || p.x - K > SLOT_X1 || p.y + K < SLOT_Y0 || p.y - K > SLOT_Y1);
+}
+
+void fast_path(ivec2 p)
+{
+    float ez[D * D];
+    vec2 h[D * D];
+    for (int b = -K; b <= K; b++)
+        for (int a = -K; a <= K; a++) {
+            if (in_hex(a, b, K))
+                ez[AT(a, b)] = texelFetch(ez_tex, p + ivec2(a, b), 0).r;
+            if (in_hset(a, b, K - 1))
+                h[AT(a, b)] = texelFetch(h_tex, p + ivec2(a, b), 0).rg;
+        }
+    const float c = cezh[0];
+    for (int s = 1; s <= K; s++) {
+        const int r = K - s;
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++)
+                if (in_hset(a, b, r)) {
+                    const float ez_c = ez[AT(a, b)];
+                    h[AT(a, b)].x = update_hx(h[AT(a, b)].x, ez[AT(a, b + 1)], ez_c);
+                    h[AT(a, b)].y = update_hy(h[AT(a, b)].y, ez[AT(a + 1, b)], ez_c);
+                }
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++)
+                if (in_hex(a, b, r))
+                    ez[AT(a, b)] = update_ez(ez[AT(a, b)], c, h[AT(a, b)].y, h[AT(a - 1, b)].y,
+                                             h[AT(a, b)].x, h[AT(a, b - 1)].x);
+    }
+    ez_out = ez[AT(0, 0)];
+    h_out = h[AT(0, 0)];
+}
+
 void main()
 {
     const ivec2 p = ivec2(gl_FragCoord.xy);
+    if (vacuum_interior(p)) {
+        fast_path(p);
+        return;
+    }
     float ez[D * D];
     vec2 h[D * D];
     for (int b = -K; b <= K; b++)
