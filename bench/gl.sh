@@ -11,9 +11,9 @@
 #   gl-kK        fragment passes, K steps per pass (K = 1: two passes a step)
 #   gl-compute   one fused compute dispatch a step
 #   gl-compute-2 two compute dispatches a step
-# K = 2..4 are timed at the smallest size; the best K is carried to the
-# larger sizes.  gl-compute is also timed with other work-group shapes
-# (gl-compute@WxH, TEXFDTD_GL_LOCAL).  Also the device-to-device copy bandwidth
+# K in GL_BENCH_KS (default 1 2; the engine allows at most 2, see
+# docs/gl.md).  gl-compute is also timed with the work-group shapes in
+# GL_BENCH_LOCALS at 4096 and 8192 (gl-compute@WxH, TEXFDTD_GL_LOCAL).  Also the device-to-device copy bandwidth
 # (glCopyBufferSubData of 1 GiB, bytes read + written) and the render-target
 # write rate of a write-only fragment pass: the two ceilings.
 #
@@ -48,25 +48,16 @@ case_() {
 echo "# bench/gl.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) steps $STEPS sizes $SIZES"
 "$BENCH" copy 1024 10
 "$BENCH" write 8192 5
-best=1
-first=1
+KS=${GL_BENCH_KS:-1 2}
+LOCALS=${GL_BENCH_LOCALS:-32x8 64x4}
 for n in $SIZES; do
     reps=3
     [ "$n" -ge 8192 ] && reps=1
     [ "$n" -le 1024 ] && reps=5
-    case_ gl-k1 "$n" "$reps"
-    if [ $first = 1 ]; then
-        for k in 2 3 4; do case_ gl-k$k "$n" 1; done
-        # the fastest K at this size (gcells_per_s is field 17)
-        best=$(awk -v n="$n" '$1 == "speed" && $5 == n && $3 ~ /^gl-k/ {
-                   if ($17 > b) { b = $17; k = substr($3, 5) } } END { print k + 0 }' "$LOG")
-        first=0
-    elif [ "$best" -gt 1 ]; then
-        case_ gl-k$best "$n" 1
-    fi
+    for k in $KS; do case_ gl-k$k "$n" "$reps"; done
     case_ gl-compute "$n" "$reps"
     if [ "$n" -ge 4096 ] && [ "$n" -le 8192 ]; then
-        for l in 32x8 64x4 32x16 8x32; do case_ gl-compute@$l "$n" "$reps"; done
+        for l in $LOCALS; do case_ gl-compute@$l "$n" "$reps"; done
     fi
     case_ gl-compute-2 "$n" "$reps"
 done

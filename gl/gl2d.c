@@ -54,8 +54,15 @@
 #define BATCH_MAX_STEPS 100000
 #define FENCE_TIMEOUT_S_DEFAULT 60.0
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
-/* Steps per fragment pass of `gl` (TEXFDTD_GL_STEPS_PER_PASS overrides). */
-#define GL_STEPS_PER_PASS_DEFAULT 1
+/* Steps per fragment pass of `gl`, chosen by measurement (docs/gl.md): on the
+ * H100, 2 passes the render-target write cap (4.9 against 4.2 Gcells/s)
+ * while 3 and 4 drown in recomputation and register spills (0.2 and
+ * 0.09 Gcells/s; with full unrolling 3 did not finish at all); on llvmpipe,
+ * a CPU, recomputation only costs, so 1.  TEXFDTD_GL_STEPS_PER_PASS (1 or 2)
+ * overrides. */
+#define GL_STEPS_PER_PASS_GPU 2
+#define GL_STEPS_PER_PASS_SOFTWARE 1
+#define GL_STEPS_PER_PASS_MAX 2
 #define LOCAL_X 16
 #define LOCAL_Y 16
 
@@ -623,10 +630,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->local_x = lx;
         g->local_y = ly;
     }
-    const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
-    g->k = compute ? 1 : GL_STEPS_PER_PASS_DEFAULT;
-    if (!compute && kz && atoi(kz) >= 1)
-        g->k = atoi(kz) > 8 ? 8 : atoi(kz);
+    g->k = 1; /* until the device is known */
     g->nx = m->nx;
     g->ny = m->ny;
     g->nslots = m->nslots;
@@ -640,6 +644,11 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     log_info("%s: %s | %s | %s (%s%s)", name, g->info.vendor, g->info.renderer, g->info.version,
              g->info.platform, g->info.robust ? ", robust context" : ", no reset notification");
 
+    const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
+    if (!compute)
+        g->k = g->info.software ? GL_STEPS_PER_PASS_SOFTWARE : GL_STEPS_PER_PASS_GPU;
+    if (!compute && kz && atoi(kz) >= 1)
+        g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
     slot_bbox(g, m);
     g->slot_cap_steps = BATCH_MAX_STEPS;
     if (m->nslots) {
