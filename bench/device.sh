@@ -11,6 +11,21 @@
 # here (Debian 12, older glibc) into .devbuild/ and carried, with the shared
 # libraries Ubuntu 24.04 lacks in .devbuild/lib (on LD_LIBRARY_PATH, never
 # unpacked into /) and the glvnd loader .debs in .gl (unpacked into /).
+#
+# Prepared here, from the repository root (.gl and .devbuild are listed in
+# .git/info/exclude; the run tool's `carry` takes both, 64 MiB in all):
+#   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#   mkdir -p .gl /tmp/amd64/partial; apt-get $o update
+#   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+#   make bin/texfdtd build/bench/gl_bench build/tests/test_gl   # and any other suites
+#   mkdir -p .devbuild/bin .devbuild/tests .devbuild/lib
+#   cp bin/texfdtd build/bench/gl_bench .devbuild/bin; cp build/tests/test_gl .devbuild/tests
+#   strip --strip-debug .devbuild/bin/* .devbuild/tests/*
+#   ldd .devbuild/bin/* .devbuild/tests/* | awk '$3 ~ /^\// {print $3}' | sort -u |
+#     grep -vE '/(libc|libm|libresolv|libpthread|libdl|librt|ld-linux|libEGL|libGL|libGLX|libGLdispatch|libOpenGL|libstdc\+\+|libgcc_s)\.so' |
+#     xargs -I{} cp -L {} .devbuild/lib/
+# Environment: DEVICE_TESTS (glob of suites, default test_*), DEVICE_VERIFY=short,
+# BENCH_SIZES, BENCH_TIMEOUT (seconds for bench/gl.sh).
 set -u
 OUT=${OUT:-/tmp/texfdtd-out}
 mkdir -p "$OUT"
