@@ -56,8 +56,8 @@
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
 /* Steps per fragment pass of `gl`, chosen by measurement (docs/gl.md): on the
  * H100, 2 passes the render-target write cap (4.9 against 4.2 Gcells/s)
- * while 3 and 4 drown in recomputation and register spills (0.2 and
- * 0.09 Gcells/s; with full unrolling 3 did not finish at all); on llvmpipe,
+ * while 3 and 4 crawl (0.2 and 0.09 Gcells/s, probably local-memory arrays;
+ * with full unrolling 3 did not finish at all); on llvmpipe,
  * a CPU, recomputation only costs, so 1.  TEXFDTD_GL_STEPS_PER_PASS (1 or 2)
  * overrides. */
 #define GL_STEPS_PER_PASS_GPU 2
