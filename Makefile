@@ -6,6 +6,7 @@
 #   make test-gpu   the same suites with the GPU engines required (device machine)
 #   make bench-cpu  bench/cpu.sh
 #   make cuda       the same as make, but fails if nvcc is missing
+#   make install    PREFIX=/usr/local: command, shaders, scenes, man page
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
 # multiply-add, so the CPU engine rounds exactly where the shaders (declared
@@ -45,6 +46,10 @@ LDLIBS  += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 CUDA_OBJ := $(CUDA_SRC:%.cu=build/%.o)
 endif
 
+# Where `make install` puts things; an installed texfdtd finds its shaders there.
+PREFIX  ?= /usr/local
+CFLAGS  += -DTEXFDTD_SHADER_DIR_DEFAULT=$(PREFIX)/share/texfdtd/shaders
+
 GIT_HASH := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
 
@@ -54,7 +59,7 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo test test-gpu bench-cpu bench-cpml bench-cuda cuda clean FORCE
+.PHONY: all deps demo test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: bin/texfdtd
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
@@ -124,6 +129,19 @@ cuda:
 	@if [ -z "$(NVCC)" ]; then echo "make cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)" >&2; exit 1; fi
 	@if [ -z "$(CUDA_SRC)" ]; then echo "make cuda: no cuda/*.cu sources" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory all
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/texfdtd/shaders \
+	    $(DESTDIR)$(PREFIX)/share/texfdtd/scenes $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 bin/texfdtd $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 shaders/* $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
+	install -m 644 scenes/*.ini $(DESTDIR)$(PREFIX)/share/texfdtd/scenes/
+	install -m 644 docs/texfdtd.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/texfdtd $(DESTDIR)$(PREFIX)/share/man/man1/texfdtd.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:
 	rm -rf build bin

@@ -31,6 +31,7 @@ static const char main_usage[] =
     "\n"
     "commands:\n"
     "  run SCENE [options]   run a scene file (see `texfdtd run --help`)\n"
+    "  info SCENE [options]  check a scene: grid, stability, memory, estimated time\n"
     "  compare SCENE [opts]  run engines side by side, or against the exact solution\n"
     "  devices               list the GL devices EGL can open\n"
     "  engines               list the engines in this build\n"
@@ -64,6 +65,7 @@ static const char run_usage[] =
     "  --threads N            cpu: OpenMP threads (default: all cores)\n"
     "  --dry-run              check the scene and the memory it needs, run nothing\n"
     "  --progress             progress lines even when stderr is not a terminal\n"
+    "  --json                 print summary.json on stdout at the end\n"
     "  -q, --quiet            no informational messages\n"
     "  -h, --help             this text\n";
 
@@ -78,7 +80,7 @@ struct run_args {
     enum precision precision;
     enum denormals denormals;
     int device, threads;
-    bool force, dry_run, progress, quiet, precision_given;
+    bool force, dry_run, progress, quiet, precision_given, json;
 };
 
 static int bad(const char *cmd, const char *fmt, const char *arg)
@@ -104,6 +106,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
             a->dry_run = true;
         } else if (!strcmp(arg, "--progress")) {
             a->progress = true;
+        } else if (!strcmp(arg, "--json")) {
+            a->json = true;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = true;
         } else if (is_opt(arg, "--engine")) {
@@ -371,6 +375,16 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    if (a.json) {
+        char path[4200], buf[4096];
+        snprintf(path, sizeof path, "%s/summary.json", outdir);
+        FILE *f = fopen(path, "r");
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, stdout);
+        if (f)
+            fclose(f);
+    }
     log_info("%d steps in %.3f s: %.1f Mcells/s; wrote %s/fields.h5, summary.json%s", s.steps,
              busy, busy > 0 ? cells * s.steps / busy / 1e6 : 0.0, outdir,
              s.png ? " and PNG pictures" : "");
@@ -382,6 +396,179 @@ out:
     scene_free(&s);
     free(text);
     return rc;
+}
+
+static const char info_usage[] =
+    "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json]\n"
+    "\n"
+    "Checks SCENE and prints what a run would be: grid, time step and stability, source,\n"
+    "boundary, objects, memory per engine, and an estimate of the CPU engine's time\n"
+    "(from a short timed run on this machine).  Runs nothing else, writes nothing.\n"
+    "  --json    the same as one JSON object on stdout\n";
+
+/* Mcells/s of the CPU engine on this machine: 200 steps of a 256^2 vacuum
+ * (2D) or 50 steps of a 64^3 one (3D). */
+static double cpu_rate_here(bool d3)
+{
+    char path[] = "/tmp/texfdtd-info-XXXXXX.ini", err[ERRLEN];
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+        return 0;
+    const char *text = d3 ? "[grid]\nnx = 64\nny = 64\nnz = 64\nsteps = 50\n"
+                          : "[grid]\nnx = 256\nny = 256\nsteps = 200\n";
+    const int steps = d3 ? 50 : 200;
+    const double cells = d3 ? 64.0 * 64 * 64 : 256.0 * 256;
+    if (write(fd, text, strlen(text)) < 0) {
+        close(fd);
+        return 0;
+    }
+    close(fd);
+    struct scene s;
+    struct model m;
+    struct engine *e = NULL;
+    double rate = 0;
+    const struct engine_options o = {.precision = PRECISION_SINGLE};
+    if (scene_load(&s, path, NULL, 0, err, sizeof err) == 0) {
+        if (model_build(&m, &s, err, sizeof err) == 0) {
+            if (engine_create("cpu", &m, &o, &e, err, sizeof err) == 0) {
+                engine_step(e, 10, err, sizeof err); /* warm-up */
+                const double t0 = now_seconds();
+                engine_step(e, steps, err, sizeof err);
+                const double dt = now_seconds() - t0;
+                rate = dt > 0 ? cells * steps / dt / 1e6 : 0;
+                engine_destroy(e);
+            }
+            model_free(&m);
+        }
+        scene_free(&s);
+    }
+    unlink(path);
+    return rate;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    const char *scene = NULL, *sets[MAX_SETS];
+    char steps_set[64] = "";
+    int nset = 0;
+    bool json = false;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            fputs(info_usage, stdout);
+            return EXIT_OK;
+        } else if (!strcmp(arg, "--json")) {
+            json = true;
+        } else if (is_opt(arg, "--set")) {
+            if (!(v = opt_value("--set", argc, argv, &i)))
+                return bad("info", "%s needs SECTION.KEY=VALUE", arg);
+            if (nset == MAX_SETS - 1)
+                return bad("info", "more than %s --set options", "255");
+            sets[nset++] = v;
+        } else if (is_opt(arg, "--steps")) {
+            int n;
+            if (!(v = opt_value("--steps", argc, argv, &i)) || parse_int_arg(v, 0, 1000000000, &n))
+                return bad("info", "--steps takes a whole number from 0 to 1000000000, not '%s'",
+                           v ? v : "");
+            snprintf(steps_set, sizeof steps_set, "grid.steps=%d", n);
+        } else if (arg[0] == '-' && arg[1]) {
+            return bad("info", "unknown option '%s'", arg);
+        } else if (!scene) {
+            scene = arg;
+        } else {
+            return bad("info", "one scene file only; '%s' is extra", arg);
+        }
+    }
+    if (!scene)
+        return bad("info", "%s", "no scene file given");
+    if (steps_set[0])
+        sets[nset++] = steps_set;
+    char err[ERRLEN];
+    struct scene s;
+    if (scene_load(&s, scene, sets, nset, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BADINPUT;
+    }
+    static const char *const btype[] = {"pec", "cpml", "mur"};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere"};
+    const bool d3 = scene_is_3d(&s);
+    const double cells = (double)s.nx * s.ny * s.nz, updates = cells * s.steps;
+    enum field fl[6];
+    const int nf = scene_fields(&s, fl);
+    const double limit = d3 ? COURANT_LIMIT_3D : COURANT_LIMIT_2D;
+    const double period = s.cells_per_wavelength / s.courant;
+    /* memory: fields (+ CPML psi, DFT) per engine; the GL engines keep two of
+     * each texture (ping-pong) */
+    const double psi = s.boundary == BOUNDARY_CPML
+                           ? (d3 ? 12.0 : 4.0) * 2.0 * s.cpml_cells
+                                 * (d3 ? (double)s.nx * s.ny + (double)s.ny * s.nz
+                                             + (double)s.nx * s.nz
+                                       : (double)s.nx + s.ny)
+                           : 0.0;
+    const double dft = s.dft ? 2.0 * cells : 0.0;
+    const double cpu1 = cells * (nf + 1.0 / 4) * 4 + psi * 4 + dft * 4;
+    const double cpu2 = cells * (nf * 8 + 1.0) + psi * 8 + dft * 8;
+    const double gl = d3 ? 0 : cells * (2 * 12 + 1) + psi * 8 + dft * 8;
+    const double rate = cpu_rate_here(d3);
+    const double est = rate > 0 ? updates / (rate * 1e6) : 0;
+    char b1[32], b2[32], b3[32];
+    if (json) {
+        printf("{\n  \"scene\": ");
+        json_string(stdout, s.path);
+        printf(",\n  \"dimensions\": %d,\n  \"nx\": %d,\n  \"ny\": %d,\n  \"nz\": %d,\n"
+               "  \"steps\": %d,\n  \"cells\": %.0f,\n  \"courant\": %g,\n"
+               "  \"courant_limit\": %.6f,\n  \"cells_per_wavelength\": %g,\n"
+               "  \"period_steps\": %g,\n  \"boundary\": \"%s\",\n  \"objects\": %d,\n"
+               "  \"dft\": %s,\n  \"memory_bytes\": {\"cpu_single\": %.0f, \"cpu_double\": %.0f%s",
+               d3 ? 3 : 2, s.nx, s.ny, s.nz, s.steps, cells, s.courant, limit,
+               s.cells_per_wavelength, period, btype[s.boundary], s.nobjects,
+               s.dft ? "true" : "false", cpu1, cpu2, d3 ? "" : ", \"gl\": ");
+        if (!d3)
+            printf("%.0f", gl);
+        printf("},\n  \"cpu_mcells_per_s_here\": %.1f,\n  \"cpu_seconds_estimate\": %.3f\n}\n",
+               rate, est);
+    } else {
+        printf("scene       %s (%s)\n", s.path, d3 ? "3D" : "2D TMz");
+        char dims[64];
+        snprintf(dims, sizeof dims, d3 ? "%d x %d x %d" : "%d x %d", s.nx, s.ny, s.nz);
+        printf("grid        %s cells, %d steps, %.3g cell updates\n", dims, s.steps, updates);
+        printf("time step   courant %g (stability limit %.4f), %g cells per wavelength, "
+               "period %g steps\n",
+               s.courant, limit, s.cells_per_wavelength, period);
+        printf("            dx = %.4g m, dt = %.4g s at %.4g Hz\n", scene_dx(&s), scene_dt(&s),
+               s.frequency_hz);
+        if (s.source_type == SOURCE_PLANE_WAVE)
+            printf("source      plane wave, angle %g deg, amplitude %g, ramp %g periods\n",
+                   s.angle_deg, s.amplitude, s.ramp_periods);
+        else
+            printf("source      point at (%g, %g%s), %s\n", s.point_x, s.point_y, d3 ? ", z" : "",
+                   s.waveform == WAVEFORM_GAUSSIAN ? "gaussian" : "sine");
+        printf("boundary    %s", btype[s.boundary]);
+        if (s.boundary == BOUNDARY_CPML)
+            printf(", %d cells", s.cpml_cells);
+        printf("%s\n", s.conformal_pec ? "; conformal PEC objects" : "");
+        for (int k = 0; k < s.nobjects; k++) {
+            const struct scene_object *o = &s.objects[k];
+            printf("object      %s: %s %s", o->name,
+                   o->material == MATERIAL_PEC ? "pec" : "dielectric", shapes[o->shape]);
+            if (o->material == MATERIAL_DIELECTRIC)
+                printf(" eps_r %g", o->eps_r);
+            printf(" at (%g, %g)\n", o->center_x, o->center_y);
+        }
+        if (s.dft)
+            printf("monitor     DFT of Ez over steps %d .. %d\n", s.dft_start + 1, s.steps);
+        printf("memory      cpu single %s, cpu double %s", fmt_bytes(cpu1, b1, sizeof b1),
+               fmt_bytes(cpu2, b2, sizeof b2));
+        if (!d3)
+            printf(", gl %s (on the GPU)", fmt_bytes(gl, b3, sizeof b3));
+        printf("\n");
+        if (rate > 0)
+            printf("estimate    cpu engine: %.1f s at %.0f Mcells/s (measured here just now on a "
+                   "%s vacuum; GPU engines: see docs/performance.md)\n",
+                   est, rate, d3 ? "64^3" : "256^2");
+    }
+    scene_free(&s);
+    return EXIT_OK;
 }
 
 static int cmd_devices(int argc, char **argv)
@@ -436,6 +623,8 @@ int cli_main(int argc, char **argv)
     if (!strcmp(cmd, "help")) {
         if (argc > 2 && !strcmp(argv[2], "run"))
             fputs(run_usage, stdout);
+        else if (argc > 2 && !strcmp(argv[2], "info"))
+            fputs(info_usage, stdout);
         else
             fputs(main_usage, stdout);
         return EXIT_OK;
@@ -446,6 +635,8 @@ int cli_main(int argc, char **argv)
         return compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices"))
         return cmd_devices(argc - 2, argv + 2);
+    if (!strcmp(cmd, "info"))
+        return cmd_info(argc - 2, argv + 2);
     if (!strcmp(cmd, "engines"))
         return cmd_engines();
     fprintf(stderr, "texfdtd: unknown command '%s'\n\n%s", cmd, main_usage);

@@ -287,7 +287,7 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
 
 /* ---- summary.json ------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
+void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {

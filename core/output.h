@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "engine.h"
 
@@ -46,6 +47,9 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
 /* summary.json -------------------------------------------------------------- */
 int summary_write(const char *dir, const struct provenance *p, int steps, double seconds,
                   char *err, size_t errlen);
+
+/* A JSON string literal (quoted, escaped) of s to f. */
+void json_string(FILE *f, const char *s);
 
 /* Write `len` bytes to path atomically (temp file + rename). */
 int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);

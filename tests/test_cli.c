@@ -212,6 +212,39 @@ Test(cli, dry_run_and_progress_lines)
     free(dir);
 }
 
+Test(cli, info_checks_and_describes_a_scene)
+{
+    char out[16384];
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s", scene), 0, "%s", out);
+    cr_assert(strstr(out, "grid        72 x 56 cells, 120 steps"), "%s", out);
+    cr_assert(strstr(out, "courant 0.5 (stability limit 0.7071)"), "%s", out);
+    cr_assert(strstr(out, "object      c: pec circle at (36, 28)"), "%s", out);
+    /* 3 float fields + material byte: 72*56*13 = 52416 bytes */
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s --json", scene), 0, "%s", out);
+    cr_assert(strstr(out, "\"cpu_single\": 52416"), "%s", out);
+    cr_assert(strstr(out, "\"dimensions\": 2,"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s --set grid.courant=0.9", scene), 2);
+    cr_assert(strstr(out, "courant = 0.9 is above the 2D stability limit 0.7071"), "%s", out);
+    unlink(scene);
+    free(scene);
+}
+
+Test(cli, run_json_prints_the_summary)
+{
+    char out[16384];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --json -q --out %s/r",
+                         scene, dir), 0, "%s", out);
+    cr_assert_eq(out[0], '{', "%s", out);
+    cr_assert(strstr(out, "\"steps\": 120"), "%s", out);
+    run_cmd(out, sizeof out, "rm -rf %s", dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
 Test(cli, double_precision_run)
 {
     char out[16384];
