@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "model.h"
+#include "movie.h"
 #include "output.h"
 #include "scene.h"
 #include "util.h"
@@ -66,6 +67,10 @@ static const char run_usage[] =
     "  --dry-run              check the scene and the memory it needs, run nothing\n"
     "  --progress             progress lines even when stderr is not a terminal\n"
     "  --json                 print summary.json on stdout at the end\n"
+    "  --movie NAME           a movie of the total field, NAME.mp4 or NAME.gif in the --out\n"
+    "                         directory (frames coloured by the engine, encoded by ffmpeg)\n"
+    "  --every K              a movie frame every K steps (default 10)\n"
+    "  --fps F                movie frames per second (default 25)\n"
     "  -q, --quiet            no informational messages\n"
     "  -h, --help             this text\n";
 
@@ -74,6 +79,8 @@ struct run_args {
     const char *engine;
     const char *out;
     const char *shader_dir;
+    const char *movie;
+    int every, fps;
     const char *sets[MAX_SETS];
     int nset;
     char steps_set[64];
@@ -95,6 +102,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
     a->device = -1;
+    a->every = 10;
+    a->fps = 25;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *v;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -116,6 +125,18 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
         } else if (is_opt(arg, "--out")) {
             if (!(a->out = opt_value("--out", argc, argv, &i)) || !*a->out)
                 return bad("run", "%s needs a directory", arg);
+        } else if (is_opt(arg, "--movie")) {
+            char merr[ERRLEN];
+            if (!(a->movie = opt_value("--movie", argc, argv, &i)))
+                return bad("run", "%s needs a file name such as wave.mp4", arg);
+            if (movie_check_name(a->movie, merr, sizeof merr))
+                return bad("run", "%s", merr);
+        } else if (is_opt(arg, "--every")) {
+            if (!(v = opt_value("--every", argc, argv, &i)) || parse_int_arg(v, 1, 1000000000, &a->every))
+                return bad("run", "--every takes a whole number of steps from 1, not '%s'", v ? v : "");
+        } else if (is_opt(arg, "--fps")) {
+            if (!(v = opt_value("--fps", argc, argv, &i)) || parse_int_arg(v, 1, 240, &a->fps))
+                return bad("run", "--fps takes a number from 1 to 240, not '%s'", v ? v : "");
         } else if (is_opt(arg, "--shader-dir")) {
             if (!(a->shader_dir = opt_value("--shader-dir", argc, argv, &i)))
                 return bad("run", "%s needs a directory", arg);
@@ -257,6 +278,7 @@ static int cmd_run(int argc, char **argv)
     struct model m = {0};
     struct engine *e = NULL;
     struct h5out *h5 = NULL;
+    struct movie *mv = NULL;
     char *text = NULL;
     char outdir[4096];
     snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
@@ -285,6 +307,11 @@ static int cmd_run(int argc, char **argv)
     if (avail > 0 && need > avail) {
         fprintf(stderr, "texfdtd: %s: the grid needs %s of host memory, %s is available\n",
                 a.scene, fmt_bytes(need, b1, sizeof b1), fmt_bytes(avail, b2, sizeof b2));
+        goto out;
+    }
+    if (a.movie && !movie_ffmpeg_available()) {
+        fprintf(stderr, "texfdtd: --movie needs ffmpeg, which is not installed "
+                        "(Debian: apt-get install ffmpeg)\n");
         goto out;
     }
     if (a.dry_run) {
@@ -328,12 +355,20 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
 
+    if (a.movie && movie_open(&mv, outdir, a.movie, s.nx, s.ny, a.fps, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
     struct progress pr = {.tty = isatty(2) && !a.quiet, .lines = a.progress};
     pr.start = pr.last = now_seconds();
     double busy = 0;
     int batch = 1, next_snap = 0;
     while (e->step < s.steps || next_snap < s.nsnapshots) {
-        const int stop = next_snap < s.nsnapshots ? s.snapshots[next_snap] : s.steps;
+        int stop = next_snap < s.nsnapshots ? s.snapshots[next_snap] : s.steps;
+        if (mv) {
+            const int frame = (e->step / a.every + 1) * a.every;
+            stop = frame < stop ? frame : stop;
+        }
         if (e->step < stop) {
             int n = stop - e->step < batch ? stop - e->step : batch;
             const double t0 = now_seconds();
@@ -349,6 +384,11 @@ static int cmd_run(int argc, char **argv)
             else if (dt > 0.4 && batch > 1)
                 batch /= 2;
             progress_show(&pr, &s, e->step, busy, false);
+            if (mv && (e->step % a.every == 0 || e->step == s.steps)
+                && movie_frame(mv, e, err, sizeof err)) {
+                fprintf(stderr, "\ntexfdtd: %s\n", err);
+                goto out;
+            }
             continue;
         }
         /* at a snapshot step */
@@ -367,6 +407,14 @@ static int cmd_run(int argc, char **argv)
         || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
+    }
+    if (mv) {
+        struct movie *m2 = mv;
+        mv = NULL;
+        if (movie_close(m2, err, sizeof err)) {
+            fprintf(stderr, "texfdtd: %s\n", err);
+            goto out;
+        }
     }
     struct h5out *closing = h5;
     h5 = NULL;
@@ -390,6 +438,7 @@ static int cmd_run(int argc, char **argv)
              s.png ? " and PNG pictures" : "");
     rc = EXIT_OK;
 out:
+    movie_abort(mv);
     h5out_abort(h5);
     engine_destroy(e);
     model_free(&m);

@@ -256,13 +256,9 @@ int png_write_rgba(const char *path, const uint8_t *rgba, int nx, int ny, char *
     return 0;
 }
 
-int png_write_total_field(struct engine *e, const char *dir, char *path_out, size_t path_len,
-                          char *err, size_t errlen)
+int render_total_field(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
 {
     const struct model *m = e->model;
-    uint8_t *rgba = xcalloc((size_t)m->nx * m->ny, 4, "picture", err, errlen);
-    if (!rgba)
-        return -1;
     int rc;
     if (e->ops->render_rgba) {
         rc = e->ops->render_rgba(e, rgba, err, errlen);
@@ -277,6 +273,17 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
                                  e->opt.precision == PRECISION_DOUBLE, e->step, k, rgba);
         free(ez);
     }
+    return rc;
+}
+
+int png_write_total_field(struct engine *e, const char *dir, char *path_out, size_t path_len,
+                          char *err, size_t errlen)
+{
+    const struct model *m = e->model;
+    uint8_t *rgba = xcalloc((size_t)m->nx * m->ny, 4, "picture", err, errlen);
+    if (!rgba)
+        return -1;
+    int rc = render_total_field(e, rgba, err, errlen);
     if (!rc) {
         snprintf(path_out, path_len, "%s/ez_total_%06d.png", dir, e->step);
         rc = png_write_rgba(path_out, rgba, m->nx, m->ny, err, errlen);

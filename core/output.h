@@ -39,6 +39,11 @@ void h5out_abort(struct h5out *h); /* close and delete the partial file */
 /* rgba[ny][nx][4] with row 0 = j = 0; written with +y up (flipped). */
 int png_write_rgba(const char *path, const uint8_t *rgba, int nx, int ny, char *err,
                    size_t errlen);
+/* The total field Ez of engine e at its current step, coloured
+ * (core/colormap.h) into rgba[ny][nx][4]: on the GPU where the engine can
+ * (one small read-back, no field read-back), else on the host; 3D: the
+ * slice z = nz/2. */
+int render_total_field(struct engine *e, uint8_t *rgba, char *err, size_t errlen);
 /* The total field Ez of engine e at its current step as DIR/ez_total_STEP.png,
  * coloured on the GPU where the engine can, else on the host. */
 int png_write_total_field(struct engine *e, const char *dir, char *path_out, size_t path_len,

@@ -245,6 +245,34 @@ Test(cli, run_json_prints_the_summary)
     free(dir);
 }
 
+/* --movie: ffmpeg is one of the packages scripts/deps.sh installs */
+Test(cli, movie_frames_every_k_steps)
+{
+    char out[16384];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu -q --movie wave.mp4 "
+                                          "--every 20 --out %s/r", scene, dir), 0, "%s", out);
+    /* 120 steps, a frame every 20: 6 frames */
+    cr_assert_eq(run_cmd(out, sizeof out, "ffprobe -v error -count_frames -select_streams v:0 "
+                                          "-show_entries stream=nb_read_frames,width,height "
+                                          "-of csv=p=0 %s/r/wave.mp4", dir), 0, "%s", out);
+    cr_assert_str_eq(out, "72,56,6\n");
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu -q --movie wave.gif "
+                                          "--every 40 --out %s/g", scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "ffprobe -v error -count_frames -select_streams v:0 "
+                                          "-show_entries stream=nb_read_frames -of csv=p=0 "
+                                          "%s/g/wave.gif", dir), 0, "%s", out);
+    cr_assert_str_eq(out, "3\n");
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --movie ../x.mp4", scene), 2);
+    cr_assert(strstr(out, "give a file name only"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --movie x.avi", scene), 2);
+    run_cmd(out, sizeof out, "rm -rf %s", dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
 Test(cli, double_precision_run)
 {
     char out[16384];
