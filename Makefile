@@ -7,6 +7,7 @@
 #   make bench-cpu  bench/cpu.sh
 #   make cuda       the same as make, but fails if nvcc is missing
 #   make install    PREFIX=/usr/local: command, shaders, scenes, man page
+#   make docs       the tutorial's figures (docs/figures.sh)
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
 # multiply-add, so the CPU engine rounds exactly where the shaders (declared
@@ -59,7 +60,7 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
+.PHONY: all deps demo docs test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: bin/texfdtd
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
@@ -129,6 +130,10 @@ cuda:
 	@if [ -z "$(NVCC)" ]; then echo "make cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)" >&2; exit 1; fi
 	@if [ -z "$(CUDA_SRC)" ]; then echo "make cuda: no cuda/*.cu sources" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory all
+
+# The figures of docs/tutorial.md, made by the project itself.
+docs: all
+	docs/figures.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]
 install: all
