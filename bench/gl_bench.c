@@ -9,6 +9,11 @@
  *                                         engine's denormal mode) from zero
  *                                         fields: bits that differ; SET is
  *                                         section.key=value as for --set
+ *   gl_bench batches SCENE STEPS [SET...] gl with its adaptive fenced batches
+ *                                         against gl with one step per fenced
+ *                                         batch (TEXFDTD_GL_BATCH_STEPS=1, a
+ *                                         full wait after every step): bits
+ *                                         that differ (the long-run check)
  *   gl_bench copy   MIB REPS              device-to-device copy bandwidth
  *   gl_bench write  N REPS                render-target write rate, R32F,
  *                                         RG32F and RGBA32F targets
@@ -179,6 +184,67 @@ static int verify(const char *path, int steps, const char *const *sets, int nset
     return bad ? 2 : 0;
 }
 
+/* gl's fields after `steps` steps, in batches as TEXFDTD_GL_BATCH_STEPS says
+ * (unset: adaptive); wall seconds in *secs. */
+static int run_gl(const struct model *m, int steps, float *f[3], double *secs)
+{
+    char err[ERRLEN];
+    struct engine *e;
+    const struct engine_options o = gl_opts();
+    if (engine_create("gl", m, &o, &e, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return -1;
+    }
+    const double t0 = now_seconds();
+    int rc = engine_step(e, steps, err, sizeof err);
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = engine_read(e, (enum field)k, f[k], err, sizeof err);
+    *secs = now_seconds() - t0;
+    if (rc)
+        fprintf(stderr, "gl_bench: %s\n", err);
+    engine_destroy(e);
+    return rc;
+}
+
+static int batches(const char *path, int steps, const char *const *sets, int nset)
+{
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    if (scene_load(&s, path, sets, nset, err, sizeof err) || model_build(&m, &s, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return 1;
+    }
+    float *a[3], *b[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = malloc(m.ncells * 4);
+        b[k] = malloc(m.ncells * 4);
+    }
+    double ta, tb;
+    unsetenv("TEXFDTD_GL_BATCH_STEPS");
+    if (run_gl(&m, steps, a, &ta))
+        return 1;
+    setenv("TEXFDTD_GL_BATCH_STEPS", "1", 1);
+    if (run_gl(&m, steps, b, &tb))
+        return 1;
+    size_t diff[3] = {0}, nonzero = 0;
+    for (int k = 0; k < 3; k++)
+        for (size_t q = 0; q < m.ncells; q++) {
+            diff[k] += memcmp(&a[k][q], &b[k][q], 4) != 0;
+            nonzero += k == 0 && a[0][q] != 0;
+        }
+    printf("batches scene %s n %d steps %d adaptive_s %.1f one_step_batches_s %.1f differ_ez %zu "
+           "differ_hx %zu differ_hy %zu of %zu nonzero_ez %zu\n",
+           s.name, m.nx, steps, ta, tb, diff[0], diff[1], diff[2], m.ncells, nonzero);
+    for (int k = 0; k < 3; k++) {
+        free(a[k]);
+        free(b[k]);
+    }
+    model_free(&m);
+    scene_free(&s);
+    return diff[0] + diff[1] + diff[2] ? 2 : 0;
+}
+
 /* The copy and write probes need a GL context: borrow a small engine's. */
 static struct engine *small_engine(struct scene *s, struct model *m)
 {
@@ -199,6 +265,8 @@ int main(int argc, char **argv)
         return speed(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     if (argc >= 4 && !strcmp(argv[1], "verify"))
         return verify(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
+    if (argc >= 4 && !strcmp(argv[1], "batches"))
+        return batches(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
     struct scene s;
     struct model m;
     char err[ERRLEN];
@@ -233,7 +301,8 @@ int main(int argc, char **argv)
         engine_destroy(e);
         return 0;
     }
-    fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify SCENE STEPS [SET...] | copy MIB REPS | "
+    fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify SCENE STEPS [SET...] | "
+                    "batches SCENE STEPS [SET...] | copy MIB REPS | "
                     "write N REPS\n");
     return 2;
 }
