@@ -3,7 +3,8 @@
 # benchmarks of issue 5 item 7 (build/bench/cuda_bench), with the device,
 # driver and date.  Results go to $OUT (or out/bench-cuda).
 #
-# Build everything first on the build machine:
+# TESTS overrides the test binaries run (default test_cuda and test_3d);
+# QUICK=quick shortens the bench.  Build everything first on the build machine:
 #   make all build/tests/test_cuda build/tests/test_3d build/bench/cuda_bench
 # Libraries missing on the device: unpack the carried .debs into /tmp/deb
 # (dpkg -x, never into /) and put /tmp/deb/usr/lib/x86_64-linux-gnu on
@@ -23,7 +24,7 @@ fi
 } 2>&1 | tee "$OUT/device.txt"
 echo "== tests (TEXFDTD_REQUIRE_GPU=1)"
 status=0
-for t in build/tests/test_cuda build/tests/test_3d; do
+for t in ${TESTS:-build/tests/test_cuda build/tests/test_3d}; do
     TEXFDTD_REQUIRE_GPU=1 $t --jobs 1 --verbose >"$OUT/$(basename $t).txt" 2>&1 || status=1
     grep -E 'PASS|FAIL|SKIP|Synthesis|Assert|rel L2|dB|refusal' "$OUT/$(basename $t).txt" | grep -v ' 0 cells differ' | head -60
 done

@@ -11,6 +11,11 @@
  * cell at least: 3D, six components read and written plus one material byte
  * = 49 bytes (float) or 97 (double); 2D, three components + material = 25 / 49.
  * Writes OUTDIR/cuda_bench.csv and prints the same lines.
+ *
+ * The fields start from pseudo-random values (engine_write, |v| < 1e-2, the
+ * same for every run), never from zeros; the step path of each row is set
+ * through TEXFDTD_CUDA2D / TEXFDTD_CUDA3D (and _K, _KZ) and named in its
+ * label.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -47,6 +52,37 @@ static int load(struct scene *s, struct model *m, const char *text, char *err, s
     return 0;
 }
 
+/* Fill every field of the scene with the same pseudo-random values. */
+static int fill_random(struct engine *e, const struct model *m, enum precision p, char *err,
+                       size_t errlen)
+{
+    enum field ids[6];
+    const int n = scene_fields(m->scene, ids);
+    void *buf = malloc(m->ncells * precision_size(p));
+    if (!buf)
+        return seterr(err, errlen, "out of host memory");
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t c = 0; c < m->ncells; c++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const double v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 2e-2;
+        if (p == PRECISION_DOUBLE)
+            ((double *)buf)[c] = v;
+        else
+            ((float *)buf)[c] = (float)v;
+    }
+    for (int q = 0; q < n && q < 6; q++) {
+        if (ids[q] != FIELD_EX && ids[q] != FIELD_EY && ids[q] != FIELD_EZ && ids[q] != FIELD_HX
+            && ids[q] != FIELD_HY && ids[q] != FIELD_HZ)
+            continue;
+        if (engine_write(e, ids[q], buf, err, errlen)) {
+            free(buf);
+            return -1;
+        }
+    }
+    free(buf);
+    return 0;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -75,6 +111,13 @@ static void bench(const char *group, const char *label, const char *text, enum p
         return;
     }
     double ms[3];
+    if (fill_random(e, &m, p, err, sizeof err)) {
+        printf("%s %s: %s\n", group, label, err);
+        engine_destroy(e);
+        model_free(&m);
+        scene_free(&s);
+        return;
+    }
     int rc = texfdtd_cuda_time_steps(e, steps < 10 ? steps : 10, &ms[0], err, sizeof err);
     for (int r = 0; r < 3 && !rc; r++)
         rc = texfdtd_cuda_time_steps(e, steps, &ms[r], err, sizeof err);
@@ -144,38 +187,86 @@ int main(int argc, char **argv)
     fprintf(csv, "group,label,precision,nx,ny,nz,steps,ms_per_step,eff_mcells_s,all_mcells_s,"
                  "fraction_of_floor\n");
 
-    /* (a) the paper's cube: 10-cell CPML A1/A2/A3, Mur, none */
-    const int sizes[] = {128, 256, 384, 512};
-    const char *kinds[] = {"A1", "A2", "A3", "mur", "pec"};
-    for (int k = 0; k < (quick ? 2 : 4); k++)
-        for (int q = 0; q < 5; q++)
-            cube("cube", sizes[k], kinds[q], 10, PRECISION_SINGLE, sizes[k] >= 384 ? 20 : 50);
-    /* (b) CPML thickness at 256^3, A1 (and A3 up to 16) */
-    const int thick[] = {5, 10, 15, 20};
-    for (int k = 0; k < 4 && !quick; k++) {
-        cube("thick", 256, "A1", thick[k], PRECISION_SINGLE, 50);
-        cube("thick", 256, "A3", thick[k], PRECISION_SINGLE, 50);
-    }
-    /* (c) 256^3 PEC cavity, central z-directed soft source, 5000 steps */
-    for (int pr = 0; pr < 2; pr++) {
-        char text[512];
-        snprintf(text, sizeof text,
-                 "[grid]\nnx = 256\nny = 256\nnz = 256\nsteps = 5000\ncourant = 0.5\n"
-                 "[source]\ntype = point\ncenter_x = 128\ncenter_y = 128\ncenter_z = 128\n");
-        bench("cavity", "pec-256", text, pr ? PRECISION_DOUBLE : PRECISION_SINGLE, 256.0 * 256 * 256,
-              quick ? 500 : 5000, pr ? 97 : 49);
-    }
-    /* 512^3 double, A1 */
-    if (!quick)
-        cube("cube", 512, "A1", 10, PRECISION_DOUBLE, 20);
-    /* 2D engine */
+    /* 2D engine: the three step paths at 4096^2 and 16384^2 (plane wave, PEC) */
     const int n2[] = {4096, 16384};
     for (int k = 0; k < 2; k++) {
         char text[512];
         snprintf(text, sizeof text,
                  "[grid]\nnx = %d\nny = %d\nsteps = 100\n[source]\nangle = 0\n", n2[k], n2[k]);
-        bench("2d", "pec-plane", text, PRECISION_SINGLE, (double)n2[k] * n2[k], n2[k] > 8192 ? 50 : 200, 25);
+        const int steps = n2[k] > 8192 ? 48 : 192;
+        const double cells = (double)n2[k] * n2[k];
+        struct { const char *path, *k, *rows, *vec, *label; } v2[] = {
+            {"two", "", "", "", "two-kernels"},
+            {"fused", "", "32", "0", "fused-R32"}, {"fused", "", "64", "0", "fused-R64"},
+            {"fused", "", "16", "1", "fused-vec-R16"}, {"fused", "", "32", "1", "fused-vec-R32"},
+            {"fused", "", "64", "1", "fused-vec-R64"},
+            {"temporal", "2", "", "", "temporal-K2"}, {"temporal", "4", "", "", "temporal-K4"},
+            {"temporal", "6", "", "", "temporal-K6"}, {"temporal", "8", "", "", "temporal-K8"},
+        };
+        for (size_t q = 0; q < sizeof v2 / sizeof v2[0]; q++) {
+            if (quick && q > 0 && q != 1 && q != 4 && q != 8)
+                continue;
+            setenv("TEXFDTD_CUDA2D", v2[q].path, 1);
+            setenv("TEXFDTD_CUDA2D_K", v2[q].k, 1);
+            setenv("TEXFDTD_CUDA2D_ROWS", v2[q].rows, 1);
+            setenv("TEXFDTD_CUDA2D_VEC", v2[q].vec, 1);
+            bench("2d", v2[q].label, text, PRECISION_SINGLE, cells, steps, 25);
+        }
+        unsetenv("TEXFDTD_CUDA2D");
+        unsetenv("TEXFDTD_CUDA2D_K");
+        unsetenv("TEXFDTD_CUDA2D_ROWS");
+        unsetenv("TEXFDTD_CUDA2D_VEC");
     }
+
+    /* (a) the paper's cube: 10-cell CPML A1 (fused and two kernels), A2, A3,
+     * Mur, none (fused and two kernels) */
+    const int sizes[] = {128, 256, 384, 512};
+    struct { const char *kind, *path; } v3[] = {
+        {"A1", "fused"}, {"A1", "two"}, {"A2", "two"}, {"A3", "two"},
+        {"mur", "fused"}, {"pec", "fused"}, {"pec", "two"},
+    };
+    for (int k = 0; k < 4; k++)
+        for (size_t q = 0; q < sizeof v3 / sizeof v3[0]; q++) {
+            if ((quick || sizes[k] < 256) && !strcmp(v3[q].path, "two"))
+                continue; /* the two-kernel paths at 256^3 and 512^3 only */
+            setenv("TEXFDTD_CUDA3D", v3[q].path, 1);
+            cube(!strcmp(v3[q].path, "two") ? "cube-two" : "cube", sizes[k], v3[q].kind, 10,
+                 PRECISION_SINGLE, sizes[k] >= 384 ? 20 : 50);
+        }
+    /* z chunk length of the fused kernel at 512^3 */
+    setenv("TEXFDTD_CUDA3D", "fused", 1);
+    for (int kz = 32; kz <= 128 && !quick; kz *= 4) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", kz);
+        setenv("TEXFDTD_CUDA3D_KZ", v, 1);
+        cube(kz == 32 ? "cube-kz32" : "cube-kz128", 512, "A1", 10, PRECISION_SINGLE, 20);
+        cube(kz == 32 ? "cube-kz32" : "cube-kz128", 512, "pec", 10, PRECISION_SINGLE, 20);
+    }
+    unsetenv("TEXFDTD_CUDA3D_KZ");
+    /* (b) CPML thickness at 256^3, A1 fused (and A3 up to 16) */
+    const int thick[] = {5, 10, 15, 20};
+    for (int k = 0; k < 4 && !quick; k++) {
+        setenv("TEXFDTD_CUDA3D", "fused", 1);
+        cube("thick", 256, "A1", thick[k], PRECISION_SINGLE, 50);
+        setenv("TEXFDTD_CUDA3D", "two", 1);
+        cube("thick", 256, "A3", thick[k], PRECISION_SINGLE, 50);
+    }
+    /* (c) 256^3 PEC cavity, central z-directed soft source, 5000 steps */
+    for (int pr = 0; pr < 2; pr++)
+        for (int f = 0; f < 2; f++) {
+            char text[512];
+            setenv("TEXFDTD_CUDA3D", f ? "two" : "fused", 1);
+            snprintf(text, sizeof text,
+                     "[grid]\nnx = 256\nny = 256\nnz = 256\nsteps = 5000\ncourant = 0.5\n"
+                     "[source]\ntype = point\ncenter_x = 128\ncenter_y = 128\ncenter_z = 128\n");
+            bench(f ? "cavity-two" : "cavity", "pec-256", text, pr ? PRECISION_DOUBLE : PRECISION_SINGLE,
+                  256.0 * 256 * 256, quick ? 500 : 2000, pr ? 97 : 49);
+        }
+    /* 512^3 double, A1 */
+    setenv("TEXFDTD_CUDA3D", "fused", 1);
+    if (!quick)
+        cube("cube", 512, "A1", 10, PRECISION_DOUBLE, 20);
+    unsetenv("TEXFDTD_CUDA3D");
     fclose(csv);
     return 0;
 }

@@ -4,10 +4,19 @@
  * bit-identical to the CPU engine in its flush mode (common.cuh).
  *
  * Staggering as core/model.h: cell (i, j) holds Ez(i, j), Hx(i, j+1/2),
- * Hy(i+1/2, j); arrays [ny][px], px = nx rounded up to 32 elements (aligned,
- * coalesced rows).  Per step: one H kernel, (Mur save), one E kernel, (Mur
- * apply), slots, point, DFT: the two-kernel scheme of De Donno et al. (2010)
- * with a thread per cell in 32 x 8 blocks.
+ * Hy(i+1/2, j); arrays [ny][px], px = nx rounded up to 128 elements (aligned,
+ * coalesced rows; a warp of 16-byte vectors spans 128 floats).  Three step
+ * paths (TEXFDTD_CUDA2D, chosen at create):
+ *   two:      one H kernel, (Mur save), one E kernel, (Mur apply), slots,
+ *             point, DFT: the two-kernel scheme of De Donno et al. (2010)
+ *             with a thread per cell in 32 x 8 blocks, in place;
+ *   fused:    one kernel per step (H and E, the halo H recomputed) on
+ *             ping-pong buffers, then Mur, slots, point, DFT (k_fused2,
+ *             k_fused2v);
+ *   temporal: K steps per kernel, a register wavefront with the slots and
+ *             the point source inside (k_tb2); scenes without CPML, Mur
+ *             or DFT.
+ * Each cell runs update2d.inc's statements on every path, so the bits agree.
  */
 #include "common.cuh"
 
@@ -141,6 +150,362 @@ template <typename T, bool F> __global__ void k_dft2(Dev2<T> d, T wr, T wi)
     d.im[c] = A::add(d.im[c], A::mul(wi, d.ez[c]));
 }
 
+/* ------------------------------------------------------------------------
+ * One kernel per step (the fused path) and several steps per kernel (the
+ * temporally blocked path).  Both read the previous step's fields from one
+ * buffer of a ping-pong pair and write the next into the other, so that a
+ * block may recompute its neighbours' H (the halo) from values nobody has
+ * overwritten yet: Ez, Hx, Hy and the two H psi arrays (psi_hxy, psi_hyx)
+ * come in pairs; the E psi are touched by their owner only and stay single.
+ * Every cell still runs update2d.inc's statements, so the bits are those of
+ * the two-kernel path and of cpu2d.
+ *
+ * Mapping ("column marching", as the systolic / wavefront schemes): a warp
+ * owns 32 consecutive columns and a strip of R rows; each thread walks up
+ * its column, so Ez(i, j+1) loaded for row j is Ez(i, j) of row j+1 and the
+ * new Hx(i, j) is Hx(i, j-1) of the next row (registers, no shared memory,
+ * no barrier).  Ez(i+1, j) and the new Hy(i-1, j) come from the neighbour
+ * lane (__shfl); lane 31 loads Ez(i+1, j) itself and lane 0 recomputes
+ * Hy(i-1, j); the strip's first thread recomputes Hx(i, j0-1).
+ * ------------------------------------------------------------------------ */
+template <typename T> struct PP2 {
+    const T *__restrict__ ez0, *__restrict__ hx0, *__restrict__ hy0; /* step n   */
+    T *__restrict__ ez1, *__restrict__ hx1, *__restrict__ hy1;       /* step n+1 */
+    const T *phxy0, *phyx0; /* H psi, old */
+    T *phxy1, *phyx1;       /* H psi, new */
+    T *pezy, *pezx;         /* E psi, in place */
+    const uint8_t *__restrict__ mat;
+    const T *pb[4], *pc[4], *pik[4]; /* xe xh ye yh */
+    int nx, ny, px, N;
+    T ch;
+};
+
+#define FULL_MASK 0xffffffffu
+
+/* Hx(i, j+1/2) from Ez(i, j) = e, Ez(i, j+1) = eu and the old Hx h; the psi
+ * is written only when ps_new is given (the owner), else just read. */
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T hx_at(const PP2<T> &d, int i, int j, T e, T eu, T h,
+                                   const T *ps_old, T *ps_new)
+{
+    typedef Ar<T, F> A;
+    if (j > d.ny - 2)
+        return h;
+    const T dd = A::sub(eu, e);
+    int k;
+    const int s = dslab_h(d.ny, PML ? d.N : 0, j, &k);
+    if (s < 0)
+        return A::sub(h, A::mul(d.ch, dd));
+    const long long p = ((long long)s * d.N + k) * d.px + i;
+    const T q = A::add(A::mul(d.pb[3][j], ps_old[p]), A::mul(d.pc[3][j], dd));
+    if (ps_new)
+        ps_new[p] = q;
+    return A::sub(h, A::mul(d.ch, A::add(A::mul(dd, d.pik[3][j]), q)));
+}
+
+/* Hy(i+1/2, j) from Ez(i, j) = e, Ez(i+1, j) = er and the old Hy h. */
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T hy_at(const PP2<T> &d, int i, int j, T e, T er, T h,
+                                   const T *ps_old, T *ps_new)
+{
+    typedef Ar<T, F> A;
+    if (i > d.nx - 2)
+        return h;
+    const T dd = A::sub(er, e);
+    int k;
+    const int s = dslab_h(d.nx, PML ? d.N : 0, i, &k);
+    if (s < 0)
+        return A::add(h, A::mul(d.ch, dd));
+    const long long p = ((long long)s * d.ny + j) * d.N + k;
+    const T q = A::add(A::mul(d.pb[1][i], ps_old[p]), A::mul(d.pc[1][i], dd));
+    if (ps_new)
+        ps_new[p] = q;
+    return A::add(h, A::mul(d.ch, A::add(A::mul(dd, d.pik[1][i]), q)));
+}
+
+/* Ez(i, j) from its old value e, the new Hy(i+1/2, j) = hy, Hy(i-1/2, j) =
+ * hyl, Hx(i, j+1/2) = hx, Hx(i, j-1/2) = hxd; the outer ring keeps e. */
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T ez_at(const PP2<T> &d, int i, int j, T e, T hy, T hyl, T hx,
+                                   T hxd, uint8_t m)
+{
+    typedef Ar<T, F> A;
+    if (i < 1 || j < 1 || i > d.nx - 2 || j > d.ny - 2)
+        return e;
+    const T dy = A::sub(hy, hyl), dx = A::sub(hx, hxd);
+    T tx = dy, ty = dx;
+    int kx, ky;
+    const int sx = dslab_e(d.nx, PML ? d.N : 0, i, &kx), sy = dslab_e(d.ny, PML ? d.N : 0, j, &ky);
+    if (sx >= 0) {
+        T *p = d.pezx + ((long long)sx * d.ny + j) * d.N + kx;
+        const T q = A::add(A::mul(d.pb[0][i], *p), A::mul(d.pc[0][i], dy));
+        *p = q;
+        tx = A::add(A::mul(dy, d.pik[0][i]), q);
+    }
+    if (sy >= 0) {
+        T *p = d.pezy + ((long long)sy * d.N + ky) * d.px + i;
+        const T q = A::add(A::mul(d.pb[2][j], *p), A::mul(d.pc[2][j], dx));
+        *p = q;
+        ty = A::add(A::mul(dx, d.pik[2][j]), q);
+    }
+    return A::add(e, A::mul(cezh2<T>(m), A::sub(tx, ty)));
+}
+
+/* One whole step: H and E of a strip of R rows per warp.  Block 32 x 8
+ * threads = 8 strips of one 32-column band.  VAC: a scene without objects
+ * (no cell has a material index > 0), whose material map is not read: 24
+ * bytes per cell instead of 25. */
+template <typename T, bool F, bool PML, bool VAC, int R>
+__global__ void __launch_bounds__(256) k_fused2(PP2<T> d)
+{
+    const int lane = threadIdx.x;
+    const int i = blockIdx.x * 32 + lane;
+    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (j0 >= d.ny) /* the same for the whole warp */
+        return;
+    const bool iok = i < d.nx;
+    const long long px = d.px;
+    /* Hx(i, j0-1) of the strip below: recomputed, not stored */
+    T hxd = 0;
+    if (j0 >= 1) {
+        const long long c = i + (long long)(j0 - 1) * px;
+        hxd = hx_at<T, F, PML>(d, i, j0 - 1, iok ? d.ez0[c] : T(0), iok ? d.ez0[c + px] : T(0),
+                          iok ? d.hx0[c] : T(0), d.phxy0, (T *)0);
+    }
+    T ec = iok ? d.ez0[i + (long long)j0 * px] : T(0);
+    const int j1 = min(j0 + R, d.ny);
+#pragma unroll 2
+    for (int j = j0; j < j1; j++) {
+        const long long c = i + (long long)j * px;
+        const T eu = iok && j + 1 < d.ny ? d.ez0[c + px] : T(0);
+        const T hxo = iok ? d.hx0[c] : T(0), hyo = iok ? d.hy0[c] : T(0);
+        const uint8_t m = iok && !VAC ? d.mat[c] : 0; /* VAC: every cell is vacuum (index 0) */
+        T er = __shfl_down_sync(FULL_MASK, ec, 1);
+        if (lane == 31)
+            er = i + 1 < d.nx ? d.ez0[c + 1] : T(0);
+        const T hx = hx_at<T, F, PML>(d, i, j, ec, eu, hxo, d.phxy0, iok ? d.phxy1 : (T *)0);
+        const T hy = hy_at<T, F, PML>(d, i, j, ec, er, hyo, d.phyx0, iok ? d.phyx1 : (T *)0);
+        T hyl = __shfl_up_sync(FULL_MASK, hy, 1);
+        if (lane == 0 && i >= 1 && iok)
+            hyl = hy_at<T, F, PML>(d, i - 1, j, d.ez0[c - 1], ec, d.hy0[c - 1], d.phyx0, (T *)0);
+        if (iok) {
+            d.hx1[c] = hx;
+            d.hy1[c] = hy;
+            d.ez1[c] = ez_at<T, F, PML>(d, i, j, ec, hy, hyl, hx, hxd, m);
+        }
+        hxd = hx;
+        ec = eu;
+    }
+}
+
+/* The same step with V adjacent columns per thread (16-byte loads and stores:
+ * V = 4 floats or 2 doubles; the float2 idea of De Donno et al. widened),
+ * scenes without a CPML.  Within a thread the x neighbours are its own
+ * elements; across threads the same shuffles as k_fused2 carry the first
+ * Ez and the last new Hy.  Rows are padded to 32 V elements, so a vector
+ * that starts inside the grid lies inside the row; its columns past nx are
+ * padding, which the update keeps at zero (Hx there sees Ez differences of
+ * zero, Hy and Ez are not updated past nx - 2). */
+template <typename T, int V> struct alignas(sizeof(T) * V) VecT {
+    T v[V];
+};
+template <int V> struct alignas(V) MatV {
+    uint8_t v[V];
+};
+
+template <typename T, bool F, bool VAC, int V, int R>
+__global__ void __launch_bounds__(256) k_fused2v(PP2<T> d)
+{
+    typedef VecT<T, V> Vec;
+    const int lane = threadIdx.x;
+    const int i0 = (blockIdx.x * 32 + lane) * V;
+    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (j0 >= d.ny)
+        return;
+    const bool iok = i0 < d.nx;
+    const long long px = d.px;
+    Vec zero;
+#pragma unroll
+    for (int v = 0; v < V; v++)
+        zero.v[v] = T(0);
+    Vec hxd = zero;
+    if (j0 >= 1 && iok) {
+        const long long c = i0 + (long long)(j0 - 1) * px;
+        const Vec e = *(const Vec *)(d.ez0 + c), eu = *(const Vec *)(d.ez0 + c + px),
+                  h = *(const Vec *)(d.hx0 + c);
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            hxd.v[v] = hx_at<T, F, false>(d, i0 + v, j0 - 1, e.v[v], eu.v[v], h.v[v], (const T *)0, (T *)0);
+    }
+    Vec ec = iok ? *(const Vec *)(d.ez0 + i0 + (long long)j0 * px) : zero;
+    const int j1 = min(j0 + R, d.ny);
+#pragma unroll 2
+    for (int j = j0; j < j1; j++) {
+        const long long c = i0 + (long long)j * px;
+        const Vec eu = iok && j + 1 < d.ny ? *(const Vec *)(d.ez0 + c + px) : zero;
+        const Vec hxo = iok ? *(const Vec *)(d.hx0 + c) : zero, hyo = iok ? *(const Vec *)(d.hy0 + c) : zero;
+        MatV<V> mt;
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            mt.v[v] = 0;
+        if (!VAC && iok)
+            mt = *(const MatV<V> *)(d.mat + c);
+        T enext = __shfl_down_sync(FULL_MASK, ec.v[0], 1);
+        if (lane == 31)
+            enext = i0 + V < d.nx ? d.ez0[c + V] : T(0);
+        Vec hx, hy, en;
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            hx.v[v] = hx_at<T, F, false>(d, i0 + v, j, ec.v[v], eu.v[v], hxo.v[v], (const T *)0, (T *)0);
+            hy.v[v] = hy_at<T, F, false>(d, i0 + v, j, ec.v[v], v < V - 1 ? ec.v[v + 1] : enext,
+                                         hyo.v[v], (const T *)0, (T *)0);
+        }
+        T hyl = __shfl_up_sync(FULL_MASK, hy.v[V - 1], 1);
+        if (lane == 0 && i0 >= 1 && iok)
+            hyl = hy_at<T, F, false>(d, i0 - 1, j, d.ez0[c - 1], ec.v[0], d.hy0[c - 1], (const T *)0, (T *)0);
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            en.v[v] = ez_at<T, F, false>(d, i0 + v, j, ec.v[v], hy.v[v], v ? hy.v[v - 1] : hyl, hx.v[v],
+                                         hxd.v[v], mt.v[v]);
+        if (iok) {
+            *(Vec *)(d.hx1 + c) = hx;
+            *(Vec *)(d.hy1 + c) = hy;
+            *(Vec *)(d.ez1 + c) = en;
+        }
+        hxd = hx;
+        ec = eu;
+    }
+}
+
+/* Temporal blocking: K whole steps per launch, without a CPML, Mur or DFT
+ * (the engine falls back to k_fused2 for those), with the source slots and
+ * the point source applied inside each step, in update2d.inc's order.
+ * A warp walks up a strip of R rows as a wavefront: in iteration t, step s
+ * (1..K) works on row r1 - (s-1), r1 = j0 - K + t, H then E, from what step
+ * s-1 produced in this iteration (the row above) and the previous one (this
+ * row); the K steps' rows live in registers (E of the last two rows, H of the
+ * last row per step).  Each step loses one lane on each side (H needs Ez of
+ * lane+1, E needs Hy of lane-1), so a warp covers 32 columns and stores the
+ * middle 32 - 2K; rows likewise start K below the strip.  Cells outside the
+ * grid compute garbage that no stored cell depends on. */
+template <typename T> struct Tb2Src {
+    int pi, pj; /* point source cell, or -1 */
+    T v[8];     /* its values for the K steps */
+    /* source slots (cells with a material index > 0): slot number per cell,
+     * PEC flag per slot, values [K][nslots] of this launch's steps */
+    const int *slot_map;
+    const uint8_t *slot_pec;
+    const T *slot_v;
+    long long nslots;
+};
+
+template <typename T, bool F, int K, int R>
+__global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
+{
+    typedef Ar<T, F> A;
+    const int lane = threadIdx.x;
+    const int i = (int)blockIdx.x * (32 - 2 * K) - K + lane;
+    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (j0 >= d.ny)
+        return;
+    const bool iin = i >= 0 && i < d.nx;
+    const bool own = iin && lane >= K && lane < 32 - K;
+    const bool hy_upd = i <= d.nx - 2, icore = i >= 1 && i <= d.nx - 2;
+    const long long px = d.px;
+    const T ch = d.ch;
+    T EP[K + 1], HX[K + 1], HY[K + 1], CE[K];
+    uint8_t MT[K];
+#pragma unroll
+    for (int s = 0; s <= K; s++)
+        EP[s] = HX[s] = HY[s] = T(0);
+#pragma unroll
+    for (int s = 0; s < K; s++) {
+        CE[s] = T(0);
+        MT[s] = 0;
+    }
+    const int jstart = j0 - K, jend = min(j0 + R, d.ny);
+    T e0 = iin && jstart >= 0 ? d.ez0[i + (long long)jstart * px] : T(0);
+    const int iters = R + 2 * K - 1;
+    for (int t = 0; t < iters; t++) {
+        const int r1 = jstart + t;
+        const bool rok = iin && r1 >= 0 && r1 < d.ny;
+        const long long c1 = i + (long long)r1 * px;
+        const T eup = iin && r1 + 1 >= 0 && r1 + 1 < d.ny ? d.ez0[c1 + px] : T(0);
+        T hxo = rok ? d.hx0[c1] : T(0), hyo = rok ? d.hy0[c1] : T(0);
+#pragma unroll
+        for (int s = K - 1; s > 0; s--) {
+            CE[s] = CE[s - 1];
+            MT[s] = MT[s - 1];
+        }
+        MT[0] = rok ? d.mat[c1] : 0;
+        CE[0] = cezh2<T>(MT[0]);
+        T elo = e0, ehi = eup, en = 0, hx = 0, hy = 0;
+#pragma unroll
+        for (int s = 1; s <= K; s++) {
+            const int r = r1 - (s - 1);
+            const T er = __shfl_down_sync(FULL_MASK, elo, 1);
+            hx = r <= d.ny - 2 ? A::sub(hxo, A::mul(ch, A::sub(ehi, elo))) : hxo;
+            hy = hy_upd ? A::add(hyo, A::mul(ch, A::sub(er, elo))) : hyo;
+            const T hyl = __shfl_up_sync(FULL_MASK, hy, 1);
+            const T hxd = HX[s];
+            en = icore && r >= 1 && r <= d.ny - 2
+                     ? A::add(elo, A::mul(CE[s - 1], A::sub(A::sub(hy, hyl), A::sub(hx, hxd))))
+                     : elo;
+            if (MT[s - 1]) { /* a slot (only cells inside the grid have mat > 0) */
+                const int q = src.slot_map[i + (long long)r * px];
+                const T v = src.slot_v[(s - 1) * src.nslots + q];
+                en = src.slot_pec[q] ? v : A::add(en, v);
+            }
+            if (i == src.pi && r == src.pj)
+                en = A::add(en, src.v[s - 1]);
+            /* what step s+1 reads: this step's previous row and this row */
+            const T nlo = EP[s], nhx = HX[s], nhy = HY[s];
+            EP[s] = en;
+            HX[s] = hx;
+            HY[s] = hy;
+            elo = nlo;
+            ehi = en;
+            hxo = nhx;
+            hyo = nhy;
+        }
+        const int rk = r1 - (K - 1);
+        if (own && rk >= j0 && rk < jend) {
+            const long long c = i + (long long)rk * px;
+            d.ez1[c] = en;
+            d.hx1[c] = hx;
+            d.hy1[c] = hy;
+        }
+        e0 = eup;
+    }
+}
+
+/* Mur on the ping-pong pair: wall = old(nb) + k (new(nb) - old(wall)). */
+template <typename T, bool F>
+__global__ void k_mur2pp(const T *ez0, T *ez1, int nx, int ny, int px, T kmur)
+{
+    typedef Ar<T, F> A;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int rows = ny - 2, cols = nx - 2;
+    long long w, nb;
+    if (t < 2 * rows) {
+        const int j = 1 + t % rows, right = t / rows;
+        w = (long long)j * px + (right ? nx - 1 : 0);
+        nb = right ? w - 1 : w + 1;
+    } else if (t < 2 * rows + 2 * cols) {
+        const int u = t - 2 * rows, i = 1 + u % cols, top = u / cols;
+        w = i + (top ? (long long)(ny - 1) * px : 0);
+        nb = top ? w - px : w + px;
+    } else {
+        return;
+    }
+    ez1[w] = A::add(ez0[nb], A::mul(kmur, A::sub(ez1[nb], ez0[w])));
+}
+
+/* The step paths, chosen at create (TEXFDTD_CUDA2D = two | fused | temporal;
+ * default temporal where the scene allows it, else fused). */
+enum path2 { PATH2_TWO, PATH2_FUSED, PATH2_TEMPORAL };
+static const char *const path2_name[] = {"two kernels", "fused", "temporal"};
+
 struct cuda2d_engine {
     struct engine base;
     int dev;
@@ -148,10 +513,23 @@ struct cuda2d_engine {
     int nx, ny, px, N;
     size_t cells;
     void *ez, *hx, *hy, *re, *im, *psi[4], *prof[4][3], *mur_old;
+    /* fused / temporal paths: the other buffer of each ping-pong pair (ez,
+     * hx, hy, psi_hxy, psi_hyx); `ez` etc. always name the current one */
+    void *ez_b, *hx_b, *hy_b, *psi_b[2];
+    enum path2 path; /* which step kernel(s) */
+    int K, R;        /* temporal: steps per launch, rows per strip; fused: R */
+    bool vacuum;     /* no cell has a material index > 0 (no slots) */
+    bool vec;        /* fused: 16-byte vectors per thread (scenes without CPML) */
     uint8_t *mat;
     long long *slot_cell;
     uint8_t *slot_pec;
     void *slot_v_d, *slot_v_h;
+    /* recorded after each copy out of the pinned slot_v_h / slot_vk_h: a
+     * cudaMemcpyAsync from pinned memory reads it when the copy runs, not
+     * when it is queued, so the host waits on it before refilling */
+    cudaEvent_t slot_ev;
+    int *slot_map;            /* temporal path: slot number per padded cell, -1 elsewhere */
+    void *slot_vk_d, *slot_vk_h; /* temporal path: [K][nslots] values of one launch */
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -181,10 +559,117 @@ template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct 
     return d;
 }
 
+template <typename T> static PP2<T> view_pp(const cuda2d_engine *c, const struct model *m)
+{
+    const Dev2<T> d = view2<T>(c, m);
+    PP2<T> p;
+    memset(&p, 0, sizeof p);
+    p.ez0 = d.ez;
+    p.hx0 = d.hx;
+    p.hy0 = d.hy;
+    p.ez1 = (T *)c->ez_b;
+    p.hx1 = (T *)c->hx_b;
+    p.hy1 = (T *)c->hy_b;
+    p.phxy0 = d.psi_hxy;
+    p.phyx0 = d.psi_hyx;
+    p.phxy1 = (T *)c->psi_b[0];
+    p.phyx1 = (T *)c->psi_b[1];
+    p.pezy = d.psi_ezy;
+    p.pezx = d.psi_ezx;
+    p.mat = d.mat;
+    for (int a = 0; a < 4; a++) {
+        p.pb[a] = d.pb[a];
+        p.pc[a] = d.pc[a];
+        p.pik[a] = d.pik[a];
+    }
+    p.nx = d.nx;
+    p.ny = d.ny;
+    p.px = d.px;
+    p.N = d.N;
+    p.ch = d.ch;
+    return p;
+}
+
+/* After a fused or temporal launch the new buffers become the current ones. */
+static void swap2(cuda2d_engine *c)
+{
+    void *t;
+    t = c->ez, c->ez = c->ez_b, c->ez_b = t;
+    t = c->hx, c->hx = c->hx_b, c->hx_b = t;
+    t = c->hy, c->hy = c->hy_b, c->hy_b = t;
+    t = c->psi[0], c->psi[0] = c->psi_b[0], c->psi_b[0] = t;
+    t = c->psi[2], c->psi[2] = c->psi_b[1], c->psi_b[1] = t;
+}
+
+template <typename T, bool F, bool PML, bool VAC>
+static void launch_fused2_p(const cuda2d_engine *c, const PP2<T> &p)
+{
+    const int strips = (c->ny + c->R - 1) / c->R;
+    const dim3 b(32, 8), g((unsigned)(c->px / 32), (unsigned)((strips + 7) / 8));
+    if (c->R == 16)
+        k_fused2<T, F, PML, VAC, 16><<<g, b>>>(p);
+    else if (c->R == 64)
+        k_fused2<T, F, PML, VAC, 64><<<g, b>>>(p);
+    else
+        k_fused2<T, F, PML, VAC, 32><<<g, b>>>(p);
+}
+
+template <typename T, bool F, bool VAC>
+static void launch_fused2v(const cuda2d_engine *c, const PP2<T> &p)
+{
+    const int V = 16 / (int)sizeof(T);
+    const int strips = (c->ny + c->R - 1) / c->R;
+    const dim3 b(32, 8), g((unsigned)(c->px / (32 * V)), (unsigned)((strips + 7) / 8));
+    if (c->R == 16)
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 16><<<g, b>>>(p);
+    else if (c->R == 64)
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 64><<<g, b>>>(p);
+    else
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 32><<<g, b>>>(p);
+}
+
+/* The CPML code compiled in only where the scene has one (registers). */
+template <typename T, bool F> static void launch_fused2(const cuda2d_engine *c, const PP2<T> &p)
+{
+    if (c->vec && c->N == 0) {
+        if (c->vacuum)
+            launch_fused2v<T, F, true>(c, p);
+        else
+            launch_fused2v<T, F, false>(c, p);
+    } else if (c->N > 0)
+        launch_fused2_p<T, F, true, false>(c, p);
+    else if (c->vacuum)
+        launch_fused2_p<T, F, false, true>(c, p);
+    else
+        launch_fused2_p<T, F, false, false>(c, p);
+}
+
+template <typename T, bool F, int K>
+static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+{
+    const int strips = (c->ny + c->R - 1) / c->R;
+    const dim3 b(32, 8),
+        g((unsigned)((c->nx + 32 - 2 * K - 1) / (32 - 2 * K)), (unsigned)((strips + 7) / 8));
+    if (c->R == 128)
+        k_tb2<T, F, K, 128><<<g, b>>>(p, src);
+    else
+        k_tb2<T, F, K, 64><<<g, b>>>(p, src);
+}
+
+template <typename T, bool F>
+static void launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+{
+    switch (c->K) {
+    case 2: launch_tb2_k<T, F, 2>(c, p, src); break;
+    case 6: launch_tb2_k<T, F, 6>(c, p, src); break;
+    case 8: launch_tb2_k<T, F, 8>(c, p, src); break;
+    default: launch_tb2_k<T, F, 4>(c, p, src); break;
+    }
+}
+
 template <typename T, bool F>
 static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size_t errlen)
 {
-    const Dev2<T> d = view2<T>(c, m);
     const dim3 b(32, 8), g((unsigned)((c->nx + 31) / 32), (unsigned)((c->ny + 7) / 8));
     const bool mur = m->scene->boundary == BOUNDARY_MUR;
     const bool point = m->scene->source_type == SOURCE_POINT;
@@ -192,21 +677,66 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
     const long long pc = (long long)(p % (size_t)c->nx) + (long long)(p / (size_t)c->nx) * c->px;
     const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
     const unsigned nmur = (unsigned)((2 * (c->nx - 2) + 2 * (c->ny - 2) + 255) / 256);
-    for (int s = 0; s < n; s++) {
+    for (int s = 0; s < n;) {
         const int t = c->base.step + s;
+        if (c->path == PATH2_TEMPORAL && n - s >= c->K) {
+            /* K steps in one launch (no slots, Mur, CPML or DFT here) */
+            Tb2Src<T> src;
+            src.pi = point ? (int)(p % (size_t)c->nx) : -1;
+            src.pj = point ? (int)(p / (size_t)c->nx) : -1;
+            for (int q = 0; q < 8; q++)
+                src.v[q] = (T)(point && q < c->K
+                                   ? (sizeof(T) == 4 ? (double)(float)model_point_value(m, t + q)
+                                                     : model_point_value(m, t + q))
+                                   : 0.0);
+            src.slot_map = c->slot_map;
+            src.slot_pec = c->slot_pec;
+            src.slot_v = (const T *)c->slot_vk_d;
+            src.nslots = (long long)m->nslots;
+            if (m->nslots) {
+                CK(cudaEventSynchronize(c->slot_ev));
+                for (int q = 0; q < c->K; q++) {
+                    if (sizeof(T) == 4)
+                        model_slot_values_f(m, t + q, (float *)c->slot_vk_h + q * m->nslots);
+                    else
+                        model_slot_values_d(m, t + q, (double *)c->slot_vk_h + q * m->nslots);
+                }
+                CK(cudaMemcpyAsync(c->slot_vk_d, c->slot_vk_h, c->K * m->nslots * sizeof(T),
+                                   cudaMemcpyHostToDevice));
+                CK(cudaEventRecord(c->slot_ev));
+            }
+            launch_tb2<T, F>(c, view_pp<T>(c, m), src);
+            CK(cudaGetLastError());
+            swap2(c);
+            s += c->K;
+            continue;
+        }
         if (m->nslots) {
+            CK(cudaEventSynchronize(c->slot_ev));
             if (sizeof(T) == 4)
                 model_slot_values_f(m, t, (float *)c->slot_v_h);
             else
                 model_slot_values_d(m, t, (double *)c->slot_v_h);
             CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T), cudaMemcpyHostToDevice));
+            CK(cudaEventRecord(c->slot_ev));
         }
-        k_h2<T, F><<<g, b>>>(d);
-        if (mur)
-            k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
-        k_e2<T, F><<<g, b>>>(d);
-        if (mur)
-            k_mur2<T, F, true><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
+        if (c->path == PATH2_TWO) {
+            const Dev2<T> d = view2<T>(c, m);
+            k_h2<T, F><<<g, b>>>(d);
+            if (mur)
+                k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
+            k_e2<T, F><<<g, b>>>(d);
+            if (mur)
+                k_mur2<T, F, true><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
+        } else {
+            /* fused (also the temporal path's remainder steps) */
+            const PP2<T> pp = view_pp<T>(c, m);
+            launch_fused2<T, F>(c, pp);
+            if (mur)
+                k_mur2pp<T, F><<<nmur, 256>>>(pp.ez0, pp.ez1, c->nx, c->ny, c->px, kmur);
+            swap2(c);
+        }
+        const Dev2<T> d = view2<T>(c, m);
         if (m->nslots)
             k_slots2<T, F><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
                 d.ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)m->nslots);
@@ -219,6 +749,7 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             k_dft2<T, F><<<g, b>>>(d, (T)wr, (T)wi);
         }
         CK(cudaGetLastError());
+        s++;
     }
     return 0;
 }
@@ -248,6 +779,11 @@ static void cuda2d_destroy(struct engine *e)
     cudaFree(c->ez);
     cudaFree(c->hx);
     cudaFree(c->hy);
+    cudaFree(c->ez_b);
+    cudaFree(c->hx_b);
+    cudaFree(c->hy_b);
+    cudaFree(c->psi_b[0]);
+    cudaFree(c->psi_b[1]);
     cudaFree(c->re);
     cudaFree(c->im);
     for (int k = 0; k < 4; k++) {
@@ -261,6 +797,11 @@ static void cuda2d_destroy(struct engine *e)
     cudaFree(c->slot_pec);
     cudaFree(c->slot_v_d);
     cudaFreeHost(c->slot_v_h);
+    if (c->slot_ev)
+        cudaEventDestroy(c->slot_ev);
+    cudaFree(c->slot_map);
+    cudaFree(c->slot_vk_d);
+    cudaFreeHost(c->slot_vk_h);
     free(c);
 }
 
@@ -282,12 +823,50 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
              prop.minor, prop.totalGlobalMem / 1073741824.0);
     c->nx = m->nx;
     c->ny = m->ny;
-    c->px = (m->nx + 31) / 32 * 32;
+    c->px = (m->nx + 127) / 128 * 128; /* 32 threads x 16 bytes: the vector kernel's band */
     c->N = m->pml_n;
     c->cells = (size_t)c->px * c->ny;
+    c->vacuum = m->nslots == 0;
+    /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
+     * temporal needs a scene without CPML, Mur, slots and DFT, else fused.
+     * TEXFDTD_CUDA2D_K (2, 4, 6 = default, 8) and TEXFDTD_CUDA2D_ROWS
+     * (fused 16, 32 = default, 64; temporal 64, 128) tune them. */
+    {
+        const char *pe = getenv("TEXFDTD_CUDA2D");
+        const char *ke = getenv("TEXFDTD_CUDA2D_K"), *re = getenv("TEXFDTD_CUDA2D_ROWS");
+        const char *ve = getenv("TEXFDTD_CUDA2D_VEC");
+        c->vec = !(ve && !strcmp(ve, "0")); /* TEXFDTD_CUDA2D_VEC=0: one column per thread */
+        c->path = PATH2_TEMPORAL;
+        if (pe && !strcmp(pe, "two"))
+            c->path = PATH2_TWO;
+        else if (pe && !strcmp(pe, "fused"))
+            c->path = PATH2_FUSED;
+        else if (pe && *pe && strcmp(pe, "temporal")) {
+            free(c);
+            return seterr(err, errlen, "TEXFDTD_CUDA2D=%s: expected two, fused or temporal", pe);
+        }
+        if (c->path == PATH2_TEMPORAL
+            && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
+            c->path = PATH2_FUSED;
+        c->K = ke ? atoi(ke) : 6; /* 6: fastest at 4096^2 and 16384^2 on the H100 */
+        if (c->K != 2 && c->K != 4 && c->K != 6 && c->K != 8)
+            c->K = 6;
+        const int r = re ? atoi(re) : 0;
+        if (c->path == PATH2_TEMPORAL)
+            /* 128-row strips where the grid still gives >= 4 warps per SM-lane, else 64 */
+            c->R = r == 64 || r == 128 ? r
+                   : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
+        else
+            c->R = r == 16 || r == 32 || r == 64 ? r : 32;
+        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)", path2_name[c->path],
+                 c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
+                 c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "");
+    }
+    const bool pp = c->path != PATH2_TWO;
     const size_t es = precision_size(o->precision), N = (size_t)c->N;
-    const size_t psi_b = 2 * N * ((size_t)c->px + (size_t)c->ny) * 2 * es;
-    const size_t per_cell = (3 + (m->scene->dft ? 2 : 0)) * es + 1;
+    const size_t psi_b = 2 * N * ((size_t)c->px + (size_t)c->ny) * (pp ? 3 : 2) * es;
+    const size_t per_cell = (3 * (pp ? 2 : 1) + (m->scene->dft ? 2 : 0)) * es + 1
+                            + (c->path == PATH2_TEMPORAL && m->nslots ? sizeof(int) : 0);
     const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
         free(c);
@@ -308,6 +887,11 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     ALLOC(c->ez, c->cells * es);
     ALLOC(c->hx, c->cells * es);
     ALLOC(c->hy, c->cells * es);
+    if (pp) {
+        ALLOC(c->ez_b, c->cells * es);
+        ALLOC(c->hx_b, c->cells * es);
+        ALLOC(c->hy_b, c->cells * es);
+    }
     if (m->scene->dft) {
         ALLOC(c->re, c->cells * es);
         ALLOC(c->im, c->cells * es);
@@ -322,6 +906,10 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         ALLOC(c->psi[1], 2 * N * c->px * es);
         ALLOC(c->psi[2], 2 * N * c->ny * es);
         ALLOC(c->psi[3], 2 * N * c->ny * es);
+        if (pp) {
+            ALLOC(c->psi_b[0], 2 * N * c->px * es);
+            ALLOC(c->psi_b[1], 2 * N * c->ny * es);
+        }
         const struct pml_axis *ax[4] = {&m->pml_xe, &m->pml_xh, &m->pml_ye, &m->pml_yh};
         const int len[4] = {m->nx, m->nx, m->ny, m->ny};
         for (int a = 0; a < 4; a++) {
@@ -359,9 +947,31 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         cudaError_t e1 = cudaMemcpy(c->slot_cell, cell, m->nslots * sizeof *cell, cudaMemcpyHostToDevice);
         cudaError_t e2 = cudaMemcpy(c->slot_pec, pec, m->nslots, cudaMemcpyHostToDevice);
         cudaError_t e3 = cudaMallocHost(&c->slot_v_h, m->nslots * es);
+        if (e3 == cudaSuccess)
+            e3 = cudaEventCreateWithFlags(&c->slot_ev, cudaEventDisableTiming);
+        cudaError_t e4 = cudaSuccess;
+        if (c->path == PATH2_TEMPORAL) {
+            int *map = (int *)malloc(c->cells * sizeof *map);
+            if (!map) {
+                free(cell);
+                free(pec);
+                seterr(err, errlen, "cuda 2D: out of host memory");
+                goto fail;
+            }
+            for (size_t q = 0; q < c->cells; q++)
+                map[q] = -1;
+            for (size_t k = 0; k < m->nslots; k++)
+                map[cell[k]] = (int)k;
+            ALLOC(c->slot_map, c->cells * sizeof *map);
+            ALLOC(c->slot_vk_d, (size_t)c->K * m->nslots * es);
+            e4 = cudaMemcpy(c->slot_map, map, c->cells * sizeof *map, cudaMemcpyHostToDevice);
+            if (e4 == cudaSuccess)
+                e4 = cudaMallocHost(&c->slot_vk_h, (size_t)c->K * m->nslots * es);
+            free(map);
+        }
         free(cell);
         free(pec);
-        if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess) {
+        if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess || e4 != cudaSuccess) {
             seterr(err, errlen, "cuda 2D: cannot set up the source slots");
             goto fail;
         }
@@ -420,6 +1030,11 @@ static int cuda2d_write(struct engine *e, enum field f, const void *src, char *e
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
     CK(cudaMemcpy2D(dst, c->px * es, src, c->nx * es, c->nx * es, c->ny, cudaMemcpyHostToDevice));
+    /* the ping-pong twin too: cells a step never updates (the outer ring,
+     * the last Hx row and Hy column) must read the same in both */
+    void *twin = f == FIELD_EZ ? c->ez_b : f == FIELD_HX ? c->hx_b : f == FIELD_HY ? c->hy_b : NULL;
+    if (twin)
+        CK(cudaMemcpy2D(twin, c->px * es, src, c->nx * es, c->nx * es, c->ny, cudaMemcpyHostToDevice));
     return 0;
 }
 
@@ -431,8 +1046,10 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     cudaRuntimeGetVersion(&rt);
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
-    snprintf(info->detail, sizeof info->detail, "2D TMz, CUDA driver %d, runtime %d, row pitch %d, denormals %s",
-             drv, rt, c->px,
+    snprintf(info->detail, sizeof info->detail,
+             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s",
+             path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
+             c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
 }
 

@@ -5,14 +5,17 @@
  *                 in a slab (one H and one E kernel over the whole grid);
  *   A2 regions:   a plain kernel over the interior box (no psi code) and one
  *                 kernel over the 26 PML regions (full update with psi);
- *   A3 per-face:  a field kernel over the whole grid with the 1/kappa
- *                 scaling and no psi, then one specialised kernel per face
- *                 pair and field (x, y, z normal) that updates exactly two
- *                 psi and adds their terms.
- * A1 and A2 evaluate the same expression per cell, so they agree bit for bit
- * (and with cpu3d in float/FTZ and double); A3 adds the psi term after the
- * fact, (a*ik) + c*psi instead of c*((a*ik + psi) - ...), so it agrees to
- * rounding only.
+ *   A3 per-face:  first one specialised kernel per face pair and field
+ *                 (x, y, z normal) that updates exactly two psi (the psi
+ *                 update reads only the other field, final at that point),
+ *                 then a field kernel over the whole grid that reads the new
+ *                 psi where a cell lies in a slab: d*ik + psi inside the
+ *                 update's expression.
+ * All three evaluate update3d.inc's expression per cell in its order, so they
+ * agree bit for bit with each other and with cpu3d in float/FTZ and double.
+ * (Until 2026-11-22 A3 ran the field kernel first with d*ik alone and the
+ * face kernels then added ch*psi: ((h - ch*(a - b*ik)) + ch*psi) instead of
+ * h - ch*(a - (b*ik + psi)), a different rounding order, rel L2 ~1e-6.)
  *
  * Staggering as update3d.inc: cell (i, j, k) holds Ex(i+1/2, j, k),
  * Ey(i, j+1/2, k), Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
@@ -33,7 +36,10 @@ enum { PSI_EXY, PSI_EXZ, PSI_EYX, PSI_EYZ, PSI_EZX, PSI_EZY,
        PSI_HXY, PSI_HXZ, PSI_HYX, PSI_HYZ, PSI_HZX, PSI_HZY, PSI_COUNT };
 static const int psi_axis_of[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
 enum { P_XE, P_XH, P_YE, P_YH, P_ZE, P_ZH };
-enum { MODE_NONE, MODE_INLINE, MODE_KAPPA }; /* psi code in the field kernels */
+/* psi code in the field kernels: none; update and use (A1, A2); use the psi
+ * the A3 face kernels have just updated (MODE_KAPPA, the 1/kappa term plus
+ * the stored psi) */
+enum { MODE_NONE, MODE_INLINE, MODE_KAPPA };
 
 __constant__ float c_cezh_f[MODEL_MAX_MATERIALS];
 __constant__ double c_cezh_d[MODEL_MAX_MATERIALS];
@@ -79,8 +85,8 @@ __device__ __forceinline__ T term(const Dev3<T> &d, T dd, int side, T *psi, int 
     typedef Ar<T, F> A;
     if (MODE == MODE_NONE || side < 0)
         return dd;
-    if (MODE == MODE_KAPPA)
-        return A::mul(dd, d.pik[prof][pos]);
+    if (MODE == MODE_KAPPA) /* A3: psi already updated by the face kernels */
+        return A::add(A::mul(dd, d.pik[prof][pos]), *psi);
     const T p = A::add(A::mul(d.pb[prof][pos], *psi), A::mul(d.pc[prof][pos], dd));
     *psi = p;
     return A::add(A::mul(dd, d.pik[prof][pos]), p);
@@ -191,8 +197,9 @@ template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regio
 }
 
 /* A3: one face pair (both sides) of one axis, H or E: update the two psi
- * whose derivative runs along AXIS and add their terms to the fields (the
- * field kernel already added d*ik).  Threads x fastest over the slab box.
+ * whose derivative runs along AXIS (psi = b psi + c d, where update3d.inc
+ * updates them); the field kernel that follows adds d*ik + psi inside its
+ * expression.  Threads x fastest over the slab box.
  * For the x-normal faces (whose normal is the fastest axis in our layout,
  * the paper's hard z-normal case) a block is 16 slab columns x 16 rows and
  * the row segment of the differenced field is staged through shared memory,
@@ -219,7 +226,7 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     T *s = (T *)smem_raw;
     const long long c = i + j * d.sy + k * d.sz;
     /* the two components: for H along x Hy (sign +) and Hz (-) ... see update3d.inc */
-    T *f1, *f2, *g1, *g2;
+    T *f1, *f2, *g1, *g2; /* f: the fields the psi belong to (named for reading; not written) */
     int p1, p2;
     long long off;
     if (!E) {
@@ -233,6 +240,8 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
         else if (AXIS == 1) { f1 = d.ex; g1 = d.hz; p1 = PSI_EXY; f2 = d.ez; g2 = d.hx; p2 = PSI_EZY; }
         else { f1 = d.ex; g1 = d.hy; p1 = PSI_EXZ; f2 = d.ey; g2 = d.hx; p2 = PSI_EYZ; }
     }
+    (void)f1;
+    (void)f2;
     const bool inside = AXIS == 0 ? (i <= a1 && j < d.ny && k < d.nz)
                         : AXIS == 1 ? (i < d.nx && j <= a1 && k < d.nz)
                                     : (i < d.nx && j < d.ny && k <= a1);
@@ -268,13 +277,12 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
         /* component ranges on the other axes */
         if (!E) {
             /* Hy: k <= nz-2; Hz: j <= ny-2 */
-            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(d.ch, q1)); }
-            if (j <= d.ny - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(d.ch, q2)); }
+            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; }
+            if (j <= d.ny - 2) { d.psi[p2][pidx] = q2; }
         } else {
-            const T ce = cezh<T>(d.mat[c]);
             /* Ey: j <= ny-2, 1 <= k <= nz-2; Ez: 1 <= j <= ny-2, k <= nz-2 */
-            if (j <= d.ny - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(ce, q1)); }
-            if (j >= 1 && j <= d.ny - 2 && k <= d.nz - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(ce, q2)); }
+            if (j <= d.ny - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; }
+            if (j >= 1 && j <= d.ny - 2 && k <= d.nz - 2) { d.psi[p2][pidx] = q2; }
         }
         return;
     }
@@ -296,24 +304,23 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     if (!E) {
         if (AXIS == 1) {
             /* Hx (-ch*ty): all i, k <= nz-2;  Hz (+ch*ty): i <= nx-2 */
-            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(d.ch, q1)); }
-            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(d.ch, q2)); }
+            if (k <= d.nz - 2) { d.psi[p1][pidx] = q1; }
+            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; }
         } else {
             /* Hx (+ch*tz): all i, j <= ny-2;  Hy (-ch*tz): i <= nx-2 */
-            if (j <= d.ny - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(d.ch, q1)); }
-            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(d.ch, q2)); }
+            if (j <= d.ny - 2) { d.psi[p1][pidx] = q1; }
+            if (i <= d.nx - 2) { d.psi[p2][pidx] = q2; }
         }
     } else {
-        const T ce = cezh<T>(d.mat[c]);
         const bool iin = i >= 1 && i <= d.nx - 2;
         if (AXIS == 1) {
             /* Ex (+ce*ty): i <= nx-2, 1 <= k <= nz-2;  Ez (-ce*ty): iin, k <= nz-2 */
-            if (i <= d.nx - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; f1[c] = A::add(f1[c], A::mul(ce, q1)); }
-            if (iin && k <= d.nz - 2) { d.psi[p2][pidx] = q2; f2[c] = A::sub(f2[c], A::mul(ce, q2)); }
+            if (i <= d.nx - 2 && k >= 1 && k <= d.nz - 2) { d.psi[p1][pidx] = q1; }
+            if (iin && k <= d.nz - 2) { d.psi[p2][pidx] = q2; }
         } else {
             /* Ex (-ce*tz): i <= nx-2, 1 <= j <= ny-2;  Ey (+ce*tz): iin, j <= ny-2 */
-            if (i <= d.nx - 2 && j >= 1 && j <= d.ny - 2) { d.psi[p1][pidx] = q1; f1[c] = A::sub(f1[c], A::mul(ce, q1)); }
-            if (iin && j <= d.ny - 2) { d.psi[p2][pidx] = q2; f2[c] = A::add(f2[c], A::mul(ce, q2)); }
+            if (i <= d.nx - 2 && j >= 1 && j <= d.ny - 2) { d.psi[p1][pidx] = q1; }
+            if (iin && j <= d.ny - 2) { d.psi[p2][pidx] = q2; }
         }
     }
 }
@@ -354,6 +361,256 @@ template <typename T, bool F> __global__ void k_point(T *ez, long long c, T v)
     ez[c] = Ar<T, F>::add(ez[c], v);
 }
 
+/* ------------------------------------------------------------------------
+ * A1 fused: one kernel per step, H and E together, z-marching (the combined
+ * strategy with psi inline; also used without an absorbing layer).
+ *
+ * The previous step's six fields are read from one buffer of a ping-pong
+ * pair and the new ones written into the other, so a block can recompute the
+ * H its E needs from its neighbours' cells (the halo) without a grid-wide
+ * barrier; the six H psi are paired the same way (the halo reads the old
+ * psi, only the owner writes the new); the six E psi are touched by their
+ * owner only and stay single.  Per cell the statements and roundings are
+ * update3d.inc's (the same h/e component functions as below the halo), so
+ * the bits equal the two-kernel A1 and cpu3d.
+ *
+ * Mapping: a block is 32 x (BY + 1) threads over a 32 x BY tile of (i, j)
+ * and marches up a chunk of planes (at most KZ).  The tiles are listed on
+ * the host in two tables: those whose cells and halo touch no CPML slab run
+ * a kernel compiled without the psi code (48 registers instead of 72, so
+ * more warps per SM), the others the full one; the z chunks are cut at the
+ * slab boundaries so that most of the grid is in the first table.  Warp 0 sits on the row below the
+ * tile (j0 - 1) and only computes the H that row contributes (Hx, Hz at
+ * j - 1); warps 1..BY own the tile's rows.  Per plane k: every warp computes
+ * H(k) (Ex/Ey/Ez of plane k+1, loaded now, are plane k's next time: register
+ * reuse along z; Ez/Ey(i+1) from the next lane, lane 31 loads them; Ex/Ez(j+1)
+ * through L1), puts Hx, Hz in shared memory, barrier; the owners compute E(k)
+ * from H(k), H(k-1) (registers), Hx/Hz(j-1) (shared memory) and Hy/Hz(i-1)
+ * (previous lane; lane 0 recomputes them).  The first plane of a chunk,
+ * k0 - 1, is computed for its H only.
+ * ------------------------------------------------------------------------ */
+template <typename T> struct PP3 {
+    Dev3<T> o;                              /* old fields, E psi (in place), old H psi */
+    T *ex1, *ey1, *ez1, *hx1, *hy1, *hz1;   /* new fields */
+    T *hpsi1[PSI_COUNT];                    /* new H psi (indices PSI_HXY..PSI_HZY) */
+};
+
+#define FULL_MASK3 0xffffffffu
+
+/* psi = b psi + c d; d ik + psi, with the old psi from `old`, the new one
+ * stored into `nw` when given (the owner). */
+template <typename T, bool F>
+__device__ __forceinline__ T term_pp(const Dev3<T> &d, T dd, const T *old, T *nw, long long p,
+                                     int prof, int pos)
+{
+    typedef Ar<T, F> A;
+    const T q = A::add(A::mul(d.pb[prof][pos], old[p]), A::mul(d.pc[prof][pos], dd));
+    if (nw)
+        nw[p] = q;
+    return A::add(A::mul(dd, d.pik[prof][pos]), q);
+}
+
+/* The three H components of cell (i, j, k), update3d.inc's statements; dy..
+ * are the differences, h the old value; returns the new value.  rd: the cell
+ * lies in the grid (psi may be read); own: this thread owns it (psi written). */
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T hx3(const PP3<T> &p, int i, int j, int k, bool rd, T dy, T dz, T h, bool own)
+{
+    typedef Ar<T, F> A;
+    const Dev3<T> &d = p.o;
+    if (j > d.ny - 2 || k > d.nz - 2)
+        return h;
+    T ty = dy, tz = dz;
+    if (PML && rd) {
+        int ky, kz;
+        const int ys = dslab_h(d.ny, d.N, j, &ky), zs = dslab_h(d.nz, d.N, k, &kz);
+        if (ys >= 0)
+            ty = term_pp<T, F>(d, dy, d.psi[PSI_HXY], own ? p.hpsi1[PSI_HXY] : (T *)0, psi_y(d, ys, k, ky, i), P_YH, j);
+        if (zs >= 0)
+            tz = term_pp<T, F>(d, dz, d.psi[PSI_HXZ], own ? p.hpsi1[PSI_HXZ] : (T *)0, psi_z(d, zs, kz, j, i), P_ZH, k);
+    }
+    return A::sub(h, A::mul(d.ch, A::sub(ty, tz)));
+}
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T hy3(const PP3<T> &p, int i, int j, int k, bool rd, T dz, T dx, T h, bool own)
+{
+    typedef Ar<T, F> A;
+    const Dev3<T> &d = p.o;
+    if (i > d.nx - 2 || k > d.nz - 2)
+        return h;
+    T tz = dz, tx = dx;
+    if (PML && rd) {
+        int kx, kz;
+        const int xs = dslab_h(d.nx, d.N, i, &kx), zs = dslab_h(d.nz, d.N, k, &kz);
+        if (zs >= 0)
+            tz = term_pp<T, F>(d, dz, d.psi[PSI_HYZ], own ? p.hpsi1[PSI_HYZ] : (T *)0, psi_z(d, zs, kz, j, i), P_ZH, k);
+        if (xs >= 0)
+            tx = term_pp<T, F>(d, dx, d.psi[PSI_HYX], own ? p.hpsi1[PSI_HYX] : (T *)0, psi_x(d, xs, k, j, kx), P_XH, i);
+    }
+    return A::sub(h, A::mul(d.ch, A::sub(tz, tx)));
+}
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, T dx, T dy, T h, bool own)
+{
+    typedef Ar<T, F> A;
+    const Dev3<T> &d = p.o;
+    if (i > d.nx - 2 || j > d.ny - 2)
+        return h;
+    T tx = dx, ty = dy;
+    if (PML && rd) {
+        int kx, ky;
+        const int xs = dslab_h(d.nx, d.N, i, &kx), ys = dslab_h(d.ny, d.N, j, &ky);
+        if (xs >= 0)
+            tx = term_pp<T, F>(d, dx, d.psi[PSI_HZX], own ? p.hpsi1[PSI_HZX] : (T *)0, psi_x(d, xs, k, j, kx), P_XH, i);
+        if (ys >= 0)
+            ty = term_pp<T, F>(d, dy, d.psi[PSI_HZY], own ? p.hpsi1[PSI_HZY] : (T *)0, psi_y(d, ys, k, ky, i), P_YH, j);
+    }
+    return A::sub(h, A::mul(d.ch, A::sub(tx, ty)));
+}
+
+/* E of cell (i, j, k) from the new H around it; E psi in place (owner only). */
+template <typename T, bool F, bool PML>
+__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, T ce, T &ex, T &ey, T &ez,
+                                   T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
+                                   T hx_jm)
+{
+    typedef Ar<T, F> A;
+    const Dev3<T> &d = p.o;
+    int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
+    if (PML) {
+        xs = dslab_e(d.nx, d.N, i, &kx);
+        ys = dslab_e(d.ny, d.N, j, &ky);
+        zs = dslab_e(d.nz, d.N, k, &kz);
+    }
+    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
+               iin = i >= 1 && i <= d.nx - 2;
+    if (i <= d.nx - 2 && jin && kin) {
+        const T dy = A::sub(hz, hz_jm), dz = A::sub(hy, hy_km);
+        const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
+        const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
+        ex = A::add(ex, A::mul(ce, A::sub(ty, tz)));
+    }
+    if (iin && j <= d.ny - 2 && kin) {
+        const T dz = A::sub(hx, hx_km), dx = A::sub(hz, hz_im);
+        const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
+        const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
+        ey = A::add(ey, A::mul(ce, A::sub(tz, tx)));
+    }
+    if (iin && jin && k <= d.nz - 2) {
+        const T dx = A::sub(hy, hy_im), dy = A::sub(hx, hx_jm);
+        const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
+        const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
+        ez = A::add(ez, A::mul(ce, A::sub(tx, ty)));
+    }
+}
+
+/* A tile: x band (32 columns), y band (BY rows), planes [k0, k1). */
+struct Tile3 {
+    int bx, by, k0, k1;
+};
+
+template <typename T, bool F, bool PML, int BY>
+__global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) k_fused3(PP3<T> p, const Tile3 *tiles)
+{
+    typedef Ar<T, F> A;
+    const Dev3<T> &d = p.o;
+    __shared__ T s_hx[BY + 1][32], s_hz[BY + 1][32];
+    const int lane = threadIdx.x, w = threadIdx.y;
+    const Tile3 tl = tiles[blockIdx.x];
+    const int i = tl.bx * 32 + lane;
+    const int j = tl.by * BY + w - 1;
+    const int k0 = tl.k0, k1 = tl.k1;
+    const bool ok = i < d.nx && j >= 0 && j < d.ny;
+    const bool own = ok && w >= 1;
+    const long long sy = d.sy, sz = d.sz;
+    const bool j_up = j + 1 < d.ny, i_up = i + 1 < d.nx, i_dn = i >= 1;
+    const long long cj = i + j * sy;
+    int k = k0 >= 1 ? k0 - 1 : k0;
+    /* E of plane k (old) */
+    T exc = 0, eyc = 0, ezc = 0;
+    if (ok) {
+        exc = d.ex[cj + k * sz];
+        eyc = d.ey[cj + k * sz];
+        ezc = d.ez[cj + k * sz];
+    }
+    T hxp = 0, hyp = 0; /* new Hx, Hy of plane k-1 */
+    for (; k < k1; k++) {
+        const long long c = cj + k * sz;
+        const bool k_up = k + 1 < d.nz;
+        T exu = 0, eyu = 0, ezu = 0, ezj = 0, exj = 0, hxo = 0, hyo = 0, hzo = 0;
+        if (ok) {
+            if (k_up) {
+                exu = d.ex[c + sz];
+                eyu = d.ey[c + sz];
+                ezu = d.ez[c + sz];
+            }
+            if (j_up) {
+                ezj = d.ez[c + sy];
+                exj = d.ex[c + sy];
+            }
+            hxo = d.hx[c];
+            hyo = d.hy[c];
+            hzo = d.hz[c];
+        }
+        T ezi = __shfl_down_sync(FULL_MASK3, ezc, 1), eyi = __shfl_down_sync(FULL_MASK3, eyc, 1);
+        if (lane == 31 && ok && i_up) {
+            ezi = d.ez[c + 1];
+            eyi = d.ey[c + 1];
+        }
+        /* H(k): update3d.inc's differences; the halo plane k0-1 is not ours */
+        const bool ownk = own && k >= k0;
+        const T hx = hx3<T, F, PML>(p, i, j, k, ok, A::sub(ezj, ezc), A::sub(eyu, eyc), hxo, ownk);
+        const T hy = hy3<T, F, PML>(p, i, j, k, ok, A::sub(exu, exc), A::sub(ezi, ezc), hyo, ownk);
+        const T hz = hz3<T, F, PML>(p, i, j, k, ok, A::sub(eyi, eyc), A::sub(exj, exc), hzo, ownk);
+        if (k >= k0) {
+            T hz_im = __shfl_up_sync(FULL_MASK3, hz, 1), hy_im = __shfl_up_sync(FULL_MASK3, hy, 1);
+            if (lane == 0 && own && i_dn) {
+                /* Hz(i-1, j, k) and Hy(i-1, j, k), recomputed (not stored) */
+                const long long cl = c - 1;
+                const T exl = d.ex[cl];
+                const T exlj = j_up ? d.ex[cl + sy] : T(0), exlk = k_up ? d.ex[cl + sz] : T(0);
+                hz_im = hz3<T, F, PML>(p, i - 1, j, k, true, A::sub(eyc, d.ey[cl]), A::sub(exlj, exl), d.hz[cl], false);
+                hy_im = hy3<T, F, PML>(p, i - 1, j, k, true, A::sub(exlk, exl), A::sub(ezc, d.ez[cl]), d.hy[cl], false);
+            }
+            s_hx[w][lane] = hx;
+            s_hz[w][lane] = hz;
+            __syncthreads();
+            if (own) {
+                p.hx1[c] = hx;
+                p.hy1[c] = hy;
+                p.hz1[c] = hz;
+                T ex = exc, ey = eyc, ez = ezc;
+                e3<T, F, PML>(p, i, j, k, cezh<T>(d.mat[c]), ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
+                              hyp, hxp, hz_im, hy_im, s_hx[w - 1][lane]);
+                p.ex1[c] = ex;
+                p.ey1[c] = ey;
+                p.ez1[c] = ez;
+            }
+            __syncthreads();
+        }
+        hxp = hx;
+        hyp = hy;
+        exc = exu;
+        eyc = eyu;
+        ezc = ezu;
+    }
+}
+
+/* Mur on the ping-pong pair: wall = old(nb) + k (new(nb) - old(wall)). */
+template <typename T, bool F>
+__global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
+{
+    typedef Ar<T, F> A;
+    const int wa = p.a1 - p.a0 + 1, wb = p.b1 - p.b0 + 1;
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)wa * wb)
+        return;
+    const int a = p.a0 + (int)(t % wa), b = p.b0 + (int)(t / wa);
+    const long long w = p.base + a * p.sa + b * p.sb;
+    const long long nb = p.inward > 0 ? w + p.step : w - p.step;
+    e1[w] = A::add(e0[nb], A::mul(kmur, A::sub(e1[nb], e0[w])));
+}
+
 struct cuda3d_engine {
     struct engine base;
     int dev;
@@ -363,6 +620,14 @@ struct cuda3d_engine {
     enum pml_strategy strat;
     void *f[6];
     void *psi[PSI_COUNT];
+    /* fused path: the other buffer of each ping-pong pair (fields, H psi);
+     * f[] and psi[] always name the current ones */
+    bool fused;
+    int kz; /* planes per block */
+    Tile3 *tiles[2]; /* device: tiles without / with CPML cells */
+    size_t ntiles[2];
+    void *fb[6];
+    void *psib[PSI_COUNT];
     void *prof[6][3];
     uint8_t *mat;
     MurPlane mur[12];
@@ -370,6 +635,10 @@ struct cuda3d_engine {
     long long *slot_cell;
     uint8_t *slot_pec;
     void *slot_v_d, *slot_v_h;
+    /* recorded after each copy out of the pinned slot_v_h / slot_vk_h: a
+     * cudaMemcpyAsync from pinned memory reads it when the copy runs, not
+     * when it is queued, so the host waits on it before refilling */
+    cudaEvent_t slot_ev;
     Regions regions;
 };
 
@@ -435,6 +704,80 @@ template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d)
     }
 }
 
+template <typename T, bool F> static void launch_fused3(const cuda3d_engine *c, const PP3<T> &p)
+{
+    const dim3 b(32, 9);
+    if (c->ntiles[1])
+        k_fused3<T, F, true, 8><<<(unsigned)c->ntiles[1], b>>>(p, c->tiles[1]);
+    if (c->ntiles[0])
+        k_fused3<T, F, false, 8><<<(unsigned)c->ntiles[0], b>>>(p, c->tiles[0]);
+}
+
+/* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point. */
+template <typename T, bool F>
+static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen)
+{
+    const bool mur = m->scene->boundary == BOUNDARY_MUR;
+    const bool point = m->scene->source_type == SOURCE_POINT;
+    const long long pc = point ? (long long)(model_point_cell(m) % (size_t)c->nx)
+                                     + (long long)(model_point_cell(m) / (size_t)c->nx) * c->px
+                               : 0;
+    const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
+    for (int s = 0; s < n; s++) {
+        const int t = c->base.step + s;
+        if (m->nslots) {
+            CK(cudaEventSynchronize(c->slot_ev));
+            if (sizeof(T) == 4)
+                model_slot_values_f(m, t, (float *)c->slot_v_h);
+            else
+                model_slot_values_d(m, t, (double *)c->slot_v_h);
+            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T),
+                               cudaMemcpyHostToDevice));
+            CK(cudaEventRecord(c->slot_ev));
+        }
+        PP3<T> p;
+        memset(&p, 0, sizeof p);
+        p.o = dev_view<T>(c, m);
+        p.ex1 = (T *)c->fb[0];
+        p.ey1 = (T *)c->fb[1];
+        p.ez1 = (T *)c->fb[2];
+        p.hx1 = (T *)c->fb[3];
+        p.hy1 = (T *)c->fb[4];
+        p.hz1 = (T *)c->fb[5];
+        for (int q = PSI_HXY; q < PSI_COUNT; q++)
+            p.hpsi1[q] = (T *)c->psib[q];
+        launch_fused3<T, F>(c, p);
+        if (mur) {
+            const T *old[3] = {p.o.ex, p.o.ey, p.o.ez};
+            T *nw[3] = {p.ex1, p.ey1, p.ez1};
+            for (int q = 0; q < 12; q++) {
+                const MurPlane &mp = c->mur[q];
+                const long long np = (long long)(mp.a1 - mp.a0 + 1) * (mp.b1 - mp.b0 + 1);
+                k_mur_pp<T, F><<<(unsigned)((np + 255) / 256), 256>>>(old[mp.comp], nw[mp.comp], mp, kmur);
+            }
+        }
+        for (int q = 0; q < 6; q++) {
+            void *x = c->f[q];
+            c->f[q] = c->fb[q];
+            c->fb[q] = x;
+        }
+        for (int q = PSI_HXY; q < PSI_COUNT; q++) {
+            void *x = c->psi[q];
+            c->psi[q] = c->psib[q];
+            c->psib[q] = x;
+        }
+        T *ez = (T *)c->f[2];
+        if (m->nslots)
+            k_slots<T, F><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
+                ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)m->nslots);
+        if (point)
+            k_point<T, F><<<1, 1>>>(ez, pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
+                                                               : model_point_value(m, t)));
+        CK(cudaGetLastError());
+    }
+    return 0;
+}
+
 template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct model *m, int n,
                                                 char *err, size_t errlen)
 {
@@ -449,15 +792,19 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
                                : 0;
     const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
     T *comp[3] = {d.ex, d.ey, d.ez};
+    if (c->fused)
+        return step_fused<T, F>(c, m, n, err, errlen);
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
         if (m->nslots) {
+            CK(cudaEventSynchronize(c->slot_ev));
             if (sizeof(T) == 4)
                 model_slot_values_f(m, t, (float *)c->slot_v_h);
             else
                 model_slot_values_d(m, t, (double *)c->slot_v_h);
             CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T),
                                cudaMemcpyHostToDevice));
+            CK(cudaEventRecord(c->slot_ev));
         }
         /* H */
         if (N == 0) {
@@ -468,8 +815,8 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
             launch_field<T, F, MODE_NONE, false>(d, inner);
             k_regions<T, F, false><<<dim3(256, 26), 256>>>(d, c->regions);
         } else {
+            launch_faces<T, F, false>(d); /* psi first, then the field reads them */
             launch_field<T, F, MODE_KAPPA, false>(d, all);
-            launch_faces<T, F, false>(d);
         }
         if (mur)
             for (int q = 0; q < 12; q++) {
@@ -486,8 +833,8 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
             launch_field<T, F, MODE_NONE, true>(d, inner);
             k_regions<T, F, true><<<dim3(256, 26), 256>>>(d, c->regions);
         } else {
-            launch_field<T, F, MODE_KAPPA, true>(d, all);
             launch_faces<T, F, true>(d);
+            launch_field<T, F, MODE_KAPPA, true>(d, all);
         }
         if (mur)
             for (int q = 0; q < 12; q++) {
@@ -529,21 +876,103 @@ static void cuda3d_destroy(struct engine *e)
     cuda3d_engine *c = (cuda3d_engine *)e;
     if (!c)
         return;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 6; k++) {
         cudaFree(c->f[k]);
-    for (int k = 0; k < PSI_COUNT; k++)
+        cudaFree(c->fb[k]);
+    }
+    for (int k = 0; k < PSI_COUNT; k++) {
         cudaFree(c->psi[k]);
+        cudaFree(c->psib[k]);
+    }
     for (int a = 0; a < 6; a++)
         for (int q = 0; q < 3; q++)
             cudaFree(c->prof[a][q]);
     for (int q = 0; q < 12; q++)
         cudaFree(c->mur_old[q]);
     cudaFree(c->mat);
+    cudaFree(c->tiles[0]);
+    cudaFree(c->tiles[1]);
     cudaFree(c->slot_cell);
     cudaFree(c->slot_pec);
     cudaFree(c->slot_v_d);
     cudaFreeHost(c->slot_v_h);
+    if (c->slot_ev)
+        cudaEventDestroy(c->slot_ev);
     free(c);
+}
+
+/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
+ * cells, E or H: [0, N-1] or [n-1-N, n-2]? */
+static bool meets_slab(int a, int b, int n, int N)
+{
+    if (N <= 0)
+        return false;
+    return a <= N - 1 || b >= n - 1 - N;
+}
+
+/* The fused kernel's tiles, in two device tables: [0] no CPML cell in the
+ * tile or its halo (i0-1, j0-1, k0-1), [1] the others.  z chunks of at most
+ * kz planes, cut at N+1 and nz-1-N. */
+static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
+{
+    const int N = c->N, nbx = c->px / 32, nby = (c->ny + 7) / 8;
+    int cuts[3] = {0, c->nz, c->nz}, ncut = 1;
+    if (N > 0 && c->nz - 1 - N > N + 1) {
+        cuts[0] = N + 1;
+        cuts[1] = c->nz - 1 - N;
+        ncut = 2;
+    }
+    size_t cap = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        Tile3 *h[2] = {NULL, NULL};
+        size_t n[2] = {0, 0};
+        if (pass == 1) {
+            h[0] = (Tile3 *)malloc((cap ? cap : 1) * sizeof(Tile3));
+            h[1] = (Tile3 *)malloc((cap ? cap : 1) * sizeof(Tile3));
+            if (!h[0] || !h[1]) {
+                free(h[0]);
+                free(h[1]);
+                return seterr(err, errlen, "cuda 3D: out of host memory");
+            }
+        }
+        int z = 0;
+        for (int seg = 0; seg <= ncut; seg++) {
+            const int zend = seg < ncut ? cuts[seg] : c->nz;
+            for (; z < zend; z += c->kz) {
+                const int k0 = z, k1 = z + c->kz < zend ? z + c->kz : zend;
+                for (int by = 0; by < nby; by++)
+                    for (int bx = 0; bx < nbx; bx++) {
+                        const bool pml = meets_slab(bx * 32 - 1, bx * 32 + 31, c->nx, N)
+                                         || meets_slab(by * 8 - 1, by * 8 + 7, c->ny, N)
+                                         || meets_slab(k0 - 1, k1 - 1, c->nz, N);
+                        if (pass == 1)
+                            h[pml][n[pml]] = Tile3{bx, by, k0, k1};
+                        n[pml]++;
+                    }
+            }
+            z = zend;
+        }
+        if (pass == 0) {
+            cap = n[0] > n[1] ? n[0] : n[1];
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            c->ntiles[q] = n[q];
+            cudaError_t e = cudaMalloc((void **)&c->tiles[q], (n[q] ? n[q] : 1) * sizeof(Tile3));
+            if (e == cudaSuccess && n[q])
+                e = cudaMemcpy(c->tiles[q], h[q], n[q] * sizeof(Tile3), cudaMemcpyHostToDevice);
+            if (e != cudaSuccess) {
+                free(h[0]);
+                free(h[1]);
+                return seterr(err, errlen, "cuda 3D: cannot upload the tile tables: %s",
+                              cudaGetErrorString(e));
+            }
+        }
+        free(h[0]);
+        free(h[1]);
+        log_info("cuda 3D: fused kernel over %zu interior and %zu CPML tiles", n[0], n[1]);
+    }
+    return 0;
 }
 
 static size_t psi_elems(const cuda3d_engine *c, int axis)
@@ -610,19 +1039,46 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         free(c);
         return seterr(err, errlen, "cuda 3D: strategy per-face supports CPML up to 16 cells (%d)", N);
     }
-    /* memory: 6 fields + material over the padded grid, psi, Mur planes */
+    /* the step path: TEXFDTD_CUDA3D = fused (one kernel per step with
+     * ping-pong buffers, for A1 and for no CPML) | two (H and E kernels in
+     * place, as A2 and A3 always are).  Default: fused without a CPML, and
+     * for A1 from 400^3 cells on (measured on the H100, 2026-11-22: A1
+     * fused 5.09 vs 5.58 ms/step at 534^3, equal at 406^3, 23 % slower at
+     * 278^3; see docs/performance-cuda.md).  TEXFDTD_CUDA3D_KZ = 32
+     * (default, fastest), 64 or 128 planes per block. */
+    {
+        const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
+        if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused")) {
+            free(c);
+            return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
+        }
+        const bool big = (double)c->nx * c->ny * c->nz >= 400.0 * 400.0 * 400.0;
+        if (pe && !strcmp(pe, "fused"))
+            c->fused = c->N == 0 || c->strat == PML_COMBINED;
+        else if (pe && !strcmp(pe, "two"))
+            c->fused = false;
+        else
+            c->fused = c->N == 0 || (c->strat == PML_COMBINED && big);
+        c->kz = ke ? atoi(ke) : 32;
+        if (c->kz != 64 && c->kz != 128)
+            c->kz = 32;
+        log_info("cuda 3D: %s", c->fused ? "fused path (one kernel per step)" : "two kernels per step");
+    }
+    /* memory: 6 fields (twice when fused) + material over the padded grid,
+     * psi (the H psi twice when fused), Mur planes */
     size_t psi = 0, murb = 0;
     if (c->N)
         for (int k = 0; k < PSI_COUNT; k++)
-            psi += psi_elems(c, psi_axis_of[k]) * es;
+            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && k >= PSI_HXY ? 2 : 1);
     if (mur) {
         mur_planes(c->mur, c->nx, c->ny, c->nz, c->px);
         for (int q = 0; q < 12; q++)
             murb += (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es;
     }
-    const size_t need = c->cells * (6 * es + 1) + psi + murb + m->nslots * (8 + 1 + es)
+    const size_t per_cell = (c->fused ? 12 : 6) * es + 1;
+    const size_t need = c->cells * per_cell + psi + murb + m->nslots * (8 + 1 + es)
                         + (64u << 20) /* context and slack */;
-    if (cuda_check_memory("cuda 3D", need, 6 * es + 1, err, errlen)) {
+    if (cuda_check_memory("cuda 3D", need, per_cell, err, errlen)) {
         free(c);
         return -1;
     }
@@ -638,8 +1094,11 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             goto fail;                                                                        \
         }                                                                                     \
     } while (0)
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 6; k++) {
         ALLOC(c->f[k], c->cells * es);
+        if (c->fused)
+            ALLOC(c->fb[k], c->cells * es);
+    }
     ALLOC(c->mat, c->cells);
     if (cudaMemcpy2D(c->mat, c->px, m->mat, m->nx, m->nx, (size_t)m->ny * m->nz,
                      cudaMemcpyHostToDevice) != cudaSuccess) {
@@ -647,8 +1106,11 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         goto fail;
     }
     if (c->N) {
-        for (int k = 0; k < PSI_COUNT; k++)
+        for (int k = 0; k < PSI_COUNT; k++) {
             ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
+            if (c->fused && k >= PSI_HXY)
+                ALLOC(c->psib[k], psi_elems(c, psi_axis_of[k]) * es);
+        }
         const struct pml_axis *ax[6] = {&m->pml_xe, &m->pml_xh, &m->pml_ye,
                                         &m->pml_yh, &m->pml_ze, &m->pml_zh};
         const int len[6] = {m->nx, m->nx, m->ny, m->ny, m->nz, m->nz};
@@ -685,6 +1147,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                     c->regions.box[c->regions.n++] = b;
                 }
     }
+    if (c->fused && build_tiles(c, err, errlen))
+        goto fail;
     if (mur)
         for (int q = 0; q < 12; q++)
             ALLOC(c->mur_old[q], (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es);
@@ -708,6 +1172,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         cudaError_t e1 = cudaMemcpy(c->slot_cell, cell, m->nslots * sizeof *cell, cudaMemcpyHostToDevice);
         cudaError_t e2 = cudaMemcpy(c->slot_pec, pec, m->nslots, cudaMemcpyHostToDevice);
         cudaError_t e3 = cudaMallocHost(&c->slot_v_h, m->nslots * es);
+        if (e3 == cudaSuccess)
+            e3 = cudaEventCreateWithFlags(&c->slot_ev, cudaEventDisableTiming);
         free(cell);
         free(pec);
         if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess) {
@@ -772,6 +1238,9 @@ static int cuda3d_write(struct engine *e, enum field f, const void *src, char *e
     CK(cudaSetDevice(c->dev));
     CK(cudaMemcpy2D(c->f[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nz,
                     cudaMemcpyHostToDevice));
+    if (c->fb[q]) /* the ping-pong twin: cells a step never updates read the same in both */
+        CK(cudaMemcpy2D(c->fb[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nz,
+                        cudaMemcpyHostToDevice));
     return 0;
 }
 
@@ -785,8 +1254,8 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "3D Yee, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s", drv, rt,
-             c->px, c->N ? st[c->strat] : "none",
+             "3D Yee, %s, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s",
+             c->fused ? "fused z-marching kernel" : "two kernels per step", drv, rt, c->px, c->N ? st[c->strat] : "none",
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
 }
 
