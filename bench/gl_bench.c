@@ -26,6 +26,9 @@
 #include "core/scene.h"
 #include "core/util.h"
 #include "gl/gl.h"
+#ifdef TEXFDTD_HAVE_CUDA
+#include "cuda/cuda_api.h"
+#endif
 
 #include <GL/glew.h>
 #include <math.h>
@@ -281,6 +284,17 @@ int main(int argc, char **argv)
         printf("copy mib %d glCopyBufferSubData_bytes_per_s %.4g compute_copy_bytes_per_s %.4g "
                "(read + written)\n",
                atoi(argv[2]), bw[0], bw[1]);
+#ifdef TEXFDTD_HAVE_CUDA
+        /* the same device's copy bandwidth through CUDA, in the same run: the
+         * memory floor the GL figures are measured against */
+        double gbs;
+        if (texfdtd_cuda_copy_bandwidth((size_t)atoi(argv[2]) << 20, atoi(argv[3]), &gbs, err,
+                                        sizeof err) == 0)
+            printf("copy mib %d cudaMemcpy_bytes_per_s %.4g (read + written)\n", atoi(argv[2]),
+                   gbs * 1e9);
+        else
+            printf("copy cuda unavailable: %s\n", err);
+#endif
         engine_destroy(e);
         return 0;
     }
