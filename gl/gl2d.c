@@ -17,8 +17,20 @@
  *                      the step counter (see update2d.glsl)
  *   mat  R8UI          material index per cell
  *   slot R32UI         slot index per cell of the slots' bounding box
- *   slot_values        R32F texture buffer: a batch of steps' slot values,
- *                      two buffers used in turn
+ *   slot_values        R32F texture buffer: a batch of steps' slot values
+ *                      (then the conformal cut edges' b^n), two buffers used
+ *                      in turn
+ * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
+ *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
+ *                      gl: small psi passes before the H and E passes;
+ *                      gl-compute: updated in place through images
+ *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
+ *   dft  RG32F pair    running DFT sums of Ez (gl: second render target of
+ *                      the E pass; gl-compute: an image, in place)
+ *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
+ * Mur walls and the point source need no texture (uniforms).  Scenes with
+ * any of these run one step per fragment pass and, in gl-compute, two
+ * dispatches per step.
  *
  * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
  * of a fraction of a second of GPU time, each closed by a fence; at most two
@@ -81,7 +93,20 @@ struct denormal_probe {
 struct pass {
     GLuint prog;
     GLint slot_base; /* uniform location, E pass only */
+    GLint cut_base;  /* H pass: this step's first cut-edge value */
+    GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
+    GLint axis;      /* psi passes */
 };
+
+/* The per-step inputs of an E pass beyond the slot values. */
+struct step_in {
+    int slot_base, cut_base;
+    float point_v, dft_wr, dft_wi;
+    bool dft_on;
+};
+
+/* CPML psi textures, shaped like the slabs (core/model.h storage columns). */
+enum { PSI_HXY, PSI_HYX, PSI_EZY, PSI_EZX, PSI_COUNT };
 
 struct gl_engine {
     struct engine base;
@@ -106,7 +131,21 @@ struct gl_engine {
     struct pass kpass;
     GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
 
+    /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
+     * boundaries, DFT, point source, conformal PEC") */
+    bool cpml, mur, dft, point, conformal;
+    int pml_n;
+    GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
+    struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
+    struct pass psi_hpass, psi_epass; /* gl: the psi passes */
+    struct pingpong dft_pp;        /* RG32F (re, im); compute uses tex[0] in place */
+    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + DFT tex[c] */
+    int point_x, point_y;
+    GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
+    int cut_x0, cut_y0, cut_w, cut_h;
+
     size_t nslots;
+    size_t stride;       /* values per step in the slot buffers: slots, then cut edges */
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
     float *slot_host;
@@ -250,6 +289,11 @@ static void set_sampler(GLuint prog, const char *name, int unit)
 
 /* Texture units of the update passes. */
 enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
+/* ... and of the features, fixed by layout(binding) in update2d.glsl and the
+ * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT */
+enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
+       UNIT_CUT_EDGES = 13 };
+enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -295,16 +339,19 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                       "%s, the grid needs %d; nothing was run",
                       m->nx, m->ny, max_tex,
                       g->info.renderer, m->nx > m->ny ? m->nx : m->ny);
-    if (m->nslots > (size_t)max_tbo)
+    if (g->stride > (size_t)max_tbo || m->ncut > (size_t)max_tbo)
         return seterr(err, errlen,
-                      "%zu source slots (object cells) exceed GL_MAX_TEXTURE_BUFFER_SIZE %d "
-                      "on %s; nothing was run",
-                      m->nslots, max_tbo, g->info.renderer);
+                      "%zu source slots (object cells) and %zu cut edges exceed "
+                      "GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
+                      m->nslots, m->ncut, max_tbo, g->info.renderer);
     const size_t cells = m->ncells;
     /* two Ez (4 B), two H (8 B), material (1 B) per cell; slot indices over the
      * bounding box; two slot-value buffers */
-    const double need = (double)cells * (2 * 4 + 2 * 8 + 1) + (double)g->slot_w * g->slot_h * 4
-                        + 2.0 * 4 * (double)g->slot_cap_steps * (double)m->nslots;
+    const double need = (double)cells * (2 * 4 + 2 * 8 + 1 + (g->dft ? 2 * 8 : 0))
+                        + (double)g->slot_w * g->slot_h * 4
+                        + 2.0 * 4 * (double)g->slot_cap_steps * (double)g->stride
+                        + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
+                        + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut;
     const double have = gpu_mem_available(g);
     if (have >= 0 && need > have) {
         char a[32], b[32];
@@ -326,9 +373,19 @@ static void make_defines(const struct gl_engine *g, const struct model *m, bool 
     snprintf(buf, len,
              "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
              "#define SLOT_Y0 %d\n#define FLUSH_DENORMALS %d\n#define LOCAL_X %d\n"
-             "#define LOCAL_Y %d\n",
+             "#define LOCAL_Y %d\n#define CPML %d\n#define PML_N %d\n#define PSI_IN_PLACE %d\n"
+             "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
+             "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
+             "#define CUT_W %d\n#define CUT_H %d\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
-             g->local_y);
+             g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
+             g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
+             g->cut_h);
+}
+
+static bool has_features(const struct gl_engine *g)
+{
+    return g->cpml || g->mur || g->dft || g->point || g->conformal;
 }
 
 static void set_coefficients(GLuint prog, const struct model *m)
@@ -346,12 +403,25 @@ static void set_coefficients(GLuint prog, const struct model *m)
         glProgramUniform1fv(prog, loc, m->nmats, cezh);
     if ((loc = glGetUniformLocation(prog, "kind")) >= 0)
         glProgramUniform1uiv(prog, loc, m->nmats, kind);
+    if ((loc = glGetUniformLocation(prog, "mur_k")) >= 0)
+        glProgramUniform1f(prog, loc, m->mur_k_f);
+}
+
+static void pass_locations(struct pass *p)
+{
+    p->slot_base = glGetUniformLocation(p->prog, "slot_base");
+    p->cut_base = glGetUniformLocation(p->prog, "cut_base");
+    p->point_v = glGetUniformLocation(p->prog, "point_v");
+    p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
+    p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
+    p->dft_on = glGetUniformLocation(p->prog, "dft_on");
+    p->axis = glGetUniformLocation(p->prog, "axis");
 }
 
 static int build_update_programs(struct gl_engine *g, const struct model *m, char *err,
                                  size_t errlen)
 {
-    char defs[512];
+    char defs[1024];
     make_defines(g, m, g->emulate_flush, defs, sizeof defs);
     const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
     const char *es[2] = {"fullscreen.vert", "update_e.frag"};
@@ -373,9 +443,26 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         if (g->compute && img >= 0)
             glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
     }
-    g->epass.slot_base = glGetUniformLocation(g->epass.prog, "slot_base");
+    pass_locations(&g->hpass);
+    pass_locations(&g->epass);
+    if (g->cpml && !g->compute) {
+        const char *ph[2] = {"fullscreen.vert", "update_psi_h.frag"};
+        const char *pe[2] = {"fullscreen.vert", "update_psi_e.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", ph, 2, defs, &g->psi_hpass.prog, err,
+                             errlen)
+            || gl_program_build(g->shader_dir, "update2d.glsl", pe, 2, defs, &g->psi_epass.prog,
+                                err, errlen))
+            return -1;
+        struct pass *pp[2] = {&g->psi_hpass, &g->psi_epass};
+        for (int k = 0; k < 2; k++) {
+            set_coefficients(pp[k]->prog, m);
+            set_sampler(pp[k]->prog, "ez_tex", UNIT_EZ);
+            set_sampler(pp[k]->prog, "h_tex", UNIT_H);
+            pass_locations(pp[k]);
+        }
+    }
     if (g->k > 1) {
-        char kdefs[1024];
+        char kdefs[1536];
         snprintf(kdefs, sizeof kdefs,
                  "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
                  defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
@@ -506,6 +593,16 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->hepass.prog);
         glDeleteProgram(g->kpass.prog);
         glDeleteFramebuffers(2, g->mrt_fbo);
+        glDeleteProgram(g->psi_hpass.prog);
+        glDeleteProgram(g->psi_epass.prog);
+        for (int k = 0; k < PSI_COUNT; k++)
+            free_pair(&g->psi[k]);
+        free_pair(&g->dft_pp);
+        glDeleteFramebuffers(2, g->dft_mrt_fbo);
+        glDeleteTextures(1, &g->prof_tex);
+        glDeleteTextures(1, &g->cut_idx_tex);
+        glDeleteTextures(1, &g->cut_edge_tbo);
+        glDeleteBuffers(1, &g->cut_edge_buf);
         glDeleteProgram(g->color_prog);
         glDeleteFramebuffers(1, &g->color_fbo);
         glDeleteTextures(1, &g->color_tex);
@@ -546,6 +643,63 @@ static void slot_bbox(struct gl_engine *g, const struct model *m)
     g->slot_h = y1 - y0 + 1;
 }
 
+/* Bounding box of the cut edges' H cells (a 1x1 box nothing reads if none). */
+static void cut_bbox(struct gl_engine *g, const struct model *m)
+{
+    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
+    for (size_t q = 0; q < m->ncut; q++) {
+        const int i = (int)(m->cut[q].cell % (size_t)m->nx);
+        const int j = (int)(m->cut[q].cell / (size_t)m->nx);
+        x0 = i < x0 ? i : x0;
+        x1 = i > x1 ? i : x1;
+        y0 = j < y0 ? j : y0;
+        y1 = j > y1 ? j : y1;
+    }
+    if (x1 < 0) {
+        x0 = y0 = 0;
+        x1 = y1 = 0;
+    }
+    g->cut_x0 = x0;
+    g->cut_y0 = y0;
+    g->cut_w = x1 - x0 + 1;
+    g->cut_h = y1 - y0 + 1;
+}
+
+/* The CPML psi pairs (shaped like the slabs), the DFT pair and, for `gl`,
+ * the E pass's two render targets Ez + DFT. */
+static int make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
+                                size_t errlen)
+{
+    if (g->cpml) {
+        const int N2 = 2 * g->pml_n;
+        const int w[PSI_COUNT] = {m->nx, N2, m->nx, N2}, h[PSI_COUNT] = {N2, m->ny, N2, m->ny};
+        for (int k = 0; k < PSI_COUNT; k++)
+            if (make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
+                return -1;
+    }
+    if (g->dft) {
+        if (make_pair(&g->dft_pp, GL_RG32F, m->nx, m->ny, "DFT (RG32F)", err, errlen))
+            return -1;
+        for (int c = 0; c < 2 && !g->compute; c++) {
+            glGenFramebuffers(1, &g->dft_mrt_fbo[c]);
+            glBindFramebuffer(GL_FRAMEBUFFER, g->dft_mrt_fbo[c]);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+                                   g->ez.tex[c], 0);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D,
+                                   g->dft_pp.tex[c], 0);
+            const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+            glDrawBuffers(2, bufs);
+            const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            if (st != GL_FRAMEBUFFER_COMPLETE)
+                return seterr(err, errlen,
+                              "Ez + DFT render targets of the E pass are not complete "
+                              "(status 0x%04x)",
+                              st);
+        }
+    }
+    return check_gl("allocating the CPML and DFT textures", err, errlen);
+}
+
 static int upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
@@ -567,7 +721,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
                     idx);
     free(idx);
 
-    const size_t floats = (size_t)g->slot_cap_steps * (m->nslots ? m->nslots : 1);
+    const size_t floats = (size_t)g->slot_cap_steps * (g->stride ? g->stride : 1);
     glGenBuffers(2, g->slot_buf);
     glGenTextures(2, g->slot_tbo);
     for (int k = 0; k < 2; k++) {
@@ -580,6 +734,64 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
     g->slot_host = xcalloc(floats, sizeof(float), "slot values", err, errlen);
     if (!g->slot_host)
         return -1;
+
+    if (g->cpml) {
+        /* the CPML profiles, rounded once on the host (core/model.h) */
+        const int w = m->nx > m->ny ? m->nx : m->ny;
+        float *prof = xcalloc((size_t)w * 4 * 4, sizeof(float), "CPML profiles", err, errlen);
+        if (!prof)
+            return -1;
+        const struct pml_axis *ax[4] = {&m->pml_xe, &m->pml_xh, &m->pml_ye, &m->pml_yh};
+        for (int r = 0; r < 4; r++) {
+            const int n = r < 2 ? m->nx : m->ny;
+            for (int i = 0; i < n; i++) {
+                float *t = prof + ((size_t)r * (size_t)w + (size_t)i) * 4;
+                t[0] = ax[r]->bf[i];
+                t[1] = ax[r]->cf[i];
+                t[2] = ax[r]->ikf[i];
+            }
+        }
+        g->prof_tex = make_tex(GL_RGBA32F, w, 4);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 4, GL_RGBA, GL_FLOAT, prof);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        free(prof);
+    }
+    if (g->conformal) {
+        /* index map over the cut cells' bounding box, and the static part of
+         * each edge: a (float bits) and the free node q = (i, j) */
+        const size_t bw = (size_t)g->cut_w, bh = (size_t)g->cut_h;
+        uint32_t *map = xcalloc(bw * bh * 2, sizeof *map, "cut-edge map", err, errlen);
+        uint32_t *edges = xcalloc(m->ncut * 4, sizeof *edges, "cut edges", err, errlen);
+        if (!map || !edges) {
+            free(map);
+            free(edges);
+            return -1;
+        }
+        for (size_t q = 0; q < m->ncut; q++) {
+            const struct cut_edge *ce = &m->cut[q];
+            const size_t i = ce->cell % (size_t)m->nx - (size_t)g->cut_x0;
+            const size_t j = ce->cell / (size_t)m->nx - (size_t)g->cut_y0;
+            map[(i + j * bw) * 2 + (ce->comp ? 1 : 0)] = (uint32_t)q + 1;
+            memcpy(&edges[4 * q], &ce->a_f, 4);
+            edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
+            edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
+        }
+        g->cut_idx_tex = make_tex(GL_RG32UI, g->cut_w, g->cut_h);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
+                        GL_UNSIGNED_INT, map);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glGenBuffers(1, &g->cut_edge_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, g->cut_edge_buf);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ncut * 16), edges, GL_STATIC_DRAW);
+        glGenTextures(1, &g->cut_edge_tbo);
+        glBindTexture(GL_TEXTURE_BUFFER, g->cut_edge_tbo);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32UI, g->cut_edge_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        free(map);
+        free(edges);
+    }
 
     glGenBuffers(2, g->counter_pbo);
     for (int k = 0; k < 2; k++) {
@@ -611,17 +823,28 @@ static int gl_create_common(const struct model *m, const struct engine_options *
                       "%s: the GL engines compute in single precision only (float32 textures); "
                       "use --precision single, or --engine cpu for double",
                       name);
-    if (m->scene->boundary != BOUNDARY_PEC)
-        return seterr(err, errlen,
-                      "%s: only the PEC outer boundary is implemented in the GL engines; use "
-                      "--engine cpu for this scene",
-                      name);
     struct gl_engine *g = xcalloc(1, sizeof *g, "gl engine", err, errlen);
     if (!g)
         return -1;
     g->compute = compute;
+    g->cpml = m->scene->boundary == BOUNDARY_CPML && m->pml_n > 0;
+    g->pml_n = g->cpml ? m->pml_n : 0;
+    g->mur = m->scene->boundary == BOUNDARY_MUR;
+    g->dft = m->scene->dft;
+    g->point = m->scene->source_type == SOURCE_POINT;
+    g->conformal = m->ncut > 0;
+    if (g->point) {
+        const size_t pc = model_point_cell(m);
+        g->point_x = (int)(pc % (size_t)m->nx);
+        g->point_y = (int)(pc / (size_t)m->nx);
+    }
+    cut_bbox(g, m);
+    g->stride = m->nslots + m->ncut;
+    /* The fused dispatch recomputes halo H (psi would be updated twice) and
+     * cannot see a Mur wall's neighbour across tiles: scenes with any of the
+     * features run two dispatches. */
     const char *fz = getenv("TEXFDTD_GL_FUSED");
-    g->fused = compute && !(fz && !strcmp(fz, "0"));
+    g->fused = compute && !(fz && !strcmp(fz, "0")) && !has_features(g);
     g->local_x = LOCAL_X;
     g->local_y = LOCAL_Y;
     const char *lz = getenv("TEXFDTD_GL_LOCAL");
@@ -649,14 +872,17 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->k = g->info.software ? GL_STEPS_PER_PASS_SOFTWARE : GL_STEPS_PER_PASS_GPU;
     if (!compute && kz && atoi(kz) >= 1)
         g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
+    /* update_k.frag knows PEC boxes with slots only */
+    if (has_features(g))
+        g->k = 1;
     slot_bbox(g, m);
     g->slot_cap_steps = BATCH_MAX_STEPS;
-    if (m->nslots) {
+    if (g->stride) {
         GLint max_tbo = 0;
         glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_tbo);
         size_t cap = SLOT_BUFFER_MAX_FLOATS < (size_t)max_tbo ? SLOT_BUFFER_MAX_FLOATS
                                                               : (size_t)max_tbo;
-        cap /= m->nslots;
+        cap /= g->stride;
         g->slot_cap_steps = cap < 1 ? 1 : cap > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)cap;
     }
     if (check_sizes(g, m, err, errlen)) {
@@ -689,6 +915,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
 
     if (make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
         || make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
+        || make_feature_targets(g, m, err, errlen)
         || upload_static(g, m, err, errlen) || build_update_programs(g, m, err, errlen)) {
         gl_destroy(&g->base);
         return prefix_err(name, err, errlen);
@@ -727,11 +954,36 @@ static int gl_compute_create(const struct model *m, const struct engine_options 
 
 /* ---- stepping ---- */
 
-static void pass_h(struct gl_engine *g)
+/* gl, CPML: the new psi of the H slabs (first) or the E slabs, one small
+ * pass per texture into the other texture of its pair; the H or E pass then
+ * samples the new ones (UNIT_PSI0 + k). */
+static void pass_psi(struct gl_engine *g, bool e_slabs)
+{
+    const struct pass *ps = e_slabs ? &g->psi_epass : &g->psi_hpass;
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(ps->prog);
+    for (int a = 0; a < 2; a++) {
+        const int k = (e_slabs ? PSI_EZY : PSI_HXY) + a;
+        struct pingpong *pp = &g->psi[k];
+        glUniform1i(ps->axis, a);
+        bind_tex(UNIT_PSI_OLD, GL_TEXTURE_2D, pp->tex[pp->cur]);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, pp->fbo[1 - pp->cur]);
+        glViewport(0, 0, a == 0 ? g->nx : 2 * g->pml_n, a == 0 ? 2 * g->pml_n : g->ny);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        pp->cur ^= 1;
+        bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, pp->tex[pp->cur]);
+    }
+    glViewport(0, 0, g->nx, g->ny);
+}
+
+static void pass_h(struct gl_engine *g, int cut_base)
 {
     bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
     bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
     glUseProgram(g->hpass.prog);
+    if (g->conformal)
+        glUniform1i(g->hpass.cut_base, cut_base);
     if (g->compute) {
         glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
         glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
@@ -744,17 +996,30 @@ static void pass_h(struct gl_engine *g)
     g->h.cur ^= 1;
 }
 
-static void pass_e(struct gl_engine *g, int slot_base)
+static void pass_e(struct gl_engine *g, const struct step_in *in)
 {
     bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
     bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
     glUseProgram(g->epass.prog);
-    glUniform1i(g->epass.slot_base, slot_base);
+    glUniform1i(g->epass.slot_base, in->slot_base);
+    if (g->point)
+        glUniform1f(g->epass.point_v, in->point_v);
+    if (g->dft) {
+        glUniform1i(g->epass.dft_on, in->dft_on);
+        glUniform1f(g->epass.dft_wr, in->dft_wr);
+        glUniform1f(g->epass.dft_wi, in->dft_wi);
+    }
     if (g->compute) {
         glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
         glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
                           (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    } else if (g->dft) {
+        /* Ez and the DFT sums swap together, so their cur stay equal */
+        bind_tex(UNIT_DFT, GL_TEXTURE_2D, g->dft_pp.tex[g->dft_pp.cur]);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_mrt_fbo[1 - g->ez.cur]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        g->dft_pp.cur ^= 1;
     } else {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
         glDrawArrays(GL_TRIANGLES, 0, 3);
@@ -801,7 +1066,9 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
         const unsigned csr = _mm_getcsr();
         _mm_setcsr(csr & ~0x8040u);
 #endif
-        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * m->nslots);
+        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride);
+        if (m->ncut)
+            model_cut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif
@@ -879,6 +1146,21 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
     glViewport(0, 0, g->nx, g->ny);
     bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
     bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
+    if (g->cpml)
+        bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
+    if (g->conformal) {
+        bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
+        bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
+    }
+    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
+        if (g->compute)
+            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
+                               GL_R32F);
+        else
+            bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
+    }
+    if (g->dft && g->compute)
+        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_FALSE, 0, GL_READ_WRITE, GL_RG32F);
     g->last_fence_wall = now_seconds();
     int done = 0, rc = 0;
     while (done < n && !rc) {
@@ -890,23 +1172,41 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
             break;
         const int t0 = e->step + done;
         g->batch_start[k] = now_seconds();
-        if (m->nslots) {
+        if (g->stride) {
             compute_slot_values(g, m, t0, b);
             glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-            glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * m->nslots * 4),
+            glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
                             g->slot_host);
             glBindBuffer(GL_TEXTURE_BUFFER, 0);
         }
         bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
         for (int s = 0; s < b; s++) {
+            const int base = (int)((size_t)s * g->stride);
             if (g->k > 1 && b - s >= g->k) {
-                pass_k(g, (int)((size_t)s * m->nslots));
+                pass_k(g, base);
                 s += g->k - 1;
             } else if (g->fused) {
-                pass_he(g, (int)((size_t)s * m->nslots));
+                pass_he(g, base);
             } else {
-                pass_h(g);
-                pass_e(g, (int)((size_t)s * m->nslots));
+                /* the step from t to t+1: update2d.inc's order, the values
+                 * rounded to float as cpu_step rounds them */
+                const int t = t0 + s;
+                struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
+                if (g->point)
+                    in.point_v = (float)model_point_value(m, t);
+                if (g->dft && t + 1 > m->scene->dft_start) {
+                    double wr, wi;
+                    model_dft_weight(m, t + 1, &wr, &wi);
+                    in.dft_on = true;
+                    in.dft_wr = (float)wr;
+                    in.dft_wi = (float)wi;
+                }
+                if (g->cpml && !g->compute)
+                    pass_psi(g, false);
+                pass_h(g, in.cut_base);
+                if (g->cpml && !g->compute)
+                    pass_psi(g, true);
+                pass_e(g, &in);
             }
         }
         g->counted += (uint32_t)b;
@@ -962,14 +1262,19 @@ static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, s
     if (f == FIELD_EZ) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, g->ez.fbo[g->ez.cur]);
         glReadPixels(0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, out);
-    } else if (f == FIELD_HX || f == FIELD_HY) {
+    } else if (f == FIELD_HX || f == FIELD_HY || f == FIELD_EZ_DFT_RE || f == FIELD_EZ_DFT_IM) {
         /* RG texels in bands of rows, split into the one component asked for */
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
+        const bool dft = f == FIELD_EZ_DFT_RE || f == FIELD_EZ_DFT_IM;
+        if (dft && !g->dft)
+            return seterr(err, errlen, "%s: no field %s in this scene (it has no [monitor.dft])",
+                          e->ops->name, field_name(f));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER,
+                          dft ? g->dft_pp.fbo[g->dft_pp.cur] : g->h.fbo[g->h.cur]);
         const int band = 64;
         float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
         if (!tmp)
             return -1;
-        const int c = f == FIELD_HX ? 0 : 1;
+        const int c = f == FIELD_HX || f == FIELD_EZ_DFT_RE ? 0 : 1;
         for (int j0 = 0; j0 < g->ny; j0 += band) {
             const int rows = g->ny - j0 < band ? g->ny - j0 : band;
             glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
@@ -1055,12 +1360,19 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "%s", g->compute ? "gl-compute" : "gl");
     snprintf(info->device, sizeof info->device, "%.180s (%.60s)", g->info.renderer,
              g->info.platform);
-    char cuda[32] = "", kdesc[64];
+    char cuda[32] = "", kdesc[64], feat[160] = "";
     snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
+    if (has_features(g))
+        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s", g->cpml ? " CPML" : "",
+                 g->mur ? " Mur" : "", g->dft ? " DFT" : "", g->point ? " point-source" : "",
+                 g->conformal ? " conformal-PEC" : "",
+                 g->compute ? " (not fused)"
+                 : g->cpml  ? " (+4 psi passes; 1 step per pass)"
+                            : " (1 step per pass)");
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
     snprintf(info->detail, sizeof info->detail,
-             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s",
+             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s%s",
              g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
              cuda, denormals_name(g->denormals),
              g->emulate_flush ? "flushed in GLSL" : "as the driver does",
@@ -1069,7 +1381,8 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              g->fused     ? "one fused compute dispatch per step"
              : g->compute ? "two compute dispatches per step"
              : g->k > 1   ? kdesc
-                          : "two fragment passes per step");
+                          : "two fragment passes per step",
+             feat);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }
@@ -1289,6 +1602,8 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
 
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
+            | ENGINE_CAP_CONFORMAL,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl_step,
@@ -1300,6 +1615,8 @@ const struct engine_ops gl_engine_ops = {
 
 const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
+    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
+            | ENGINE_CAP_CONFORMAL,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl_step,

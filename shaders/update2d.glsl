@@ -7,6 +7,15 @@
  *                        the source slots)
  *     FLUSH_DENORMALS    1: flush denormal inputs and results in GLSL (x86
  *                        FTZ+DAZ), for drivers that keep denormals
+ *     CPML, PML_N        1 with a CPML of PML_N cells ([boundary] type = cpml)
+ *     PSI_IN_PLACE       1: the CPML psi are images updated in place by the
+ *                        invocation that owns them (compute); 0: the psi
+ *                        passes have already written the new psi (fragment)
+ *     MUR                1 with first-order Mur walls
+ *     POINT_SRC, POINT_X, POINT_Y   the point source and its cell
+ *     DFT                1 with a running DFT of Ez ([monitor.dft])
+ *     CONFORMAL, CUT_X0, CUT_Y0, CUT_W, CUT_H   conformal PEC cut edges and
+ *                        the bounding box of their H cells
  * and `#line 1 1` before this file, then `#line 1 2` before the pass itself.
  *
  * This is cpu/update2d.inc statement for statement (Takada et al. 2007,
@@ -48,6 +57,189 @@ float F(float x)
 uniform float ch;           /* S */
 uniform float cezh[NMATS];  /* S / eps_r per material, 0 for PEC */
 uniform uint kind[NMATS];   /* KIND_* per material */
+
+#if CPML
+/* ---- CPML (Roden and Gedney 2000; cpu/update2d.inc, core/model.h) ----
+ * psi = b psi + c d;  term = d ik + psi, where d is the field difference of
+ * the ordinary update.  The coefficient profiles (b, c, ik) per position are
+ * one RGBA32F texture, a row per profile: Ez positions along x (PROF_XE),
+ * H positions i+1/2 along x (PROF_XH), then the same along y.  psi lives only
+ * in the slabs: psi_hxy and psi_ezy are NX x 2 PML_N textures, texel
+ * (i, side PML_N + k); psi_hyx and psi_ezx are 2 PML_N x NY, texel
+ * (side PML_N + k, j); side and storage column k as pml_slab_h / pml_slab_e. */
+#define PROF_XE 0
+#define PROF_XH 1
+#define PROF_YE 2
+#define PROF_YH 3
+layout(binding = 5) uniform sampler2D pml_prof;
+
+vec3 pml_coef(int prof, int i) { return texelFetch(pml_prof, ivec2(i, prof), 0).rgb; }
+
+/* pml_slab_e / pml_slab_h of core/model.h */
+int slab_e(int n, int i, out int k)
+{
+    k = 0;
+    if (i >= 1 && i <= PML_N - 1) {
+        k = i;
+        return 0;
+    }
+    if (i >= n - PML_N && i <= n - 2) {
+        k = i - (n - 1 - PML_N);
+        return 1;
+    }
+    return -1;
+}
+
+int slab_h(int n, int i, out int k)
+{
+    k = 0;
+    if (i >= 0 && i <= PML_N - 1) {
+        k = i;
+        return 0;
+    }
+    if (i >= n - 1 - PML_N && i <= n - 2) {
+        k = i - (n - 1 - PML_N);
+        return 1;
+    }
+    return -1;
+}
+
+ivec2 psi_y_texel(int i, int side, int k) { return ivec2(i, side * PML_N + k); }
+ivec2 psi_x_texel(int j, int side, int k) { return ivec2(side * PML_N + k, j); }
+
+/* psi = b * psi + c * d */
+float psi_step(float psi, vec3 bci, float d)
+{
+    precise float t = F(F(bci.x) * F(psi));
+    precise float u = F(F(bci.y) * F(d));
+    precise float r = F(t + u);
+    return r;
+}
+
+/* d * ik + psi */
+float pml_term(float d, vec3 bci, float psi)
+{
+    precise float t = F(F(d) * F(bci.z));
+    precise float r = F(t + F(psi));
+    return r;
+}
+
+/* hx = hx - ch * (d * ik + psi) */
+float update_hx_pml(float hx, float d, vec3 bci, float psi)
+{
+    precise float t = F(ch * pml_term(d, bci, psi));
+    precise float r = F(F(hx) - t);
+    return r;
+}
+
+/* hy = hy + ch * (d * ik + psi) */
+float update_hy_pml(float hy, float d, vec3 bci, float psi)
+{
+    precise float t = F(ch * pml_term(d, bci, psi));
+    precise float r = F(F(hy) + t);
+    return r;
+}
+
+/* The new psi of slab texel t, whose field difference is d. */
+#if PSI_IN_PLACE
+/* compute: read, update and write back by the one invocation that owns it */
+layout(binding = 2, r32f) uniform image2D psi_hxy_img;
+layout(binding = 3, r32f) uniform image2D psi_hyx_img;
+layout(binding = 4, r32f) uniform image2D psi_ezy_img;
+layout(binding = 5, r32f) uniform image2D psi_ezx_img;
+float psi_hxy_new(ivec2 t, vec3 bci, float d)
+{
+    const float r = psi_step(imageLoad(psi_hxy_img, t).r, bci, d);
+    imageStore(psi_hxy_img, t, vec4(r, 0.0, 0.0, 0.0));
+    return r;
+}
+float psi_hyx_new(ivec2 t, vec3 bci, float d)
+{
+    const float r = psi_step(imageLoad(psi_hyx_img, t).r, bci, d);
+    imageStore(psi_hyx_img, t, vec4(r, 0.0, 0.0, 0.0));
+    return r;
+}
+float psi_ezy_new(ivec2 t, vec3 bci, float d)
+{
+    const float r = psi_step(imageLoad(psi_ezy_img, t).r, bci, d);
+    imageStore(psi_ezy_img, t, vec4(r, 0.0, 0.0, 0.0));
+    return r;
+}
+float psi_ezx_new(ivec2 t, vec3 bci, float d)
+{
+    const float r = psi_step(imageLoad(psi_ezx_img, t).r, bci, d);
+    imageStore(psi_ezx_img, t, vec4(r, 0.0, 0.0, 0.0));
+    return r;
+}
+#else
+/* fragment: update_psi_h.frag / update_psi_e.frag wrote the new psi (with
+ * the same d) into these textures just before this pass */
+layout(binding = 6) uniform sampler2D psi_hxy_tex;
+layout(binding = 7) uniform sampler2D psi_hyx_tex;
+layout(binding = 8) uniform sampler2D psi_ezy_tex;
+layout(binding = 9) uniform sampler2D psi_ezx_tex;
+float psi_hxy_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_hxy_tex, t, 0).r; }
+float psi_hyx_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_hyx_tex, t, 0).r; }
+float psi_ezy_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_ezy_tex, t, 0).r; }
+float psi_ezx_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_ezx_tex, t, 0).r; }
+#endif
+#endif /* CPML */
+
+#if MUR
+/* ---- Mur first order: ez[wall] = e1 + k (ez1 - e0), with the old wall e0,
+ * the old neighbour e1 and the new neighbour ez1 (k = (S - 1) / (S + 1)) ---- */
+uniform float mur_k;
+float mur_wall(float e1, float ez1, float e0)
+{
+    precise float d = F(F(ez1) - F(e0));
+    precise float t = F(F(mur_k) * d);
+    precise float r = F(F(e1) + t);
+    return r;
+}
+#endif
+
+#if POINT_SRC
+/* ---- the soft point source: ez = ez + v at (POINT_X, POINT_Y) after the
+ * slots; v = (float) model_point_value(m, n), a uniform per step ---- */
+uniform float point_v;
+#endif
+
+#if DFT
+/* ---- running DFT: re = re + wr ez;  im = im + wi ez, with the final Ez;
+ * wr, wi = (float) model_dft_weight(m, n+1) per step, dft_on when n+1 > start */
+uniform float dft_wr, dft_wi;
+uniform bool dft_on;
+vec2 dft_step(vec2 acc, float ez)
+{
+    precise float tr = F(F(dft_wr) * F(ez));
+    precise float re = F(F(acc.x) + tr);
+    precise float ti = F(F(dft_wi) * F(ez));
+    precise float im = F(F(acc.y) + ti);
+    return vec2(re, im);
+}
+#endif
+
+#if CONFORMAL
+/* ---- conformal PEC cut edges (core/model.h struct cut_edge):
+ *   t = a Ez_q;  u = t + b^n;  Hx = old - u,  Hy = old + u
+ * cut_idx (RG32UI over the cut cells' bounding box): edge index + 1 of the
+ * cell's Hx and Hy edge, 0 for none; cut_edges (RGBA32UI buffer): float bits
+ * of a, then q = (i, j); b^n from the batch buffer of slot values, after this
+ * step's slot values (model_cut_values_f, tabulated on the host). */
+layout(binding = 12) uniform usampler2D cut_idx;
+layout(binding = 13) uniform usamplerBuffer cut_edges;
+layout(binding = 4) uniform samplerBuffer cut_values; /* the slot-value buffer */
+uniform int cut_base;                                 /* this step's first b^n */
+
+float cut_u(sampler2D ez_tex, uint e)
+{
+    const uvec4 c = texelFetch(cut_edges, int(e));
+    const float eq = texelFetch(ez_tex, ivec2(c.yz), 0).r;
+    precise float t = F(F(uintBitsToFloat(c.x)) * F(eq));
+    precise float u = F(t + F(texelFetch(cut_values, cut_base + int(e)).r));
+    return u;
+}
+#endif
 
 /* hx = hx - ch * (ez_n - ez_c);   ez_n = Ez(i, j+1) */
 float update_hx(float hx, float ez_n, float ez_c)
@@ -93,11 +285,51 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
     vec2 h = texelFetch(h_tex, p, 0).rg;
     if (p == COUNTER_TEXEL)
         return vec2(uintBitsToFloat(floatBitsToUint(h.x) + 1u), h.y);
+#if CONFORMAL
+    const vec2 old = h;
+#endif
     const float ez_c = texelFetch(ez_tex, p, 0).r;
-    if (p.y <= NY - 2)
-        h.x = update_hx(h.x, texelFetch(ez_tex, p + ivec2(0, 1), 0).r, ez_c);
-    if (p.x <= NX - 2)
-        h.y = update_hy(h.y, texelFetch(ez_tex, p + ivec2(1, 0), 0).r, ez_c);
+    if (p.y <= NY - 2) {
+        const float ez_n = texelFetch(ez_tex, p + ivec2(0, 1), 0).r;
+#if CPML
+        int k;
+        const int s = slab_h(NY, p.y, k);
+        if (s >= 0) {
+            precise float d = F(F(ez_n) - F(ez_c));
+            const vec3 bci = pml_coef(PROF_YH, p.y);
+            h.x = update_hx_pml(h.x, d, bci, psi_hxy_new(psi_y_texel(p.x, s, k), bci, d));
+        } else
+#endif
+            h.x = update_hx(h.x, ez_n, ez_c);
+    }
+    if (p.x <= NX - 2) {
+        const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
+#if CPML
+        int k;
+        const int s = slab_h(NX, p.x, k);
+        if (s >= 0) {
+            precise float d = F(F(ez_e) - F(ez_c));
+            const vec3 bci = pml_coef(PROF_XH, p.x);
+            h.y = update_hy_pml(h.y, d, bci, psi_hyx_new(psi_x_texel(p.y, s, k), bci, d));
+        } else
+#endif
+            h.y = update_hy(h.y, ez_e, ez_c);
+    }
+#if CONFORMAL
+    /* the cut edges replace the ordinary update (the psi above still ran) */
+    const ivec2 cq = p - ivec2(CUT_X0, CUT_Y0);
+    if (cq.x >= 0 && cq.y >= 0 && cq.x < CUT_W && cq.y < CUT_H) {
+        const uvec2 e = texelFetch(cut_idx, cq, 0).rg;
+        if (e.x != 0u) {
+            precise float r = F(F(old.x) - cut_u(ez_tex, e.x - 1u));
+            h.x = r;
+        }
+        if (e.y != 0u) {
+            precise float r = F(F(old.y) + cut_u(ez_tex, e.y - 1u));
+            h.y = r;
+        }
+    }
+#endif
     return h;
 }
 
@@ -129,14 +361,71 @@ float ez_cell_h(sampler2D ez_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2
     return ez_k(texelFetch(ez_tex, p, 0).r, mat_tex, slot_tex, p, h, hy_w, hx_s);
 }
 
+/* Ez^{n+1} of an interior cell as the sweep of update_e_row leaves it (before
+ * slots and point source): the ordinary update, or in a CPML slab
+ *   tx = dy or dy ikx + psi_x;  ty = dx or dx iky + psi_y;  ez + c (tx - ty) */
+float ez_sweep(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, ivec2 p)
+{
+    const vec2 h = texelFetch(h_tex, p, 0).rg;
+    const float hy_w = texelFetch(h_tex, p - ivec2(1, 0), 0).g;
+    const float hx_s = texelFetch(h_tex, p - ivec2(0, 1), 0).r;
+    const float ez = texelFetch(ez_tex, p, 0).r;
+    const uint m = texelFetch(mat_tex, p, 0).r;
+#if CPML
+    int kx, ky;
+    const int sx = slab_e(NX, p.x, kx), sy = slab_e(NY, p.y, ky);
+    if (sx >= 0 || sy >= 0) {
+        precise float dy = F(F(h.y) - F(hy_w));
+        precise float dx = F(F(h.x) - F(hx_s));
+        precise float tx = dy, ty = dx;
+        if (sx >= 0) {
+            const vec3 bci = pml_coef(PROF_XE, p.x);
+            tx = pml_term(dy, bci, psi_ezx_new(psi_x_texel(p.y, sx, kx), bci, dy));
+        }
+        if (sy >= 0) {
+            const vec3 bci = pml_coef(PROF_YE, p.y);
+            ty = pml_term(dx, bci, psi_ezy_new(psi_y_texel(p.x, sy, ky), bci, dx));
+        }
+        precise float curl = F(tx - ty);
+        precise float t = F(cezh[m] * curl);
+        precise float r = F(F(ez) + t);
+        return r;
+    }
+#endif
+    return update_ez(ez, cezh[m], h.y, hy_w, h.x, hx_s);
+}
+
+/* The new Ez of texel p, in update2d.inc's order: the sweep (interior cells;
+ * Mur on the walls from the recomputed new neighbour, which objects never
+ * touch; PEC walls and the corners keep their 0), the source slot, the point
+ * source.  The DFT of the result is the pass's own (it has its own target). */
 float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D slot_tex, ivec2 p)
 {
-    vec2 h = vec2(0.0);
-    float hy_w = 0.0, hx_s = 0.0;
+    float ez;
     if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2) {
-        h = texelFetch(h_tex, p, 0).rg;
-        hy_w = texelFetch(h_tex, p - ivec2(1, 0), 0).g;
-        hx_s = texelFetch(h_tex, p - ivec2(0, 1), 0).r;
+        ez = ez_sweep(ez_tex, h_tex, mat_tex, p);
+    } else {
+        ez = texelFetch(ez_tex, p, 0).r;
+#if MUR
+        const bool col = (p.x == 0 || p.x == NX - 1) && p.y >= 1 && p.y <= NY - 2;
+        const bool row = (p.y == 0 || p.y == NY - 1) && p.x >= 1 && p.x <= NX - 2;
+        if (col || row) {
+            const ivec2 n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y)
+                                : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
+            ez = mur_wall(texelFetch(ez_tex, n, 0).r, ez_sweep(ez_tex, h_tex, mat_tex, n), ez);
+        }
+#endif
     }
-    return ez_cell_h(ez_tex, mat_tex, slot_tex, p, h, hy_w, hx_s);
+    const uint m = texelFetch(mat_tex, p, 0).r;
+    if (m != 0u) {
+        const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
+        ez = apply_slot(ez, kind[m], slot_value(s));
+    }
+#if POINT_SRC
+    if (p == ivec2(POINT_X, POINT_Y)) {
+        precise float r = F(F(ez) + F(point_v));
+        ez = r;
+    }
+#endif
+    return ez;
 }

@@ -2,7 +2,9 @@
  * fragment per cell into the other texture of the R32F pair, then this step's
  * source-slot value (tabulated on the host, in double, rounded once to float:
  * model_slot_values_f) for PEC and dielectric cells.  The arithmetic is
- * ez_cell() in update2d.glsl (cpu/update2d.inc, update_e_row + apply_slots). */
+ * ez_cell() in update2d.glsl (cpu/update2d.inc, update_e_row + apply_slots),
+ * with the CPML terms (psi from update_psi_e.frag), Mur walls and the point
+ * source where the scene has them, and the DFT sample of the result. */
 uniform sampler2D ez_tex;          /* Ez^n, R32F */
 uniform sampler2D h_tex;           /* (Hx, Hy)^{n+1/2}, RG32F */
 uniform usampler2D mat_tex;        /* material index per cell, R8UI */
@@ -10,11 +12,22 @@ uniform usampler2D slot_tex;       /* slot index per cell of the slots' bounding
 uniform samplerBuffer slot_values; /* this batch's slot values, R32F, step-major */
 uniform int slot_base;             /* this step's first value in slot_values */
 
-out float ez_out;
+layout(location = 0) out float ez_out;
+#if DFT
+/* the running DFT as a second render target: (re, im) of the final Ez */
+layout(binding = 11) uniform sampler2D dft_tex; /* (re, im) so far, RG32F */
+layout(location = 1) out vec2 dft_out;
+#endif
 
 float slot_value(uint k) { return texelFetch(slot_values, slot_base + int(k)).r; }
 
 void main()
 {
-    ez_out = ez_cell(ez_tex, h_tex, mat_tex, slot_tex, ivec2(gl_FragCoord.xy));
+    const ivec2 p = ivec2(gl_FragCoord.xy);
+    const float ez = ez_cell(ez_tex, h_tex, mat_tex, slot_tex, p);
+    ez_out = ez;
+#if DFT
+    const vec2 acc = texelFetch(dft_tex, p, 0).rg;
+    dft_out = dft_on ? dft_step(acc, ez) : acc;
+#endif
 }

@@ -1,6 +1,7 @@
 /* update_h.comp - the H pass as a compute dispatch: the same h_cell() of
  * update2d.glsl as update_h.frag, read through texelFetch, written with
- * imageStore into the other texture of the RG32F pair. */
+ * imageStore into the other texture of the RG32F pair; the CPML psi of the
+ * cell (psi_hxy_img, psi_hyx_img) is updated in place by this invocation. */
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 
 uniform sampler2D h_tex;  /* (Hx, Hy)^{n-1/2} */
