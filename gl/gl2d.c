@@ -1305,7 +1305,7 @@ static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t err
     if (egl_context_make_current(g->egl, err, errlen))
         return -1;
     if (!g->color_prog) {
-        char defs[512];
+        char defs[1024];
         make_defines(g, m, false, defs, sizeof defs);
         const char *st[2] = {"fullscreen.vert", "colormap.frag"};
         if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
