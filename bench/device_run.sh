@@ -1,0 +1,66 @@
+#!/bin/bash
+# bench/device_run.sh - on the GPU machine (this workplace's `run` tool): the
+# GPU test suites (what `make test-gpu` runs), and the GL checks and timings
+# that need the GPU, in stages, results under $OUT.
+#
+#   bench/device_run.sh tests   every carried suite with TEXFDTD_REQUIRE_GPU=1
+#   bench/device_run.sh speed   gl_bench copy (GL and CUDA copy bandwidth) and the
+#                               16384^2 speed of gl and gl-compute, in one run
+#   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
+#                               adaptive fenced batches against one-step batches
+#   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
+#
+# The device has no GL headers and a newer glibc: everything is built here and
+# carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
+#   make all build/bench/gl_bench $(ls tests/test_*.c | sed 's|tests/|build/tests/|; s|\.c$||')
+#   bench/device_pack.sh        # -> .devbuild/bins.tar.xz
+set -u
+stage=${1:-tests}
+OUT=${OUT:-/tmp/texfdtd-out}
+mkdir -p "$OUT"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export LD_LIBRARY_PATH=$PWD/.devbuild/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+B=/tmp/devbin
+mkdir -p $B && tar -xJf .devbuild/bins.tar.xz -C $B
+mkdir -p bin && cp $B/texfdtd bin/ # test_cli and test_compare run ./bin/texfdtd
+if ! $B/texfdtd devices 2>&1 | grep -qi nvidia; then
+    export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+fi
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; $B/texfdtd devices; } \
+    >"$OUT/device-$stage.txt" 2>&1
+head -3 "$OUT/device-$stage.txt"
+
+case $stage in
+tests)
+    for t in $B/${DEVICE_TESTS:-test_*}; do
+        echo "== $t" >>"$OUT/tests.txt"
+        # one test at a time: the CPU references use every core (OpenMP), and
+        # several at once oversubscribe the cores and crawl through barriers
+        TEXFDTD_REQUIRE_GPU=1 timeout 300 "$t" --jobs 1 >>"$OUT/tests.txt" 2>&1
+        echo "$(basename $t) rc=$?" | tee -a "$OUT/tests.txt"
+    done
+    grep -E '^\[(FAIL|====)' "$OUT/tests.txt"
+    ;;
+speed)
+    $B/gl_bench copy 1024 10 | tee "$OUT/speed.txt"
+    for e in gl gl-compute; do
+        timeout 200 $B/gl_bench speed $e 16384 1000 1 | tee -a "$OUT/speed.txt"
+    done
+    $B/gl_bench copy 1024 10 | tee -a "$OUT/speed.txt"
+    ;;
+long)
+    timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \
+        object.square.center_x=600 object.square.center_y=8192 source.front_offset=0 \
+        output.snapshots= | tee "$OUT/long.txt"
+    echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/long.txt"
+    ;;
+cli)
+    for e in gl gl-compute cuda; do
+        timeout 60 ./bin/texfdtd run scenes/takada_square.ini --engine $e --out /tmp/run-$e --force \
+            2>&1 | tail -2 | tee -a "$OUT/cli.txt"
+    done
+    timeout 120 ./bin/texfdtd run scenes/cube_cpml.ini --engine cuda --out /tmp/cube --force 2>&1 |
+        tail -2 | tee -a "$OUT/cli.txt"
+    ;;
+esac
