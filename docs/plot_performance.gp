@@ -16,7 +16,7 @@ set xlabel "grid N (N × N cells)"
 set ylabel "Mcells/s (cells × steps / s)"
 set logscale xy 2
 set xrange [180:23000]
-set yrange [8:200000]
+set yrange [8:600000]
 set xtics ("256" 256, "512" 512, "1024" 1024, "2048" 2048, "4096" 4096, "8192" 8192, "16384" 16384)
 set ytics ("10" 10, "100" 100, "1 000" 1000, "10 000" 10000, "100 000" 100000)
 set grid xtics ytics lc rgb "#dddddd"
@@ -32,11 +32,13 @@ $h100 << EOD
 16384 4170 4940 81400 62800
 EOD
 
-# docs/performance-cuda.md, "2D engine (float, PEC, plane wave, two kernels
-# per step)": 4096^2 61.1, 16384^2 62.6 Gcells/s; H100, 2026-11-22.
+# docs/performance-cuda.md, "2D engine (float, vacuum, PEC, 16384^2 and
+# 4096^2)": two kernels 61.0 / 62.5, fused (vectors, R = 32, the default)
+# 105.0 / 113.5, temporal K = 6 (the default) 288.5 / 356.7 Gcells/s at
+# 4096^2 / 16384^2; H100, 2026-11-22.
 $cuda << EOD
-4096  61100
-16384 62600
+4096  61000 105000 288500
+16384 62500 113500 356700
 EOD
 
 # docs/performance.md, "CPU engine" table: 1 thread, 2 threads (AMD EPYC,
@@ -68,7 +70,9 @@ EOD
 plot \
   $h100 using 1:4 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#0b6e4f" title "H100 gl-compute, fused", \
   $h100 using 1:5 with linespoints lw 2 pt 6 ps 1.2 lc rgb "#0b6e4f" dt 2 title "H100 gl-compute, 2 dispatches", \
-  $cuda using 1:2 with linespoints lw 2 pt 9 ps 1.4 lc rgb "#6a3d9a" title "H100 CUDA 2D, two kernels", \
+  $cuda using 1:4 with linespoints lw 2 pt 9 ps 1.4 lc rgb "#6a3d9a" title "H100 CUDA 2D, 6 steps per launch", \
+  $cuda using 1:3 with linespoints lw 2 pt 8 ps 1.4 lc rgb "#6a3d9a" dt 2 title "H100 CUDA 2D, one fused kernel", \
+  $cuda using 1:2 with linespoints lw 1.5 pt 6 ps 1.2 lc rgb "#6a3d9a" dt 3 title "H100 CUDA 2D, two kernels", \
   $h100 using 1:3 with linespoints lw 2 pt 5 ps 1.1 lc rgb "#c0392b" title "H100 gl fragment, 2 steps/pass", \
   $h100 using 1:2 with linespoints lw 2 pt 4 ps 1.1 lc rgb "#c0392b" dt 2 title "H100 gl fragment, 1 step/pass", \
   $cpu using 1:3 with linespoints lw 2 pt 13 ps 1.3 lc rgb "#1f4fbf" title "cpu, 2 threads (EPYC VM)", \
