@@ -32,7 +32,7 @@ $h100 << EOD
 16384 4170 4940 81400 62800
 EOD
 
-# docs/performance-cuda.md, "2D engine (float, vacuum, PEC, 16384^2 and
+# docs/performance.md ("CUDA engines"), "2D engine (float, vacuum, PEC, 16384^2 and
 # 4096^2)": two kernels 61.0 / 62.5, fused (vectors, R = 32, the default)
 # 105.0 / 113.5, temporal K = 6 (the default) 288.5 / 356.7 Gcells/s at
 # 4096^2 / 16384^2; H100, 2026-11-22.
