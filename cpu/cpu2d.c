@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "core/engine.h"
 #include "core/util.h"
+#include "cpucommon.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,22 +38,6 @@ struct cpu_engine {
     int threads;
 };
 
-/* FTZ (flush denormal results to zero) and DAZ (treat denormal inputs as
- * zero) in MXCSR: the float behaviour of the NVIDIA and Mesa fragment shaders.
- * MXCSR is per thread, so every thread that steps sets it. */
-#define MXCSR_DAZ 0x0040u
-#define MXCSR_FTZ 0x8000u
-
-static void set_denormal_mode(enum denormals dn)
-{
-    unsigned csr = _mm_getcsr();
-    if (dn == DENORMALS_FLUSH)
-        csr |= MXCSR_DAZ | MXCSR_FTZ;
-    else
-        csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
-    _mm_setcsr(csr);
-}
-
 #define REAL float
 #define SUFFIX _f
 #include "update2d.inc"
@@ -63,19 +48,6 @@ static void set_denormal_mode(enum denormals dn)
 #include "update2d.inc"
 #undef REAL
 #undef SUFFIX
-
-static void *alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)
-{
-    size_t bytes = (n * elem + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes);
-    if (!p) {
-        char b[32];
-        seterr(err, errlen, "cannot allocate %s: %s", what, fmt_bytes((double)bytes, b, sizeof b));
-        return NULL;
-    }
-    memset(p, 0, bytes);
-    return p;
-}
 
 static void cpu_destroy(struct engine *e)
 {
@@ -105,9 +77,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     if (!c)
         return -1;
     const size_t elem = precision_size(o->precision);
-    if (!(c->f.ez = alloc_field(m->ncells, elem, "Ez", err, errlen))
-        || !(c->f.hx = alloc_field(m->ncells, elem, "Hx", err, errlen))
-        || !(c->f.hy = alloc_field(m->ncells, elem, "Hy", err, errlen))
+    if (!(c->f.ez = cpu_alloc_field(m->ncells, elem, "Ez", err, errlen))
+        || !(c->f.hx = cpu_alloc_field(m->ncells, elem, "Hx", err, errlen))
+        || !(c->f.hy = cpu_alloc_field(m->ncells, elem, "Hy", err, errlen))
         || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
         || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))
         || (m->pml_n
@@ -122,8 +94,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
                 || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
         || (m->scene->dft
-            && (!(c->f.dft_re = alloc_field(m->ncells, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = alloc_field(m->ncells, elem, "DFT", err, errlen))))) {
+            && (!(c->f.dft_re = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))))) {
         cpu_destroy(&c->base);
         return -1;
     }
@@ -175,7 +147,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
-            set_denormal_mode(e->opt.denormals);
+            cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
@@ -188,7 +160,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
-            set_denormal_mode(e->opt.denormals);
+            cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
@@ -232,27 +204,6 @@ static int cpu_write_field(struct engine *e, enum field f, const void *src, char
         return seterr(err, errlen, "cpu engine: no field %d", (int)f);
     memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
     return 0;
-}
-
-static void cpu_model_name(char *buf, size_t len)
-{
-    snprintf(buf, len, "x86_64 CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10)) {
-            char *p = strchr(line, ':');
-            if (p) {
-                p += 1 + (p[1] == ' ');
-                p[strcspn(p, "\n")] = 0;
-                snprintf(buf, len, "%s", p);
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 static void cpu_describe(const struct engine *e, struct engine_info *info)

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "core/engine.h"
 #include "core/util.h"
+#include "cpucommon.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,20 +53,6 @@ struct cpu3d_engine {
     int threads;
 };
 
-#define MXCSR_DAZ 0x0040u
-#define MXCSR_FTZ 0x8000u
-
-/* FTZ + DAZ (flush) or IEEE gradual underflow, per thread (see cpu2d.c). */
-static void set_denormal_mode(enum denormals dn)
-{
-    unsigned csr = _mm_getcsr();
-    if (dn == DENORMALS_FLUSH)
-        csr |= MXCSR_DAZ | MXCSR_FTZ;
-    else
-        csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
-    _mm_setcsr(csr);
-}
-
 #define REAL float
 #define SUFFIX _f
 #include "update3d.inc"
@@ -107,19 +94,6 @@ static void mur_planes(struct mur_plane *p, int nx, int ny, int nz)
         }
 }
 
-static void *alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)
-{
-    size_t bytes = (n * elem + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes ? bytes : 64);
-    if (!p) {
-        char b[32];
-        seterr(err, errlen, "cannot allocate %s: %s", what, fmt_bytes((double)bytes, b, sizeof b));
-        return NULL;
-    }
-    memset(p, 0, bytes);
-    return p;
-}
-
 static void cpu3d_destroy(struct engine *e)
 {
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
@@ -155,18 +129,18 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
     const size_t elem = precision_size(o->precision);
     void **fields[6] = {&c->f.ex, &c->f.ey, &c->f.ez, &c->f.hx, &c->f.hy, &c->f.hz};
     for (int k = 0; k < 6; k++)
-        if (!(*fields[k] = alloc_field(m->ncells, elem, "3D field", err, errlen)))
+        if (!(*fields[k] = cpu_alloc_field(m->ncells, elem, "3D field", err, errlen)))
             goto fail;
     if (m->pml_n)
         for (int k = 0; k < PSI_COUNT; k++)
-            if (!(c->f.psi[k] = alloc_field(psi_elems(m, psi_axis[k]), elem, "CPML psi", err, errlen)))
+            if (!(c->f.psi[k] = cpu_alloc_field(psi_elems(m, psi_axis[k]), elem, "CPML psi", err, errlen)))
                 goto fail;
     if (m->scene->boundary == BOUNDARY_MUR) {
         mur_planes(c->f.mur, m->nx, m->ny, m->nz);
         for (int k = 0; k < MUR_PLANES; k++) {
             const struct mur_plane *p = &c->f.mur[k];
             const size_t n = (size_t)(p->a1 - p->a0 + 1) * (size_t)(p->b1 - p->b0 + 1);
-            if (!(c->f.mur_old[k] = alloc_field(n, elem, "Mur planes", err, errlen)))
+            if (!(c->f.mur_old[k] = cpu_alloc_field(n, elem, "Mur planes", err, errlen)))
                 goto fail;
         }
     }
@@ -208,7 +182,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
-            set_denormal_mode(e->opt.denormals);
+            cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
@@ -217,7 +191,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
         } else {
             model_slot_values_d(m, t, c->slot_v);
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
-            set_denormal_mode(e->opt.denormals);
+            cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
@@ -266,7 +240,9 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu3d_engine *c = (const struct cpu3d_engine *)e;
     snprintf(info->engine, sizeof info->engine, "cpu");
-    snprintf(info->device, sizeof info->device, "x86_64 CPU, %d thread%s", c->threads,
+    char name[200];
+    cpu_model_name(name, sizeof name);
+    snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
     snprintf(info->detail, sizeof info->detail, "3D Yee, denormals %s",
              denormals_name(e->opt.denormals));

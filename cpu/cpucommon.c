@@ -1,0 +1,56 @@
+/* cpucommon.c - see cpucommon.h. */
+#define _GNU_SOURCE
+#include "cpucommon.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xmmintrin.h>
+
+#define MXCSR_DAZ 0x0040u
+#define MXCSR_FTZ 0x8000u
+
+void cpu_set_denormal_mode(enum denormals dn)
+{
+    unsigned csr = _mm_getcsr();
+    if (dn == DENORMALS_FLUSH)
+        csr |= MXCSR_DAZ | MXCSR_FTZ;
+    else
+        csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
+    _mm_setcsr(csr);
+}
+
+void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)
+{
+    const size_t bytes = (n * elem + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (!p) {
+        char b[32];
+        seterr(err, errlen, "cannot allocate %s: %s", what, fmt_bytes((double)bytes, b, sizeof b));
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+void cpu_model_name(char *buf, size_t len)
+{
+    snprintf(buf, len, "x86_64 CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p += 1 + (p[1] == ' ');
+                p[strcspn(p, "\n")] = 0;
+                snprintf(buf, len, "%s", p);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}

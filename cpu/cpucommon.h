@@ -1,0 +1,22 @@
+/* cpucommon.h - what the 2D and 3D CPU engines share: the denormal mode of
+ * the stepping threads, aligned field arrays, the processor's name. */
+#ifndef TEXFDTD_CPUCOMMON_H
+#define TEXFDTD_CPUCOMMON_H
+
+#include <stddef.h>
+
+#include "core/engine.h"
+
+/* FTZ (flush denormal results to zero) and DAZ (treat denormal inputs as
+ * zero) in MXCSR for DENORMALS_FLUSH: the float behaviour of the NVIDIA and
+ * Mesa fragment shaders; IEEE gradual underflow for DENORMALS_KEEP.  MXCSR is
+ * per thread, so every thread that steps sets it. */
+void cpu_set_denormal_mode(enum denormals dn);
+
+/* n elements of elem bytes, zeroed, 64-byte aligned; NULL with err filled. */
+void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen);
+
+/* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
+void cpu_model_name(char *buf, size_t len);
+
+#endif
