@@ -254,6 +254,24 @@ static int make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t
     return 0;
 }
 
+/* A framebuffer rendering into two textures at once (MRT): Ez and H of the
+ * multi-step pass, Ez and the DFT sums of the E pass. */
+static int make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
+                     size_t errlen)
+{
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex0, 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, tex1, 0);
+    const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+    glDrawBuffers(2, bufs);
+    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE)
+        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
+                      st);
+    return 0;
+}
+
 static int make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
                      size_t errlen)
 {
@@ -478,22 +496,10 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         set_sampler(p, "slot_tex", UNIT_SLOT);
         set_sampler(p, "slot_values", UNIT_SLOTVAL);
         g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
-        for (int c = 0; c < 2; c++) {
-            glGenFramebuffers(1, &g->mrt_fbo[c]);
-            glBindFramebuffer(GL_FRAMEBUFFER, g->mrt_fbo[c]);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-                                   g->ez.tex[c], 0);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D,
-                                   g->h.tex[c], 0);
-            const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
-            glDrawBuffers(2, bufs);
-            const GLenum st2 = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-            if (st2 != GL_FRAMEBUFFER_COMPLETE)
-                return seterr(err, errlen,
-                              "Ez + H render targets of the multi-step pass are not complete "
-                              "(status 0x%04x)",
-                              st2);
-        }
+        for (int c = 0; c < 2; c++)
+            if (make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
+                          "Ez + H of the multi-step pass", err, errlen))
+                return -1;
     }
     if (g->fused) {
         const char *he[1] = {"update_he.comp"};
@@ -680,22 +686,10 @@ static int make_feature_targets(struct gl_engine *g, const struct model *m, char
     if (g->dft) {
         if (make_pair(&g->dft_pp, GL_RG32F, m->nx, m->ny, "DFT (RG32F)", err, errlen))
             return -1;
-        for (int c = 0; c < 2 && !g->compute; c++) {
-            glGenFramebuffers(1, &g->dft_mrt_fbo[c]);
-            glBindFramebuffer(GL_FRAMEBUFFER, g->dft_mrt_fbo[c]);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-                                   g->ez.tex[c], 0);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D,
-                                   g->dft_pp.tex[c], 0);
-            const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
-            glDrawBuffers(2, bufs);
-            const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-            if (st != GL_FRAMEBUFFER_COMPLETE)
-                return seterr(err, errlen,
-                              "Ez + DFT render targets of the E pass are not complete "
-                              "(status 0x%04x)",
-                              st);
-        }
+        for (int c = 0; c < 2 && !g->compute; c++)
+            if (make_fbo2(g->ez.tex[c], g->dft_pp.tex[c], &g->dft_mrt_fbo[c],
+                          "Ez + DFT of the E pass", err, errlen))
+                return -1;
     }
     return check_gl("allocating the CPML and DFT textures", err, errlen);
 }
