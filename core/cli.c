@@ -69,7 +69,9 @@ static const char run_usage[] =
     "  --json                 print summary.json on stdout at the end\n"
     "  --movie NAME           a movie of the total field, NAME.mp4 or NAME.gif in the --out\n"
     "                         directory (frames coloured by the engine, encoded by ffmpeg)\n"
-    "  --every K              a movie frame every K steps (default 10)\n"
+    "  --window               also show the frames live in a window (needs a display and\n"
+    "                         ffplay); the run stays headless, closing the window is fine\n"
+    "  --every K              a movie or window frame every K steps (default 10)\n"
     "  --fps F                movie frames per second (default 25)\n"
     "  -q, --quiet            no informational messages\n"
     "  -h, --help             this text\n";
@@ -87,7 +89,7 @@ struct run_args {
     enum precision precision;
     enum denormals denormals;
     int device, threads;
-    bool force, dry_run, progress, quiet, precision_given, json;
+    bool force, dry_run, progress, quiet, precision_given, json, window;
 };
 
 static int bad(const char *cmd, const char *fmt, const char *arg)
@@ -117,6 +119,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
             a->progress = true;
         } else if (!strcmp(arg, "--json")) {
             a->json = true;
+        } else if (!strcmp(arg, "--window")) {
+            a->window = true;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = true;
         } else if (is_opt(arg, "--engine")) {
@@ -278,7 +282,7 @@ static int cmd_run(int argc, char **argv)
     struct model m = {0};
     struct engine *e = NULL;
     struct h5out *h5 = NULL;
-    struct movie *mv = NULL;
+    struct movie *mv = NULL, *win = NULL;
     char *text = NULL;
     char outdir[4096];
     snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
@@ -307,6 +311,11 @@ static int cmd_run(int argc, char **argv)
     if (avail > 0 && need > avail) {
         fprintf(stderr, "texfdtd: %s: the grid needs %s of host memory, %s is available\n",
                 a.scene, fmt_bytes(need, b1, sizeof b1), fmt_bytes(avail, b2, sizeof b2));
+        goto out;
+    }
+    if (a.window && !movie_display_available()) {
+        fprintf(stderr, "texfdtd: --window needs a display ($DISPLAY or $WAYLAND_DISPLAY) and "
+                        "ffplay (Debian: apt-get install ffmpeg); without them, use --movie\n");
         goto out;
     }
     if (a.movie && !movie_ffmpeg_available()) {
@@ -359,13 +368,20 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    if (a.window && movie_open_window(&win, s.name, s.nx, s.ny, a.fps, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    if (win)
+        log_info("live window: a frame every %d steps (closing it does not stop the run)",
+                 a.every);
     struct progress pr = {.tty = isatty(2) && !a.quiet, .lines = a.progress};
     pr.start = pr.last = now_seconds();
     double busy = 0;
     int batch = 1, next_snap = 0;
     while (e->step < s.steps || next_snap < s.nsnapshots) {
         int stop = next_snap < s.nsnapshots ? s.snapshots[next_snap] : s.steps;
-        if (mv) {
+        if (mv || win) {
             const int frame = (e->step / a.every + 1) * a.every;
             stop = frame < stop ? frame : stop;
         }
@@ -384,10 +400,15 @@ static int cmd_run(int argc, char **argv)
             else if (dt > 0.4 && batch > 1)
                 batch /= 2;
             progress_show(&pr, &s, e->step, busy, false);
-            if (mv && (e->step % a.every == 0 || e->step == s.steps)
-                && movie_frame(mv, e, err, sizeof err)) {
+            const bool frame = e->step % a.every == 0 || e->step == s.steps;
+            if (mv && frame && movie_frame(mv, e, err, sizeof err)) {
                 fprintf(stderr, "\ntexfdtd: %s\n", err);
                 goto out;
+            }
+            if (win && frame && movie_frame(win, e, err, sizeof err)) {
+                log_info("%s; the run goes on", err);
+                movie_abort(win);
+                win = NULL;
             }
             continue;
         }
@@ -407,6 +428,11 @@ static int cmd_run(int argc, char **argv)
         || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
+    }
+    if (win) {
+        struct movie *w2 = win;
+        win = NULL;
+        movie_close(w2, err, sizeof err);
     }
     if (mv) {
         struct movie *m2 = mv;
@@ -439,6 +465,7 @@ static int cmd_run(int argc, char **argv)
     rc = EXIT_OK;
 out:
     movie_abort(mv);
+    movie_abort(win);
     h5out_abort(h5);
     engine_destroy(e);
     model_free(&m);

@@ -17,6 +17,7 @@ struct movie {
     FILE *pipe;
     uint8_t *rgba;
     int nx, ny, frames;
+    bool window;
     char tmp[4200], final[4200];
 };
 
@@ -85,13 +86,57 @@ int movie_open(struct movie **out, const char *dir, const char *name, int nx, in
     return 0;
 }
 
+bool movie_display_available(void)
+{
+    const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+    return ((x && *x) || (w && *w)) && system("command -v ffplay >/dev/null 2>&1") == 0;
+}
+
+int movie_open_window(struct movie **out, const char *title, int nx, int ny, int fps, char *err,
+                      size_t errlen)
+{
+    struct movie *mv = xcalloc(1, sizeof *mv, "window", err, errlen);
+    if (!mv)
+        return -1;
+    mv->nx = nx;
+    mv->ny = ny;
+    mv->window = true;
+    mv->rgba = xcalloc((size_t)nx * ny, 4, "window frame", err, errlen);
+    if (!mv->rgba) {
+        free(mv);
+        return -1;
+    }
+    char safe[128];
+    snprintf(safe, sizeof safe, "%s", title);
+    for (char *p = safe; *p; p++)
+        if (*p == '\'')
+            *p = ' ';
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "ffplay -hide_banner -loglevel error -autoexit -window_title 'texfdtd: %s' "
+             "-f rawvideo -pixel_format rgba -video_size %dx%d -framerate %d -vf vflip -i -",
+             safe, nx, ny, fps);
+    signal(SIGPIPE, SIG_IGN);
+    mv->pipe = popen(cmd, "w");
+    if (!mv->pipe) {
+        seterr(err, errlen, "cannot start ffplay: %s", strerror(errno));
+        free(mv->rgba);
+        free(mv);
+        return -1;
+    }
+    *out = mv;
+    return 0;
+}
+
 int movie_frame(struct movie *mv, struct engine *e, char *err, size_t errlen)
 {
     if (render_total_field(e, mv->rgba, err, errlen))
         return -1;
     const size_t bytes = (size_t)mv->nx * mv->ny * 4;
-    if (fwrite(mv->rgba, 1, bytes, mv->pipe) != bytes)
-        return seterr(err, errlen, "ffmpeg stopped taking frames (writing %s)", mv->tmp);
+    if (fwrite(mv->rgba, 1, bytes, mv->pipe) != bytes || fflush(mv->pipe))
+        return seterr(err, errlen, mv->window ? "the window was closed"
+                                              : "ffmpeg stopped taking frames (writing %s)",
+                      mv->tmp);
     mv->frames++;
     return 0;
 }
@@ -101,6 +146,11 @@ int movie_close(struct movie *mv, char *err, size_t errlen)
     const int st = pclose(mv->pipe);
     mv->pipe = NULL;
     int rc = 0;
+    if (mv->window) { /* the viewer's exit status says nothing about the run */
+        free(mv->rgba);
+        free(mv);
+        return 0;
+    }
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         rc = seterr(err, errlen, "ffmpeg failed to encode %s (status %d)", mv->final,
                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -120,7 +170,8 @@ void movie_abort(struct movie *mv)
         return;
     if (mv->pipe)
         pclose(mv->pipe);
-    unlink(mv->tmp);
+    if (!mv->window)
+        unlink(mv->tmp);
     free(mv->rgba);
     free(mv);
 }

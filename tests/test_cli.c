@@ -276,6 +276,30 @@ Test(cli, movie_frames_every_k_steps)
     free(dir);
 }
 
+/* --window: a live view through ffplay, tried on a virtual X display (xvfb,
+ * from scripts/deps.sh); refused with a clear message where there is no
+ * display. */
+Test(cli, live_window)
+{
+    char out[16384];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene(small_scene);
+    cr_assert_eq(run_cmd(out, sizeof out, "DISPLAY= WAYLAND_DISPLAY= " TEXFDTD
+                                          " run %s --window --out %s/n", scene, dir), 2);
+    cr_assert(strstr(out, "--window needs a display"), "%s", out);
+    if (run_cmd(out, sizeof out, "command -v xvfb-run ffplay") != 0)
+        cr_skip_test("xvfb-run or ffplay is not installed here (Debian: xvfb, ffmpeg)");
+    cr_assert_eq(run_cmd(out, sizeof out, "xvfb-run -a " TEXFDTD " run %s --engine cpu --window "
+                                          "--every 30 --fps 50 --out %s/w", scene, dir),
+                 0, "%s", out);
+    cr_assert(strstr(out, "live window: a frame every 30 steps"), "%s", out);
+    cr_assert(!strstr(out, "the window was closed"), "%s", out);
+    run_cmd(out, sizeof out, "rm -rf %s", dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
 Test(cli, double_precision_run)
 {
     char out[16384];
