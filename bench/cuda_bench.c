@@ -1,7 +1,9 @@
 /* cuda_bench.c - benchmarks of the CUDA engines (issue 5, item 7), run by
  * bench/cuda.sh on the GPU machine.
  *
- *   build/bench/cuda_bench OUTDIR [quick]
+ *   build/bench/cuda_bench OUTDIR [quick | mapping]
+ *   (mapping: only (c), the 256^3 cavity with the coalesced and the
+ *   un-coalesced thread mapping of the two-kernel path, float and double)
  *
  * Timing: CUDA events around engine_step() on the default stream
  * (texfdtd_cuda_time_steps), after warm-up steps, median of 3 repeats.
@@ -170,6 +172,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
+    const bool mapping = argc > 2 && !strcmp(argv[2], "mapping");
     char path[4096], err[ERRLEN];
     snprintf(path, sizeof path, "%s/cuda_bench.csv", argv[1]);
     csv = fopen(path, "w");
@@ -186,6 +189,26 @@ int main(int argc, char **argv)
     fprintf(csv, "# device-to-device copy bandwidth %.1f GB/s (read + write counted)\n", bw_gbs);
     fprintf(csv, "group,label,precision,nx,ny,nz,steps,ms_per_step,eff_mcells_s,all_mcells_s,"
                  "fraction_of_floor\n");
+
+    /* (c) with the coalescing paper's comparison: the 256^3 PEC cavity on the
+     * two-kernel path, warps along x (coalesced) or along y (un-coalesced) */
+    for (int pr = 0; pr < 2 && mapping; pr++)
+        for (int u = 0; u < 2; u++) {
+            char text[512];
+            setenv("TEXFDTD_CUDA3D", "two", 1);
+            setenv("TEXFDTD_CUDA3D_MAP", u ? "uncoalesced" : "coalesced", 1);
+            snprintf(text, sizeof text,
+                     "[grid]\nnx = 256\nny = 256\nnz = 256\nsteps = 5000\ncourant = 0.5\n"
+                     "[source]\ntype = point\ncenter_x = 128\ncenter_y = 128\ncenter_z = 128\n");
+            bench(u ? "cavity-uncoalesced" : "cavity-coalesced", "pec-256", text,
+                  pr ? PRECISION_DOUBLE : PRECISION_SINGLE, 256.0 * 256 * 256, 500, pr ? 97 : 49);
+        }
+    if (mapping) {
+        unsetenv("TEXFDTD_CUDA3D");
+        unsetenv("TEXFDTD_CUDA3D_MAP");
+        fclose(csv);
+        return 0;
+    }
 
     /* 2D engine: the three step paths at 4096^2 and 16384^2 (plane wave, PEC) */
     const int n2[] = {4096, 16384};

@@ -6,6 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 cp bin/texfdtd build/bench/gl_bench "$tmp"/
+[ -x build/bench/cuda_bench ] && cp build/bench/cuda_bench "$tmp"/
 for t in build/tests/test_*; do
     case $t in *.d) ;; *) cp "$t" "$tmp"/ ;; esac
 done

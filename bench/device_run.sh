@@ -9,6 +9,8 @@
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
+#   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
+#                               coalesced and un-coalesced thread mappings
 #
 # The device has no GL headers and a newer glibc: everything is built here and
 # carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
@@ -54,6 +56,9 @@ long)
         object.square.center_x=600 object.square.center_y=8192 source.front_offset=0 \
         output.snapshots= | tee "$OUT/long.txt"
     echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/long.txt"
+    ;;
+mapping)
+    $B/cuda_bench "$OUT" mapping | tee "$OUT/mapping.txt"
     ;;
 cli)
     for e in gl gl-compute cuda; do

@@ -55,6 +55,7 @@ template <typename T> struct Dev3 {
     int nx, ny, nz, px, N;
     long long sy, sz;
     T ch;
+    int uncoalesced; /* the coalescing paper's un-coalesced thread mapping (bench only) */
 };
 
 struct Box {
@@ -160,12 +161,16 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
     }
 }
 
-/* Field kernels over a box: a thread per (i, j), blockIdx.z = plane. */
-template <typename T, bool F, int MODE, bool E>
+/* Field kernels over a box: a thread per (i, j), blockIdx.z = plane.  The
+ * lanes of a warp take consecutive i (x is the fastest index in memory), so
+ * its loads are coalesced; with U (the coalescing paper's counter-example,
+ * for the benchmark) they take consecutive j instead, a row pitch apart.
+ * The cell's arithmetic, and so its bits, is the same either way. */
+template <typename T, bool F, int MODE, bool E, bool U = false>
 __global__ void __launch_bounds__(256) k_field(Dev3<T> d, Box b)
 {
-    const int i = b.x0 + blockIdx.x * blockDim.x + threadIdx.x;
-    const int j = b.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+    const int i = b.x0 + (U ? blockIdx.x * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x);
+    const int j = b.y0 + (U ? blockIdx.y * blockDim.x + threadIdx.x : blockIdx.y * blockDim.y + threadIdx.y);
     const int k = b.z0 + blockIdx.z;
     if (i >= b.x1 || j >= b.y1)
         return;
@@ -624,6 +629,7 @@ struct cuda3d_engine {
      * f[] and psi[] always name the current ones */
     bool fused;
     int kz; /* planes per block */
+    bool uncoalesced; /* TEXFDTD_CUDA3D_MAP=uncoalesced (two-kernel path, bench only) */
     Tile3 *tiles[2]; /* device: tiles without / with CPML cells */
     size_t ntiles[2];
     void *fb[6];
@@ -668,6 +674,7 @@ template <typename T> static Dev3<T> dev_view(const cuda3d_engine *c, const stru
     d.sy = c->px;
     d.sz = (long long)c->px * c->ny;
     d.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
+    d.uncoalesced = c->uncoalesced;
     return d;
 }
 
@@ -683,8 +690,16 @@ template <typename T, bool F, int MODE, bool E>
 static void launch_field(const Dev3<T> &d, const Box &b)
 {
     dim3 g, bl;
-    if (field_launch_box(b, &g, &bl))
+    if (!field_launch_box(b, &g, &bl))
+        return;
+    if (d.uncoalesced) {
+        /* 32 lanes along j, 8 rows along i */
+        g = dim3((unsigned)((b.x1 - b.x0 + 7) / 8), (unsigned)((b.y1 - b.y0 + 31) / 32),
+                 (unsigned)(b.z1 - b.z0));
+        k_field<T, F, MODE, E, true><<<g, bl>>>(d, b);
+    } else {
         k_field<T, F, MODE, E><<<g, bl>>>(d, b);
+    }
 }
 
 template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d)
@@ -1062,7 +1077,15 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         c->kz = ke ? atoi(ke) : 32;
         if (c->kz != 64 && c->kz != 128)
             c->kz = 32;
-        log_info("cuda 3D: %s", c->fused ? "fused path (one kernel per step)" : "two kernels per step");
+        /* TEXFDTD_CUDA3D_MAP=uncoalesced: the field kernels of the two-kernel
+         * path map a warp's lanes along y, a row pitch apart (the coalescing
+         * paper's comparison; benchmark only) */
+        const char *me = getenv("TEXFDTD_CUDA3D_MAP");
+        c->uncoalesced = me && !strcmp(me, "uncoalesced");
+        if (c->uncoalesced)
+            c->fused = false;
+        log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
+                 c->uncoalesced ? ", un-coalesced thread mapping" : "");
     }
     /* memory: 6 fields (twice when fused) + material over the padded grid,
      * psi (the H psi twice when fused), Mur planes */
@@ -1254,8 +1277,10 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "3D Yee, %s, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s",
-             c->fused ? "fused z-marching kernel" : "two kernels per step", drv, rt, c->px, c->N ? st[c->strat] : "none",
+             "3D Yee, %s%s, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s",
+             c->fused ? "fused z-marching kernel" : "two kernels per step",
+             c->uncoalesced ? " (un-coalesced mapping)" : "", drv, rt, c->px,
+             c->N ? st[c->strat] : "none",
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
 }
 

@@ -167,6 +167,16 @@ Test(cuda3d, a2_regions_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("regions", 
 Test(cuda3d, a3_per_face_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("per-face", "cpml"); }
 Test(cuda3d, mur_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "mur"); }
 Test(cuda3d, pec_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "pec"); }
+/* The un-coalesced thread mapping (the benchmark's counter-example) changes
+ * which thread does a cell, never the cell's arithmetic: same bits. */
+Test(cuda3d, uncoalesced_mapping_matches_cpu, .timeout = 120)
+{
+    setenv("TEXFDTD_CUDA3D", "two", 1);
+    setenv("TEXFDTD_CUDA3D_MAP", "uncoalesced", 1);
+    cuda3d_vs_cpu_path("combined", "cpml");
+    unsetenv("TEXFDTD_CUDA3D_MAP");
+    unsetenv("TEXFDTD_CUDA3D");
+}
 
 /* A1 and A2 evaluate the same expression for every cell: same bits. */
 Test(cuda3d, a1_and_a2_agree_bit_for_bit, .timeout = 120)
