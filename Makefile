@@ -60,7 +60,7 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 
-.PHONY: all deps demo docs test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
+.PHONY: all deps demo docs fuzz test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: bin/texfdtd
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
@@ -96,6 +96,24 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./bin/texfdtd run scenes/takada_square.ini --out out/demo --force
 
+# The scene parser under libFuzzer with AddressSanitizer and UBSan (clang):
+# `make fuzz FUZZ_SECONDS=1800` for a long run; `make test` runs 60 s.
+# Crashes land in build/fuzz/ as crash-*; keep them in tests/fuzz/corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := core/scene.c core/model.c core/util.c
+build/fuzz/scene_fuzz: tests/fuzz/scene_fuzz.c $(FUZZ_SRC) core/scene.h core/model.h core/util.h
+	@mkdir -p build/fuzz
+	clang -std=c11 -g -O1 -I. -ffp-contract=off -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined $(shell pkg-config --cflags inih) -o $@ \
+	    tests/fuzz/scene_fuzz.c $(FUZZ_SRC) $(shell pkg-config --libs inih) -lm
+
+fuzz: build/fuzz/scene_fuzz
+	@mkdir -p build/fuzz/corpus
+	@cd build/fuzz && ./scene_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	    -print_final_stats=1 corpus ../../tests/fuzz/corpus >fuzz.log 2>&1; rc=$$?; \
+	    grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)|ERROR|SUMMARY|crash-' fuzz.log; \
+	    [ $$rc -eq 0 ] || { tail -40 fuzz.log; echo "fuzz: the scene parser failed (build/fuzz/fuzz.log)"; }; exit $$rc
+
 # The one-file teaching example: nothing of the project's, on purpose.
 build/examples/rtt_fdtd: examples/rtt_fdtd.c
 	@mkdir -p build/examples
@@ -106,6 +124,7 @@ test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) build/examples/rtt_fdtd
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
 	echo "== examples/rtt_fdtd"; build/examples/rtt_fdtd build/examples/rtt_fdtd.png || fail=1; \
+	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; $(MAKE) --no-print-directory fuzz || fail=1; \
 	exit $$fail
 
 test-gpu: deps

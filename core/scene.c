@@ -621,28 +621,14 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
     return 0;
 }
 
-int scene_load(struct scene *s, const char *path, const char *const *sets, int nset, char *err,
-               size_t errlen)
+/* The scene read from the open stream f, named path in messages. */
+static int scene_load_stream(struct scene *s, FILE *f, const char *path, const char *const *sets,
+                             int nset, char *err, size_t errlen)
 {
-    struct entries es = {.path = path};
+    struct entries es = {.path = path, .f = f};
     int rc = -1;
-    memset(s, 0, sizeof *s);
 
-    if (strlen(path) >= sizeof s->path)
-        return seterr(err, errlen, "%s: path too long", path);
-    strcpy(s->path, path);
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, base);
-    char *dot = strrchr(s->name, '.');
-    if (dot && dot != s->name)
-        *dot = 0;
-
-    es.f = fopen(path, "r");
-    if (!es.f)
-        return seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
     int perr = ini_parse_stream(counting_reader, &es, collect_handler, &es);
-    fclose(es.f);
     if (perr != 0) {
         if (es.err[0])
             seterr(err, errlen, "%s", es.err);
@@ -663,6 +649,50 @@ out:
     free(es.e);
     if (rc)
         scene_free(s);
+    return rc;
+}
+
+/* Path and name first (messages and outputs use them), then the text. */
+static int scene_set_path(struct scene *s, const char *path, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (strlen(path) >= sizeof s->path)
+        return seterr(err, errlen, "%s: path too long", path);
+    strcpy(s->path, path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, base);
+    char *dot = strrchr(s->name, '.');
+    if (dot && dot != s->name)
+        *dot = 0;
+    return 0;
+}
+
+int scene_load(struct scene *s, const char *path, const char *const *sets, int nset, char *err,
+               size_t errlen)
+{
+    if (scene_set_path(s, path, err, errlen))
+        return -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
+    const int rc = scene_load_stream(s, f, s->path, sets, nset, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int scene_load_text(struct scene *s, const char *name, const char *text, size_t len,
+                    const char *const *sets, int nset, char *err, size_t errlen)
+{
+    if (scene_set_path(s, name, err, errlen))
+        return -1;
+    if (len == 0)
+        text = "\n", len = 1; /* fmemopen needs a buffer */
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!f)
+        return seterr(err, errlen, "%s: cannot read the scene text: %s", name, strerror(errno));
+    const int rc = scene_load_stream(s, f, s->path, sets, nset, err, errlen);
+    fclose(f);
     return rc;
 }
 

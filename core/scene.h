@@ -86,6 +86,10 @@ struct scene {
  * everything.  On failure returns -1 with one line in err. */
 int scene_load(struct scene *s, const char *path, const char *const *sets, int nset,
                char *err, size_t errlen);
+/* The same from text in memory (len bytes, need not end in a NUL), named
+ * `name` in messages; used by the fuzz target. */
+int scene_load_text(struct scene *s, const char *name, const char *text, size_t len,
+                    const char *const *sets, int nset, char *err, size_t errlen);
 void scene_free(struct scene *s);
 
 /* omega * dt = 2 pi S / N_lambda (radians per step). */
