@@ -122,10 +122,13 @@ build/examples/rtt_fdtd: examples/rtt_fdtd.c
 # Each suite is one Criterion binary; run from the repository root.
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) build/examples/rtt_fdtd
-	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 || fail=1; done; \
-	echo "== examples/rtt_fdtd"; build/examples/rtt_fdtd build/examples/rtt_fdtd.png || fail=1; \
-	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; $(MAKE) --no-print-directory fuzz || fail=1; \
-	exit $$fail
+	@ok=0; bad=0; \
+	for t in $(TEST_BIN); do echo "== $$t"; if $$t --jobs 2; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; done; \
+	echo "== examples/rtt_fdtd"; \
+	if build/examples/rtt_fdtd build/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
+	if $(MAKE) --no-print-directory fuzz; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
