@@ -394,6 +394,24 @@ static int cmd_run(int argc, char **argv)
             }
             const double dt = now_seconds() - t0;
             busy += dt;
+            /* a blow-up stops the run at once, saying where (fields on the
+             * host are scanned in place, a small cost next to a batch) */
+            enum field badf;
+            size_t badc;
+            const int fin = engine_check_finite(e, &badf, &badc, err, sizeof err);
+            if (fin) {
+                if (fin > 0)
+                    fprintf(stderr,
+                            "\ntexfdtd: step %d: %s is not finite at cell (%zu, %zu): the run "
+                            "blew up (an unstable scene: check courant against the stability "
+                            "limit, conformal_min, and the CPML parameters); nothing is "
+                            "written\n",
+                            e->step, field_name(badf), badc % (size_t)s.nx,
+                            badc / (size_t)s.nx % (size_t)s.ny);
+                else
+                    fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+                goto out;
+            }
             /* aim at about 0.2 s per batch, so progress and snapshots stay responsive */
             if (dt < 0.1 && batch < (1 << 20))
                 batch *= 2;

@@ -109,6 +109,11 @@ int engine_write(struct engine *e, enum field f, const void *src, char *err, siz
     return e->ops->write_field(e, f, src, err, errlen);
 }
 
+int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen)
+{
+    return e->ops->check_finite ? e->ops->check_finite(e, f, cell, err, errlen) : 0;
+}
+
 void engine_describe(const struct engine *e, struct engine_info *info)
 {
     memset(info, 0, sizeof *info);

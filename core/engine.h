@@ -79,6 +79,11 @@ struct engine_ops {
      * diverging map of core/colormap.h into rgba[ny][nx][4], row 0 = j = 0.
      * NULL: the caller colours a read-back field on the host. */
     int (*render_rgba)(struct engine *e, uint8_t *rgba, char *err, size_t errlen);
+    /* Optional (new members go last: the CUDA files initialise in order):
+     * is every value of the time-domain fields finite?  0 yes, 1 no
+     * (the first bad field and cell in *f, *cell), -1 on error.  Engines
+     * whose fields live on the host scan them in place. */
+    int (*check_finite)(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
 };
 
 /* Every engine begins with this header. */
@@ -103,6 +108,8 @@ int engine_step(struct engine *e, int n, char *err, size_t errlen);
 int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
 int engine_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen);
 void engine_describe(const struct engine *e, struct engine_info *info);
+/* 0: finite (or the engine cannot tell cheaply); 1: a NaN or Inf, where. */
+int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
 const char *field_name(enum field f);

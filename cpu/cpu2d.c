@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "cpucommon.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,28 @@ static int cpu_write_field(struct engine *e, enum field f, const void *src, char
     return 0;
 }
 
+static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
+                            size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    const size_t n = e->model->ncells;
+    for (int k = 0; k < FIELD_COUNT; k++) {
+        const void *p = cpu_field(c, (enum field)k);
+        for (size_t q = 0; q < n; q++) {
+            const double v = e->opt.precision == PRECISION_DOUBLE ? ((const double *)p)[q]
+                                                                  : ((const float *)p)[q];
+            if (!isfinite(v)) {
+                *f = (enum field)k;
+                *cell = q;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static void cpu_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu_engine *c = (const struct cpu_engine *)e;
@@ -226,6 +249,7 @@ const struct engine_ops cpu_engine_ops = {
     .step = cpu_step,
     .read_field = cpu_read_field,
     .write_field = cpu_write_field,
+    .check_finite = cpu_check_finite,
     .describe = cpu_describe,
     .destroy = cpu_destroy,
 };

@@ -1063,5 +1063,6 @@ extern "C" const struct engine_ops cuda_engine_ops = {
     cuda2d_describe,
     cuda2d_destroy,
     cuda2d_write,
-    NULL,
+    NULL, /* render_rgba */
+    NULL, /* check_finite */
 };

@@ -1294,7 +1294,8 @@ extern "C" const struct engine_ops cuda3d_engine_ops = {
     cuda3d_describe,
     cuda3d_destroy,
     cuda3d_write,
-    NULL,
+    NULL, /* render_rgba */
+    NULL, /* check_finite */
 };
 
 /* Benchmark support (cuda_api.h). */

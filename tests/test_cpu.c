@@ -292,6 +292,33 @@ Test(cpu, float32_stays_close_to_float64)
     setup_free(&t);
 }
 
+/* A NaN anywhere is found, with its field and cell, after it has spread. */
+Test(cpu, blow_up_is_detected)
+{
+    struct test_setup t;
+    setup_from_text(&t, square_scene, NULL, 0);
+    struct engine *e;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", &t.model, &single_flush, &e, err, sizeof err), 0, "%s", err);
+    enum field f;
+    size_t cell;
+    cr_assert_eq(engine_step(e, 50, err, sizeof err), 0);
+    cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 0, "a sane run is finite");
+    float *hx = calloc(t.model.ncells, sizeof *hx);
+    cr_assert_eq(engine_read(e, FIELD_HX, hx, err, sizeof err), 0);
+    const size_t c = 40 + 30 * (size_t)t.model.nx;
+    hx[c] = NAN;
+    cr_assert_eq(engine_write(e, FIELD_HX, hx, err, sizeof err), 0);
+    cr_assert_eq(engine_step(e, 1, err, sizeof err), 0);
+    cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 1);
+    /* the E update of the same step reads Hx(40, 30) at cells (40, 30) and (40, 31) */
+    cr_assert_eq(f, FIELD_EZ, "%s", field_name(f));
+    cr_assert_eq(cell, c, "first bad cell %zu", cell);
+    free(hx);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
 /* FTZ/DAZ changes only values near 1e-38: the flushed and unflushed runs
  * differ by far less than the field itself. */
 Test(cpu, denormal_modes_differ_only_in_the_tiny_values)
