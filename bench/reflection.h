@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 /* reflection.h - CPML (or Mur) reflection, measured against a larger grid.
  *
  * A small PEC cylinder sits `gap` cells from the left absorbing layer of an
@@ -17,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <stdbool.h>
 
 #include "core/engine.h"
 #include "core/model.h"
@@ -38,34 +37,21 @@ static int reflection_load(struct scene *s, struct model *m, const struct reflec
     const int n = r->n + 2 * pad;
     const int margin = !strcmp(r->boundary, "cpml") ? r->cells + 1 : 2;
     const double cx = pad + margin + r->gap + r->radius, cy = pad + r->n / 2.0;
-    char text[2048], path[] = "/tmp/texfdtd-refl-XXXXXX.ini";
+    /* the reference grid (pad > 0) always has a 20-cell CPML */
+    const bool cpml = !strcmp(boundary, "cpml");
+    char cells[64] = "";
+    if (cpml)
+        snprintf(cells, sizeof cells, "cells = %d\n", pad ? 20 : r->cells);
+    char text[2048];
     snprintf(text, sizeof text,
              "[grid]\nnx = %d\nny = %d\nsteps = %d\n"
              "[source]\nangle = %g\nfront_offset = %g\nramp_periods = 1\n"
              "[boundary]\ntype = %s\n%s%s"
              "[object.rod]\nshape = circle\nmaterial = pec\ncenter_x = %g\ncenter_y = %g\n"
              "radius = %d\n",
-             n, n, r->steps, r->angle, (double)pad, boundary,
-             "", r->extra && !pad && !strcmp(boundary, "cpml") ? r->extra : "",
-             cx, cy, r->radius);
-    if (!strcmp(boundary, "cpml")) {
-        char c[64];
-        /* the reference grid (pad > 0) always has a 20-cell CPML */
-        snprintf(c, sizeof c, "cells = %d\n", pad ? 20 : r->cells);
-        char *b = strstr(text, "type = cpml\n") + strlen("type = cpml\n");
-        memmove(b + strlen(c), b, strlen(b) + 1);
-        memcpy(b, c, strlen(c));
-    }
-    int fd = mkstemps(path, 4);
-    if (fd < 0)
-        return seterr(err, errlen, "mkstemps failed");
-    if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-        close(fd);
-        return seterr(err, errlen, "cannot write %s", path);
-    }
-    close(fd);
-    int rc = scene_load(s, path, NULL, 0, err, errlen);
-    unlink(path);
+             n, n, r->steps, r->angle, (double)pad, boundary, cells,
+             r->extra && !pad && cpml ? r->extra : "", cx, cy, r->radius);
+    const int rc = scene_load_text(s, "reflection.ini", text, strlen(text), NULL, 0, err, errlen);
     if (rc)
         return -1;
     if (model_build(m, s, err, errlen)) {

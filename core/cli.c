@@ -504,25 +504,17 @@ static const char info_usage[] =
  * (2D) or 50 steps of a 64^3 one (3D). */
 static double cpu_rate_here(bool d3)
 {
-    char path[] = "/tmp/texfdtd-info-XXXXXX.ini", err[ERRLEN];
-    int fd = mkstemps(path, 4);
-    if (fd < 0)
-        return 0;
+    char err[ERRLEN];
     const char *text = d3 ? "[grid]\nnx = 64\nny = 64\nnz = 64\nsteps = 50\n"
                           : "[grid]\nnx = 256\nny = 256\nsteps = 200\n";
     const int steps = d3 ? 50 : 200;
     const double cells = d3 ? 64.0 * 64 * 64 : 256.0 * 256;
-    if (write(fd, text, strlen(text)) < 0) {
-        close(fd);
-        return 0;
-    }
-    close(fd);
     struct scene s;
     struct model m;
     struct engine *e = NULL;
     double rate = 0;
     const struct engine_options o = {.precision = PRECISION_SINGLE};
-    if (scene_load(&s, path, NULL, 0, err, sizeof err) == 0) {
+    if (scene_load_text(&s, "calibration", text, strlen(text), NULL, 0, err, sizeof err) == 0) {
         if (model_build(&m, &s, err, sizeof err) == 0) {
             if (engine_create("cpu", &m, &o, &e, err, sizeof err) == 0) {
                 engine_step(e, 10, err, sizeof err); /* warm-up */
@@ -536,7 +528,6 @@ static double cpu_rate_here(bool d3)
         }
         scene_free(&s);
     }
-    unlink(path);
     return rate;
 }
 
