@@ -41,19 +41,15 @@
  * wavelength) in the middle, plane wave along x, S = 0.5. */
 static int takada(int n, int steps, struct scene *s, struct model *m)
 {
-    char path[] = "/tmp/gl-bench-XXXXXX.ini", err[ERRLEN];
-    const int fd = mkstemps(path, 4);
-    FILE *f = fdopen(fd, "w");
-    fprintf(f,
-            "[grid]\nnx = %d\nny = %d\nsteps = %d\ncourant = 0.5\ncells_per_wavelength = 20\n"
-            "[source]\ntype = plane_wave\nangle = 0\n"
-            "[object.square]\nshape = rectangle\nmaterial = pec\ncenter_x = %d\ncenter_y = %d\n"
-            "width = 32\nheight = 32\n",
-            n, n, steps, n / 2, n / 2);
-    fclose(f);
-    int rc = scene_load(s, path, NULL, 0, err, sizeof err);
-    unlink(path);
-    if (rc || model_build(m, s, err, sizeof err)) {
+    char text[512], err[ERRLEN];
+    snprintf(text, sizeof text,
+             "[grid]\nnx = %d\nny = %d\nsteps = %d\ncourant = 0.5\ncells_per_wavelength = 20\n"
+             "[source]\ntype = plane_wave\nangle = 0\n"
+             "[object.square]\nshape = rectangle\nmaterial = pec\ncenter_x = %d\ncenter_y = %d\n"
+             "width = 32\nheight = 32\n",
+             n, n, steps, n / 2, n / 2);
+    if (scene_load_text(s, "takada_bench.ini", text, strlen(text), NULL, 0, err, sizeof err)
+        || model_build(m, s, err, sizeof err)) {
         fprintf(stderr, "gl_bench: %s\n", err);
         return -1;
     }
