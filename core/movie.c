@@ -49,21 +49,47 @@ int movie_check_name(const char *name, char *err, size_t errlen)
     return 0;
 }
 
-int movie_open(struct movie **out, const char *dir, const char *name, int nx, int ny, int fps,
-               char *err, size_t errlen)
+/* A movie or window of nx x ny frames, not started yet. */
+static struct movie *movie_new(int nx, int ny, bool window, char *err, size_t errlen)
 {
     struct movie *mv = xcalloc(1, sizeof *mv, "movie", err, errlen);
     if (!mv)
-        return -1;
+        return NULL;
     mv->nx = nx;
     mv->ny = ny;
-    snprintf(mv->final, sizeof mv->final, "%s/%s", dir, name);
-    snprintf(mv->tmp, sizeof mv->tmp, "%s/.%s.partial", dir, name);
+    mv->window = window;
     mv->rgba = xcalloc((size_t)nx * ny, 4, "movie frame", err, errlen);
     if (!mv->rgba) {
         free(mv);
+        return NULL;
+    }
+    return mv;
+}
+
+/* Start `tool` (ffmpeg or ffplay) on cmd, reading frames from our pipe. */
+static int movie_start(struct movie *mv, const char *cmd, const char *tool, struct movie **out,
+                       char *err, size_t errlen)
+{
+    signal(SIGPIPE, SIG_IGN); /* a dead encoder or viewer shows up as a write error */
+    mv->pipe = popen(cmd, "w");
+    if (!mv->pipe) {
+        seterr(err, errlen, "cannot start %s: %s", tool, strerror(errno));
+        free(mv->rgba);
+        free(mv);
         return -1;
     }
+    *out = mv;
+    return 0;
+}
+
+int movie_open(struct movie **out, const char *dir, const char *name, int nx, int ny, int fps,
+               char *err, size_t errlen)
+{
+    struct movie *mv = movie_new(nx, ny, false, err, errlen);
+    if (!mv)
+        return -1;
+    snprintf(mv->final, sizeof mv->final, "%s/%s", dir, name);
+    snprintf(mv->tmp, sizeof mv->tmp, "%s/.%s.partial", dir, name);
     /* row 0 of a frame is j = 0: flip so that +y is up; H.264 in yuv420p
      * needs even sizes; a GIF gets its own palette */
     const char *filters = is_gif(name) ? "vflip,split[a][b];[a]palettegen[p];[b][p]paletteuse"
@@ -74,16 +100,7 @@ int movie_open(struct movie **out, const char *dir, const char *name, int nx, in
              "-i - -vf '%s' %s -f %s '%s'",
              nx, ny, fps, filters, is_gif(name) ? "" : "-c:v libx264 -pix_fmt yuv420p",
              is_gif(name) ? "gif" : "mp4", mv->tmp);
-    signal(SIGPIPE, SIG_IGN); /* a dead ffmpeg shows up as a write error */
-    mv->pipe = popen(cmd, "w");
-    if (!mv->pipe) {
-        seterr(err, errlen, "cannot start ffmpeg: %s", strerror(errno));
-        free(mv->rgba);
-        free(mv);
-        return -1;
-    }
-    *out = mv;
-    return 0;
+    return movie_start(mv, cmd, "ffmpeg", out, err, errlen);
 }
 
 bool movie_display_available(void)
@@ -95,17 +112,9 @@ bool movie_display_available(void)
 int movie_open_window(struct movie **out, const char *title, int nx, int ny, int fps, char *err,
                       size_t errlen)
 {
-    struct movie *mv = xcalloc(1, sizeof *mv, "window", err, errlen);
+    struct movie *mv = movie_new(nx, ny, true, err, errlen);
     if (!mv)
         return -1;
-    mv->nx = nx;
-    mv->ny = ny;
-    mv->window = true;
-    mv->rgba = xcalloc((size_t)nx * ny, 4, "window frame", err, errlen);
-    if (!mv->rgba) {
-        free(mv);
-        return -1;
-    }
     char safe[128];
     snprintf(safe, sizeof safe, "%s", title);
     for (char *p = safe; *p; p++)
@@ -116,16 +125,7 @@ int movie_open_window(struct movie **out, const char *title, int nx, int ny, int
              "ffplay -hide_banner -loglevel error -autoexit -window_title 'texfdtd: %s' "
              "-f rawvideo -pixel_format rgba -video_size %dx%d -framerate %d -vf vflip -i -",
              safe, nx, ny, fps);
-    signal(SIGPIPE, SIG_IGN);
-    mv->pipe = popen(cmd, "w");
-    if (!mv->pipe) {
-        seterr(err, errlen, "cannot start ffplay: %s", strerror(errno));
-        free(mv->rgba);
-        free(mv);
-        return -1;
-    }
-    *out = mv;
-    return 0;
+    return movie_start(mv, cmd, "ffplay", out, err, errlen);
 }
 
 int movie_frame(struct movie *mv, struct engine *e, char *err, size_t errlen)
