@@ -34,17 +34,27 @@ ifneq ($(wildcard cpu/cpu3d.c),)
 CFLAGS  += -DTEXFDTD_HAVE_CPU3D
 endif
 
-# CUDA (cuda/*.cu) only where nvcc is found; the CUDA runtime is linked
-# statically, so the binaries need only the driver (libcuda) at run time.
+# CUDA (cuda/*.cu) only where nvcc and the static CUDA runtime are found;
+# the runtime is linked statically, so the binaries need only the driver
+# (libcuda) at run time.  The runtime's folder is the one nvcc itself links
+# from (its --dryrun LIBRARIES line), which holds wherever the toolkit is
+# installed (lib, lib64 or targets/<arch>/lib, nvcc reached through a link).
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_SRC := $(wildcard cuda/*.cu)
 ifneq ($(and $(NVCC),$(CUDA_SRC)),)
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_LIBDIRS := $(shell $(NVCC) --dryrun -o /dev/null none.cu 2>&1 | \
+                  sed -n 's/^\#\$$ LIBRARIES=//p' | tr -d '"' | sed 's/-L//g')
+CUDA_LIBDIRS += $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib64 $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/lib
+CUDART_DIR := $(firstword $(foreach d,$(CUDA_LIBDIRS),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
+ifeq ($(CUDART_DIR),)
+$(info note: $(NVCC) found but not libcudart_static.a (looked in $(CUDA_LIBDIRS)); building without the CUDA engines)
+else
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80
 NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off
 CFLAGS  += -DTEXFDTD_HAVE_CUDA
-LDLIBS  += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+LDLIBS  += -L$(CUDART_DIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 CUDA_OBJ := $(CUDA_SRC:%.cu=build/%.o)
+endif
 endif
 
 # Where `make install` puts things; an installed texfdtd finds its shaders there.
@@ -149,8 +159,7 @@ bench-cuda: all build/bench/cuda_bench
 
 # Ask for the CUDA engines explicitly: fails clearly without nvcc.
 cuda:
-	@if [ -z "$(NVCC)" ]; then echo "make cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)" >&2; exit 1; fi
-	@if [ -z "$(CUDA_SRC)" ]; then echo "make cuda: no cuda/*.cu sources" >&2; exit 1; fi
+	@if [ -z "$(CUDA_OBJ)" ]; then echo "make cuda: nvcc or its static runtime libcudart_static.a not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory all
 
 # The figures of docs/tutorial.md, made by the project itself.
