@@ -11,6 +11,7 @@
 #include "core/util.h"
 #include "cpucommon.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -236,6 +237,53 @@ static int cpu3d_write_field(struct engine *e, enum field f, const void *src, ch
     return 0;
 }
 
+/* The lowest index q < n with p[q] NaN or Inf, or n if every value is
+ * finite: a min reduction over threads, so the answer does not depend on
+ * their number. */
+static size_t first_bad_f(const float *p, size_t n, int threads)
+{
+    size_t first = n;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(p[q]) && q < first)
+            first = q;
+    return first;
+}
+
+static size_t first_bad_d(const double *p, size_t n, int threads)
+{
+    size_t first = n;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(p[q]) && q < first)
+            first = q;
+    return first;
+}
+
+/* The six fields in scene_fields() order, scanned in place; the first bad
+ * field in that order and the lowest cell in it. */
+static int cpu3d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
+                              size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const size_t n = e->model->ncells;
+    enum field order[6];
+    const int nf = scene_fields(e->model->scene, order);
+    for (int k = 0; k < nf; k++) {
+        const void *p = cpu3d_field(c, order[k]);
+        const size_t q = e->opt.precision == PRECISION_DOUBLE ? first_bad_d(p, n, c->threads)
+                                                              : first_bad_f(p, n, c->threads);
+        if (q < n) {
+            *f = order[k];
+            *cell = q;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void cpu3d_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu3d_engine *c = (const struct cpu3d_engine *)e;
@@ -256,6 +304,7 @@ const struct engine_ops cpu3d_engine_ops = {
     .step = cpu3d_step,
     .read_field = cpu3d_read_field,
     .write_field = cpu3d_write_field,
+    .check_finite = cpu3d_check_finite,
     .describe = cpu3d_describe,
     .destroy = cpu3d_destroy,
 };
