@@ -1290,6 +1290,123 @@ static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, s
     return 0;
 }
 
+/* ---- checkpoints ---- */
+
+/* A whole texture to or from the host: w x h texels of 1 (GL_RED) or 2
+ * (GL_RG) floats, row 0 first. */
+static void tex_io(bool load, GLuint tex, GLenum fmt, int w, int h, float *buf)
+{
+    glBindTexture(GL_TEXTURE_2D, tex);
+    if (load)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_FLOAT, buf);
+    else
+        glGetTexImage(GL_TEXTURE_2D, 0, fmt, GL_FLOAT, buf);
+}
+
+/* One RG texture as two arrays in the CPU engine's layout, through io.
+ * counter: the texture is H, whose last texel's R holds the step counter,
+ * saved as Hx = 0 (which it is in the CPU engine). */
+static int rg_io(struct state_io *io, GLuint tex, int w, int h, bool counter, const char *n0,
+                 const char *n1, float *rg, float *a, float *b, char *err, size_t errlen)
+{
+    const size_t n = (size_t)w * (size_t)h;
+    if (!io->load) {
+        tex_io(false, tex, GL_RG, w, h, rg);
+        for (size_t q = 0; q < n; q++)
+            a[q] = rg[2 * q], b[q] = rg[2 * q + 1];
+        if (counter)
+            a[n - 1] = 0.0f;
+    }
+    if (io->array(io, n0, a, n, err, errlen) || io->array(io, n1, b, n, err, errlen))
+        return -1;
+    if (io->load) {
+        for (size_t q = 0; q < n; q++)
+            rg[2 * q] = a[q], rg[2 * q + 1] = b[q];
+        tex_io(true, tex, GL_RG, w, h, rg);
+    }
+    return 0;
+}
+
+/* One CPML psi texture through io.  psi_hxy and psi_ezy textures (nx x 2N,
+ * texel (i, side N + k)) are stored as the CPU engine stores them; psi_hyx
+ * and psi_ezx (2N x ny, texel (side N + k, j)) are transposed to the CPU's
+ * [2 sides][ny][N]. */
+static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *name, float *tex,
+                  float *cpu, char *err, size_t errlen)
+{
+    const int N = g->pml_n, ny = g->ny;
+    const bool along_y = k == PSI_HXY || k == PSI_EZY;
+    const int w = along_y ? g->nx : 2 * N, h = along_y ? 2 * N : ny;
+    const size_t n = (size_t)w * (size_t)h;
+    const GLuint t = g->psi[k].tex[g->psi[k].cur];
+    float *host = along_y ? tex : cpu;
+    if (!io->load)
+        tex_io(false, t, GL_RED, w, h, tex);
+    for (int side = 0; side < 2 && !along_y && !io->load; side++)
+        for (int j = 0; j < ny; j++)
+            memcpy(cpu + ((size_t)side * ny + j) * N, tex + (size_t)j * 2 * N + side * N,
+                   (size_t)N * sizeof(float));
+    if (io->array(io, name, host, n, err, errlen))
+        return -1;
+    for (int side = 0; side < 2 && !along_y && io->load; side++)
+        for (int j = 0; j < ny; j++)
+            memcpy(tex + (size_t)j * 2 * N + side * N, cpu + ((size_t)side * ny + j) * N,
+                   (size_t)N * sizeof(float));
+    if (io->load)
+        tex_io(true, t, GL_RED, w, h, tex);
+    return 0;
+}
+
+/* The state of gl and gl-compute: the current textures of the ping-pong
+ * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
+ * counter texel is not state: it reads as Hx = 0 (as gl_read_field) and is
+ * set again after a load. */
+static int gl_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (g->failed)
+        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
+                      e->ops->name);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    if (g->compute)
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    const size_t n = (size_t)g->nx * (size_t)g->ny;
+    float *rg = xcalloc(2 * n, sizeof(float), "checkpoint buffer", err, errlen);
+    float *a = rg ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
+    float *b = a ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
+    int rc = b ? 0 : -1;
+    if (!rc && !io->load)
+        tex_io(false, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
+    if (!rc && (rc = io->array(io, "ez", a, n, err, errlen)) == 0 && io->load)
+        tex_io(true, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
+    if (!rc)
+        rc = rg_io(io, g->h.tex[g->h.cur], g->nx, g->ny, true, "hx", "hy", rg, a, b, err, errlen);
+    if (!rc && io->load)
+        reset_counter(g);
+    static const char *const psi_names[PSI_COUNT] = {"psi_hxy", "psi_hyx", "psi_ezy", "psi_ezx"};
+    static const int psi_order[PSI_COUNT] = {PSI_HXY, PSI_EZY, PSI_HYX, PSI_EZX};
+    for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
+        rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
+    if (!rc && g->dft)
+        rc = rg_io(io, g->dft_pp.tex[g->dft_pp.cur], g->nx, g->ny, false, "ez_dft_re",
+                   "ez_dft_im", rg, a, b, err, errlen);
+    free(rg);
+    free(a);
+    free(b);
+    if (!rc && (check_reset("checkpoint", err, errlen) || check_gl("checkpoint", err, errlen))) {
+        g->failed = true;
+        rc = prefix_err(e->ops->name, err, errlen);
+    }
+    return rc;
+}
+
 static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
@@ -1605,6 +1722,7 @@ const struct engine_ops gl_engine_ops = {
     .describe = gl_describe,
     .destroy = gl_destroy,
     .render_rgba = gl_render_rgba,
+    .state = gl_state,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
@@ -1618,4 +1736,5 @@ const struct engine_ops gl_compute_engine_ops = {
     .describe = gl_describe,
     .destroy = gl_destroy,
     .render_rgba = gl_render_rgba,
+    .state = gl_state,
 };

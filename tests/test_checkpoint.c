@@ -1,0 +1,333 @@
+/* test_checkpoint.c - interrupted runs: a run killed with SIGKILL at a random
+ * step and resumed from its last checkpoint, or stopped by SIGINT/SIGTERM
+ * (exit 130, a checkpoint of that very step) and resumed, ends with a
+ * fields.h5 bit-identical to that of an uninterrupted run, for the cpu, gl
+ * and gl-compute engines, and across engines.
+ *
+ * The kill is placed without timing: TEXFDTD_TEST_STOP_AT=N makes the run
+ * stop itself (SIGSTOP) after step N; the test then sends the signal.  The
+ * random step comes from TEXFDTD_TEST_SEED, or the clock, and is printed
+ * with every failure so a failing trial can be repeated. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static const char *texfdtd(void)
+{
+    const char *b = getenv("TEXFDTD_BIN");
+    return b && *b ? b : "./bin/texfdtd";
+}
+
+/* CPML, a dielectric rod, an oblique plane wave, the DFT monitor and two
+ * snapshots: every kind of state a 2D engine keeps. */
+static const char *scene_text =
+    "[grid]\nnx = 64\nny = 56\nsteps = 240\n"
+    "[source]\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+    "center_x = 32\ncenter_y = 28\nradius = 8\n"
+    "[monitor.dft]\nstart_step = 100\n"
+    "[output]\nsnapshots = 60, 150\npng = false\n";
+#define STEPS 240
+#define EVERY 40
+static const int snap_steps[] = {60, 150};
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/texfdtd-ckpt-XXXXXX");
+    cr_assert(mkdtemp(d));
+    return d;
+}
+
+static unsigned trial_seed(void)
+{
+    const char *s = getenv("TEXFDTD_TEST_SEED");
+    return s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+}
+
+/* Does engine `name` open here?  (GL: only where EGL finds a device.) */
+static bool engine_works(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, "[grid]\nnx = 16\nny = 16\nsteps = 1\n", NULL, 0);
+    char err[ERRLEN];
+    struct engine *e = NULL;
+    const struct engine_options o = {.precision = PRECISION_SINGLE, .device = -1};
+    const bool ok = engine_create(name, &t.model, &o, &e, err, sizeof err) == 0;
+    engine_destroy(e);
+    setup_free(&t);
+    if (!ok && getenv("TEXFDTD_REQUIRE_GPU"))
+        cr_assert_fail("%s: %s (TEXFDTD_REQUIRE_GPU is set)", name, err);
+    return ok;
+}
+
+/* Start `texfdtd run` in the background, stopping itself after step
+ * stop_at (0: runs to the end); returns its pid. */
+static pid_t start_run(const char *scene, const char *engine, const char *out, int stop_at)
+{
+    char every[16], stop[16];
+    snprintf(every, sizeof every, "%d", EVERY);
+    snprintf(stop, sizeof stop, "%d", stop_at);
+    const pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (stop_at > 0)
+            setenv("TEXFDTD_TEST_STOP_AT", stop, 1);
+        freopen("/dev/null", "w", stdout);
+        execl(texfdtd(), texfdtd(), "run", scene, "--engine", engine, "--out", out,
+              "--checkpoint-every", every, "-q", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait until the run has stopped itself; fails if it ended instead. */
+static void wait_stopped(pid_t pid, unsigned seed)
+{
+    int st;
+    cr_assert_eq(waitpid(pid, &st, WUNTRACED), pid);
+    cr_assert(WIFSTOPPED(st), "the run ended (status 0x%x) before its stop step (seed %u)", st,
+              seed);
+}
+
+static long long checkpoint_step(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "%s: cannot open", path);
+    hid_t a = H5Aopen(f, "step", H5P_DEFAULT);
+    long long step = -1;
+    cr_assert(a >= 0 && H5Aread(a, H5T_NATIVE_LLONG, &step) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    return step;
+}
+
+/* The bytes of dataset `name` of file f (malloc'ed), its size in *n. */
+static void *read_dataset(hid_t f, const char *name, size_t *n)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    cr_assert(d >= 0, "no dataset %s", name);
+    hid_t t = H5Dget_type(d);
+    *n = (size_t)H5Dget_storage_size(d);
+    void *buf = malloc(*n ? *n : 1);
+    cr_assert(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    H5Tclose(t);
+    H5Dclose(d);
+    return buf;
+}
+
+static hsize_t group_size(hid_t f, const char *name)
+{
+    hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
+    cr_assert(g >= 0, "no group %s", name);
+    H5G_info_t gi;
+    cr_assert(H5Gget_info(g, &gi) >= 0);
+    H5Gclose(g);
+    return gi.nlinks;
+}
+
+/* dir_b/fields.h5 holds exactly the datasets of dir_a/fields.h5, bit for bit. */
+static void assert_same_fields(const char *dir_a, const char *dir_b, const char *what)
+{
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/fields.h5", dir_a);
+    snprintf(pb, sizeof pb, "%s/fields.h5", dir_b);
+    hid_t fa = H5Fopen(pa, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(pb, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(fa >= 0 && fb >= 0, "%s: cannot open %s or %s", what, pa, pb);
+    const char *names[32];
+    char bufs[8][64];
+    int n = 0;
+    static const char *const fields[] = {"ez", "hx", "hy"};
+    for (int k = 0; k < 3; k++)
+        names[n++] = fields[k];
+    names[n++] = "ez_dft_re";
+    names[n++] = "ez_dft_im";
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            snprintf(bufs[s * 3 + k], sizeof bufs[0], "/snapshots/%d/%s", snap_steps[s], fields[k]);
+            names[n++] = bufs[s * 3 + k];
+        }
+    /* the root: 5 datasets and /snapshots; /snapshots: the two steps */
+    cr_assert_eq(group_size(fb, "/"), 6, "%s: %s has extra or missing objects", what, pb);
+    cr_assert_eq(group_size(fb, "/snapshots"), 2, "%s: %s: snapshots", what, pb);
+    for (int k = 0; k < n; k++) {
+        size_t na, nb;
+        void *a = read_dataset(fa, names[k], &na), *b = read_dataset(fb, names[k], &nb);
+        cr_assert_eq(na, nb, "%s: %s sizes differ", what, names[k]);
+        size_t diff = 0;
+        for (size_t q = 0; q < na / 4; q++)
+            diff += memcmp((char *)a + 4 * q, (char *)b + 4 * q, 4) != 0;
+        cr_assert_eq(diff, 0, "%s: %s: %zu of %zu values differ from the uninterrupted run", what,
+                     names[k], diff, na / 4);
+        free(a);
+        free(b);
+    }
+    H5Fclose(fa);
+    H5Fclose(fb);
+}
+
+static void reference_run(const char *scene, const char *engine, const char *out)
+{
+    char cmd_out[16384];
+    cr_assert_eq(run_cmd(cmd_out, sizeof cmd_out, "%s run %s --engine %s --out %s -q", texfdtd(),
+                         scene, engine, out),
+                 0, "%s", cmd_out);
+}
+
+static void resume(const char *dir, const char *engine, unsigned seed)
+{
+    char out[16384];
+    const int rc = engine ? run_cmd(out, sizeof out, "%s resume %s --engine %s -q", texfdtd(), dir,
+                                    engine)
+                          : run_cmd(out, sizeof out, "%s resume %s -q", texfdtd(), dir);
+    cr_assert_eq(rc, 0, "resume (seed %u): %s", seed, out);
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    cr_assert(!exists(path), "a finished run removes its checkpoint");
+    snprintf(path, sizeof path, "%s/.parts", dir);
+    cr_assert(!exists(path), "a finished run removes its parts");
+}
+
+static void cleanup(const char *dir)
+{
+    char cmd[700], out[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_cmd(out, sizeof out, "%s", cmd);
+}
+
+/* Kill `engine` with SIGKILL at a random step, resume it on `resume_on`
+ * (NULL: the same engine), compare with an uninterrupted run of `engine`. */
+static void kill_and_resume(const char *engine, const char *resume_on)
+{
+    if (!engine_works(engine) || (resume_on && !engine_works(resume_on)))
+        cr_skip_test("no %s engine here", resume_on ? resume_on : engine);
+    const unsigned seed = trial_seed();
+    srand(seed);
+    const int stop_at = EVERY + 1 + rand() % (STEPS - EVERY - 1); /* after the first checkpoint */
+    char *dir = temp_dir(), ref[600], run[600];
+    char *scene = write_temp_scene(scene_text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, engine, ref);
+
+    const pid_t pid = start_run(scene, engine, run, stop_at);
+    wait_stopped(pid, seed);
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    char fields[700];
+    snprintf(fields, sizeof fields, "%s/fields.h5", run);
+    cr_assert(!exists(fields), "a killed run leaves no fields.h5");
+    cr_assert_eq(checkpoint_step(run), stop_at / EVERY * EVERY,
+                 "the last checkpoint before step %d (seed %u)", stop_at, seed);
+
+    resume(run, resume_on, seed);
+    char what[200];
+    snprintf(what, sizeof what, "%s killed at step %d, resumed on %s (seed %u)", engine, stop_at,
+             resume_on ? resume_on : engine, seed);
+    assert_same_fields(ref, run, what);
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
+
+Test(checkpoint, cpu_sigkill_at_a_random_step_then_resume) { kill_and_resume("cpu", NULL); }
+Test(checkpoint, gl_sigkill_at_a_random_step_then_resume) { kill_and_resume("gl", NULL); }
+Test(checkpoint, gl_compute_sigkill_at_a_random_step_then_resume)
+{
+    kill_and_resume("gl-compute", NULL);
+}
+/* The checkpoint layout is the CPU engine's whatever the engine: a GL run
+ * resumes on the CPU engine and ends bit-identical to the GL run. */
+Test(checkpoint, gl_run_resumed_on_cpu) { kill_and_resume("gl", "cpu"); }
+
+/* SIGINT or SIGTERM: the run finishes the step under way, writes a
+ * checkpoint of exactly that step and exits with status 130. */
+static void signal_and_resume(const char *engine, int sig)
+{
+    if (!engine_works(engine))
+        cr_skip_test("no %s engine here", engine);
+    const unsigned seed = trial_seed();
+    srand(seed);
+    const int stop_at = 1 + rand() % (STEPS - 1);
+    char *dir = temp_dir(), ref[600], run[600];
+    char *scene = write_temp_scene(scene_text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, engine, ref);
+
+    const pid_t pid = start_run(scene, engine, run, stop_at);
+    wait_stopped(pid, seed);
+    cr_assert_eq(kill(pid, sig), 0);
+    cr_assert_eq(kill(pid, SIGCONT), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130,
+              "%s at step %d: status 0x%x, expected exit 130 (seed %u)", strsignal(sig), stop_at,
+              st, seed);
+    cr_assert_eq(checkpoint_step(run), stop_at, "the checkpoint is of the step the signal ended");
+
+    resume(run, NULL, seed);
+    char what[200];
+    snprintf(what, sizeof what, "%s stopped by %s at step %d (seed %u)", engine, strsignal(sig),
+             stop_at, seed);
+    assert_same_fields(ref, run, what);
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
+
+Test(checkpoint, cpu_sigint_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("cpu", SIGINT);
+}
+Test(checkpoint, gl_sigterm_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("gl", SIGTERM);
+}
+
+Test(checkpoint, resume_refuses_what_cannot_be_resumed)
+{
+    char out[16384], *dir = temp_dir();
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "checkpoint.h5: no checkpoint to resume from"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s --set grid.steps=5", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "--set: the checkpoint fixes this"), "%s", out);
+    /* not a checkpoint */
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not HDF5\n", f);
+    fclose(f);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "not an HDF5 file"), "%s", out);
+    /* an engine that cannot checkpoint: refused before anything runs */
+    char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nnz = 12\nsteps = 4\n");
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/3d", dir);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s --checkpoint-every 2",
+                         texfdtd(), scene, sub),
+                 2);
+    cr_assert(strstr(out, "cannot write checkpoints"), "%s", out);
+    cr_assert(!exists(sub), "nothing written");
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
