@@ -16,6 +16,7 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -351,6 +352,37 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The likely cause of a blow-up first seen at `cell`, from where that cell
+ * is: in the CPML, next to a conformal cut edge, in a dielectric, or in the
+ * open grid (the time step against the stability limit). */
+static void blowup_cause(const struct model *m, size_t cell, char *buf, size_t len)
+{
+    const struct scene *s = m->scene;
+    const size_t nx = (size_t)m->nx, ny = (size_t)m->ny;
+    const size_t i = cell % nx, j = cell / nx % ny, k = cell / (nx * ny);
+    const size_t N = (size_t)m->pml_n;
+    const bool in_pml = N && (i < N || j < N || i + N >= nx || j + N >= ny
+                              || (m->nz > 1 && (k < N || k + N >= (size_t)m->nz)));
+    bool near_cut = false;
+    for (size_t q = 0; q < m->ncut && !near_cut; q++) {
+        const size_t ci = m->cut[q].cell % nx, cj = m->cut[q].cell / nx;
+        near_cut = (ci > i ? ci - i : i - ci) <= 2 && (cj > j ? cj - j : j - cj) <= 2;
+    }
+    const struct material *mat = m->mat && cell < m->ncells ? &m->mats[m->mat[cell]] : NULL;
+    const double limit = scene_is_3d(s) ? COURANT_LIMIT_3D : COURANT_LIMIT_2D;
+    if (in_pml)
+        snprintf(buf, len, "the cell is in the CPML (%d cells): check [boundary] sigma_factor, "
+                 "kappa_max, alpha_max and order", m->pml_n);
+    else if (near_cut)
+        snprintf(buf, len, "the cell is next to a conformal PEC cut edge: raise [grid] "
+                 "conformal_min (now %g)", s->conformal_min);
+    else if (mat && mat->kind == MATERIAL_DIELECTRIC)
+        snprintf(buf, len, "the cell is in a dielectric (eps_r %g) with courant %g (limit %.4f)",
+                 mat->eps_r, s->courant, limit);
+    else
+        snprintf(buf, len, "courant %g against the stability limit %.4f", s->courant, limit);
+}
+
 /* One run, fresh or resumed: everything after the arguments are parsed. */
 struct job {
     const struct run_args *a;
@@ -392,11 +424,30 @@ static int job_checkpoint(struct job *j, struct engine *e, char *err, size_t err
 /* TEXFDTD_TEST_STOP_AT=N (tests only): the run stops itself with SIGSTOP
  * once step N is done and its outputs are written, so that a test can kill
  * it at a step of its choosing. */
-static int test_stop_step(void)
+static int test_hook_step(const char *name)
 {
-    const char *v = getenv("TEXFDTD_TEST_STOP_AT");
+    const char *v = getenv(name);
     int n;
     return v && !parse_int_arg(v, 1, 1000000000, &n) ? n : -1;
+}
+
+/* TEXFDTD_TEST_POISON_AT=N (tests only): a NaN is put into Ez at the centre
+ * cell after step N, through the engine interface, as a blow-up would. */
+static int test_poison(struct engine *e, char *err, size_t errlen)
+{
+    const struct model *m = e->model;
+    const size_t es = precision_size(e->opt.precision);
+    unsigned char *ez = xcalloc(m->ncells, es, "Ez", err, errlen);
+    int rc = ez ? engine_read(e, FIELD_EZ, ez, err, errlen) : -1;
+    if (!rc) {
+        const size_t c = (size_t)m->nz / 2 * m->nx * m->ny + (size_t)m->ny / 2 * m->nx + m->nx / 2;
+        const double nan = NAN;
+        const float nanf = NAN;
+        memcpy(ez + c * es, es == sizeof nan ? (const void *)&nan : (const void *)&nanf, es);
+        rc = engine_write(e, FIELD_EZ, ez, err, errlen);
+    }
+    free(ez);
+    return rc;
 }
 
 static int job_execute(struct job *j)
@@ -517,7 +568,9 @@ static int job_execute(struct job *j)
                  a->every);
     struct progress pr = {.tty = isatty(2) && !a->quiet, .lines = a->progress};
     pr.start = pr.last = now_seconds();
-    const int start_step = e->step, every = a->checkpoint_every, test_stop = test_stop_step();
+    const int start_step = e->step, every = a->checkpoint_every;
+    const int test_stop = test_hook_step("TEXFDTD_TEST_STOP_AT");
+    const int test_nan = test_hook_step("TEXFDTD_TEST_POISON_AT");
     int batch = 1, next_snap = 0;
     while (next_snap < s.nsnapshots && s.snapshots[next_snap] <= e->step)
         next_snap++; /* taken before the checkpoint */
@@ -555,6 +608,8 @@ static int job_execute(struct job *j)
             stop = (e->step / every + 1) * every;
         if (test_stop > e->step && test_stop < stop)
             stop = test_stop;
+        if (test_nan > e->step && test_nan < stop)
+            stop = test_nan;
         const int n = stop - e->step < batch ? stop - e->step : batch;
         const double t0 = now_seconds();
         if (engine_step(e, n, err, sizeof err)) {
@@ -563,22 +618,32 @@ static int job_execute(struct job *j)
         }
         const double dt = now_seconds() - t0;
         j->busy += dt;
+        if (e->step == test_nan && test_poison(e, err, sizeof err)) {
+            fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+            goto out;
+        }
         /* a blow-up stops the run at once, saying where (fields on the
          * host are scanned in place, a small cost next to a batch) */
         enum field badf;
         size_t badc;
         const int fin = engine_check_finite(e, &badf, &badc, err, sizeof err);
         if (fin) {
-            if (fin > 0)
+            if (fin > 0) {
+                char cause[300], at[64];
+                blowup_cause(&m, badc, cause, sizeof cause);
+                if (s.nz > 1)
+                    snprintf(at, sizeof at, "(%zu, %zu, %zu)", badc % (size_t)s.nx,
+                             badc / (size_t)s.nx % (size_t)s.ny,
+                             badc / ((size_t)s.nx * (size_t)s.ny));
+                else
+                    snprintf(at, sizeof at, "(%zu, %zu)", badc % (size_t)s.nx,
+                             badc / (size_t)s.nx);
                 fprintf(stderr,
-                        "\ntexfdtd: step %d: %s is not finite at cell (%zu, %zu): the run "
-                        "blew up (an unstable scene: check courant against the stability "
-                        "limit, conformal_min, and the CPML parameters); nothing is "
-                        "written%s\n",
-                        e->step, field_name(badf), badc % (size_t)s.nx,
-                        badc / (size_t)s.nx % (size_t)s.ny,
-                        every ? "; the last checkpoint is kept" : "");
-            else
+                        "\ntexfdtd: step %d: %s is not finite at cell %s: the run blew up; "
+                        "likely cause: %s. No fields are written%s\n",
+                        e->step, field_name(badf), at, cause,
+                        every ? "; the last checkpoint (finite) is kept" : "");
+            } else
                 fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
             if (every) {
                 h5out_detach(h5); /* the snapshots the checkpoint needs */

@@ -331,3 +331,33 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
     cleanup(dir);
     free(dir);
 }
+
+/* A blow-up (a NaN put into Ez at the centre after step 50, as an unstable
+ * update would) stops the run with exit 1, the step, the field, the cell and
+ * the likely cause, writes no fields, and keeps the last checkpoint, which
+ * was finite: resuming from it gives the uninterrupted run's fields. */
+Test(checkpoint, blowup_stops_the_run_and_keeps_the_last_checkpoint)
+{
+    char *dir = temp_dir(), ref[600], run[600], out[16384], path[700];
+    char *scene = write_temp_scene(scene_text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, "cpu", ref);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "TEXFDTD_TEST_POISON_AT=50 %s run %s --engine cpu --out %s "
+                         "--checkpoint-every %d -q",
+                         texfdtd(), scene, run, EVERY),
+                 1, "%s", out);
+    cr_assert(strstr(out, "step 50: ez is not finite at cell (32, 28): the run blew up; likely "
+                          "cause: the cell is in a dielectric (eps_r 4)"),
+              "%s", out);
+    snprintf(path, sizeof path, "%s/fields.h5", run);
+    cr_assert(!exists(path), "no fields after a blow-up");
+    cr_assert_eq(checkpoint_step(run), EVERY);
+    resume(run, NULL, 0);
+    assert_same_fields(ref, run, "resumed after a blow-up");
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
