@@ -84,8 +84,8 @@ static const char run_usage[] =
     "  -h, --help             this text\n"
     "\n"
     "SIGINT (Ctrl-C) or SIGTERM finishes the steps under way, writes DIR/checkpoint.h5 and\n"
-    "exits with status 130; a second one stops at once.  The 2D engines cpu, gl and\n"
-    "gl-compute checkpoint; the others stop without one.\n";
+    "exits with status 130; a second one stops at once.  The engines cpu (2D and 3D), gl\n"
+    "and gl-compute checkpoint; the others stop without one.\n";
 
 static const char resume_usage[] =
     "usage: texfdtd resume DIR [options]\n"
@@ -477,7 +477,7 @@ static int job_execute(struct job *j)
     }
     if (a->checkpoint_every && !ops->state) {
         fprintf(stderr, "texfdtd: --checkpoint-every: the %s engine cannot write checkpoints "
-                        "(the cpu, gl and gl-compute engines can, for 2D scenes)\n", ops->name);
+                        "(the cpu engine, 2D and 3D, and the gl and gl-compute engines can)\n", ops->name);
         goto out;
     }
 

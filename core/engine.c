@@ -118,8 +118,8 @@ int engine_state(struct engine *e, struct state_io *io, int step, char *err, siz
 {
     if (!e->ops->state)
         return seterr(err, errlen,
-                      "the %s engine cannot write or read checkpoints (the cpu, gl and "
-                      "gl-compute engines can, for 2D scenes)",
+                      "the %s engine cannot write or read checkpoints (the cpu engine, 2D "
+                      "and 3D, and the gl and gl-compute engines can)",
                       e->ops->name);
     if (e->ops->state(e, io, err, errlen))
         return -1;

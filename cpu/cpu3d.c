@@ -296,6 +296,26 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
              denormals_name(e->opt.denormals));
 }
 
+/* The checkpointed state: the six fields and the CPML psi, in place
+ * (Mur's saved planes are scratch within a step). */
+static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const struct model *m = e->model;
+    static const char *const fields[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+    void *const data[6] = {c->f.ex, c->f.ey, c->f.ez, c->f.hx, c->f.hy, c->f.hz};
+    static const char *const psi[PSI_COUNT] = {"psi_exy", "psi_exz", "psi_eyx", "psi_eyz",
+                                               "psi_ezx", "psi_ezy", "psi_hxy", "psi_hxz",
+                                               "psi_hyx", "psi_hyz", "psi_hzx", "psi_hzy"};
+    for (int k = 0; k < 6; k++)
+        if (io->array(io, fields[k], data[k], m->ncells, err, errlen))
+            return -1;
+    for (int k = 0; k < PSI_COUNT && m->pml_n; k++)
+        if (io->array(io, psi[k], c->f.psi[k], psi_elems(m, psi_axis[k]), err, errlen))
+            return -1;
+    return 0;
+}
+
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT,
@@ -305,6 +325,7 @@ const struct engine_ops cpu3d_engine_ops = {
     .read_field = cpu3d_read_field,
     .write_field = cpu3d_write_field,
     .check_finite = cpu3d_check_finite,
+    .state = cpu3d_state,
     .describe = cpu3d_describe,
     .destroy = cpu3d_destroy,
 };
