@@ -61,16 +61,21 @@ for t in $(seq 1 "$trials"); do
     # one to three kills per trial, each at a random moment of the run or of its resumption
     nk=$(( (t % 3) + 1 )); k=0; log=""
     while :; do
-        delay=$(awk -v s="$(od -An -N4 -tu4 /dev/urandom)" -v w="$wall" 'BEGIN { srand(s); printf "%.3f", rand() * w * 0.9 }')
+        delay=$(awk -v s="$(od -An -N2 -tu2 /dev/urandom)" -v w="$wall" 'BEGIN { srand(s + 0); printf "%.3f", rand() * w * 0.9 }')
         sleep "$delay"
-        if kill -9 "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
-        wait "$pid" 2>/dev/null || true
-        step=$(h5dump -a /step "$out/checkpoint.h5" 2>/dev/null | sed -n 's/^ *(0): //p' || true)
-        log="$log killed@${delay}s(ckpt ${step:-none})"
+        kill -9 "$pid" 2>/dev/null || true
+        st=0; wait "$pid" 2>/dev/null || st=$?
+        if [ "$st" -eq 137 ]; then
+            kills=$((kills + 1))
+            step=$(h5dump -a /step "$out/checkpoint.h5" 2>/dev/null | sed -n 's/^ *(0): //p' || true)
+            log="$log killed@${delay}s(checkpoint ${step:-none})"
+        else
+            log="$log finished(status $st)"; break
+        fi
         k=$((k + 1))
-        [ -f "$out/checkpoint.h5" ] || break   # killed before the first checkpoint, or finished
+        [ -f "$out/checkpoint.h5" ] || break   # killed before the first checkpoint
         if [ $k -ge $nk ]; then
-            "$bin" resume "$out" -q >/dev/null 2>&1; break
+            "$bin" resume "$out" -q >/dev/null 2>&1; log="$log resumed"; break
         fi
         "$bin" resume "$out" -q >/dev/null 2>&1 &
         pid=$!
