@@ -17,7 +17,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,18 +340,31 @@ static void progress_show(struct progress *p, const struct scene *s, int step, i
         fputc('\n', stderr);
 }
 
-/* SIGINT and SIGTERM ask the run to stop at the end of the batch under way
- * (SA_RESETHAND: a second one stops the program at once). */
-static volatile sig_atomic_t stop_signal;
+/* SIGINT and SIGTERM ask the run to stop after the batch under way.  They
+ * are blocked from the start of a run, in the main thread and so in every
+ * thread the engines start later (OpenMP workers, the GL driver's), and
+ * taken with sigtimedwait between batches: a signal sent before that check
+ * is always seen there, whichever thread the kernel would have chosen.  Once
+ * one is taken they are unblocked, so a second one stops the program at
+ * once (the default action). */
+static sigset_t stop_signals;
 
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
-static void catch_stop_signals(void)
+static void block_stop_signals(void)
 {
-    struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = SA_RESETHAND | SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+}
+
+/* The pending SIGINT or SIGTERM, taken; 0 if none. */
+static int take_stop_signal(void)
+{
+    const struct timespec now = {0, 0};
+    const int sig = sigtimedwait(&stop_signals, NULL, &now);
+    if (sig > 0)
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    return sig > 0 ? sig : 0;
 }
 
 /* The likely cause of a blow-up first seen at `cell`, from where that cell
@@ -464,6 +479,7 @@ static int job_execute(struct job *j)
     struct movie *mv = NULL, *win = NULL;
     char *text = NULL;
     const char *outdir = j->outdir;
+    block_stop_signals(); /* before any engine starts a thread */
 
     const struct engine_ops *ops = engine_find(j->engine, scene_is_3d(sp) ? 3 : 2);
     if (!ops) {
@@ -574,8 +590,8 @@ static int job_execute(struct job *j)
     int batch = 1, next_snap = 0;
     while (next_snap < s.nsnapshots && s.snapshots[next_snap] <= e->step)
         next_snap++; /* taken before the checkpoint */
-    catch_stop_signals();
     for (;;) {
+        const int stop_signal = take_stop_signal();
         if (stop_signal) {
             const char *sig = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
             rc = EXIT_INTERRUPTED;

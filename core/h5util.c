@@ -131,3 +131,15 @@ int file_commit(const char *path, const char *final, char *err, size_t errlen)
     fsync_path(dirname(dir), O_RDONLY | O_DIRECTORY); /* best effort */
     return 0;
 }
+
+int h5_file_finish(hid_t file, int rc, const char *tmp, const char *final, char *err,
+                   size_t errlen)
+{
+    if (H5Fclose(file) < 0 && !rc)
+        rc = seterr(err, errlen, "%s: cannot close HDF5 file", tmp);
+    if (!rc)
+        rc = file_commit(tmp, final, err, errlen);
+    if (rc)
+        unlink(tmp);
+    return rc;
+}

@@ -21,6 +21,12 @@ int h5_read_attr_int(hid_t obj, const char *name, long long *v);
 /* Copy every link of group src (datasets, groups) into group dst. */
 int h5_copy_members(hid_t src, hid_t dst);
 
+/* Close file (written as tmp) and, if rc is 0, put it in place as final
+ * (file_commit); otherwise, or if that fails, remove tmp.  Returns rc, or
+ * -1 with err filled. */
+int h5_file_finish(hid_t file, int rc, const char *tmp, const char *final, char *err,
+                   size_t errlen);
+
 /* fsync path, rename it to final, fsync the directory: after this the file
  * is in place even if the machine goes down a moment later. */
 int file_commit(const char *path, const char *final, char *err, size_t errlen);

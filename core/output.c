@@ -181,13 +181,7 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
         H5Sclose(space);
     }
     free(buf);
-    if (H5Fclose(file) < 0 && !rc)
-        rc = seterr(err, errlen, "%s: cannot close HDF5 file", tmp);
-    if (!rc)
-        rc = file_commit(tmp, path, err, errlen);
-    if (rc)
-        unlink(tmp);
-    return rc;
+    return h5_file_finish(file, rc, tmp, path, err, errlen);
 }
 
 int h5out_write_snapshot(struct h5out *h, struct engine *e, char *err, size_t errlen)
@@ -244,13 +238,8 @@ int h5out_close(struct h5out *h, char *err, size_t errlen)
     }
     if (snaps >= 0)
         H5Gclose(snaps);
-    if (H5Fclose(file) < 0 && !rc)
-        rc = seterr(err, errlen, "%s: cannot close HDF5 file", tmp);
+    rc = h5_file_finish(file, rc, tmp, final, err, errlen);
     if (!rc)
-        rc = file_commit(tmp, final, err, errlen);
-    if (rc)
-        unlink(tmp);
-    else
         remove_parts(h);
     free(h);
     return rc;

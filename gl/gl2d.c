@@ -1241,19 +1241,32 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
 
 /* ---- reading ---- */
 
-static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+/* Before moving field data between the GPU and the host: refuse after a
+ * failed check, make the context current, let compute writes land, and
+ * set plain pixel transfers (no buffer bound, tight rows). */
+static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
 {
-    struct gl_engine *g = G(e);
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
+                      g->base.ops->name);
     if (egl_context_make_current(g->egl, err, errlen))
         return -1;
     if (g->compute)
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    return 0;
+}
+
+static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (begin_transfer(g, err, errlen))
+        return -1;
     float *out = dst;
     const size_t nx = (size_t)g->nx;
     if (f == FIELD_EZ) {
@@ -1367,19 +1380,8 @@ static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *n
 static int gl_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
+    if (begin_transfer(g, err, errlen))
         return -1;
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     const size_t n = (size_t)g->nx * (size_t)g->ny;
     float *rg = xcalloc(2 * n, sizeof(float), "checkpoint buffer", err, errlen);
     float *a = rg ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
@@ -1726,22 +1728,11 @@ static int gl_write_field(struct engine *e, enum field f, const void *src, char 
                           size_t errlen)
 {
     struct gl_engine *g = G(e);
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
     if (f != FIELD_EZ && f != FIELD_HX && f != FIELD_HY)
         return seterr(err, errlen, "%s: cannot write field %s (only ez, hx, hy)", e->ops->name,
                       field_name(f));
-    if (egl_context_make_current(g->egl, err, errlen))
+    if (begin_transfer(g, err, errlen))
         return -1;
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     const float *in = src;
     const size_t n = (size_t)g->nx * (size_t)g->ny;
     if (f == FIELD_EZ) {

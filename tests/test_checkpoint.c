@@ -301,7 +301,9 @@ static void signal_and_resume(const char *engine, int sig)
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130,
               "%s at step %d: status 0x%x, expected exit 130 (seed %u)", strsignal(sig), stop_at,
               st, seed);
-    cr_assert_eq(checkpoint_step(run), stop_at, "the checkpoint is of the step the signal ended");
+    const long long got = checkpoint_step(run);
+    cr_assert_eq(got, stop_at, "the checkpoint is of step %lld, the signal ended step %d (seed %u)",
+                 got, stop_at, seed);
 
     resume(run, NULL, seed);
     char what[200];
