@@ -112,6 +112,14 @@ static inline size_t count_bit_differences(const float *a, const float *b, size_
     return diff;
 }
 
+/* The texfdtd command the suites run: $TEXFDTD_BIN if set (make test-asan
+ * points it at the sanitized build), else ./bin/texfdtd. */
+static inline const char *texfdtd_bin(void)
+{
+    const char *b = getenv("TEXFDTD_BIN");
+    return b && *b ? b : "./bin/texfdtd";
+}
+
 /* Run a shell command (printf-style); its stdout and stderr into out;
  * returns the exit status. */
 __attribute__((format(printf, 3, 4)))

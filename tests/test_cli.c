@@ -8,9 +8,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define TEXFDTD "./bin/texfdtd"
-
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -33,14 +30,14 @@ static const char *small_scene = "[grid]\nnx = 72\nny = 56\nsteps = 120\n"
 Test(cli, help_and_version)
 {
     char out[16384];
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " --help"), 0);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s --help", texfdtd_bin()), 0);
     cr_assert(strstr(out, "usage: texfdtd COMMAND"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run --help"), 0);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run --help", texfdtd_bin()), 0);
     cr_assert(strstr(out, "--set SECTION.KEY=VAL"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " --version"), 0);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s --version", texfdtd_bin()), 0);
     cr_assert(!strncmp(out, "texfdtd " TEXFDTD_VERSION, strlen("texfdtd " TEXFDTD_VERSION)));
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD), 2, "no command is bad input");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " frobnicate"), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s", texfdtd_bin()), 2, "no command is bad input");
+    cr_assert_eq(run_cmd(out, sizeof out, "%s frobnicate", texfdtd_bin()), 2);
 }
 
 Test(cli, bad_scene_exits_2_and_writes_nothing)
@@ -49,7 +46,8 @@ Test(cli, bad_scene_exits_2_and_writes_nothing)
     char *dir = temp_dir(), sub[512];
     snprintf(sub, sizeof sub, "%s/run", dir);
     char *scene = write_temp_scene("[grid]\nnx = 64\nny = 64\nsteps = 10\ncourant = 0.8\n");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --out %s --engine cpu", scene, sub), 2);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s run %s --out %s --engine cpu", texfdtd_bin(), scene, sub), 2);
     char want[600];
     snprintf(want, sizeof want, "%s:5: courant = 0.8 is above the 2D stability limit 0.7071\n",
              scene);
@@ -65,15 +63,17 @@ Test(cli, bad_options_exit_2)
 {
     char out[16384];
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --bogus", scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --bogus", texfdtd_bin(), scene), 2);
     cr_assert(strstr(out, "unknown option '--bogus'"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --precision half", scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --precision half", texfdtd_bin(), scene), 2);
     cr_assert(strstr(out, "--precision takes single or double, not 'half'"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine warp --out /tmp/x-nope", scene), 2);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s run %s --engine warp --out /tmp/x-nope", texfdtd_bin(), scene),
+        2);
     cr_assert(strstr(out, "unknown engine 'warp'"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --steps ten", scene), 2);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run"), 2);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run /nonexistent.ini"), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --steps ten", texfdtd_bin(), scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run", texfdtd_bin()), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run /nonexistent.ini", texfdtd_bin()), 2);
     cr_assert(strstr(out, "/nonexistent.ini: cannot open scene"), "%s", out);
     unlink(scene);
     free(scene);
@@ -120,8 +120,9 @@ Test(cli, run_writes_fields_pictures_and_summary)
     char out[16384], path[1024];
     char *dir = temp_dir();
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r", scene, dir),
-                 0, "%s", out);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s/r", texfdtd_bin(), scene, dir), 0,
+        "%s", out);
     cr_assert(!strchr(out, '\r'), "no carriage returns when stderr is not a terminal");
 
     /* the same run in process, through the engine interface */
@@ -180,12 +181,15 @@ Test(cli, run_writes_fields_pictures_and_summary)
     snprintf(path, sizeof path, "%s/r/summary.json", dir);
     struct stat before, after;
     stat(path, &before);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r", scene, dir), 2);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s/r", texfdtd_bin(), scene, dir),
+        2);
     cr_assert(strstr(out, "exists and is not empty: use --force"), "%s", out);
     stat(path, &after);
     cr_assert_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec, "nothing overwritten");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --out %s/r --force -q",
-                         scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s/r --force -q",
+                         texfdtd_bin(), scene, dir),
+                 0, "%s", out);
 
     cr_assert_eq(run_cmd(out, sizeof out, "rm -rf %s", dir), 0);
     unlink(scene);
@@ -200,10 +204,14 @@ Test(cli, dry_run_and_progress_lines)
     char *dir = temp_dir(), sub[512];
     snprintf(sub, sizeof sub, "%s/d", dir);
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --dry-run --out %s", scene, sub), 0);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --dry-run --out %s",
+                         texfdtd_bin(), scene, sub),
+                 0);
     cr_assert(strstr(out, "dry run"), "%s", out);
     cr_assert(!exists(sub));
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --progress --out %s", scene, sub), 0);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --progress --out %s",
+                         texfdtd_bin(), scene, sub),
+                 0);
     cr_assert(strstr(out, "step 120/120"), "%s", out);
     cr_assert(!strchr(out, '\r'));
     run_cmd(out, sizeof out, "rm -rf %s", dir);
@@ -216,15 +224,16 @@ Test(cli, info_checks_and_describes_a_scene)
 {
     char out[16384];
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s", scene), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s info %s", texfdtd_bin(), scene), 0, "%s", out);
     cr_assert(strstr(out, "grid        72 x 56 cells, 120 steps"), "%s", out);
     cr_assert(strstr(out, "courant 0.5 (stability limit 0.7071)"), "%s", out);
     cr_assert(strstr(out, "object      c: pec circle at (36, 28)"), "%s", out);
     /* 3 float fields + material byte: 72*56*13 = 52416 bytes */
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s --json", scene), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s info %s --json", texfdtd_bin(), scene), 0, "%s", out);
     cr_assert(strstr(out, "\"cpu_single\": 52416"), "%s", out);
     cr_assert(strstr(out, "\"dimensions\": 2,"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " info %s --set grid.courant=0.9", scene), 2);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s info %s --set grid.courant=0.9", texfdtd_bin(), scene), 2);
     cr_assert(strstr(out, "courant = 0.9 is above the 2D stability limit 0.7071"), "%s", out);
     unlink(scene);
     free(scene);
@@ -235,8 +244,9 @@ Test(cli, run_json_prints_the_summary)
     char out[16384];
     char *dir = temp_dir();
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu --json -q --out %s/r",
-                         scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --json -q --out %s/r",
+                         texfdtd_bin(), scene, dir),
+                 0, "%s", out);
     cr_assert_eq(out[0], '{', "%s", out);
     cr_assert(strstr(out, "\"steps\": 120"), "%s", out);
     run_cmd(out, sizeof out, "rm -rf %s", dir);
@@ -254,22 +264,28 @@ Test(cli, movie_frames_every_k_steps)
         cr_skip_test("ffmpeg is not installed here (Debian: apt-get install ffmpeg)");
     char *dir = temp_dir();
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu -q --movie wave.mp4 "
-                                          "--every 20 --out %s/r", scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "%s run %s --engine cpu -q --movie wave.mp4 "
+                         "--every 20 --out %s/r",
+                         texfdtd_bin(), scene, dir),
+                 0, "%s", out);
     /* 120 steps, a frame every 20: 6 frames */
     cr_assert_eq(run_cmd(out, sizeof out, "ffprobe -v error -count_frames -select_streams v:0 "
                                           "-show_entries stream=nb_read_frames,width,height "
                                           "-of csv=p=0 %s/r/wave.mp4", dir), 0, "%s", out);
     cr_assert_str_eq(out, "72,56,6\n");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --engine cpu -q --movie wave.gif "
-                                          "--every 40 --out %s/g", scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "%s run %s --engine cpu -q --movie wave.gif "
+                         "--every 40 --out %s/g",
+                         texfdtd_bin(), scene, dir),
+                 0, "%s", out);
     cr_assert_eq(run_cmd(out, sizeof out, "ffprobe -v error -count_frames -select_streams v:0 "
                                           "-show_entries stream=nb_read_frames -of csv=p=0 "
                                           "%s/g/wave.gif", dir), 0, "%s", out);
     cr_assert_str_eq(out, "3\n");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --movie ../x.mp4", scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --movie ../x.mp4", texfdtd_bin(), scene), 2);
     cr_assert(strstr(out, "give a file name only"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --movie x.avi", scene), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --movie x.avi", texfdtd_bin(), scene), 2);
     run_cmd(out, sizeof out, "rm -rf %s", dir);
     unlink(scene);
     free(scene);
@@ -284,13 +300,16 @@ Test(cli, live_window)
     char out[16384];
     char *dir = temp_dir();
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, "DISPLAY= WAYLAND_DISPLAY= " TEXFDTD
-                                          " run %s --window --out %s/n", scene, dir), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "DISPLAY= WAYLAND_DISPLAY= %s run %s --window --out %s/n",
+                         texfdtd_bin(), scene, dir),
+                 2);
     cr_assert(strstr(out, "--window needs a display"), "%s", out);
     if (run_cmd(out, sizeof out, "command -v xvfb-run ffplay") != 0)
         cr_skip_test("xvfb-run or ffplay is not installed here (Debian: xvfb, ffmpeg)");
-    cr_assert_eq(run_cmd(out, sizeof out, "xvfb-run -a " TEXFDTD " run %s --engine cpu --window "
-                                          "--every 30 --fps 50 --out %s/w", scene, dir),
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "xvfb-run -a %s run %s --engine cpu --window "
+                         "--every 30 --fps 50 --out %s/w",
+                         texfdtd_bin(), scene, dir),
                  0, "%s", out);
     cr_assert(strstr(out, "live window: a frame every 30 steps"), "%s", out);
     cr_assert(!strstr(out, "the window was closed"), "%s", out);
@@ -305,8 +324,9 @@ Test(cli, double_precision_run)
     char out[16384];
     char *dir = temp_dir();
     char *scene = write_temp_scene(small_scene);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " run %s --precision double --out %s/r",
-                         scene, dir), 0, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --precision double --out %s/r", texfdtd_bin(),
+                         scene, dir),
+                 0, "%s", out);
     cr_assert(strstr(out, "engine cpu"), "double precision runs on the cpu engine: %s", out);
     run_cmd(out, sizeof out, "rm -rf %s", dir);
     unlink(scene);

@@ -12,8 +12,6 @@
 #include "compare/analytic.h"
 #include "compare/metrics.h"
 
-#define TEXFDTD "./bin/texfdtd"
-
 /* ---- metrics ------------------------------------------------------------------ */
 
 Test(metrics, ulp_distance_by_hand)
@@ -205,9 +203,9 @@ Test(compare_cmd, cpu_and_cpu_flush_are_identical_exit_0)
     char out[16384], path[600];
     char *dir = temp_dir(), *scene = write_temp_scene(small_scene);
     cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --engines cpu,cpu-flush --every 40 --max-ulp 0 "
-                                 "--max-rel 0 --out %s/c",
-                         scene, dir),
+                         "%s compare %s --engines cpu,cpu-flush --every 40 --max-ulp 0 "
+                         "--max-rel 0 --out %s/c",
+                         texfdtd_bin(), scene, dir),
                  0, "%s", out);
     cr_assert(strstr(out, "cpu-flush"), "%s", out);
     snprintf(path, sizeof path, "%s/c/compare.csv", dir);
@@ -224,13 +222,13 @@ Test(compare_cmd, cpu_and_cpu_flush_are_identical_exit_0)
         cr_assert_eq(rows[k].identical, 1.0);
     }
     /* the same directory again: refused without --force, nothing changed */
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare %s --engines cpu,cpu-flush --out %s/c",
-                         scene, dir),
+    cr_assert_eq(run_cmd(out, sizeof out, "%s compare %s --engines cpu,cpu-flush --out %s/c",
+                         texfdtd_bin(), scene, dir),
                  2, "%s", out);
     cr_assert(strstr(out, "not empty: use --force"), "%s", out);
     cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --engines cpu,cpu-flush --out %s/c --force -q",
-                         scene, dir),
+                         "%s compare %s --engines cpu,cpu-flush --out %s/c --force -q",
+                         texfdtd_bin(), scene, dir),
                  0, "%s", out);
     unlink(scene);
     free(scene);
@@ -243,9 +241,9 @@ Test(compare_cmd, float_against_double_exceeds_max_ulp_0_exit_3)
     char out[16384], path[600];
     char *dir = temp_dir(), *scene = write_temp_scene(small_scene);
     cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --engines cpu --reference cpu-double --max-ulp 0 "
-                                 "--every 60 --out %s/c",
-                         scene, dir),
+                         "%s compare %s --engines cpu --reference cpu-double --max-ulp 0 "
+                         "--every 60 --out %s/c",
+                         texfdtd_bin(), scene, dir),
                  3, "%s", out);
     cr_assert(strstr(out, "--max-ulp 0 exceeded: cpu against cpu-double"), "%s", out);
     cr_assert(strstr(out, "rounded to float"), "%s", out);
@@ -264,12 +262,12 @@ Test(compare_cmd, float_against_double_exceeds_max_ulp_0_exit_3)
     cr_assert(differs);
     /* a loose relative limit passes: exit 0 */
     cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --engines cpu,cpu-double --max-rel 1e-4 --out %s/d",
-                         scene, dir),
+                         "%s compare %s --engines cpu,cpu-double --max-rel 1e-4 --out %s/d",
+                         texfdtd_bin(), scene, dir),
                  0, "%s", out);
     cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --engines cpu,cpu-double --max-rel 1e-12 --out %s/e",
-                         scene, dir),
+                         "%s compare %s --engines cpu,cpu-double --max-rel 1e-12 --out %s/e",
+                         texfdtd_bin(), scene, dir),
                  3, "%s", out);
     cr_assert(strstr(out, "--max-rel 1e-12 exceeded"), "%s", out);
     unlink(scene);
@@ -299,22 +297,24 @@ Test(compare_cmd, bad_input_exits_2_and_writes_nothing)
         {"--engines cpu,cpu-double --set grid.nx=0", "nx"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare %s %s --out %s", scene,
+        cr_assert_eq(run_cmd(out, sizeof out, "%s compare %s %s --out %s", texfdtd_bin(), scene,
                              cases[k].args, sub),
                      2, "%s: %s", cases[k].args, out);
         cr_assert(strstr(out, cases[k].msg), "%s: %s", cases[k].args, out);
         struct stat st;
         cr_assert(stat(sub, &st) != 0, "%s: nothing may be written", cases[k].args);
     }
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare /nonexistent.ini --out %s", sub), 2);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare"), 2);
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare --help"), 0);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s compare /nonexistent.ini --out %s", texfdtd_bin(), sub), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s compare", texfdtd_bin()), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s compare --help", texfdtd_bin()), 0);
     cr_assert(strstr(out, "usage: texfdtd compare SCENE"), "%s", out);
     /* --analytic on a scene whose object is not one PEC circle */
     char *sq = write_temp_scene("[grid]\nnx = 64\nny = 64\nsteps = 40\n[object.s]\nshape = "
                                 "rectangle\nmaterial = pec\ncenter_x = 30\ncenter_y = 30\nwidth "
                                 "= 8\nheight = 8\n[monitor.dft]\nstart_step = 20\n");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare %s --analytic --out %s", sq, sub), 2);
+    cr_assert_eq(
+        run_cmd(out, sizeof out, "%s compare %s --analytic --out %s", texfdtd_bin(), sq, sub), 2);
     cr_assert(strstr(out, "exactly one object, a PEC circle"), "%s", out);
     unlink(sq);
     free(sq);
@@ -338,8 +338,8 @@ Test(compare_cmd, analytic_on_a_small_cylinder)
                                    "[object.c]\nshape = circle\nmaterial = pec\n"
                                    "center_x = 60\ncenter_y = 50\nradius = 12\n"
                                    "[monitor.dft]\nstart_step = 320\n");
-    cr_assert_eq(run_cmd(out, sizeof out, TEXFDTD " compare %s --analytic --max-rel 0.4 --out %s/a",
-                         scene, dir),
+    cr_assert_eq(run_cmd(out, sizeof out, "%s compare %s --analytic --max-rel 0.4 --out %s/a",
+                         texfdtd_bin(), scene, dir),
                  0, "%s", out);
     cr_assert(strstr(out, "ring2"), "%s", out);
     snprintf(path, sizeof path, "%s/a/analytic.csv", dir);
@@ -378,8 +378,8 @@ Test(compare_cmd, analytic_on_a_small_cylinder)
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     /* a tight complex limit fails with exit 3 */
-    cr_assert_eq(run_cmd(out, sizeof out,
-                         TEXFDTD " compare %s --analytic --max-rel 0.01 --out %s/b -q", scene, dir),
+    cr_assert_eq(run_cmd(out, sizeof out, "%s compare %s --analytic --max-rel 0.01 --out %s/b -q",
+                         texfdtd_bin(), scene, dir),
                  3, "%s", out);
     cr_assert(strstr(out, "--max-rel 0.01 exceeded: cpu, annulus"), "%s", out);
     unlink(scene);
