@@ -15,6 +15,10 @@
 # -ffast-math here.
 
 CC      ?= cc
+# Objects, library and test binaries go to $(BUILD), the command to $(BIN)
+# (both relative to this folder).
+BUILD   ?= build
+BIN     ?= bin
 PKGS    := inih hdf5-serial libpng
 GLPKGS  := egl glew opengl
 OPT     ?= -O3
@@ -53,7 +57,7 @@ NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,co
 NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off
 CFLAGS  += -DTEXFDTD_HAVE_CUDA
 LDLIBS  += -L$(CUDART_DIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
-CUDA_OBJ := $(CUDA_SRC:%.cu=build/%.o)
+CUDA_OBJ := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
 endif
 endif
 
@@ -66,76 +70,76 @@ CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
 
 LIB_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard cpu/*.c) $(GL_SRC) \
            $(wildcard compare/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CUDA_OBJ)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
-TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps demo docs fuzz test test-gpu bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
-all: bin/texfdtd
+all: $(BIN)/texfdtd
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
 # gl/) the -DTEXFDTD_HAVE_* flags change and everything is rebuilt.
-build/cflags: FORCE
-	@mkdir -p build
+$(BUILD)/cflags: FORCE
+	@mkdir -p $(BUILD)
 	@echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' > $@
 
-build/%.o: %.c build/cflags
+$(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-build/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h build/cflags
-	@mkdir -p build/cuda
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h $(BUILD)/cflags
+	@mkdir -p $(BUILD)/cuda
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-build/libtexfdtd.a: $(LIB_OBJ)
+$(BUILD)/libtexfdtd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-bin/texfdtd: build/core/main.o build/libtexfdtd.a
-	@mkdir -p bin
+$(BIN)/texfdtd: $(BUILD)/core/main.o $(BUILD)/libtexfdtd.a
+	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/tests/%: tests/%.c build/libtexfdtd.a tests/helpers.h bench/reflection.h
-	@mkdir -p build/tests
-	$(CC) $(CFLAGS) -MMD -MP -o $@ $< build/libtexfdtd.a $(LDLIBS) $(shell pkg-config --libs criterion 2>/dev/null)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtexfdtd.a tests/helpers.h bench/reflection.h
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libtexfdtd.a $(LDLIBS) $(shell pkg-config --libs criterion 2>/dev/null)
 
 deps:
 	@scripts/deps.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	./bin/texfdtd run scenes/takada_square.ini --out out/demo --force
+	./$(BIN)/texfdtd run scenes/takada_square.ini --out out/demo --force
 
 # The scene parser under libFuzzer with AddressSanitizer and UBSan (clang):
 # `make fuzz FUZZ_SECONDS=1800` for a long run; `make test` runs 60 s.
-# Crashes land in build/fuzz/ as crash-*; keep them in tests/fuzz/corpus.
+# Crashes land in $(BUILD)/fuzz/ as crash-*; keep them in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := core/scene.c core/model.c core/util.c
-build/fuzz/scene_fuzz: tests/fuzz/scene_fuzz.c $(FUZZ_SRC) core/scene.h core/model.h core/util.h
-	@mkdir -p build/fuzz
+$(BUILD)/fuzz/scene_fuzz: tests/fuzz/scene_fuzz.c $(FUZZ_SRC) core/scene.h core/model.h core/util.h
+	@mkdir -p $(BUILD)/fuzz
 	clang -std=c11 -g -O1 -I. -ffp-contract=off -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined $(shell pkg-config --cflags inih) -o $@ \
 	    tests/fuzz/scene_fuzz.c $(FUZZ_SRC) $(shell pkg-config --libs inih) -lm
 
-fuzz: build/fuzz/scene_fuzz
-	@mkdir -p build/fuzz/corpus
-	@cd build/fuzz && ./scene_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-	    -print_final_stats=1 corpus ../../tests/fuzz/corpus >fuzz.log 2>&1; rc=$$?; \
+fuzz: $(BUILD)/fuzz/scene_fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus
+	@cd $(BUILD)/fuzz && ./scene_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	    -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus >fuzz.log 2>&1; rc=$$?; \
 	    grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)|ERROR|SUMMARY|crash-' fuzz.log; \
-	    [ $$rc -eq 0 ] || { tail -40 fuzz.log; echo "fuzz: the scene parser failed (build/fuzz/fuzz.log)"; }; exit $$rc
+	    [ $$rc -eq 0 ] || { tail -40 fuzz.log; echo "fuzz: the scene parser failed ($(BUILD)/fuzz/fuzz.log)"; }; exit $$rc
 
 # The one-file teaching example: nothing of the project's, on purpose.
-build/examples/rtt_fdtd: examples/rtt_fdtd.c
-	@mkdir -p build/examples
+$(BUILD)/examples/rtt_fdtd: examples/rtt_fdtd.c
+	@mkdir -p $(BUILD)/examples
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< $(shell pkg-config --cflags --libs egl opengl libpng) -lm
 
 # Each suite is one Criterion binary; run from the repository root.
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN) build/examples/rtt_fdtd
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(BUILD)/examples/rtt_fdtd
 	@ok=0; bad=0; \
 	for t in $(TEST_BIN); do echo "== $$t"; if $$t --jobs 2; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; done; \
 	echo "== examples/rtt_fdtd"; \
-	if build/examples/rtt_fdtd build/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	if $(BUILD)/examples/rtt_fdtd $(BUILD)/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
 	if $(MAKE) --no-print-directory fuzz; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
@@ -147,15 +151,15 @@ test-gpu: deps
 bench-cpu: all
 	bench/cpu.sh
 
-build/bench/%: bench/%.c build/libtexfdtd.a bench/reflection.h
-	@mkdir -p build/bench
-	$(CC) $(CFLAGS) -o $@ $< build/libtexfdtd.a $(LDLIBS)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtexfdtd.a $(LDLIBS)
 
-bench-cpml: build/bench/cpml_reflection
-	build/bench/cpml_reflection
+bench-cpml: $(BUILD)/bench/cpml_reflection
+	$(BUILD)/bench/cpml_reflection
 
 # on the GPU machine: bench/cuda.sh (see docs/performance-cuda.md)
-bench-cuda: all build/bench/cuda_bench
+bench-cuda: all $(BUILD)/bench/cuda_bench
 
 # Ask for the CUDA engines explicitly: fails clearly without nvcc.
 cuda:
@@ -170,7 +174,7 @@ docs: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/texfdtd/shaders \
 	    $(DESTDIR)$(PREFIX)/share/texfdtd/scenes $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 bin/texfdtd $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/texfdtd $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 shaders/* $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
 	install -m 644 scenes/*.ini $(DESTDIR)$(PREFIX)/share/texfdtd/scenes/
 	install -m 644 docs/texfdtd.1 $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -180,6 +184,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:
-	rm -rf build bin
+	rm -rf $(BUILD) $(BIN)
 
--include $(LIB_OBJ:.o=.d) build/core/main.d $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/core/main.d $(TEST_BIN:=.d)
