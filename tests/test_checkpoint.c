@@ -17,12 +17,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-static const char *texfdtd(void)
-{
-    const char *b = getenv("TEXFDTD_BIN");
-    return b && *b ? b : "./bin/texfdtd";
-}
-
 /* CPML, a dielectric rod, an oblique plane wave, the DFT monitor and two
  * snapshots: every kind of state a 2D engine keeps. */
 static const char *scene_text =
@@ -93,7 +87,7 @@ static pid_t start_run(const char *scene, const char *engine, const char *out, i
         if (stop_at > 0)
             setenv("TEXFDTD_TEST_STOP_AT", stop, 1);
         freopen("/dev/null", "w", stdout);
-        execl(texfdtd(), texfdtd(), "run", scene, "--engine", engine, "--out", out,
+        execl(texfdtd_bin(), texfdtd_bin(), "run", scene, "--engine", engine, "--out", out,
               "--checkpoint-every", every, "-q", (char *)NULL);
         _exit(127);
     }
@@ -191,7 +185,7 @@ static void assert_same_fields(const char *dir_a, const char *dir_b, int expect,
 static void reference_run(const char *scene, const char *engine, const char *out)
 {
     char cmd_out[16384];
-    cr_assert_eq(run_cmd(cmd_out, sizeof cmd_out, "%s run %s --engine %s --out %s -q", texfdtd(),
+    cr_assert_eq(run_cmd(cmd_out, sizeof cmd_out, "%s run %s --engine %s --out %s -q", texfdtd_bin(),
                          scene, engine, out),
                  0, "%s", cmd_out);
 }
@@ -199,9 +193,9 @@ static void reference_run(const char *scene, const char *engine, const char *out
 static void resume(const char *dir, const char *engine, unsigned seed)
 {
     char out[16384];
-    const int rc = engine ? run_cmd(out, sizeof out, "%s resume %s --engine %s -q", texfdtd(), dir,
+    const int rc = engine ? run_cmd(out, sizeof out, "%s resume %s --engine %s -q", texfdtd_bin(), dir,
                                     engine)
-                          : run_cmd(out, sizeof out, "%s resume %s -q", texfdtd(), dir);
+                          : run_cmd(out, sizeof out, "%s resume %s -q", texfdtd_bin(), dir);
     cr_assert_eq(rc, 0, "resume (seed %u): %s", seed, out);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
@@ -328,9 +322,9 @@ Test(checkpoint, gl_sigterm_writes_a_checkpoint_and_exits_130)
 Test(checkpoint, resume_refuses_what_cannot_be_resumed)
 {
     char out[16384], *dir = temp_dir();
-    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd_bin(), dir), 2);
     cr_assert(strstr(out, "checkpoint.h5: no checkpoint to resume from"), "%s", out);
-    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s --set grid.steps=5", texfdtd(), dir), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s --set grid.steps=5", texfdtd_bin(), dir), 2);
     cr_assert(strstr(out, "--set: the checkpoint fixes this"), "%s", out);
     /* not a checkpoint */
     char path[600];
@@ -338,7 +332,7 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
     FILE *f = fopen(path, "w");
     fputs("not HDF5\n", f);
     fclose(f);
-    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd_bin(), dir), 2);
     cr_assert(strstr(out, "not an HDF5 file"), "%s", out);
     /* an engine that cannot checkpoint (CUDA, where built): refused before anything runs */
     if (engine_find("cuda", 2)) {
@@ -346,7 +340,7 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
         char sub[600];
         snprintf(sub, sizeof sub, "%s/cuda", dir);
         cr_assert_eq(run_cmd(out, sizeof out,
-                             "%s run %s --engine cuda --out %s --checkpoint-every 2", texfdtd(),
+                             "%s run %s --engine cuda --out %s --checkpoint-every 2", texfdtd_bin(),
                              scene, sub),
                      2);
         cr_assert(strstr(out, "cannot write checkpoints"), "%s", out);
@@ -372,7 +366,7 @@ Test(checkpoint, blowup_stops_the_run_and_keeps_the_last_checkpoint)
     cr_assert_eq(run_cmd(out, sizeof out,
                          "TEXFDTD_TEST_POISON_AT=50 %s run %s --engine cpu --out %s "
                          "--checkpoint-every %d -q",
-                         texfdtd(), scene, run, EVERY),
+                         texfdtd_bin(), scene, run, EVERY),
                  1, "%s", out);
     cr_assert(strstr(out, "step 50: ez is not finite at cell (32, 28): the run blew up; likely "
                           "cause: the cell is in a dielectric (eps_r 4)"),
