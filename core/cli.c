@@ -1,6 +1,7 @@
 /* cli.c - the texfdtd command: run, devices, help. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "decomp.h"
 #include "engine.h"
 #include "model.h"
 #include "movie.h"
@@ -74,7 +75,11 @@ static const char run_usage[] =
     "  --every K              a movie or window frame every K steps (default 10)\n"
     "  --fps F                movie frames per second (default 25)\n"
     "  -q, --quiet            no informational messages\n"
-    "  -h, --help             this text\n";
+    "  -h, --help             this text\n"
+    "\n"
+    "MPI: `mpirun -np P texfdtd run SCENE --engine cpu` splits a 3D grid into P slabs along z\n"
+    "(nz >= 2P), one rank each, bit-identical to one process; rank 0 writes the files\n"
+    "(docs/mpi.md).  The 2D engines stay single-device: a 2D scene needs one rank.\n";
 
 struct run_args {
     const char *scene;
@@ -264,13 +269,34 @@ static void progress_show(struct progress *p, const struct scene *s, int step, d
         fputc('\n', stderr);
 }
 
+/* What a run split over several MPI ranks cannot do, said before anything
+ * runs; the same answer on every rank. */
+static int mpi_refuse(const struct run_args *a, const struct scene *s, const char *engine,
+                      char *err, size_t errlen)
+{
+    const int P = decomp_size();
+    const struct engine_ops *ops = engine_find(engine, scene_is_3d(s) ? 3 : 2);
+    if (!scene_is_3d(s))
+        return seterr(err, errlen, "%s is a 2D scene: the 2D engines stay single-device, run it "
+                                   "as one process, not under mpirun with %d ranks", s->path, P);
+    if (!ops || !(ops->caps & ENGINE_CAP_MPI))
+        return seterr(err, errlen, "engine %s does not split 3D grids over MPI ranks; under "
+                                   "mpirun with %d ranks use --engine cpu (docs/mpi.md)", engine, P);
+    if (a->movie || a->window)
+        return seterr(err, errlen, "--movie and --window need one process, not %d MPI ranks", P);
+    if (s->nz < 2 * P)
+        return seterr(err, errlen, "%s: %d ranks need nz >= %d (2 z planes a rank), not %d",
+                      s->path, P, 2 * P, s->nz);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_args a;
     int rc = parse_run_args(argc, argv, &a);
     if (rc)
         return rc;
-    log_set_quiet(a.quiet);
+    log_set_quiet(a.quiet || decomp_rank() != 0); /* MPI: rank 0 speaks for the job */
 
     char err[ERRLEN], b1[32], b2[32];
     struct scene s;
@@ -293,6 +319,10 @@ static int cmd_run(int argc, char **argv)
     const struct engine_ops *ops = engine_find(engine, 0);
     if (!ops) {
         engine_create(engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    if (decomp_size() > 1 && mpi_refuse(&a, &s, engine, err, sizeof err)) { /* MPI */
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
@@ -328,10 +358,14 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_OK;
         goto out;
     }
-    if (outdir_check(outdir, a.force, err, sizeof err)) {
+    /* MPI: rank 0 owns the output directory, every rank follows its verdict;
+     * from here on a rank's failure is its own (decomp.h) */
+    const int dir_rc = decomp_rank() == 0 ? outdir_check(outdir, a.force, err, sizeof err) : 0;
+    if (dir_rc)
         fprintf(stderr, "texfdtd: %s\n", err);
+    if (decomp_agree(dir_rc))
         goto out;
-    }
+    decomp_unmute();
     if (model_build(&m, &s, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -375,7 +409,8 @@ static int cmd_run(int argc, char **argv)
     if (win)
         log_info("live window: a frame every %d steps (closing it does not stop the run)",
                  a.every);
-    struct progress pr = {.tty = isatty(2) && !a.quiet, .lines = a.progress};
+    struct progress pr = {.tty = isatty(2) && !a.quiet && decomp_rank() == 0,
+                          .lines = a.progress && decomp_rank() == 0}; /* MPI: rank 0 only */
     pr.start = pr.last = now_seconds();
     double busy = 0;
     int batch = 1, next_snap = 0;
@@ -716,6 +751,11 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
+    if (decomp_size() > 1 && (!strcmp(cmd, "compare") || !strcmp(cmd, "info"))) { /* MPI */
+        fprintf(stderr, "texfdtd: under mpirun (%d ranks) only `run` splits the grid; run "
+                        "`texfdtd %s` as one process\n", decomp_size(), cmd);
+        return EXIT_BADINPUT;
+    }
     if (!strcmp(cmd, "compare"))
         return compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices"))

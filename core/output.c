@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "output.h"
 #include "colormap.h"
+#include "decomp.h"
 #include "util.h"
 
 #include <errno.h>
@@ -32,6 +33,9 @@ void provenance_init(struct provenance *p, const struct scene *s, const char *sc
 
 /* ---- HDF5 ------------------------------------------------------------------ */
 
+/* MPI (core/decomp.h): rank 0 writes the files.  The other ranks hold an
+ * h5out with no file (file < 0) and go through the same calls, because
+ * reading a field back is collective: they send their planes to rank 0. */
 struct h5out {
     hid_t file;
     char tmp[4200], final[4200];
@@ -84,6 +88,11 @@ int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, 
     snprintf(h->tmp, sizeof h->tmp, "%s/.fields.h5.partial", dir);
     snprintf(h->final, sizeof h->final, "%s/fields.h5", dir);
     h->p = p;
+    if (decomp_rank() != 0) { /* MPI: no file here */
+        h->file = H5I_INVALID_HID;
+        *out = h;
+        return 0;
+    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by us, once */
     h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (h->file < 0) {
@@ -151,11 +160,12 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
 {
     const struct model *m = e->model;
     const enum precision prec = e->opt.precision;
+    const bool writer = h->file >= 0; /* MPI: ranks other than 0 only read (collective) */
     void *buf = xcalloc(m->ncells, precision_size(prec), "field read-back buffer", err, errlen);
     if (!buf)
         return -1;
-    hid_t g = open_group_path(h->file, group);
-    if (g < 0) {
+    hid_t g = writer ? open_group_path(h->file, group) : H5I_INVALID_HID;
+    if (writer && g < 0) {
         free(buf);
         return seterr(err, errlen, "%s: cannot create group %s", h->tmp, group);
     }
@@ -176,6 +186,8 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
             rc = -1;
             break;
         }
+        if (!writer)
+            continue;
         hid_t space = H5Screate_simple(rank, rank == 3 ? dims : dims + 1, NULL);
         hid_t d = H5Dcreate2(g, field_name(f), type, space, H5P_DEFAULT, H5P_DEFAULT,
                              H5P_DEFAULT);
@@ -190,7 +202,8 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
             H5Dclose(d);
         H5Sclose(space);
     }
-    H5Gclose(g);
+    if (writer)
+        H5Gclose(g);
     free(buf);
     return rc;
 }
@@ -198,6 +211,10 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
 int h5out_close(struct h5out *h, char *err, size_t errlen)
 {
     int rc = 0;
+    if (h->file < 0) { /* MPI, not rank 0 */
+        free(h);
+        return 0;
+    }
     if (H5Fclose(h->file) < 0)
         rc = seterr(err, errlen, "%s: cannot close HDF5 file", h->tmp);
     else if (rename(h->tmp, h->final))
@@ -212,8 +229,10 @@ void h5out_abort(struct h5out *h)
 {
     if (!h)
         return;
-    H5Fclose(h->file);
-    unlink(h->tmp);
+    if (h->file >= 0) { /* MPI: only rank 0 has the file */
+        H5Fclose(h->file);
+        unlink(h->tmp);
+    }
     free(h);
 }
 
@@ -284,7 +303,7 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
     if (!rgba)
         return -1;
     int rc = render_total_field(e, rgba, err, errlen);
-    if (!rc) {
+    if (!rc && decomp_rank() == 0) { /* MPI: every rank renders (collective read), rank 0 writes */
         snprintf(path_out, path_len, "%s/ez_total_%06d.png", dir, e->step);
         rc = png_write_rgba(path_out, rgba, m->nx, m->ny, err, errlen);
     }
@@ -312,6 +331,8 @@ void json_string(FILE *f, const char *s)
 int summary_write(const char *dir, const struct provenance *p, int steps, double seconds,
                   char *err, size_t errlen)
 {
+    if (decomp_rank() != 0) /* MPI: rank 0 writes */
+        return 0;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
