@@ -33,6 +33,17 @@ static bool launched_by_mpirun(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
 }
 
+#ifndef TEXFDTD_HAVE_MPI
+/* The size mpirun announces (Open MPI, or MPICH's PMI_SIZE); 1 if none. */
+static int mpirun_size(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!v)
+        v = getenv("PMI_SIZE");
+    return v ? atoi(v) : 1;
+}
+#endif
+
 int decomp_init(int *argc, char ***argv, char *err, size_t errlen)
 {
 #ifdef TEXFDTD_HAVE_MPI
@@ -63,8 +74,11 @@ int decomp_init(int *argc, char ***argv, char *err, size_t errlen)
 #else
     (void)argc;
     (void)argv;
-    (void)err;
-    (void)errlen;
+    /* every process would run the whole scene into the same directory */
+    if (launched_by_mpirun() && mpirun_size() > 1)
+        return seterr(err, errlen, "this texfdtd was built without MPI (pkg-config ompi-c not "
+                                   "found), so it cannot run as %d ranks of mpirun: rebuild with "
+                                   "libopenmpi-dev installed, or run one process", mpirun_size());
     return 0;
 #endif
 }
@@ -206,11 +220,13 @@ void decomp_free(struct decomp *d)
     d->comm = NULL;
 }
 
+#ifdef TEXFDTD_HAVE_MPI
 /* Local plane p of array a. */
 static char *plane_at(const struct decomp *d, void *a, int p)
 {
     return (char *)a + (size_t)p * d->plane * d->elem;
 }
+#endif
 
 /* One exchange for n arrays: plane `send` goes to rank `to`, plane `recv`
  * comes from rank `from` (local plane indices; a missing neighbour is
@@ -309,7 +325,9 @@ void decomp_log_map(const struct decomp *d, const char *device)
     if (!d->comm)
         return; /* one rank: the engine line says it all */
 #ifdef TEXFDTD_HAVE_MPI
-    char *all = d->rank == 0 ? malloc((size_t)d->size * LINE) : NULL;
+    char err[ERRLEN], *all = NULL;
+    if (d->rank == 0 && !(all = xcalloc((size_t)d->size, LINE, "rank map", err, sizeof err)))
+        decomp_abort(1, "%s", err); /* the others are already in the gather */
     MPI_Gather(line, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (all) {
         for (int r = 0; r < d->size; r++)
