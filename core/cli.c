@@ -9,6 +9,7 @@
 #include "scene.h"
 #include "util.h"
 #include "args.h"
+#include "checkpoint.h"
 #include "compare/compare.h"
 
 #ifdef TEXFDTD_HAVE_GL
@@ -16,6 +17,10 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +38,7 @@ static const char main_usage[] =
     "\n"
     "commands:\n"
     "  run SCENE [options]   run a scene file (see `texfdtd run --help`)\n"
+    "  resume DIR            continue an interrupted run from DIR/checkpoint.h5\n"
     "  info SCENE [options]  check a scene: grid, stability, memory, estimated time\n"
     "  compare SCENE [opts]  run engines side by side, or against the exact solution\n"
     "  devices               list the GL devices EGL can open\n"
@@ -43,7 +49,8 @@ static const char main_usage[] =
     "  -h, --help            this text\n"
     "  --version             program version and git hash\n"
     "\n"
-    "exit status: 0 success, 1 failure while running, 2 bad input (nothing ran or was written)\n";
+    "exit status: 0 success, 1 failure while running, 2 bad input (nothing ran or was written),\n"
+    "             130 stopped by SIGINT or SIGTERM (a checkpoint was written)\n";
 
 static const char run_usage[] =
     "usage: texfdtd run SCENE [options]\n"
@@ -65,6 +72,8 @@ static const char run_usage[] =
     "  --device N             GPU index for gl engines (see `texfdtd devices`)\n"
     "  --shader-dir DIR       where the GLSL files are (default: installed copy, or ./shaders)\n"
     "  --threads N            cpu: OpenMP threads (default: all cores)\n"
+    "  --checkpoint-every N   write the whole state to DIR/checkpoint.h5 every N steps\n"
+    "                         (atomically); `texfdtd resume DIR` continues from it\n"
     "  --dry-run              check the scene and the memory it needs, run nothing\n"
     "  --progress             progress lines even when stderr is not a terminal\n"
     "  --json                 print summary.json on stdout at the end\n"
@@ -77,9 +86,27 @@ static const char run_usage[] =
     "  -q, --quiet            no informational messages\n"
     "  -h, --help             this text\n"
     "\n"
+    "SIGINT (Ctrl-C) or SIGTERM finishes the steps under way, writes DIR/checkpoint.h5 and\n"
+    "exits with status 130; a second one stops at once.  The engines cpu (2D and 3D), gl\n"
+    "and gl-compute checkpoint; the others stop without one.\n"
+    "\n"
     "MPI: `mpirun -np P texfdtd run SCENE --engine cpu` splits a 3D grid into P slabs along z\n"
     "(nz >= 2P), one rank each, bit-identical to one process; rank 0 writes the files\n"
     "(docs/mpi.md).  The 2D engines stay single-device: a 2D scene needs one rank.\n";
+
+static const char resume_usage[] =
+    "usage: texfdtd resume DIR [options]\n"
+    "\n"
+    "Continues the run whose output directory is DIR from DIR/checkpoint.h5 (written by\n"
+    "--checkpoint-every N, or when a run is stopped by SIGINT or SIGTERM): the same scene,\n"
+    "overrides, steps, precision and outputs.  The fields at the end are bit-identical to\n"
+    "those of an uninterrupted run; the snapshots taken before the checkpoint are kept.\n"
+    "\n"
+    "options:\n"
+    "  --engine NAME          continue on another engine of the same precision (cpu, gl,\n"
+    "                         gl-compute: they are bit-identical); default: the checkpoint's\n"
+    "  --checkpoint-every N   default: the interval of the interrupted run\n"
+    "  --device N, --shader-dir DIR, --threads N, --progress, --json, -q, -h: as for run\n";
 
 struct run_args {
     const char *scene;
@@ -93,7 +120,8 @@ struct run_args {
     char steps_set[64];
     enum precision precision;
     enum denormals denormals;
-    int device, threads;
+    int device, threads, checkpoint_every;
+    bool checkpoint_given;
     bool force, dry_run, progress, quiet, precision_given, json, window;
 };
 
@@ -105,8 +133,23 @@ static int bad(const char *cmd, const char *fmt, const char *arg)
     return EXIT_BADINPUT;
 }
 
-static int parse_run_args(int argc, char **argv, struct run_args *a)
+/* The options of `run` that a checkpoint fixes, refused by `resume`. */
+static bool fixed_on_resume(const char *arg)
 {
+    static const char *const names[] = {"--set", "--steps", "--precision", "--denormals",
+                                        "--out", "--force", "--dry-run", "--movie", "--window",
+                                        "--every", "--fps"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (is_opt(arg, names[k]))
+            return true;
+    return false;
+}
+
+/* `run` options, or (resume) those `resume` takes, with the directory as
+ * the one positional argument in a->scene. */
+static int parse_run_args(int argc, char **argv, struct run_args *a, bool resume)
+{
+    const char *cmd = resume ? "resume" : "run";
     memset(a, 0, sizeof *a);
     a->device = -1;
     a->every = 10;
@@ -114,8 +157,17 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *v;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            fputs(run_usage, stdout);
+            fputs(resume ? resume_usage : run_usage, stdout);
             exit(EXIT_OK);
+        } else if (resume && fixed_on_resume(arg)) {
+            return bad(cmd, "%s: the checkpoint fixes this; `resume` continues the run as it was",
+                       arg);
+        } else if (is_opt(arg, "--checkpoint-every")) {
+            if (!(v = opt_value("--checkpoint-every", argc, argv, &i))
+                || parse_int_arg(v, 1, 1000000000, &a->checkpoint_every))
+                return bad(cmd, "--checkpoint-every takes a whole number of steps from 1, not '%s'",
+                           v ? v : "");
+            a->checkpoint_given = true;
         } else if (!strcmp(arg, "--force")) {
             a->force = true;
         } else if (!strcmp(arg, "--dry-run")) {
@@ -130,35 +182,37 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
             a->quiet = true;
         } else if (is_opt(arg, "--engine")) {
             if (!(a->engine = opt_value("--engine", argc, argv, &i)))
-                return bad("run", "%s needs a value", arg);
+                return bad(cmd, "%s needs a value", arg);
         } else if (is_opt(arg, "--out")) {
             if (!(a->out = opt_value("--out", argc, argv, &i)) || !*a->out)
-                return bad("run", "%s needs a directory", arg);
+                return bad(cmd, "%s needs a directory", arg);
         } else if (is_opt(arg, "--movie")) {
             char merr[ERRLEN];
             if (!(a->movie = opt_value("--movie", argc, argv, &i)))
-                return bad("run", "%s needs a file name such as wave.mp4", arg);
+                return bad(cmd, "%s needs a file name such as wave.mp4", arg);
             if (movie_check_name(a->movie, merr, sizeof merr))
-                return bad("run", "%s", merr);
+                return bad(cmd, "%s", merr);
         } else if (is_opt(arg, "--every")) {
             if (!(v = opt_value("--every", argc, argv, &i)) || parse_int_arg(v, 1, 1000000000, &a->every))
-                return bad("run", "--every takes a whole number of steps from 1, not '%s'", v ? v : "");
+                return bad(cmd, "--every takes a whole number of steps from 1, not '%s'", v ? v : "");
         } else if (is_opt(arg, "--fps")) {
             if (!(v = opt_value("--fps", argc, argv, &i)) || parse_int_arg(v, 1, 240, &a->fps))
-                return bad("run", "--fps takes a number from 1 to 240, not '%s'", v ? v : "");
+                return bad(cmd, "--fps takes a number from 1 to 240, not '%s'", v ? v : "");
         } else if (is_opt(arg, "--shader-dir")) {
             if (!(a->shader_dir = opt_value("--shader-dir", argc, argv, &i)))
-                return bad("run", "%s needs a directory", arg);
+                return bad(cmd, "%s needs a directory", arg);
         } else if (is_opt(arg, "--set")) {
             if (!(v = opt_value("--set", argc, argv, &i)))
-                return bad("run", "%s needs SECTION.KEY=VALUE", arg);
+                return bad(cmd, "%s needs SECTION.KEY=VALUE", arg);
+            if (strchr(v, '\n'))
+                return bad(cmd, "--set '%s': a value cannot span lines", v);
             if (a->nset == MAX_SETS)
-                return bad("run", "more than %s --set options", "256");
+                return bad(cmd, "more than %s --set options", "256");
             a->sets[a->nset++] = v;
         } else if (is_opt(arg, "--steps")) {
             int n;
             if (!(v = opt_value("--steps", argc, argv, &i)) || parse_int_arg(v, 0, 1000000000, &n))
-                return bad("run", "--steps takes a whole number from 0 to 1000000000, not '%s'",
+                return bad(cmd, "--steps takes a whole number from 0 to 1000000000, not '%s'",
                            v ? v : "");
             snprintf(a->steps_set, sizeof a->steps_set, "grid.steps=%d", n);
         } else if (is_opt(arg, "--precision")) {
@@ -168,7 +222,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
             else if (v && !strcmp(v, "double"))
                 a->precision = PRECISION_DOUBLE;
             else
-                return bad("run", "--precision takes single or double, not '%s'", v ? v : "");
+                return bad(cmd, "--precision takes single or double, not '%s'", v ? v : "");
             a->precision_given = true;
         } else if (is_opt(arg, "--denormals")) {
             v = opt_value("--denormals", argc, argv, &i);
@@ -177,24 +231,24 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
             else if (v && !strcmp(v, "keep"))
                 a->denormals = DENORMALS_KEEP;
             else
-                return bad("run", "--denormals takes flush or keep, not '%s'", v ? v : "");
+                return bad(cmd, "--denormals takes flush or keep, not '%s'", v ? v : "");
         } else if (is_opt(arg, "--device")) {
             if (!(v = opt_value("--device", argc, argv, &i)) || parse_int_arg(v, 0, 1023, &a->device))
-                return bad("run", "--device takes a device index (see `texfdtd devices`), not '%s'",
+                return bad(cmd, "--device takes a device index (see `texfdtd devices`), not '%s'",
                            v ? v : "");
         } else if (is_opt(arg, "--threads")) {
             if (!(v = opt_value("--threads", argc, argv, &i)) || parse_int_arg(v, 1, 4096, &a->threads))
-                return bad("run", "--threads takes a number from 1 to 4096, not '%s'", v ? v : "");
+                return bad(cmd, "--threads takes a number from 1 to 4096, not '%s'", v ? v : "");
         } else if (arg[0] == '-' && arg[1]) {
-            return bad("run", "unknown option '%s'", arg);
+            return bad(cmd, "unknown option '%s'", arg);
         } else if (!a->scene) {
             a->scene = arg;
         } else {
-            return bad("run", "one scene file only; '%s' is extra", arg);
+            return bad(cmd, "one scene file only; '%s' is extra", arg);
         }
     }
     if (!a->scene)
-        return bad("run", "%s", "no scene file given");
+        return bad(cmd, "%s", resume ? "no output directory given" : "no scene file given");
     /* --steps goes last so that it wins over a --set of the same key */
     if (a->steps_set[0])
         a->sets[a->nset++] = a->steps_set;
@@ -214,19 +268,40 @@ static double mem_available_bytes(void)
     return kb * 1024.0;
 }
 
+/* The scene file's whole text, NUL-terminated; *len without the NUL. */
+static char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    *len = 0;
+    FILE *out = open_memstream(&text, len);
+    char buf[4096];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    const bool failed = ferror(in) || !out;
+    fclose(in);
+    if (out)
+        fclose(out);
+    if (failed) {
+        free(text);
+        seterr(err, errlen, "%s: cannot read scene: %s", path, strerror(errno));
+        return NULL;
+    }
+    return text;
+}
+
 /* The scene file as read, plus the overrides: stored with every output. */
-static char *scene_text(const char *path, const char *const *sets, int nset)
+static char *scene_text(const char *file_text, const char *const *sets, int nset)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    FILE *in = fopen(path, "r");
-    char buf[4096];
-    size_t n;
-    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    if (in)
-        fclose(in);
+    fputs(file_text, out);
     for (int i = 0; i < nset; i++)
         fprintf(out, "\n# --set %s", sets[i]);
     fclose(out);
@@ -251,8 +326,8 @@ struct progress {
     double start, last;
 };
 
-static void progress_show(struct progress *p, const struct scene *s, int step, double busy,
-                          bool final)
+static void progress_show(struct progress *p, const struct scene *s, int step, int start_step,
+                          double busy, bool final)
 {
     const double t = now_seconds();
     if (!p->tty && !p->lines)
@@ -262,11 +337,70 @@ static void progress_show(struct progress *p, const struct scene *s, int step, d
     p->last = t;
     const double cells = (double)s->nx * s->ny * s->nz;
     const double rate = busy > 0 ? cells * step / busy / 1e6 : 0;
-    const double left = step > 0 ? (t - p->start) * (s->steps - step) / step : 0;
+    const double left =
+        step > start_step ? (t - p->start) * (s->steps - step) / (step - start_step) : 0;
     fprintf(stderr, "%sstep %d/%d  %.0f Mcells/s  %.1f s left%s", p->tty ? "\r" : "", step,
             s->steps, rate, left, p->tty ? "   " : "\n");
     if (p->tty && final)
         fputc('\n', stderr);
+}
+
+/* SIGINT and SIGTERM ask the run to stop after the batch under way.  They
+ * are blocked from the start of a run, in the main thread and so in every
+ * thread the engines start later (OpenMP workers, the GL driver's), and
+ * taken with sigtimedwait between batches: a signal sent before that check
+ * is always seen there, whichever thread the kernel would have chosen.  Once
+ * one is taken they are unblocked, so a second one stops the program at
+ * once (the default action). */
+static sigset_t stop_signals;
+
+static void block_stop_signals(void)
+{
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+}
+
+/* The pending SIGINT or SIGTERM, taken; 0 if none. */
+static int take_stop_signal(void)
+{
+    const struct timespec now = {0, 0};
+    const int sig = sigtimedwait(&stop_signals, NULL, &now);
+    if (sig > 0)
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    return sig > 0 ? sig : 0;
+}
+
+/* The likely cause of a blow-up first seen at `cell`, from where that cell
+ * is: in the CPML, next to a conformal cut edge, in a dielectric, or in the
+ * open grid (the time step against the stability limit). */
+static void blowup_cause(const struct model *m, size_t cell, char *buf, size_t len)
+{
+    const struct scene *s = m->scene;
+    const size_t nx = (size_t)m->nx, ny = (size_t)m->ny;
+    const size_t i = cell % nx, j = cell / nx % ny, k = cell / (nx * ny);
+    const size_t N = (size_t)m->pml_n;
+    const bool in_pml = N && (i < N || j < N || i + N >= nx || j + N >= ny
+                              || (m->nz > 1 && (k < N || k + N >= (size_t)m->nz)));
+    bool near_cut = false;
+    for (size_t q = 0; q < m->ncut && !near_cut; q++) {
+        const size_t ci = m->cut[q].cell % nx, cj = m->cut[q].cell / nx;
+        near_cut = (ci > i ? ci - i : i - ci) <= 2 && (cj > j ? cj - j : j - cj) <= 2;
+    }
+    const struct material *mat = m->mat && cell < m->ncells ? &m->mats[m->mat[cell]] : NULL;
+    const double limit = scene_is_3d(s) ? COURANT_LIMIT_3D : COURANT_LIMIT_2D;
+    if (in_pml)
+        snprintf(buf, len, "the cell is in the CPML (%d cells): check [boundary] sigma_factor, "
+                 "kappa_max, alpha_max and order", m->pml_n);
+    else if (near_cut)
+        snprintf(buf, len, "the cell is next to a conformal PEC cut edge: raise [grid] "
+                 "conformal_min (now %g)", s->conformal_min);
+    else if (mat && mat->kind == MATERIAL_DIELECTRIC)
+        snprintf(buf, len, "the cell is in a dielectric (eps_r %g) with courant %g (limit %.4f)",
+                 mat->eps_r, s->courant, limit);
+    else
+        snprintf(buf, len, "courant %g against the stability limit %.4f", s->courant, limit);
 }
 
 /* What a run split over several MPI ranks cannot do, said before anything
@@ -284,83 +418,153 @@ static int mpi_refuse(const struct run_args *a, const struct scene *s, const cha
                                    "mpirun with %d ranks use --engine cpu (docs/mpi.md)", engine, P);
     if (a->movie || a->window)
         return seterr(err, errlen, "--movie and --window need one process, not %d MPI ranks", P);
+    if (a->checkpoint_every)
+        return seterr(err, errlen, "--checkpoint-every needs one process, not %d MPI ranks", P);
     if (s->nz < 2 * P)
         return seterr(err, errlen, "%s: %d ranks need nz >= %d (2 z planes a rank), not %d",
                       s->path, P, 2 * P, s->nz);
     return 0;
 }
 
-static int cmd_run(int argc, char **argv)
-{
-    struct run_args a;
-    int rc = parse_run_args(argc, argv, &a);
-    if (rc)
-        return rc;
-    log_set_quiet(a.quiet || decomp_rank() != 0); /* MPI: rank 0 speaks for the job */
-
-    char err[ERRLEN], b1[32], b2[32];
+/* One run, fresh or resumed: everything after the arguments are parsed. */
+struct job {
+    const struct run_args *a;
+    const char *engine;
     struct scene s;
-    if (scene_load(&s, a.scene, a.sets, a.nset, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return EXIT_BADINPUT;
+    char *file_text;   /* the scene file as read */
+    const char *const *sets;
+    int nset;
+    char outdir[4096];
+    int resume_step;   /* -1: a fresh run */
+    double busy;       /* seconds of stepping, those before the checkpoint included */
+};
+
+static int job_checkpoint(struct job *j, struct engine *e, char *err, size_t errlen)
+{
+    char *sets = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&sets, &len);
+    for (int i = 0; i < j->nset; i++)
+        fprintf(f, "%s\n", j->sets[i]);
+    fclose(f);
+    struct checkpoint c = {.step = e->step,
+                           .precision = e->opt.precision,
+                           .denormals = e->opt.denormals,
+                           .scene_path = (char *)j->s.path,
+                           .scene_file = j->file_text,
+                           .sets = sets,
+                           .checkpoint_every = j->a->checkpoint_every,
+                           .seconds = j->busy,
+                           .nx = j->s.nx,
+                           .ny = j->s.ny,
+                           .nz = j->s.nz};
+    snprintf(c.engine, sizeof c.engine, "%s", e->ops->name);
+    const int rc = checkpoint_write(j->outdir, &c, e, err, errlen);
+    free(sets);
+    return rc;
+}
+
+/* TEXFDTD_TEST_STOP_AT=N (tests only): the run stops itself with SIGSTOP
+ * once step N is done and its outputs are written, so that a test can kill
+ * it at a step of its choosing. */
+static int test_hook_step(const char *name)
+{
+    const char *v = getenv(name);
+    int n;
+    return v && !parse_int_arg(v, 1, 1000000000, &n) ? n : -1;
+}
+
+/* TEXFDTD_TEST_POISON_AT=N (tests only): a NaN is put into Ez at the centre
+ * cell after step N, through the engine interface, as a blow-up would. */
+static int test_poison(struct engine *e, char *err, size_t errlen)
+{
+    const struct model *m = e->model;
+    const size_t es = precision_size(e->opt.precision);
+    unsigned char *ez = xcalloc(m->ncells, es, "Ez", err, errlen);
+    int rc = ez ? engine_read(e, FIELD_EZ, ez, err, errlen) : -1;
+    if (!rc) {
+        const size_t c = (size_t)m->nz / 2 * m->nx * m->ny + (size_t)m->ny / 2 * m->nx + m->nx / 2;
+        const double nan = NAN;
+        const float nanf = NAN;
+        memcpy(ez + c * es, es == sizeof nan ? (const void *)&nan : (const void *)&nanf, es);
+        rc = engine_write(e, FIELD_EZ, ez, err, errlen);
     }
-    rc = EXIT_BADINPUT;
+    free(ez);
+    return rc;
+}
+
+static int job_execute(struct job *j)
+{
+    const struct run_args *a = j->a;
+    const struct scene *sp = &j->s;
+    const struct scene s = j->s;
+    const bool resuming = j->resume_step >= 0;
+    char err[ERRLEN], b1[32], b2[32];
+    int rc = EXIT_BADINPUT;
     struct model m = {0};
     struct engine *e = NULL;
     struct h5out *h5 = NULL;
     struct movie *mv = NULL, *win = NULL;
     char *text = NULL;
-    char outdir[4096];
-    snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
-    if (!a.out)
-        snprintf(outdir, sizeof outdir, "out/%s", s.name);
+    const char *outdir = j->outdir;
+    block_stop_signals(); /* before any engine starts a thread */
 
-    const char *engine = a.engine ? a.engine : default_engine(&a);
-    const struct engine_ops *ops = engine_find(engine, 0);
+    const struct engine_ops *ops = engine_find(j->engine, scene_is_3d(sp) ? 3 : 2);
     if (!ops) {
-        engine_create(engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
+        if (!engine_find(j->engine, 0))
+            engine_create(j->engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
+        else
+            snprintf(err, sizeof err, "the %s engine does not run %dD scenes", j->engine,
+                     scene_is_3d(sp) ? 3 : 2);
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    if (decomp_size() > 1 && mpi_refuse(&a, &s, engine, err, sizeof err)) { /* MPI */
+    if (decomp_size() > 1 && mpi_refuse(a, sp, j->engine, err, sizeof err)) { /* MPI */
         fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    if (a->checkpoint_every && !ops->state) {
+        fprintf(stderr, "texfdtd: --checkpoint-every: the %s engine cannot write checkpoints "
+                        "(the cpu engine, 2D and 3D, and the gl and gl-compute engines can)\n", ops->name);
         goto out;
     }
 
     /* memory, before allocating anything large */
     const double cells = (double)s.nx * (double)s.ny * (double)s.nz;
     enum field fl[6];
-    const double need = cells * (scene_fields(&s, fl) * (double)precision_size(a.precision) + 1.0);
+    const double need = cells * (scene_fields(&s, fl) * (double)precision_size(a->precision) + 1.0);
     const double avail = mem_available_bytes();
     char dims[64];
     snprintf(dims, sizeof dims, s.nz > 1 ? "%d x %d x %d" : "%d x %d", s.nx, s.ny, s.nz);
     log_info("%s: %s cells, %d steps, %s precision, engine %s; host memory %s (%.0f bytes "
              "per cell)",
-             a.scene, dims, s.steps, precision_name(a.precision), engine,
+             s.path, dims, s.steps, precision_name(a->precision), j->engine,
              fmt_bytes(need, b1, sizeof b1), need / cells);
     if (avail > 0 && need > avail) {
         fprintf(stderr, "texfdtd: %s: the grid needs %s of host memory, %s is available\n",
-                a.scene, fmt_bytes(need, b1, sizeof b1), fmt_bytes(avail, b2, sizeof b2));
+                s.path, fmt_bytes(need, b1, sizeof b1), fmt_bytes(avail, b2, sizeof b2));
         goto out;
     }
-    if (a.window && !movie_display_available()) {
+    if (a->window && !movie_display_available()) {
         fprintf(stderr, "texfdtd: --window needs a display ($DISPLAY or $WAYLAND_DISPLAY) and "
                         "ffplay (Debian: apt-get install ffmpeg); without them, use --movie\n");
         goto out;
     }
-    if (a.movie && !movie_ffmpeg_available()) {
+    if (a->movie && !movie_ffmpeg_available()) {
         fprintf(stderr, "texfdtd: --movie needs ffmpeg, which is not installed "
                         "(Debian: apt-get install ffmpeg)\n");
         goto out;
     }
-    if (a.dry_run) {
+    if (a->dry_run) {
         log_info("dry run: the scene is valid; nothing run, nothing written");
         rc = EXIT_OK;
         goto out;
     }
     /* MPI: rank 0 owns the output directory, every rank follows its verdict;
      * from here on a rank's failure is its own (decomp.h) */
-    const int dir_rc = decomp_rank() == 0 ? outdir_check(outdir, a.force, err, sizeof err) : 0;
+    const int dir_rc = decomp_rank() == 0 && !resuming
+                           ? outdir_check(outdir, a->force, err, sizeof err)
+                           : 0;
     if (dir_rc)
         fprintf(stderr, "texfdtd: %s\n", err);
     if (decomp_agree(dir_rc))
@@ -370,12 +574,16 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    struct engine_options eo = {.precision = a.precision,
-                                .denormals = a.denormals,
-                                .device = a.device,
-                                .shader_dir = a.shader_dir,
-                                .threads = a.threads};
-    if (engine_create(engine, &m, &eo, &e, err, sizeof err)) {
+    struct engine_options eo = {.precision = a->precision,
+                                .denormals = a->denormals,
+                                .device = a->device,
+                                .shader_dir = a->shader_dir,
+                                .threads = a->threads};
+    if (engine_create(j->engine, &m, &eo, &e, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
+    if (resuming && checkpoint_restore(outdir, e, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
@@ -383,6 +591,8 @@ static int cmd_run(int argc, char **argv)
     engine_describe(e, &info);
     log_info("engine %s on %s%s%s", info.engine, info.device, info.detail[0] ? "; " : "",
              info.detail);
+    if (resuming)
+        log_info("resuming %s at step %d of %d", outdir, e->step, s.steps);
 
     /* from here on, failures are failures while running */
     rc = EXIT_RUNTIME;
@@ -390,94 +600,148 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    text = scene_text(a.scene, a.sets, a.nset);
+    text = scene_text(j->file_text, j->sets, j->nset);
     struct provenance prov;
     provenance_init(&prov, &s, text, e);
-    if (h5out_open(&h5, outdir, &prov, err, sizeof err)) {
+    prov.resumed_from = j->resume_step;
+    if (h5out_open(&h5, outdir, &prov, j->resume_step, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
 
-    if (a.movie && movie_open(&mv, outdir, a.movie, s.nx, s.ny, a.fps, err, sizeof err)) {
+    if (a->movie && movie_open(&mv, outdir, a->movie, s.nx, s.ny, a->fps, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    if (a.window && movie_open_window(&win, s.name, s.nx, s.ny, a.fps, err, sizeof err)) {
+    if (a->window && movie_open_window(&win, s.name, s.nx, s.ny, a->fps, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
     if (win)
         log_info("live window: a frame every %d steps (closing it does not stop the run)",
-                 a.every);
-    struct progress pr = {.tty = isatty(2) && !a.quiet && decomp_rank() == 0,
-                          .lines = a.progress && decomp_rank() == 0}; /* MPI: rank 0 only */
+                 a->every);
+    struct progress pr = {.tty = isatty(2) && !a->quiet && decomp_rank() == 0,
+                          .lines = a->progress && decomp_rank() == 0}; /* MPI: rank 0 only */
     pr.start = pr.last = now_seconds();
-    double busy = 0;
+    const int start_step = e->step, every = a->checkpoint_every;
+    const int test_stop = test_hook_step("TEXFDTD_TEST_STOP_AT");
+    const int test_nan = test_hook_step("TEXFDTD_TEST_POISON_AT");
     int batch = 1, next_snap = 0;
-    while (e->step < s.steps || next_snap < s.nsnapshots) {
+    while (next_snap < s.nsnapshots && s.snapshots[next_snap] <= e->step)
+        next_snap++; /* taken before the checkpoint */
+    for (;;) {
+        const int stop_signal = take_stop_signal();
+        if (stop_signal) {
+            const char *sig = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+            rc = EXIT_INTERRUPTED;
+            if (!e->ops->state || decomp_size() > 1) {
+                fprintf(stderr, "\ntexfdtd: %s at step %d of %d: stopped; the %s engine "
+                                "cannot write checkpoints\n", sig, e->step, s.steps,
+                        e->ops->name);
+                goto out;
+            }
+            if (job_checkpoint(j, e, err, sizeof err)) {
+                fprintf(stderr, "\ntexfdtd: %s at step %d: %s\n", sig, e->step, err);
+                goto out;
+            }
+            fprintf(stderr, "\ntexfdtd: %s at step %d of %d: the state is in %s/checkpoint.h5; "
+                            "continue with: texfdtd resume %s\n", sig, e->step, s.steps, outdir,
+                    outdir);
+            h5out_detach(h5);
+            h5 = NULL;
+            goto out;
+        }
+        if (e->step >= s.steps)
+            break;
+        /* the batch ends at the next step that has something to do */
         int stop = next_snap < s.nsnapshots ? s.snapshots[next_snap] : s.steps;
         if (mv || win) {
-            const int frame = (e->step / a.every + 1) * a.every;
+            const int frame = (e->step / a->every + 1) * a->every;
             stop = frame < stop ? frame : stop;
         }
-        if (e->step < stop) {
-            int n = stop - e->step < batch ? stop - e->step : batch;
-            const double t0 = now_seconds();
-            if (engine_step(e, n, err, sizeof err)) {
-                fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
-                goto out;
-            }
-            const double dt = now_seconds() - t0;
-            busy += dt;
-            /* a blow-up stops the run at once, saying where (fields on the
-             * host are scanned in place, a small cost next to a batch) */
-            enum field badf;
-            size_t badc;
-            const int fin = engine_check_finite(e, &badf, &badc, err, sizeof err);
-            if (fin) {
-                if (fin > 0)
-                    fprintf(stderr,
-                            "\ntexfdtd: step %d: %s is not finite at cell (%zu, %zu): the run "
-                            "blew up (an unstable scene: check courant against the stability "
-                            "limit, conformal_min, and the CPML parameters); nothing is "
-                            "written\n",
-                            e->step, field_name(badf), badc % (size_t)s.nx,
-                            badc / (size_t)s.nx % (size_t)s.ny);
-                else
-                    fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
-                goto out;
-            }
-            /* aim at about 0.2 s per batch, so progress and snapshots stay responsive */
-            if (dt < 0.1 && batch < (1 << 20))
-                batch *= 2;
-            else if (dt > 0.4 && batch > 1)
-                batch /= 2;
-            progress_show(&pr, &s, e->step, busy, false);
-            const bool frame = e->step % a.every == 0 || e->step == s.steps;
-            if (mv && frame && movie_frame(mv, e, err, sizeof err)) {
-                fprintf(stderr, "\ntexfdtd: %s\n", err);
-                goto out;
-            }
-            if (win && frame && movie_frame(win, e, err, sizeof err)) {
-                log_info("%s; the run goes on", err);
-                movie_abort(win);
-                win = NULL;
-            }
-            continue;
+        if (every && (e->step / every + 1) * every < stop)
+            stop = (e->step / every + 1) * every;
+        if (test_stop > e->step && test_stop < stop)
+            stop = test_stop;
+        if (test_nan > e->step && test_nan < stop)
+            stop = test_nan;
+        const int n = stop - e->step < batch ? stop - e->step : batch;
+        const double t0 = now_seconds();
+        if (engine_step(e, n, err, sizeof err)) {
+            fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+            goto out;
         }
-        /* at a snapshot step */
-        char group[64], png[4200];
-        snprintf(group, sizeof group, "/snapshots/%d", e->step);
-        if (h5out_write_fields(h5, e, group, err, sizeof err)
-            || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
+        const double dt = now_seconds() - t0;
+        j->busy += dt;
+        if (e->step == test_nan && test_poison(e, err, sizeof err)) {
+            fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+            goto out;
+        }
+        /* a blow-up stops the run at once, saying where (fields on the
+         * host are scanned in place, a small cost next to a batch) */
+        enum field badf;
+        size_t badc;
+        const int fin = engine_check_finite(e, &badf, &badc, err, sizeof err);
+        if (fin) {
+            if (fin > 0) {
+                char cause[300], at[64];
+                blowup_cause(&m, badc, cause, sizeof cause);
+                if (s.nz > 1)
+                    snprintf(at, sizeof at, "(%zu, %zu, %zu)", badc % (size_t)s.nx,
+                             badc / (size_t)s.nx % (size_t)s.ny,
+                             badc / ((size_t)s.nx * (size_t)s.ny));
+                else
+                    snprintf(at, sizeof at, "(%zu, %zu)", badc % (size_t)s.nx,
+                             badc / (size_t)s.nx);
+                fprintf(stderr,
+                        "\ntexfdtd: step %d: %s is not finite at cell %s: the run blew up; "
+                        "likely cause: %s. No fields are written%s\n",
+                        e->step, field_name(badf), at, cause,
+                        every ? "; the last checkpoint (finite) is kept" : "");
+            } else
+                fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+            if (every) {
+                h5out_detach(h5); /* the snapshots the checkpoint needs */
+                h5 = NULL;
+            }
+            goto out;
+        }
+        /* aim at about 0.2 s per batch, so progress and snapshots stay responsive */
+        if (dt < 0.1 && batch < (1 << 20))
+            batch *= 2;
+        else if (dt > 0.4 && batch > 1)
+            batch /= 2;
+        progress_show(&pr, &s, e->step, start_step, j->busy, false);
+        const bool frame = e->step % a->every == 0 || e->step == s.steps;
+        if (mv && frame && movie_frame(mv, e, err, sizeof err)) {
             fprintf(stderr, "\ntexfdtd: %s\n", err);
             goto out;
         }
-        next_snap++;
+        if (win && frame && movie_frame(win, e, err, sizeof err)) {
+            log_info("%s; the run goes on", err);
+            movie_abort(win);
+            win = NULL;
+        }
+        if (next_snap < s.nsnapshots && s.snapshots[next_snap] == e->step) {
+            char png[4200];
+            if (h5out_write_snapshot(h5, e, err, sizeof err)
+                || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
+                fprintf(stderr, "\ntexfdtd: %s\n", err);
+                goto out;
+            }
+            next_snap++;
+        }
+        if (every && e->step % every == 0 && e->step < s.steps
+            && job_checkpoint(j, e, err, sizeof err)) {
+            fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
+            goto out;
+        }
+        if (e->step == test_stop)
+            raise(SIGSTOP);
     }
-    progress_show(&pr, &s, e->step, busy, true);
+    progress_show(&pr, &s, e->step, start_step, j->busy, true);
     char png[4200] = "";
-    if (h5out_write_fields(h5, e, "/", err, sizeof err)
+    if (h5out_write_final(h5, e, err, sizeof err)
         || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -498,11 +762,15 @@ static int cmd_run(int argc, char **argv)
     struct h5out *closing = h5;
     h5 = NULL;
     if (h5out_close(closing, err, sizeof err)
-        || summary_write(outdir, &prov, s.steps, busy, err, sizeof err)) {
+        || summary_write(outdir, &prov, s.steps, j->busy, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    if (a.json) {
+    /* the results are complete: the checkpoint has served */
+    char ckpt[4200];
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.h5", outdir);
+    unlink(ckpt);
+    if (a->json) {
         char path[4200], buf[4096];
         snprintf(path, sizeof path, "%s/summary.json", outdir);
         FILE *f = fopen(path, "r");
@@ -513,7 +781,7 @@ static int cmd_run(int argc, char **argv)
             fclose(f);
     }
     log_info("%d steps in %.3f s: %.1f Mcells/s; wrote %s/fields.h5, summary.json%s", s.steps,
-             busy, busy > 0 ? cells * s.steps / busy / 1e6 : 0.0, outdir,
+             j->busy, j->busy > 0 ? cells * s.steps / j->busy / 1e6 : 0.0, outdir,
              s.png ? " and PNG pictures" : "");
     rc = EXIT_OK;
 out:
@@ -522,8 +790,80 @@ out:
     h5out_abort(h5);
     engine_destroy(e);
     model_free(&m);
-    scene_free(&s);
     free(text);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct run_args a;
+    int rc = parse_run_args(argc, argv, &a, false);
+    if (rc)
+        return rc;
+    log_set_quiet(a.quiet || decomp_rank() != 0); /* MPI: rank 0 speaks for the job */
+    char err[ERRLEN];
+    struct job j = {.a = &a, .sets = a.sets, .nset = a.nset, .resume_step = -1};
+    size_t len;
+    if (!(j.file_text = read_scene_file(a.scene, &len, err, sizeof err))
+        || scene_load_text(&j.s, a.scene, j.file_text, len, a.sets, a.nset, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        free(j.file_text);
+        return EXIT_BADINPUT;
+    }
+    snprintf(j.outdir, sizeof j.outdir, "%s", a.out ? a.out : "");
+    if (!a.out)
+        snprintf(j.outdir, sizeof j.outdir, "out/%s", j.s.name);
+    j.engine = a.engine ? a.engine : default_engine(&a);
+    rc = job_execute(&j);
+    scene_free(&j.s);
+    free(j.file_text);
+    return rc;
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+    struct run_args a;
+    int rc = parse_run_args(argc, argv, &a, true);
+    if (rc)
+        return rc;
+    log_set_quiet(a.quiet);
+    char err[ERRLEN];
+    struct checkpoint c;
+    if (checkpoint_read(a.scene, &c, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        return EXIT_BADINPUT;
+    }
+    /* the overrides, one per line, as the array scene_load_text takes */
+    const char *sets[MAX_SETS + 1];
+    int nset = 0;
+    for (char *p = c.sets, *nl; p && *p && nset < MAX_SETS + 1; p = nl + 1) {
+        if (!(nl = strchr(p, '\n')))
+            break;
+        *nl = 0;
+        sets[nset++] = p;
+    }
+    a.precision = c.precision;
+    a.denormals = c.denormals;
+    if (!a.checkpoint_given)
+        a.checkpoint_every = c.checkpoint_every;
+    struct job j = {.a = &a,
+                    .engine = a.engine ? a.engine : c.engine,
+                    .file_text = c.scene_file,
+                    .sets = sets,
+                    .nset = nset,
+                    .resume_step = c.step,
+                    .busy = c.seconds};
+    snprintf(j.outdir, sizeof j.outdir, "%s", a.scene);
+    if (scene_load_text(&j.s, c.scene_path, c.scene_file, strlen(c.scene_file), sets, nset, err,
+                        sizeof err)) {
+        fprintf(stderr, "texfdtd: %s/checkpoint.h5: its scene no longer loads: %s\n", a.scene,
+                err);
+        checkpoint_free(&c);
+        return EXIT_BADINPUT;
+    }
+    rc = job_execute(&j);
+    scene_free(&j.s);
+    checkpoint_free(&c);
     return rc;
 }
 
@@ -743,6 +1083,8 @@ int cli_main(int argc, char **argv)
     if (!strcmp(cmd, "help")) {
         if (argc > 2 && !strcmp(argv[2], "run"))
             fputs(run_usage, stdout);
+        else if (argc > 2 && !strcmp(argv[2], "resume"))
+            fputs(resume_usage, stdout);
         else if (argc > 2 && !strcmp(argv[2], "info"))
             fputs(info_usage, stdout);
         else
@@ -751,11 +1093,13 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
-    if (decomp_size() > 1 && (!strcmp(cmd, "compare") || !strcmp(cmd, "info"))) { /* MPI */
+    if (decomp_size() > 1 && strcmp(cmd, "run")) { /* MPI */
         fprintf(stderr, "texfdtd: under mpirun (%d ranks) only `run` splits the grid; run "
                         "`texfdtd %s` as one process\n", decomp_size(), cmd);
         return EXIT_BADINPUT;
     }
+    if (!strcmp(cmd, "resume"))
+        return cmd_resume(argc - 2, argv + 2);
     if (!strcmp(cmd, "compare"))
         return compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices"))

@@ -114,6 +114,20 @@ int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err
     return e->ops->check_finite ? e->ops->check_finite(e, f, cell, err, errlen) : 0;
 }
 
+int engine_state(struct engine *e, struct state_io *io, int step, char *err, size_t errlen)
+{
+    if (!e->ops->state)
+        return seterr(err, errlen,
+                      "the %s engine cannot write or read checkpoints (the cpu engine, 2D "
+                      "and 3D, and the gl and gl-compute engines can)",
+                      e->ops->name);
+    if (e->ops->state(e, io, err, errlen))
+        return -1;
+    if (io->load)
+        e->step = step;
+    return 0;
+}
+
 void engine_describe(const struct engine *e, struct engine_info *info)
 {
     memset(info, 0, sizeof *info);

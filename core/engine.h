@@ -9,6 +9,7 @@
 #ifndef TEXFDTD_ENGINE_H
 #define TEXFDTD_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,20 @@ struct engine_info {
 };
 
 struct engine;
+
+/* A checkpoint's view of an engine's state (everything beyond the step
+ * counter that the next step reads): each array is passed to array() once,
+ * in a fixed order, named, count values of the engine's precision.  The
+ * layouts are the CPU engine's (core/model.h), whatever the engine keeps
+ * internally, so a checkpoint written by one engine resumes on another of
+ * the same precision.  Saving: data holds the values; loading: array()
+ * fills data and the engine takes it over. */
+struct state_io {
+    bool load;
+    int (*array)(struct state_io *io, const char *name, void *data, size_t count, char *err,
+                 size_t errlen);
+    void *ctx;
+};
 
 /* What an engine implements beyond PEC scenes; engine_create() refuses a
  * scene that needs something the engine lacks, rather than run it wrongly.
@@ -87,6 +102,9 @@ struct engine_ops {
      * (the first bad field and cell in *f, *cell), -1 on error.  Engines
      * whose fields live on the host scan them in place. */
     int (*check_finite)(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
+    /* Optional: save or load the whole state through io (checkpoints).
+     * NULL: the engine cannot checkpoint. */
+    int (*state)(struct engine *e, struct state_io *io, char *err, size_t errlen);
 };
 
 /* Every engine begins with this header. */
@@ -113,6 +131,9 @@ int engine_write(struct engine *e, enum field f, const void *src, char *err, siz
 void engine_describe(const struct engine *e, struct engine_info *info);
 /* 0: finite (or the engine cannot tell cheaply); 1: a NaN or Inf, where. */
 int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
+/* Save or load e's state through io; loading also sets e->step = step.
+ * Fails with a clear message where the engine cannot checkpoint. */
+int engine_state(struct engine *e, struct state_io *io, int step, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
 const char *field_name(enum field f);

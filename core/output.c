@@ -3,6 +3,7 @@
 #include "output.h"
 #include "colormap.h"
 #include "decomp.h"
+#include "h5util.h"
 #include "util.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@ void provenance_init(struct provenance *p, const struct scene *s, const char *sc
                      const struct engine *e)
 {
     memset(p, 0, sizeof *p);
+    p->resumed_from = -1;
     p->scene = s;
     p->scene_text = scene_text;
     engine_describe(e, &p->info);
@@ -33,141 +36,130 @@ void provenance_init(struct provenance *p, const struct scene *s, const char *sc
 
 /* ---- HDF5 ------------------------------------------------------------------ */
 
+/* fields.h5 is put together at the end from parts written while running:
+ * DIR/.parts/snapshot_STEP.h5 as each snapshot is taken, DIR/.parts/final.h5
+ * at the last step, each under a temporary name and renamed when complete.
+ * A run killed at any moment therefore leaves every snapshot it finished
+ * intact on disk, which is what `texfdtd resume` continues from. */
 /* MPI (core/decomp.h): rank 0 writes the files.  The other ranks hold an
- * h5out with no file (file < 0) and go through the same calls, because
- * reading a field back is collective: they send their planes to rank 0. */
+ * h5out that writes nothing and go through the same calls, because reading
+ * a field back is collective: they send their planes to rank 0. */
 struct h5out {
-    hid_t file;
-    char tmp[4200], final[4200];
+    bool writer; /* MPI: rank 0 (always, without MPI) */
+    char dir[4096], parts[4200];
     const struct provenance *p;
+    int steps[SCENE_MAX_SNAPSHOTS]; /* snapshots in parts/, in order */
+    int nsteps;
 };
 
-static int attr_string(hid_t obj, const char *name, const char *value)
+static void part_path(const struct h5out *h, int step, char *buf, size_t len)
 {
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(value) ? strlen(value) : 1);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-    return rc < 0 ? -1 : 0;
+    if (step < 0)
+        snprintf(buf, len, "%s/final.h5", h->parts);
+    else
+        snprintf(buf, len, "%s/snapshot_%d.h5", h->parts, step);
 }
 
-static int attr_double(hid_t obj, const char *name, double v)
+static int file_attrs(hid_t file, const struct provenance *p)
 {
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return rc < 0 ? -1 : 0;
+    const struct scene *s = p->scene;
+    return h5_attr_string(file, "program", "texfdtd")
+           | h5_attr_string(file, "version", TEXFDTD_VERSION)
+           | h5_attr_string(file, "git_hash", TEXFDTD_GIT_HASH)
+           | h5_attr_string(file, "scene", s->path)
+           | h5_attr_string(file, "scene_text", p->scene_text ? p->scene_text : "")
+           | h5_attr_string(file, "engine", p->info.engine)
+           | h5_attr_string(file, "device", p->info.device)
+           | h5_attr_string(file, "engine_detail", p->info.detail)
+           | h5_attr_string(file, "precision", precision_name(p->info.precision))
+           | h5_attr_string(file, "denormals", denormals_name(p->info.denormals))
+           | h5_attr_string(file, "date", p->date)
+           | h5_attr_string(file, "layout",
+                            "datasets [ny][nx], x fastest; cell (i,j) holds Ez(i,j), "
+                            "Hx(i,j+1/2), Hy(i+1/2,j); H stored as eta0*H in V/m; "
+                            "fields are the scattered field")
+           | h5_attr_int(file, "nx", s->nx) | h5_attr_int(file, "ny", s->ny)
+           | h5_attr_int(file, "nz", s->nz) | h5_attr_double(file, "courant", s->courant)
+           | h5_attr_double(file, "cells_per_wavelength", s->cells_per_wavelength)
+           | h5_attr_double(file, "dx", scene_dx(s)) | h5_attr_double(file, "dt", scene_dt(s))
+           | (p->resumed_from >= 0 ? h5_attr_int(file, "resumed_from_step", p->resumed_from)
+                                   : 0);
 }
 
-static int attr_int(hid_t obj, const char *name, long long v)
+static void remove_parts(struct h5out *h)
 {
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_LLONG, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return rc < 0 ? -1 : 0;
+    char path[4300];
+    for (int k = 0; k < h->nsteps; k++) {
+        part_path(h, h->steps[k], path, sizeof path);
+        unlink(path);
+    }
+    part_path(h, -1, path, sizeof path);
+    unlink(path);
+    rmdir(h->parts);
 }
 
-int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, char *err,
-               size_t errlen)
+int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, int resume_step,
+               char *err, size_t errlen)
 {
     struct h5out *h = xcalloc(1, sizeof *h, "HDF5 writer", err, errlen);
     if (!h)
         return -1;
-    snprintf(h->tmp, sizeof h->tmp, "%s/.fields.h5.partial", dir);
-    snprintf(h->final, sizeof h->final, "%s/fields.h5", dir);
+    snprintf(h->dir, sizeof h->dir, "%s", dir);
+    snprintf(h->parts, sizeof h->parts, "%s/.parts", dir);
     h->p = p;
-    if (decomp_rank() != 0) { /* MPI: no file here */
-        h->file = H5I_INVALID_HID;
+    h->writer = decomp_rank() == 0;
+    if (!h->writer) { /* MPI: no files here */
         *out = h;
         return 0;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by us, once */
-    h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (h->file < 0) {
-        seterr(err, errlen, "%s: cannot create HDF5 file", h->tmp);
-        free(h);
-        return -1;
-    }
     const struct scene *s = p->scene;
-    int rc = attr_string(h->file, "program", "texfdtd")
-             | attr_string(h->file, "version", TEXFDTD_VERSION)
-             | attr_string(h->file, "git_hash", TEXFDTD_GIT_HASH)
-             | attr_string(h->file, "scene", s->path)
-             | attr_string(h->file, "scene_text", p->scene_text ? p->scene_text : "")
-             | attr_string(h->file, "engine", p->info.engine)
-             | attr_string(h->file, "device", p->info.device)
-             | attr_string(h->file, "engine_detail", p->info.detail)
-             | attr_string(h->file, "precision", precision_name(p->info.precision))
-             | attr_string(h->file, "denormals", denormals_name(p->info.denormals))
-             | attr_string(h->file, "date", p->date)
-             | attr_string(h->file, "layout",
-                           "datasets [ny][nx], x fastest; cell (i,j) holds Ez(i,j), "
-                           "Hx(i,j+1/2), Hy(i+1/2,j); H stored as eta0*H in V/m; "
-                           "fields are the scattered field")
-             | attr_int(h->file, "nx", s->nx) | attr_int(h->file, "ny", s->ny)
-             | attr_int(h->file, "nz", s->nz)
-             | attr_double(h->file, "courant", s->courant)
-             | attr_double(h->file, "cells_per_wavelength", s->cells_per_wavelength)
-             | attr_double(h->file, "dx", scene_dx(s)) | attr_double(h->file, "dt", scene_dt(s));
-    if (rc) {
-        seterr(err, errlen, "%s: cannot write HDF5 attributes", h->tmp);
-        h5out_abort(h);
-        return -1;
+    if (resume_step < 0) {
+        /* a fresh run: parts left by an earlier run (with --force) go */
+        for (int k = 0; k < s->nsnapshots; k++)
+            h->steps[h->nsteps++] = s->snapshots[k];
+        remove_parts(h);
+        h->nsteps = 0;
+        if (mkdir(h->parts, 0777) && errno != EEXIST) {
+            seterr(err, errlen, "%s: cannot create: %s", h->parts, strerror(errno));
+            free(h);
+            return -1;
+        }
+    } else {
+        /* resuming: the snapshots up to the checkpoint are on disk */
+        for (int k = 0; k < s->nsnapshots && s->snapshots[k] <= resume_step; k++) {
+            char path[4300];
+            part_path(h, s->snapshots[k], path, sizeof path);
+            if (access(path, R_OK)) {
+                seterr(err, errlen, "%s: missing (the snapshot of step %d, taken before the "
+                       "checkpoint of step %d)", path, s->snapshots[k], resume_step);
+                free(h);
+                return -1;
+            }
+            h->steps[h->nsteps++] = s->snapshots[k];
+        }
     }
     *out = h;
     return 0;
 }
 
-/* Create every group along `path` that does not exist yet. */
-static hid_t open_group_path(hid_t file, const char *path)
-{
-    if (!strcmp(path, "/"))
-        return H5Gopen2(file, "/", H5P_DEFAULT);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == 0) {
-            char c = *p;
-            *p = 0;
-            if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) {
-                hid_t g = H5Gcreate2(file, buf, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-                if (g < 0)
-                    return -1;
-                H5Gclose(g);
-            }
-            *p = c;
-            if (!c)
-                break;
-        }
-    }
-    return H5Gopen2(file, path, H5P_DEFAULT);
-}
-
-int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, char *err,
-                       size_t errlen)
+/* The fields of e into the root of a new file `path` (written as
+ * path.partial, then renamed). */
+static int write_part(struct h5out *h, struct engine *e, bool final, const char *path, char *err,
+                      size_t errlen)
 {
     const struct model *m = e->model;
     const enum precision prec = e->opt.precision;
-    const bool writer = h->file >= 0; /* MPI: ranks other than 0 only read (collective) */
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
     void *buf = xcalloc(m->ncells, precision_size(prec), "field read-back buffer", err, errlen);
     if (!buf)
         return -1;
-    hid_t g = writer ? open_group_path(h->file, group) : H5I_INVALID_HID;
-    if (writer && g < 0) {
+    hid_t file = h->writer ? H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                           : H5I_INVALID_HID;
+    if (h->writer && file < 0) {
         free(buf);
-        return seterr(err, errlen, "%s: cannot create group %s", h->tmp, group);
+        return seterr(err, errlen, "%s: cannot create HDF5 file", tmp);
     }
     int rc = 0;
     const hsize_t dims[3] = {(hsize_t)m->nz, (hsize_t)m->ny, (hsize_t)m->nx};
@@ -175,7 +167,7 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
     enum field list[8];
     int nfields = scene_fields(m->scene, list);
     /* the DFT phasors go with the final fields, once the sum is complete */
-    if (!strcmp(group, "/") && m->scene->dft) {
+    if (final && m->scene->dft) {
         list[nfields++] = FIELD_EZ_DFT_RE;
         list[nfields++] = FIELD_EZ_DFT_IM;
     }
@@ -186,41 +178,88 @@ int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, cha
             rc = -1;
             break;
         }
-        if (!writer)
+        if (!h->writer) /* MPI: the read was this rank's part of a gather */
             continue;
         hid_t space = H5Screate_simple(rank, rank == 3 ? dims : dims + 1, NULL);
-        hid_t d = H5Dcreate2(g, field_name(f), type, space, H5P_DEFAULT, H5P_DEFAULT,
+        hid_t d = H5Dcreate2(file, field_name(f), type, space, H5P_DEFAULT, H5P_DEFAULT,
                              H5P_DEFAULT);
         if (d < 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0
-            || attr_int(d, "step", e->step) || attr_double(d, "dx", scene_dx(m->scene))
-            || attr_double(d, "dt", scene_dt(m->scene))
-            || attr_string(d, "engine", h->p->info.engine)
-            || attr_string(d, "precision", precision_name(prec)))
-            rc = seterr(err, errlen, "%s: cannot write dataset %s/%s", h->tmp, group,
-                        field_name(f));
+            || h5_attr_int(d, "step", e->step) || h5_attr_double(d, "dx", scene_dx(m->scene))
+            || h5_attr_double(d, "dt", scene_dt(m->scene))
+            || h5_attr_string(d, "engine", h->p->info.engine)
+            || h5_attr_string(d, "precision", precision_name(prec)))
+            rc = seterr(err, errlen, "%s: cannot write dataset %s", tmp, field_name(f));
         if (d >= 0)
             H5Dclose(d);
         H5Sclose(space);
     }
-    if (writer)
-        H5Gclose(g);
     free(buf);
-    return rc;
+    if (!h->writer)
+        return rc;
+    return h5_file_finish(file, rc, tmp, path, err, errlen);
 }
 
+int h5out_write_snapshot(struct h5out *h, struct engine *e, char *err, size_t errlen)
+{
+    char path[4300];
+    if (h->nsteps == SCENE_MAX_SNAPSHOTS)
+        return seterr(err, errlen, "more than %d snapshots", SCENE_MAX_SNAPSHOTS);
+    part_path(h, e->step, path, sizeof path);
+    if (write_part(h, e, false, path, err, errlen))
+        return -1;
+    if (!h->nsteps || h->steps[h->nsteps - 1] != e->step)
+        h->steps[h->nsteps++] = e->step;
+    return 0;
+}
+
+int h5out_write_final(struct h5out *h, struct engine *e, char *err, size_t errlen)
+{
+    char path[4300];
+    part_path(h, -1, path, sizeof path);
+    return write_part(h, e, true, path, err, errlen);
+}
+
+/* fields.h5 from the parts: the final fields at the root, the snapshots
+ * under /snapshots/STEP, then the parts go. */
 int h5out_close(struct h5out *h, char *err, size_t errlen)
 {
-    int rc = 0;
-    if (h->file < 0) { /* MPI, not rank 0 */
+    char tmp[4300], final[4300], path[4300];
+    if (!h->writer) { /* MPI, not rank 0 */
         free(h);
         return 0;
     }
-    if (H5Fclose(h->file) < 0)
-        rc = seterr(err, errlen, "%s: cannot close HDF5 file", h->tmp);
-    else if (rename(h->tmp, h->final))
-        rc = seterr(err, errlen, "cannot rename %s to %s: %s", h->tmp, h->final, strerror(errno));
-    if (rc)
-        unlink(h->tmp);
+    snprintf(tmp, sizeof tmp, "%s/.fields.h5.partial", h->dir);
+    snprintf(final, sizeof final, "%s/fields.h5", h->dir);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0)
+        return seterr(err, errlen, "%s: cannot create HDF5 file", tmp);
+    int rc = file_attrs(file, h->p) ? seterr(err, errlen, "%s: cannot write attributes", tmp) : 0;
+    hid_t snaps = h->nsteps && !rc
+                      ? H5Gcreate2(file, "snapshots", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                      : H5I_INVALID_HID;
+    for (int k = -1; k < h->nsteps && !rc; k++) {
+        const int step = k < 0 ? -1 : h->steps[k];
+        part_path(h, step, path, sizeof path);
+        hid_t src = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t dst = H5I_INVALID_HID;
+        if (src >= 0) {
+            char name[32];
+            snprintf(name, sizeof name, "%d", step);
+            dst = step < 0 ? H5Gopen2(file, "/", H5P_DEFAULT)
+                           : H5Gcreate2(snaps, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        }
+        if (src < 0 || dst < 0 || h5_copy_members(src, dst))
+            rc = seterr(err, errlen, "cannot copy %s into %s", path, tmp);
+        if (dst >= 0)
+            H5Gclose(dst);
+        if (src >= 0)
+            H5Fclose(src);
+    }
+    if (snaps >= 0)
+        H5Gclose(snaps);
+    rc = h5_file_finish(file, rc, tmp, final, err, errlen);
+    if (!rc)
+        remove_parts(h);
     free(h);
     return rc;
 }
@@ -229,10 +268,13 @@ void h5out_abort(struct h5out *h)
 {
     if (!h)
         return;
-    if (h->file >= 0) { /* MPI: only rank 0 has the file */
-        H5Fclose(h->file);
-        unlink(h->tmp);
-    }
+    if (h->writer)
+        remove_parts(h);
+    free(h);
+}
+
+void h5out_detach(struct h5out *h)
+{
     free(h);
 }
 
@@ -303,7 +345,7 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
     if (!rgba)
         return -1;
     int rc = render_total_field(e, rgba, err, errlen);
-    if (!rc && decomp_rank() == 0) { /* MPI: every rank renders (collective read), rank 0 writes */
+    if (!rc) {
         snprintf(path_out, path_len, "%s/ez_total_%06d.png", dir, e->step);
         rc = png_write_rgba(path_out, rgba, m->nx, m->ny, err, errlen);
     }
@@ -331,8 +373,6 @@ void json_string(FILE *f, const char *s)
 int summary_write(const char *dir, const struct provenance *p, int steps, double seconds,
                   char *err, size_t errlen)
 {
-    if (decomp_rank() != 0) /* MPI: rank 0 writes */
-        return 0;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

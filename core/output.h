@@ -18,22 +18,29 @@ struct provenance {
     const char *scene_text; /* the scene file as read, plus the --set lines */
     struct engine_info info;
     char date[32];          /* ISO 8601, UTC */
+    int resumed_from;       /* the checkpoint's step, or -1 */
 };
 
 void provenance_init(struct provenance *p, const struct scene *s, const char *scene_text,
                      const struct engine *e);
 
 /* fields.h5 --------------------------------------------------------------- */
+/* fields.h5 is assembled by h5out_close from parts written as the run goes
+ * (DIR/.parts/, each file complete once renamed into place), so that a run
+ * killed at any moment keeps the snapshots it took. */
 struct h5out;
-/* Opens DIR/.fields.h5.partial; h5out_close renames it to DIR/fields.h5. */
-int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, char *err,
-               size_t errlen);
-/* Write ez, hx, hy of engine e (at e->step) into group `group` ("/" for the
- * final fields, "/snapshots/600" for a snapshot). */
-int h5out_write_fields(struct h5out *h, struct engine *e, const char *group, char *err,
-                       size_t errlen);
+/* resume_step < 0: a fresh run (stale parts are removed); otherwise the
+ * snapshots up to resume_step must already be in DIR/.parts. */
+int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, int resume_step,
+               char *err, size_t errlen);
+/* The time-domain fields of engine e at e->step: /snapshots/STEP in fields.h5. */
+int h5out_write_snapshot(struct h5out *h, struct engine *e, char *err, size_t errlen);
+/* The fields at the last step (and the DFT phasors): the root of fields.h5. */
+int h5out_write_final(struct h5out *h, struct engine *e, char *err, size_t errlen);
+/* Assemble DIR/fields.h5 (atomically) and remove the parts. */
 int h5out_close(struct h5out *h, char *err, size_t errlen);
-void h5out_abort(struct h5out *h); /* close and delete the partial file */
+void h5out_abort(struct h5out *h);  /* remove the parts: the run failed */
+void h5out_detach(struct h5out *h); /* keep the parts: the run will be resumed */
 
 /* PNG --------------------------------------------------------------------- */
 /* rgba[ny][nx][4] with row 0 = j = 0; written with +y up (flipped). */

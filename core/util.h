@@ -20,7 +20,8 @@
 enum {
     EXIT_OK = 0,
     EXIT_RUNTIME = 1, /* failure while running */
-    EXIT_BADINPUT = 2 /* bad input: nothing ran, nothing written */
+    EXIT_BADINPUT = 2, /* bad input: nothing ran, nothing written */
+    EXIT_INTERRUPTED = 130 /* SIGINT or SIGTERM: stopped, a checkpoint written */
 };
 
 __attribute__((format(printf, 3, 4)))

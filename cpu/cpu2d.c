@@ -229,6 +229,34 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
     return 0;
 }
 
+/* The checkpointed state: the fields, the CPML psi and the DFT sums, in
+ * place (Mur's rows and the cut edges' old H are scratch within a step). */
+static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    const struct model *m = e->model;
+    const size_t n = m->ncells, ns = 2 * (size_t)m->pml_n;
+    const struct {
+        const char *name;
+        void *data;
+        size_t count;
+    } a[] = {
+        {"ez", c->f.ez, n},
+        {"hx", c->f.hx, n},
+        {"hy", c->f.hy, n},
+        {"psi_hxy", c->f.psi_hxy, ns * (size_t)m->nx},
+        {"psi_ezy", c->f.psi_ezy, ns * (size_t)m->nx},
+        {"psi_hyx", c->f.psi_hyx, ns * (size_t)m->ny},
+        {"psi_ezx", c->f.psi_ezx, ns * (size_t)m->ny},
+        {"ez_dft_re", c->f.dft_re, n},
+        {"ez_dft_im", c->f.dft_im, n},
+    };
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
+        if (a[k].data && io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
+            return -1;
+    return 0;
+}
+
 static void cpu_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu_engine *c = (const struct cpu_engine *)e;
@@ -250,6 +278,7 @@ const struct engine_ops cpu_engine_ops = {
     .read_field = cpu_read_field,
     .write_field = cpu_write_field,
     .check_finite = cpu_check_finite,
+    .state = cpu_state,
     .describe = cpu_describe,
     .destroy = cpu_destroy,
 };

@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "cpucommon.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -305,6 +306,53 @@ static int cpu3d_write_field(struct engine *e, enum field f, const void *src, ch
     return 0;
 }
 
+/* The lowest index q < n with p[q] NaN or Inf, or n if every value is
+ * finite: a min reduction over threads, so the answer does not depend on
+ * their number. */
+static size_t first_bad_f(const float *p, size_t n, int threads)
+{
+    size_t first = n;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(p[q]) && q < first)
+            first = q;
+    return first;
+}
+
+static size_t first_bad_d(const double *p, size_t n, int threads)
+{
+    size_t first = n;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(p[q]) && q < first)
+            first = q;
+    return first;
+}
+
+/* The six fields in scene_fields() order, scanned in place; the first bad
+ * field in that order and the lowest cell in it. */
+static int cpu3d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
+                              size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const size_t n = e->model->ncells;
+    enum field order[6];
+    const int nf = scene_fields(e->model->scene, order);
+    for (int k = 0; k < nf; k++) {
+        const void *p = cpu3d_field(c, order[k]);
+        const size_t q = e->opt.precision == PRECISION_DOUBLE ? first_bad_d(p, n, c->threads)
+                                                              : first_bad_f(p, n, c->threads);
+        if (q < n) {
+            *f = order[k];
+            *cell = q;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void cpu3d_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu3d_engine *c = (const struct cpu3d_engine *)e;
@@ -320,6 +368,28 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
                  "; MPI: %d ranks, z slabs, rank 0 gathers", c->f.d.size);
 }
 
+/* The checkpointed state: the six fields and the CPML psi, in place
+ * (Mur's saved planes are scratch within a step). */
+static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const struct model *m = e->model;
+    static const char *const fields[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+    void *const data[6] = {c->f.ex, c->f.ey, c->f.ez, c->f.hx, c->f.hy, c->f.hz};
+    static const char *const psi[PSI_COUNT] = {"psi_exy", "psi_exz", "psi_eyx", "psi_eyz",
+                                               "psi_ezx", "psi_ezy", "psi_hxy", "psi_hxz",
+                                               "psi_hyx", "psi_hyz", "psi_hzx", "psi_hzy"};
+    if (c->f.d.k0 != 0 || c->f.d.k1 != m->nz) /* the command refuses this before running */
+        return seterr(err, errlen, "cpu 3D engine: checkpoints need one process, not a z slab");
+    for (int k = 0; k < 6; k++)
+        if (io->array(io, fields[k], data[k], m->ncells, err, errlen))
+            return -1;
+    for (int k = 0; k < PSI_COUNT && m->pml_n; k++)
+        if (io->array(io, psi[k], c->f.psi[k], psi_elems(m, &c->f, psi_axis[k]), err, errlen))
+            return -1;
+    return 0;
+}
+
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT
@@ -329,6 +399,8 @@ const struct engine_ops cpu3d_engine_ops = {
     .step = cpu3d_step,
     .read_field = cpu3d_read_field,
     .write_field = cpu3d_write_field,
+    .check_finite = cpu3d_check_finite,
+    .state = cpu3d_state,
     .describe = cpu3d_describe,
     .destroy = cpu3d_destroy,
 };

@@ -165,6 +165,7 @@ struct gl_engine {
     double last_fence_wall;
 
     GLuint color_prog, color_tex, color_fbo;
+    GLuint check_prog, check_buf; /* the blow-up check (check_finite.comp), built on first use */
 };
 
 static struct gl_engine *G(struct engine *e) { return (struct gl_engine *)e; }
@@ -612,6 +613,8 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->color_prog);
         glDeleteFramebuffers(1, &g->color_fbo);
         glDeleteTextures(1, &g->color_tex);
+        glDeleteProgram(g->check_prog);
+        glDeleteBuffers(1, &g->check_buf);
     }
     egl_context_destroy(g->egl);
     free(g->slot_host);
@@ -1238,19 +1241,32 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
 
 /* ---- reading ---- */
 
-static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+/* Before moving field data between the GPU and the host: refuse after a
+ * failed check, make the context current, let compute writes land, and
+ * set plain pixel transfers (no buffer bound, tight rows). */
+static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
 {
-    struct gl_engine *g = G(e);
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
+                      g->base.ops->name);
     if (egl_context_make_current(g->egl, err, errlen))
         return -1;
     if (g->compute)
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    return 0;
+}
+
+static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (begin_transfer(g, err, errlen))
+        return -1;
     float *out = dst;
     const size_t nx = (size_t)g->nx;
     if (f == FIELD_EZ) {
@@ -1288,6 +1304,112 @@ static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, s
         return prefix_err(e->ops->name, err, errlen);
     }
     return 0;
+}
+
+/* ---- checkpoints ---- */
+
+/* A whole texture to or from the host: w x h texels of 1 (GL_RED) or 2
+ * (GL_RG) floats, row 0 first. */
+static void tex_io(bool load, GLuint tex, GLenum fmt, int w, int h, float *buf)
+{
+    glBindTexture(GL_TEXTURE_2D, tex);
+    if (load)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_FLOAT, buf);
+    else
+        glGetTexImage(GL_TEXTURE_2D, 0, fmt, GL_FLOAT, buf);
+}
+
+/* One RG texture as two arrays in the CPU engine's layout, through io.
+ * counter: the texture is H, whose last texel's R holds the step counter,
+ * saved as Hx = 0 (which it is in the CPU engine). */
+static int rg_io(struct state_io *io, GLuint tex, int w, int h, bool counter, const char *n0,
+                 const char *n1, float *rg, float *a, float *b, char *err, size_t errlen)
+{
+    const size_t n = (size_t)w * (size_t)h;
+    if (!io->load) {
+        tex_io(false, tex, GL_RG, w, h, rg);
+        for (size_t q = 0; q < n; q++)
+            a[q] = rg[2 * q], b[q] = rg[2 * q + 1];
+        if (counter)
+            a[n - 1] = 0.0f;
+    }
+    if (io->array(io, n0, a, n, err, errlen) || io->array(io, n1, b, n, err, errlen))
+        return -1;
+    if (io->load) {
+        for (size_t q = 0; q < n; q++)
+            rg[2 * q] = a[q], rg[2 * q + 1] = b[q];
+        tex_io(true, tex, GL_RG, w, h, rg);
+    }
+    return 0;
+}
+
+/* One CPML psi texture through io.  psi_hxy and psi_ezy textures (nx x 2N,
+ * texel (i, side N + k)) are stored as the CPU engine stores them; psi_hyx
+ * and psi_ezx (2N x ny, texel (side N + k, j)) are transposed to the CPU's
+ * [2 sides][ny][N]. */
+static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *name, float *tex,
+                  float *cpu, char *err, size_t errlen)
+{
+    const int N = g->pml_n, ny = g->ny;
+    const bool along_y = k == PSI_HXY || k == PSI_EZY;
+    const int w = along_y ? g->nx : 2 * N, h = along_y ? 2 * N : ny;
+    const size_t n = (size_t)w * (size_t)h;
+    const GLuint t = g->psi[k].tex[g->psi[k].cur];
+    float *host = along_y ? tex : cpu;
+    if (!io->load)
+        tex_io(false, t, GL_RED, w, h, tex);
+    for (int side = 0; side < 2 && !along_y && !io->load; side++)
+        for (int j = 0; j < ny; j++)
+            memcpy(cpu + ((size_t)side * ny + j) * N, tex + (size_t)j * 2 * N + side * N,
+                   (size_t)N * sizeof(float));
+    if (io->array(io, name, host, n, err, errlen))
+        return -1;
+    for (int side = 0; side < 2 && !along_y && io->load; side++)
+        for (int j = 0; j < ny; j++)
+            memcpy(tex + (size_t)j * 2 * N + side * N, cpu + ((size_t)side * ny + j) * N,
+                   (size_t)N * sizeof(float));
+    if (io->load)
+        tex_io(true, t, GL_RED, w, h, tex);
+    return 0;
+}
+
+/* The state of gl and gl-compute: the current textures of the ping-pong
+ * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
+ * counter texel is not state: it reads as Hx = 0 (as gl_read_field) and is
+ * set again after a load. */
+static int gl_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (begin_transfer(g, err, errlen))
+        return -1;
+    const size_t n = (size_t)g->nx * (size_t)g->ny;
+    float *rg = xcalloc(2 * n, sizeof(float), "checkpoint buffer", err, errlen);
+    float *a = rg ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
+    float *b = a ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
+    int rc = b ? 0 : -1;
+    if (!rc && !io->load)
+        tex_io(false, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
+    if (!rc && (rc = io->array(io, "ez", a, n, err, errlen)) == 0 && io->load)
+        tex_io(true, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
+    if (!rc)
+        rc = rg_io(io, g->h.tex[g->h.cur], g->nx, g->ny, true, "hx", "hy", rg, a, b, err, errlen);
+    if (!rc && io->load)
+        reset_counter(g);
+    static const char *const psi_names[PSI_COUNT] = {"psi_hxy", "psi_hyx", "psi_ezy", "psi_ezx"};
+    static const int psi_order[PSI_COUNT] = {PSI_HXY, PSI_EZY, PSI_HYX, PSI_EZX};
+    for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
+        rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
+    if (!rc && g->dft)
+        rc = rg_io(io, g->dft_pp.tex[g->dft_pp.cur], g->nx, g->ny, false, "ez_dft_re",
+                   "ez_dft_im", rg, a, b, err, errlen);
+    free(rg);
+    free(a);
+    free(b);
+    if (!rc && (check_reset("checkpoint", err, errlen) || check_gl("checkpoint", err, errlen))) {
+        g->failed = true;
+        rc = prefix_err(e->ops->name, err, errlen);
+    }
+    return rc;
 }
 
 static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
@@ -1594,6 +1716,118 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
     return check_gl("write cap", err, errlen);
 }
 
+/* ---- writing a field, and the blow-up check ---- */
+
+/* Replace Ez, Hx or Hy with src ([ny][nx] floats, x fastest), in both
+ * textures of the pair, so that cells a step never updates (the outer ring,
+ * the last Hx row and Hy column) read the same in both.  Each H texture is
+ * read back and only the component asked for is replaced; the counter texel
+ * keeps its step counter (Hx there is not stored: it reads as 0, and no
+ * update reads it). */
+static int gl_write_field(struct engine *e, enum field f, const void *src, char *err,
+                          size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (f != FIELD_EZ && f != FIELD_HX && f != FIELD_HY)
+        return seterr(err, errlen, "%s: cannot write field %s (only ez, hx, hy)", e->ops->name,
+                      field_name(f));
+    if (begin_transfer(g, err, errlen))
+        return -1;
+    const float *in = src;
+    const size_t n = (size_t)g->nx * (size_t)g->ny;
+    if (f == FIELD_EZ) {
+        for (int k = 0; k < 2; k++) {
+            glBindTexture(GL_TEXTURE_2D, g->ez.tex[k]);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, in);
+        }
+    } else {
+        float *rg = xcalloc(2 * n, sizeof(float), "H write buffer", err, errlen);
+        if (!rg)
+            return -1;
+        const size_t c = f == FIELD_HX ? 0 : 1;
+        for (int k = 0; k < 2; k++) {
+            glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
+            glGetTexImage(GL_TEXTURE_2D, 0, GL_RG, GL_FLOAT, rg);
+            for (size_t q = 0; q < n; q++)
+                if (!(c == 0 && q == n - 1)) /* the counter texel's R */
+                    rg[2 * q + c] = in[q];
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
+        }
+        free(rg);
+    }
+    if (check_reset("writing a field", err, errlen) || check_gl("writing a field", err, errlen)) {
+        g->failed = true;
+        return prefix_err(e->ops->name, err, errlen);
+    }
+    return 0;
+}
+
+#define CHECK_LOCAL 16 /* check_finite.comp's work group: CHECK_LOCAL^2 invocations */
+
+/* The blow-up check on the GPU: check_finite.comp scans the current Ez and H
+ * textures and leaves, per field, the lowest linear index of a NaN or Inf in
+ * a buffer of three words; those 12 bytes are all that is read back.  The
+ * same compute program serves gl (whose context is GL 4.3 too) and
+ * gl-compute.  Fields in scene_fields() order: Ez, Hx, Hy. */
+static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
+                           size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (g->failed)
+        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
+                      e->ops->name);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    if (!g->check_prog) {
+        char defs[128];
+        snprintf(defs, sizeof defs, "#define NX %d\n#define NY %d\n#define CHECK_LOCAL %d\n",
+                 g->nx, g->ny, CHECK_LOCAL);
+        const char *cs[1] = {"check_finite.comp"};
+        if (gl_program_build(g->shader_dir, NULL, cs, 1, defs, &g->check_prog, err, errlen)) {
+            g->check_prog = 0;
+            return prefix_err(e->ops->name, err, errlen);
+        }
+        set_sampler(g->check_prog, "ez_tex", UNIT_EZ);
+        set_sampler(g->check_prog, "h_tex", UNIT_H);
+        glGenBuffers(1, &g->check_buf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, 3 * sizeof(GLuint), NULL, GL_DYNAMIC_READ);
+    }
+    /* gl-compute wrote the textures with imageStore: make them visible to
+     * texelFetch (the fragment passes' render targets need nothing) */
+    if (g->compute)
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    const GLuint none[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof none, none);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, g->check_buf);
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->check_prog);
+    glDispatchCompute((GLuint)((g->nx + CHECK_LOCAL - 1) / CHECK_LOCAL),
+                      (GLuint)((g->ny + CHECK_LOCAL - 1) / CHECK_LOCAL), 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    GLuint first[3] = {0, 0, 0};
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof first, first);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+    if (check_reset("the blow-up check", err, errlen)
+        || check_gl("the blow-up check", err, errlen)) {
+        g->failed = true;
+        return prefix_err(e->ops->name, err, errlen);
+    }
+    static const enum field order[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+    for (int k = 0; k < 3; k++)
+        if (first[k] != 0xffffffffu) {
+            if ((size_t)first[k] >= (size_t)g->nx * (size_t)g->ny)
+                return seterr(err, errlen, "%s: the blow-up check returned cell %u of %d x %d",
+                              e->ops->name, first[k], g->nx, g->ny);
+            *f = order[k];
+            *cell = first[k];
+            return 1;
+        }
+    return 0;
+}
+
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
@@ -1602,9 +1836,12 @@ const struct engine_ops gl_engine_ops = {
     .create = gl_create,
     .step = gl_step,
     .read_field = gl_read_field,
+    .write_field = gl_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
     .render_rgba = gl_render_rgba,
+    .check_finite = gl_check_finite,
+    .state = gl_state,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
@@ -1615,7 +1852,10 @@ const struct engine_ops gl_compute_engine_ops = {
     .create = gl_compute_create,
     .step = gl_step,
     .read_field = gl_read_field,
+    .write_field = gl_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
     .render_rgba = gl_render_rgba,
+    .check_finite = gl_check_finite,
+    .state = gl_state,
 };

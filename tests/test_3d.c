@@ -461,3 +461,114 @@ Test(cpu3d, pec_wall_reflects, .timeout = 60)
     cr_log_info("3D PEC wall: %.1f dB", db);
     cr_assert_gt(db, -10.0, "a PEC wall reflects (%.1f dB)", db);
 }
+
+/* The blow-up check (engine_check_finite): values planted with engine_write
+ * are found with their field and cell, the first field in scene_fields()
+ * order and the lowest cell in it winning; a clean run is finite; a NaN
+ * that has been stepped is still found, where a host scan of the read-back
+ * fields finds it. */
+static const char *small3d = "[grid]\nnx = 20\nny = 18\nnz = 16\nsteps = 40\ncourant = 0.5\n"
+                             "[source]\ntype = point\ncenter_x = 9\ncenter_y = 8\ncenter_z = 7\n"
+                             "[boundary]\ntype = cpml\ncells = 4\n";
+
+/* The first NaN or Inf of the read-back fields in scene_fields() order: 1
+ * and where, or 0. */
+static int host_first_bad(struct engine *e, enum field *f, size_t *cell)
+{
+    enum field order[6];
+    const int nf = scene_fields(e->model->scene, order);
+    void *buf = xmalloc0(e->model->ncells * precision_size(e->opt.precision));
+    char err[ERRLEN];
+    int found = 0;
+    for (int k = 0; k < nf && !found; k++) {
+        cr_assert_eq(engine_read(e, order[k], buf, err, sizeof err), 0, "%s", err);
+        for (size_t c = 0; c < e->model->ncells && !found; c++)
+            if (!isfinite(val(buf, e->opt.precision, c))) {
+                *f = order[k];
+                *cell = c;
+                found = 1;
+            }
+    }
+    free(buf);
+    return found;
+}
+
+/* Plant `bad` in field q at cell (3+q, 5, 2+q) and at a later cell of the
+ * same field, and in the next field at cell 1: the check must name field q
+ * and the first cell. */
+static void blow_up_planted(enum precision prec, double bad)
+{
+    struct test_setup t;
+    setup_from_text(&t, small3d, NULL, 0);
+    const struct model *m = &t.model;
+    enum field order[6];
+    const int nf = scene_fields(m->scene, order);
+    cr_assert_eq(nf, 6);
+    struct engine_options o = {.precision = prec, .denormals = DENORMALS_KEEP, .threads = 2};
+    char err[ERRLEN];
+    void *buf = xmalloc0(m->ncells * precision_size(prec));
+    for (int q = 0; q < nf; q++) {
+        struct engine *e;
+        cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_step(e, 10, err, sizeof err), 0, "%s", err);
+        enum field f = FIELD_COUNT;
+        size_t cell = 0;
+        cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 0, "clean run: %s %zu",
+                     field_name(f), cell);
+        const size_t c = (size_t)(3 + q) + (size_t)m->nx * (5 + (size_t)m->ny * (size_t)(2 + q));
+        cr_assert_eq(engine_read(e, order[q], buf, err, sizeof err), 0, "%s", err);
+        put(buf, prec, c, bad);
+        put(buf, prec, c + 7 + (size_t)m->nx, bad);
+        cr_assert_eq(engine_write(e, order[q], buf, err, sizeof err), 0, "%s", err);
+        if (q + 1 < nf) {
+            cr_assert_eq(engine_read(e, order[q + 1], buf, err, sizeof err), 0, "%s", err);
+            put(buf, prec, 1, -bad);
+            cr_assert_eq(engine_write(e, order[q + 1], buf, err, sizeof err), 0, "%s", err);
+        }
+        cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 1, "%g in %s not found",
+                     bad, field_name(order[q]));
+        cr_assert_eq(f, order[q], "%g planted in %s, reported in %s", bad, field_name(order[q]),
+                     field_name(f));
+        cr_assert_eq(cell, c, "%g planted in %s at cell %zu, reported at %zu", bad,
+                     field_name(order[q]), c, cell);
+        engine_destroy(e);
+    }
+    free(buf);
+    setup_free(&t);
+}
+
+Test(cpu3d, blow_up_nan_planted_is_found_single) { blow_up_planted(PRECISION_SINGLE, NAN); }
+Test(cpu3d, blow_up_inf_planted_is_found_single) { blow_up_planted(PRECISION_SINGLE, INFINITY); }
+Test(cpu3d, blow_up_nan_planted_is_found_double) { blow_up_planted(PRECISION_DOUBLE, NAN); }
+Test(cpu3d, blow_up_inf_planted_is_found_double) { blow_up_planted(PRECISION_DOUBLE, INFINITY); }
+
+/* A NaN in Hz, then three steps: it has spread into the E fields, and the
+ * check names the first of them, as a host scan of the fields does. */
+Test(cpu3d, blow_up_nan_is_found_after_steps)
+{
+    struct test_setup t;
+    setup_from_text(&t, small3d, NULL, 0);
+    const struct model *m = &t.model;
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .threads = 2};
+    struct engine *e;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(e, 20, err, sizeof err), 0, "%s", err);
+    enum field f, hf;
+    size_t cell, hcell;
+    cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 0, "a sane run is finite");
+    float *hz = xmalloc0(m->ncells * sizeof *hz);
+    cr_assert_eq(engine_read(e, FIELD_HZ, hz, err, sizeof err), 0, "%s", err);
+    hz[12 + (size_t)m->nx * (10 + (size_t)m->ny * 9)] = NAN;
+    cr_assert_eq(engine_write(e, FIELD_HZ, hz, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(e, 3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_check_finite(e, &f, &cell, err, sizeof err), 1, "the NaN was lost");
+    cr_assert_eq(host_first_bad(e, &hf, &hcell), 1);
+    cr_assert_eq(f, FIELD_EX, "reported in %s", field_name(f));
+    cr_assert_eq(f, hf, "reported in %s, host scan finds %s", field_name(f), field_name(hf));
+    cr_assert_eq(cell, hcell, "reported at cell %zu, host scan finds %zu", cell, hcell);
+    free(hz);
+    engine_destroy(e);
+    setup_free(&t);
+}

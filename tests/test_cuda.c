@@ -339,3 +339,221 @@ Test(cuda2d, fused_vacuum_mur_bit_identical_to_cpu, .timeout = 60)
     unsetenv("TEXFDTD_CUDA2D");
     unsetenv("TEXFDTD_CUDA2D_VEC");
 }
+
+/* ---- the blow-up check (engine_check_finite) on the device ----
+ * One kernel per field does an atomicMin of the first bad index; 24 or 48
+ * bytes come back.  The scenes have nx = 130 (2D, rows padded to 256) and
+ * nx = 45 (3D, padded to 64), and the planted cells lie in the last columns,
+ * so an index in the padded numbering would be caught. */
+
+static const char *blow2d = "[grid]\nnx = 130\nny = 97\nsteps = 60\n"
+                            "[source]\ntype = point\ncenter_x = 40\ncenter_y = 60\n"
+                            "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+                            "center_x = 70\ncenter_y = 50\nradius = 10.5\n"
+                            "[object.plate]\nshape = rectangle\nmaterial = pec\n"
+                            "center_x = 95\ncenter_y = 50\nwidth = 9\nheight = 30\n";
+
+static void put_value(void *v, enum precision p, size_t c, double x)
+{
+    if (p == PRECISION_DOUBLE)
+        ((double *)v)[c] = x;
+    else
+        ((float *)v)[c] = (float)x;
+}
+
+/* engine_check_finite, which must not fail; 1 and where, or 0. */
+static int check_ok(struct engine *e, enum field *f, size_t *cell)
+{
+    char err[ERRLEN];
+    const int r = engine_check_finite(e, f, cell, err, sizeof err);
+    cr_assert_geq(r, 0, "check_finite: %s", err);
+    return r;
+}
+
+/* For each field q of the scene: `bad` at cell (nx-1-q, 10+5q, 4+3q) and at
+ * a later cell, -bad at cell 1 of the next field; the check names field q
+ * and the first cell.  Then the fields are restored and the run is finite. */
+static void cuda_blow_up_planted(const char *text, enum precision p, double bad)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    if (!gpu_or_skip(m)) {
+        setup_free(&t);
+        return;
+    }
+    struct engine_options o = {.precision = p,
+                               .denormals = p == PRECISION_DOUBLE ? DENORMALS_KEEP
+                                                                  : DENORMALS_FLUSH};
+    char err[ERRLEN];
+    struct engine *e;
+    cr_assert_eq(engine_create("cuda", m, &o, &e, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(e, 10, err, sizeof err), 0, "%s", err);
+    enum field ids[6], f = FIELD_COUNT;
+    size_t cell = 0;
+    const int nf = scene_fields(m->scene, ids);
+    cr_assert_eq(check_ok(e, &f, &cell), 0, "clean run: %s at %zu", field_name(f), cell);
+    const size_t bytes = m->ncells * precision_size(p);
+    void *orig[6], *v = malloc(bytes);
+    for (int q = 0; q < nf; q++) {
+        orig[q] = malloc(bytes);
+        cr_assert_eq(engine_read(e, ids[q], orig[q], err, sizeof err), 0, "%s", err);
+    }
+    const size_t nx = (size_t)m->nx, ny = (size_t)m->ny;
+    for (int q = 0; q < nf; q++) {
+        const size_t k = m->nz > 1 ? (size_t)(4 + 3 * q) : 0;
+        const size_t c = nx - 1 - (size_t)q + nx * ((size_t)(10 + 5 * q) + ny * k);
+        memcpy(v, orig[q], bytes);
+        put_value(v, p, c, bad);
+        put_value(v, p, c + nx + 1, bad);
+        cr_assert_eq(engine_write(e, ids[q], v, err, sizeof err), 0, "%s", err);
+        if (q + 1 < nf) {
+            memcpy(v, orig[q + 1], bytes);
+            put_value(v, p, 1, -bad);
+            cr_assert_eq(engine_write(e, ids[q + 1], v, err, sizeof err), 0, "%s", err);
+        }
+        cr_assert_eq(check_ok(e, &f, &cell), 1, "%s %g in %s not found", precision_name(p), bad,
+                     field_name(ids[q]));
+        cr_assert_eq(f, ids[q], "%s %g planted in %s, reported in %s", precision_name(p), bad,
+                     field_name(ids[q]), field_name(f));
+        cr_assert_eq(cell, c, "%s %g planted in %s at cell %zu, reported at %zu",
+                     precision_name(p), bad, field_name(ids[q]), c, cell);
+        for (int r = q; r < nf && r <= q + 1; r++)
+            cr_assert_eq(engine_write(e, ids[r], orig[r], err, sizeof err), 0, "%s", err);
+        cr_assert_eq(check_ok(e, &f, &cell), 0, "restored, yet %s at %zu", field_name(f), cell);
+    }
+    for (int q = 0; q < nf; q++)
+        free(orig[q]);
+    free(v);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(cuda2d, blow_up_nan_planted_is_found)
+{
+    cuda_blow_up_planted(blow2d, PRECISION_SINGLE, NAN);
+    cuda_blow_up_planted(blow2d, PRECISION_DOUBLE, NAN);
+}
+Test(cuda2d, blow_up_inf_planted_is_found)
+{
+    cuda_blow_up_planted(blow2d, PRECISION_SINGLE, INFINITY);
+    cuda_blow_up_planted(blow2d, PRECISION_DOUBLE, -INFINITY);
+}
+Test(cuda3d, blow_up_nan_planted_is_found, .timeout = 60)
+{
+    cuda_blow_up_planted(scene3d, PRECISION_SINGLE, NAN);
+    cuda_blow_up_planted(scene3d, PRECISION_DOUBLE, NAN);
+}
+Test(cuda3d, blow_up_inf_planted_is_found, .timeout = 60)
+{
+    cuda_blow_up_planted(scene3d, PRECISION_SINGLE, INFINITY);
+    cuda_blow_up_planted(scene3d, PRECISION_DOUBLE, -INFINITY);
+}
+
+/* The first NaN or Inf of the read-back fields in scene_fields() order. */
+static int host_first_bad(struct engine *e, enum field *f, size_t *cell)
+{
+    enum field ids[6];
+    const int nf = scene_fields(e->model->scene, ids);
+    const enum precision p = e->opt.precision;
+    void *v = malloc(e->model->ncells * precision_size(p));
+    char err[ERRLEN];
+    int found = 0;
+    for (int q = 0; q < nf && !found; q++) {
+        cr_assert_eq(engine_read(e, ids[q], v, err, sizeof err), 0, "%s", err);
+        for (size_t c = 0; c < e->model->ncells && !found; c++)
+            if (!isfinite(p == PRECISION_DOUBLE ? ((double *)v)[c] : ((float *)v)[c])) {
+                *f = ids[q];
+                *cell = c;
+                found = 1;
+            }
+    }
+    free(v);
+    return found;
+}
+
+/* A NaN planted in field f0 at cell c0 of the CUDA and the CPU engine, then
+ * `steps` steps on both (in two calls, so ping-pong paths swap): the CUDA
+ * check names the field and cell that the CPU engine's check and a host
+ * scan of the CUDA engine's fields name.  Float (flush) and double. */
+static void cuda_blow_up_stepped(const char *text, enum field f0, size_t c0, int steps)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    if (!gpu_or_skip(m)) {
+        setup_free(&t);
+        return;
+    }
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        char err[ERRLEN];
+        struct engine *g, *c;
+        cr_assert_eq(engine_create("cuda", m, &o, &g, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_create("cpu", m, &o, &c, err, sizeof err), 0, "%s", err);
+        struct engine_info info;
+        engine_describe(g, &info);
+        cr_log_info("cuda: %s", info.detail);
+        void *v = malloc(m->ncells * precision_size(p));
+        struct engine *both[2] = {g, c};
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(engine_step(both[k], 13, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_read(both[k], f0, v, err, sizeof err), 0, "%s", err);
+            put_value(v, p, c0, NAN);
+            cr_assert_eq(engine_write(both[k], f0, v, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_step(both[k], steps / 2, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_step(both[k], steps - steps / 2, err, sizeof err), 0, "%s", err);
+        }
+        enum field f, cf, hf;
+        size_t cell, ccell, hcell;
+        cr_assert_eq(check_ok(c, &cf, &ccell), 1, "cpu: the NaN was lost");
+        cr_assert_eq(check_ok(g, &f, &cell), 1, "%s: the NaN was lost", precision_name(p));
+        cr_assert_eq(host_first_bad(g, &hf, &hcell), 1);
+        cr_log_info("NaN in %s at %zu, %d steps: first %s at %zu", field_name(f0), c0, steps,
+                    field_name(cf), ccell);
+        cr_assert_eq(f, cf, "%s: %s, cpu finds %s", precision_name(p), field_name(f),
+                     field_name(cf));
+        cr_assert_eq(cell, ccell, "%s: cell %zu, cpu finds %zu", precision_name(p), cell, ccell);
+        cr_assert_eq(f, hf, "%s: %s, host scan finds %s", precision_name(p), field_name(f),
+                     field_name(hf));
+        cr_assert_eq(cell, hcell, "%s: cell %zu, host scan finds %zu", precision_name(p), cell,
+                     hcell);
+        free(v);
+        engine_destroy(g);
+        engine_destroy(c);
+    }
+    setup_free(&t);
+}
+
+/* Every 2D step path; the NaN in the open (in Hx) and deep inside the PEC
+ * plate (in Ez, where the slots set Ez again each step and the NaN stays
+ * in H alone: the current H buffer of a ping-pong pair must be scanned). */
+Test(cuda2d, blow_up_nan_is_found_after_steps, .timeout = 60)
+{
+    const size_t nx = 130;
+    const char *paths[3] = {"two", "fused", "temporal"};
+    for (int k = 0; k < 3; k++) {
+        setenv("TEXFDTD_CUDA2D", paths[k], 1);
+        cr_log_info("TEXFDTD_CUDA2D=%s", paths[k]);
+        cuda_blow_up_stepped(blow2d, FIELD_HX, 60 + nx * 30, 14);
+        cuda_blow_up_stepped(blow2d, FIELD_EZ, 95 + nx * 50, 14);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+Test(cuda3d, blow_up_nan_is_found_after_steps, .timeout = 120)
+{
+    const size_t nx = 45, ny = 38;
+    const char *paths[2] = {"two", "fused"};
+    for (int k = 0; k < 2; k++) {
+        setenv("TEXFDTD_CUDA3D", paths[k], 1);
+        setenv("TEXFDTD_CUDA3D_KZ", "32", 1);
+        cr_log_info("TEXFDTD_CUDA3D=%s", paths[k]);
+        cuda_blow_up_stepped(scene3d, FIELD_HZ, 30 + nx * (10 + ny * 20), 3);
+        cuda_blow_up_stepped(scene3d, FIELD_EX, 44 + nx * (37 + ny * 32), 2);
+    }
+    unsetenv("TEXFDTD_CUDA3D");
+    unsetenv("TEXFDTD_CUDA3D_KZ");
+}

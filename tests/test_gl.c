@@ -487,3 +487,248 @@ Test(gl, devices_are_listed)
     free(buf);
     cr_expect_eq(gl_probe(-1, err, sizeof err), 0, "%s", err);
 }
+
+/* ---- the blow-up check (engine_check_finite) on the GPU ----
+ * check_finite.comp scans the current Ez and H textures and only the first
+ * bad index per field comes back.  Values are planted with engine_write
+ * (gl_write_field): the check must name their field and cell, the first
+ * field in scene_fields() order (ez, hx, hy) and the lowest cell in it
+ * winning; a clean run is finite; a NaN that has been stepped is found where
+ * a host scan of the read-back fields and the CPU engine find it. */
+
+static const char *SMALL = /* 96 x 80: a few steps on llvmpipe in well under a second */
+    "[grid]\nnx = 96\nny = 80\nsteps = 40\ncourant = 0.5\ncells_per_wavelength = 20\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 48\n"
+    "center_y = 40\nradius = 8\n";
+
+static void write_ok(struct engine *e, enum field f, const float *v)
+{
+    char err[ERRLEN];
+    cr_assert_eq(engine_write(e, f, v, err, sizeof err), 0, "write %s: %s", field_name(f), err);
+}
+
+/* engine_check_finite, which must not fail; 1 and where, or 0. */
+static int check_ok(struct engine *e, enum field *f, size_t *cell)
+{
+    char err[ERRLEN];
+    const int r = engine_check_finite(e, f, cell, err, sizeof err);
+    cr_assert_geq(r, 0, "check_finite: %s", err);
+    return r;
+}
+
+/* The first NaN or Inf of the read-back fields in scene_fields() order. */
+static int host_first_bad(struct engine *e, enum field *f, size_t *cell)
+{
+    for (int k = 0; k < FIELD_COUNT; k++) {
+        float *v = read_ok(e, (enum field)k);
+        for (size_t c = 0; c < e->model->ncells; c++)
+            if (!isfinite(v[c])) {
+                *f = (enum field)k;
+                *cell = c;
+                free(v);
+                return 1;
+            }
+        free(v);
+    }
+    return 0;
+}
+
+/* For each field q: `bad` at cell (20+7q, 30+5q) and at a later cell, -bad
+ * at cell 1 of the next field; the check names field q and the first cell.
+ * Then the original fields go back and the run is finite again. */
+static void blow_up_planted(const char *name, float bad)
+{
+    struct test_setup t;
+    setup_from_text(&t, SMALL, NULL, 0);
+    const struct model *m = &t.model;
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    struct engine *e = create_or_skip(name, m, &o);
+    step_ok(e, 10);
+    enum field f = FIELD_COUNT;
+    size_t cell = 0;
+    cr_assert_eq(check_ok(e, &f, &cell), 0, "%s, clean run: %s at %zu", name, field_name(f), cell);
+    float *orig[3];
+    for (int k = 0; k < 3; k++)
+        orig[k] = read_ok(e, (enum field)k);
+    float *v = malloc(m->ncells * sizeof *v);
+    for (int q = 0; q < 3; q++) {
+        const size_t c = (size_t)(20 + 7 * q) + (size_t)m->nx * (size_t)(30 + 5 * q);
+        memcpy(v, orig[q], m->ncells * sizeof *v);
+        v[c] = bad;
+        v[c + 3 + (size_t)m->nx] = bad;
+        write_ok(e, (enum field)q, v);
+        float *back = read_ok(e, (enum field)q);
+        cr_assert_eq(memcmp(back, v, m->ncells * sizeof *v), 0, "%s: %s reads back changed",
+                     name, field_name((enum field)q));
+        free(back);
+        if (q + 1 < 3) {
+            memcpy(v, orig[q + 1], m->ncells * sizeof *v);
+            v[1] = -bad;
+            write_ok(e, (enum field)(q + 1), v);
+        }
+        cr_assert_eq(check_ok(e, &f, &cell), 1, "%s: %g in %s not found", name, bad,
+                     field_name((enum field)q));
+        cr_assert_eq(f, (enum field)q, "%s: %g planted in %s, reported in %s", name, bad,
+                     field_name((enum field)q), field_name(f));
+        cr_assert_eq(cell, c, "%s: %g planted in %s at cell %zu, reported at %zu", name, bad,
+                     field_name((enum field)q), c, cell);
+        for (int k = q; k < 3 && k <= q + 1; k++)
+            write_ok(e, (enum field)k, orig[k]);
+        cr_assert_eq(check_ok(e, &f, &cell), 0, "%s: restored, yet %s at %zu", name,
+                     field_name(f), cell);
+    }
+    step_ok(e, 5); /* the step counter survived the writes */
+    cr_assert_eq(check_ok(e, &f, &cell), 0, "%s: %s at %zu", name, field_name(f), cell);
+    free(v);
+    for (int k = 0; k < 3; k++)
+        free(orig[k]);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(gl, blow_up_nan_planted_is_found) { blow_up_planted("gl", NAN); }
+Test(gl, blow_up_inf_planted_is_found) { blow_up_planted("gl", INFINITY); }
+Test(gl_compute, blow_up_nan_planted_is_found) { blow_up_planted("gl-compute", NAN); }
+Test(gl_compute, blow_up_inf_planted_is_found) { blow_up_planted("gl-compute", INFINITY); }
+
+/* The H texel (nx-1, ny-1) holds the step counter in its Hx channel: the
+ * check skips it (a clean run with the counter there is finite), a NaN
+ * written to Hx there is not stored (Hx there is never updated nor read,
+ * and reads as 0), while Hy there is a field value like any other. */
+static void counter_texel(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, SMALL, NULL, 0);
+    const struct model *m = &t.model;
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    struct engine *e = create_or_skip(name, m, &o);
+    step_ok(e, 3);
+    enum field f = FIELD_COUNT;
+    size_t cell = 0;
+    const size_t last = m->ncells - 1;
+    float *hx = read_ok(e, FIELD_HX);
+    hx[last] = NAN;
+    write_ok(e, FIELD_HX, hx);
+    cr_assert_eq(check_ok(e, &f, &cell), 0, "%s: %s at %zu", name, field_name(f), cell);
+    free(hx);
+    hx = read_ok(e, FIELD_HX);
+    cr_assert_eq(hx[last], 0.0f, "%s: Hx at the counter texel reads %g", name, hx[last]);
+    float *hy = read_ok(e, FIELD_HY);
+    hy[last] = INFINITY;
+    write_ok(e, FIELD_HY, hy);
+    cr_assert_eq(check_ok(e, &f, &cell), 1, "%s: Inf in Hy at the counter texel not found", name);
+    cr_assert_eq(f, FIELD_HY, "%s: reported in %s", name, field_name(f));
+    cr_assert_eq(cell, last, "%s: reported at %zu", name, cell);
+    step_ok(e, 3); /* the counter is intact: the fences' check passes */
+    free(hx);
+    free(hy);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(gl, blow_up_check_skips_the_counter_texel) { counter_texel("gl"); }
+Test(gl_compute, blow_up_check_skips_the_counter_texel) { counter_texel("gl-compute"); }
+
+/* A NaN in Hx, then 4 steps: it has spread into Ez, Hx and Hy; the check
+ * names the cell a host scan of the read-back fields finds, and the one the
+ * CPU engine's check finds after the same plant and steps. */
+static void blow_up_stepped(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, SMALL, NULL, 0);
+    const struct model *m = &t.model;
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    struct engine *e = create_or_skip(name, m, &o);
+    struct engine_info info;
+    engine_describe(e, &info);
+    struct engine_options co = {0};
+    co.precision = PRECISION_SINGLE;
+    co.denormals = info.denormals;
+    struct engine *cpu;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", m, &co, &cpu, err, sizeof err), 0, "%s", err);
+    step_ok(e, 20);
+    step_ok(cpu, 20);
+    enum field f, hf, cf;
+    size_t cell, hcell, ccell;
+    cr_assert_eq(check_ok(e, &f, &cell), 0, "%s: a sane run is finite", name);
+    const size_t c = 60 + (size_t)m->nx * 25;
+    float *hx = read_ok(e, FIELD_HX);
+    hx[c] = NAN;
+    write_ok(e, FIELD_HX, hx);
+    write_ok(cpu, FIELD_HX, hx);
+    step_ok(e, 4);
+    step_ok(cpu, 4);
+    cr_assert_eq(check_ok(e, &f, &cell), 1, "%s: the NaN was lost", name);
+    cr_assert_eq(host_first_bad(e, &hf, &hcell), 1);
+    cr_assert_eq(check_ok(cpu, &cf, &ccell), 1);
+    cr_assert_eq(f, FIELD_EZ, "%s: reported in %s", name, field_name(f));
+    cr_assert_lt(cell, c, "%s: after 4 steps the NaN has reached rows below", name);
+    cr_assert_eq(f, hf, "%s: %s, host scan finds %s", name, field_name(f), field_name(hf));
+    cr_assert_eq(cell, hcell, "%s: cell %zu, host scan finds %zu", name, cell, hcell);
+    cr_assert_eq(f, cf, "%s: %s, cpu finds %s", name, field_name(f), field_name(cf));
+    cr_assert_eq(cell, ccell, "%s: cell %zu, cpu finds %zu", name, cell, ccell);
+    free(hx);
+    engine_destroy(cpu);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(gl, blow_up_nan_is_found_after_steps) { blow_up_stepped("gl"); }
+Test(gl_compute, blow_up_nan_is_found_after_steps) { blow_up_stepped("gl-compute"); }
+
+static const char *SMALL_PEC =
+    "[grid]\nnx = 96\nny = 80\nsteps = 40\ncourant = 0.5\ncells_per_wavelength = 20\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[object.box]\nshape = rectangle\nmaterial = pec\ncenter_x = 48\ncenter_y = 40\n"
+    "width = 16\nheight = 16\n";
+
+/* A NaN in H only: Ez NaN planted deep inside a PEC box reaches Hx and Hy
+ * in the H pass, while the E pass sets every PEC cell to its slot value, so
+ * Ez is finite again and the NaN lives in H alone (the H texture written in
+ * that step, not the other one of its pair).  First bad: Hx(i, j-1/2), one
+ * row below the cell, as the CPU engine says. */
+static void blow_up_in_h(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, SMALL_PEC, NULL, 0);
+    const struct model *m = &t.model;
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    struct engine *e = create_or_skip(name, m, &o);
+    struct engine_info info;
+    engine_describe(e, &info);
+    struct engine_options co = {0};
+    co.precision = PRECISION_SINGLE;
+    co.denormals = info.denormals;
+    struct engine *cpu;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", m, &co, &cpu, err, sizeof err), 0, "%s", err);
+    step_ok(e, 10);
+    step_ok(cpu, 10);
+    const size_t c = 48 + (size_t)m->nx * 40;
+    cr_assert_eq(m->mats[m->mat[c]].kind, MATERIAL_PEC);
+    float *ez = read_ok(e, FIELD_EZ);
+    ez[c] = NAN;
+    write_ok(e, FIELD_EZ, ez);
+    write_ok(cpu, FIELD_EZ, ez);
+    for (int s = 0; s < 2; s++) {
+        step_ok(e, 1 + s);
+        step_ok(cpu, 1 + s);
+        enum field f, cf;
+        size_t cell, ccell;
+        cr_assert_eq(check_ok(e, &f, &cell), 1, "%s: the NaN was lost", name);
+        cr_assert_eq(check_ok(cpu, &cf, &ccell), 1, "cpu: the NaN was lost");
+        cr_assert_eq(cf, FIELD_HX, "cpu: %s", field_name(cf));
+        cr_assert_eq(ccell, c - (size_t)m->nx, "cpu: cell %zu", ccell);
+        cr_assert_eq(f, cf, "%s: %s, cpu finds %s", name, field_name(f), field_name(cf));
+        cr_assert_eq(cell, ccell, "%s: cell %zu, cpu finds %zu", name, cell, ccell);
+    }
+    free(ez);
+    engine_destroy(cpu);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(gl, blow_up_nan_in_h_only_is_found) { blow_up_in_h("gl"); }
+Test(gl_compute, blow_up_nan_in_h_only_is_found) { blow_up_in_h("gl-compute"); }

@@ -1,0 +1,389 @@
+/* test_checkpoint.c - interrupted runs: a run killed with SIGKILL at a random
+ * step and resumed from its last checkpoint, or stopped by SIGINT/SIGTERM
+ * (exit 130, a checkpoint of that very step) and resumed, ends with a
+ * fields.h5 bit-identical to that of an uninterrupted run, for the cpu, gl
+ * and gl-compute engines, and across engines.
+ *
+ * The kill is placed without timing: TEXFDTD_TEST_STOP_AT=N makes the run
+ * stop itself (SIGSTOP) after step N; the test then sends the signal.  The
+ * random step comes from TEXFDTD_TEST_SEED, or the clock, and is printed
+ * with every failure so a failing trial can be repeated. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static const char *texfdtd(void)
+{
+    const char *b = getenv("TEXFDTD_BIN");
+    return b && *b ? b : "./bin/texfdtd";
+}
+
+/* CPML, a dielectric rod, an oblique plane wave, the DFT monitor and two
+ * snapshots: every kind of state a 2D engine keeps. */
+static const char *scene_text =
+    "[grid]\nnx = 64\nny = 56\nsteps = 240\n"
+    "[source]\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+    "center_x = 32\ncenter_y = 28\nradius = 8\n"
+    "[monitor.dft]\nstart_step = 100\n"
+    "[output]\nsnapshots = 60, 150\npng = false\n";
+#define STEPS 240
+#define EVERY 40
+
+/* 3D: CPML on all six faces, a dielectric sphere, the plane wave. */
+static const char *scene_3d_text =
+    "[grid]\nnx = 24\nny = 22\nnz = 20\nsteps = 120\n"
+    "[source]\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 5\n"
+    "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\n"
+    "center_x = 12\ncenter_y = 11\ncenter_z = 10\nradius = 3\n"
+    "[output]\nsnapshots = 60\npng = false\n";
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/texfdtd-ckpt-XXXXXX");
+    cr_assert(mkdtemp(d));
+    return d;
+}
+
+static unsigned trial_seed(void)
+{
+    const char *s = getenv("TEXFDTD_TEST_SEED");
+    return s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+}
+
+/* Does engine `name` open here?  (GL: only where EGL finds a device.) */
+static bool engine_works(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, "[grid]\nnx = 16\nny = 16\nsteps = 1\n", NULL, 0);
+    char err[ERRLEN];
+    struct engine *e = NULL;
+    const struct engine_options o = {.precision = PRECISION_SINGLE, .device = -1};
+    const bool ok = engine_create(name, &t.model, &o, &e, err, sizeof err) == 0;
+    engine_destroy(e);
+    setup_free(&t);
+    if (!ok && getenv("TEXFDTD_REQUIRE_GPU"))
+        cr_assert_fail("%s: %s (TEXFDTD_REQUIRE_GPU is set)", name, err);
+    return ok;
+}
+
+/* Start `texfdtd run` in the background, stopping itself after step
+ * stop_at (0: runs to the end); returns its pid. */
+static pid_t start_run(const char *scene, const char *engine, const char *out, int stop_at)
+{
+    char every[16], stop[16];
+    snprintf(every, sizeof every, "%d", EVERY);
+    snprintf(stop, sizeof stop, "%d", stop_at);
+    const pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (stop_at > 0)
+            setenv("TEXFDTD_TEST_STOP_AT", stop, 1);
+        freopen("/dev/null", "w", stdout);
+        execl(texfdtd(), texfdtd(), "run", scene, "--engine", engine, "--out", out,
+              "--checkpoint-every", every, "-q", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait until the run has stopped itself; fails if it ended instead. */
+static void wait_stopped(pid_t pid, unsigned seed)
+{
+    int st;
+    cr_assert_eq(waitpid(pid, &st, WUNTRACED), pid);
+    cr_assert(WIFSTOPPED(st), "the run ended (status 0x%x) before its stop step (seed %u)", st,
+              seed);
+}
+
+static long long checkpoint_step(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "%s: cannot open", path);
+    hid_t a = H5Aopen(f, "step", H5P_DEFAULT);
+    long long step = -1;
+    cr_assert(a >= 0 && H5Aread(a, H5T_NATIVE_LLONG, &step) >= 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    return step;
+}
+
+/* Every object under group path `g` of file fb is in fa, and the other way
+ * round; datasets are equal byte for byte.  (Walked with H5Gopen/H5Dopen,
+ * which read the same on every HDF5 version.)  Returns the datasets seen. */
+static int compare_group(hid_t fa, hid_t fb, const char *g, const char *what)
+{
+    hid_t ga = H5Gopen2(fa, g, H5P_DEFAULT), gb = H5Gopen2(fb, g, H5P_DEFAULT);
+    cr_assert(ga >= 0 && gb >= 0, "%s: group %s missing", what, g);
+    H5G_info_t ia, ib;
+    cr_assert(H5Gget_info(ga, &ia) >= 0 && H5Gget_info(gb, &ib) >= 0);
+    cr_assert_eq(ia.nlinks, ib.nlinks, "%s: %s holds %llu objects, the uninterrupted run's %llu",
+                 what, g, (unsigned long long)ib.nlinks, (unsigned long long)ia.nlinks);
+    int seen = 0;
+    for (hsize_t k = 0; k < ia.nlinks; k++) {
+        char name[128], path[600];
+        cr_assert(H5Lget_name_by_idx(ga, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name,
+                                     H5P_DEFAULT) > 0);
+        snprintf(path, sizeof path, "%s%s%s", g, strcmp(g, "/") ? "/" : "", name);
+        H5E_BEGIN_TRY { /* a group or a dataset */
+            hid_t sub = H5Gopen2(fa, path, H5P_DEFAULT);
+            if (sub >= 0) {
+                H5Gclose(sub);
+                seen += compare_group(fa, fb, path, what);
+                continue;
+            }
+        } H5E_END_TRY;
+        hid_t da = H5Dopen2(fa, path, H5P_DEFAULT), db = H5Dopen2(fb, path, H5P_DEFAULT);
+        cr_assert(da >= 0 && db >= 0, "%s: dataset %s missing", what, path);
+        const size_t na = (size_t)H5Dget_storage_size(da), nb = (size_t)H5Dget_storage_size(db);
+        cr_assert_eq(na, nb, "%s: %s sizes differ", what, path);
+        unsigned char *a = malloc(na + 1), *b = malloc(nb + 1);
+        hid_t ta = H5Dget_type(da);
+        cr_assert(H5Dread(da, ta, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0
+                  && H5Dread(db, ta, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
+        const size_t es = H5Tget_size(ta);
+        size_t diff = 0;
+        for (size_t q = 0; q < na / es; q++)
+            diff += memcmp(a + es * q, b + es * q, es) != 0;
+        cr_assert_eq(diff, 0, "%s: %s: %zu of %zu values differ from the uninterrupted run", what,
+                     path, diff, na / es);
+        H5Tclose(ta);
+        H5Dclose(da);
+        H5Dclose(db);
+        free(a);
+        free(b);
+        seen++;
+    }
+    H5Gclose(ga);
+    H5Gclose(gb);
+    return seen;
+}
+
+/* dir_b/fields.h5 holds exactly the datasets of dir_a/fields.h5 (`expect`
+ * of them), bit for bit. */
+static void assert_same_fields(const char *dir_a, const char *dir_b, int expect, const char *what)
+{
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/fields.h5", dir_a);
+    snprintf(pb, sizeof pb, "%s/fields.h5", dir_b);
+    hid_t fa = H5Fopen(pa, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(pb, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(fa >= 0 && fb >= 0, "%s: cannot open %s or %s", what, pa, pb);
+    cr_assert_eq(compare_group(fa, fb, "/", what), expect, "%s: datasets compared", what);
+    H5Fclose(fa);
+    H5Fclose(fb);
+}
+
+static void reference_run(const char *scene, const char *engine, const char *out)
+{
+    char cmd_out[16384];
+    cr_assert_eq(run_cmd(cmd_out, sizeof cmd_out, "%s run %s --engine %s --out %s -q", texfdtd(),
+                         scene, engine, out),
+                 0, "%s", cmd_out);
+}
+
+static void resume(const char *dir, const char *engine, unsigned seed)
+{
+    char out[16384];
+    const int rc = engine ? run_cmd(out, sizeof out, "%s resume %s --engine %s -q", texfdtd(), dir,
+                                    engine)
+                          : run_cmd(out, sizeof out, "%s resume %s -q", texfdtd(), dir);
+    cr_assert_eq(rc, 0, "resume (seed %u): %s", seed, out);
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    cr_assert(!exists(path), "a finished run removes its checkpoint");
+    snprintf(path, sizeof path, "%s/.parts", dir);
+    cr_assert(!exists(path), "a finished run removes its parts");
+}
+
+static void cleanup(const char *dir)
+{
+    char cmd[700], out[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_cmd(out, sizeof out, "%s", cmd);
+}
+
+/* Kill `engine` with SIGKILL at a random step of `text` (steps long,
+ * `datasets` in its fields.h5), resume it on `resume_on` (NULL: the same
+ * engine), compare with an uninterrupted run of `engine`. */
+static void kill_and_resume_scene(const char *engine, const char *resume_on, const char *text,
+                                  int steps, int datasets)
+{
+    if (!engine_works(engine) || (resume_on && !engine_works(resume_on)))
+        cr_skip_test("no %s engine here", resume_on ? resume_on : engine);
+    const unsigned seed = trial_seed();
+    srand(seed);
+    const int stop_at = EVERY + 1 + rand() % (steps - EVERY - 1); /* after the first checkpoint */
+    char *dir = temp_dir(), ref[600], run[600];
+    char *scene = write_temp_scene(text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, engine, ref);
+
+    const pid_t pid = start_run(scene, engine, run, stop_at);
+    wait_stopped(pid, seed);
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    char fields[700];
+    snprintf(fields, sizeof fields, "%s/fields.h5", run);
+    cr_assert(!exists(fields), "a killed run leaves no fields.h5");
+    cr_assert_eq(checkpoint_step(run), stop_at / EVERY * EVERY,
+                 "the last checkpoint before step %d (seed %u)", stop_at, seed);
+
+    resume(run, resume_on, seed);
+    char what[200];
+    snprintf(what, sizeof what, "%s killed at step %d, resumed on %s (seed %u)", engine, stop_at,
+             resume_on ? resume_on : engine, seed);
+    assert_same_fields(ref, run, datasets, what);
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
+
+static void kill_and_resume(const char *engine, const char *resume_on)
+{
+    kill_and_resume_scene(engine, resume_on, scene_text, STEPS, 11);
+}
+
+Test(checkpoint, cpu_3d_sigkill_at_a_random_step_then_resume)
+{
+    /* 6 final fields and 6 of the snapshot */
+    kill_and_resume_scene("cpu", NULL, scene_3d_text, 120, 12);
+}
+Test(checkpoint, cpu_sigkill_at_a_random_step_then_resume) { kill_and_resume("cpu", NULL); }
+Test(checkpoint, gl_sigkill_at_a_random_step_then_resume) { kill_and_resume("gl", NULL); }
+Test(checkpoint, gl_compute_sigkill_at_a_random_step_then_resume)
+{
+    kill_and_resume("gl-compute", NULL);
+}
+/* The checkpoint layout is the CPU engine's whatever the engine: a GL run
+ * resumes on the CPU engine and ends bit-identical to the GL run. */
+Test(checkpoint, gl_run_resumed_on_cpu) { kill_and_resume("gl", "cpu"); }
+
+/* SIGINT or SIGTERM: the run finishes the step under way, writes a
+ * checkpoint of exactly that step and exits with status 130. */
+static void signal_and_resume(const char *engine, int sig)
+{
+    if (!engine_works(engine))
+        cr_skip_test("no %s engine here", engine);
+    const unsigned seed = trial_seed();
+    srand(seed);
+    const int stop_at = 1 + rand() % (STEPS - 1);
+    char *dir = temp_dir(), ref[600], run[600];
+    char *scene = write_temp_scene(scene_text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, engine, ref);
+
+    const pid_t pid = start_run(scene, engine, run, stop_at);
+    wait_stopped(pid, seed);
+    cr_assert_eq(kill(pid, sig), 0);
+    cr_assert_eq(kill(pid, SIGCONT), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130,
+              "%s at step %d: status 0x%x, expected exit 130 (seed %u)", strsignal(sig), stop_at,
+              st, seed);
+    const long long got = checkpoint_step(run);
+    cr_assert_eq(got, stop_at, "the checkpoint is of step %lld, the signal ended step %d (seed %u)",
+                 got, stop_at, seed);
+
+    resume(run, NULL, seed);
+    char what[200];
+    snprintf(what, sizeof what, "%s stopped by %s at step %d (seed %u)", engine, strsignal(sig),
+             stop_at, seed);
+    assert_same_fields(ref, run, 11, what);
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
+
+Test(checkpoint, cpu_sigint_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("cpu", SIGINT);
+}
+Test(checkpoint, gl_sigterm_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("gl", SIGTERM);
+}
+
+Test(checkpoint, resume_refuses_what_cannot_be_resumed)
+{
+    char out[16384], *dir = temp_dir();
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "checkpoint.h5: no checkpoint to resume from"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s --set grid.steps=5", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "--set: the checkpoint fixes this"), "%s", out);
+    /* not a checkpoint */
+    char path[600];
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not HDF5\n", f);
+    fclose(f);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd(), dir), 2);
+    cr_assert(strstr(out, "not an HDF5 file"), "%s", out);
+    /* an engine that cannot checkpoint (CUDA, where built): refused before anything runs */
+    if (engine_find("cuda", 2)) {
+        char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nsteps = 4\n");
+        char sub[600];
+        snprintf(sub, sizeof sub, "%s/cuda", dir);
+        cr_assert_eq(run_cmd(out, sizeof out,
+                             "%s run %s --engine cuda --out %s --checkpoint-every 2", texfdtd(),
+                             scene, sub),
+                     2);
+        cr_assert(strstr(out, "cannot write checkpoints"), "%s", out);
+        cr_assert(!exists(sub), "nothing written");
+        unlink(scene);
+        free(scene);
+    }
+    cleanup(dir);
+    free(dir);
+}
+
+/* A blow-up (a NaN put into Ez at the centre after step 50, as an unstable
+ * update would) stops the run with exit 1, the step, the field, the cell and
+ * the likely cause, writes no fields, and keeps the last checkpoint, which
+ * was finite: resuming from it gives the uninterrupted run's fields. */
+Test(checkpoint, blowup_stops_the_run_and_keeps_the_last_checkpoint)
+{
+    char *dir = temp_dir(), ref[600], run[600], out[16384], path[700];
+    char *scene = write_temp_scene(scene_text);
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(run, sizeof run, "%s/run", dir);
+    reference_run(scene, "cpu", ref);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "TEXFDTD_TEST_POISON_AT=50 %s run %s --engine cpu --out %s "
+                         "--checkpoint-every %d -q",
+                         texfdtd(), scene, run, EVERY),
+                 1, "%s", out);
+    cr_assert(strstr(out, "step 50: ez is not finite at cell (32, 28): the run blew up; likely "
+                          "cause: the cell is in a dielectric (eps_r 4)"),
+              "%s", out);
+    snprintf(path, sizeof path, "%s/fields.h5", run);
+    cr_assert(!exists(path), "no fields after a blow-up");
+    cr_assert_eq(checkpoint_step(run), EVERY);
+    resume(run, NULL, 0);
+    assert_same_fields(ref, run, 11, "resumed after a blow-up");
+    unlink(scene);
+    free(scene);
+    cleanup(dir);
+    free(dir);
+}
