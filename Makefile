@@ -9,6 +9,7 @@
 #   make cuda       the same as make, but fails if nvcc is missing
 #   make install    PREFIX=/usr/local: command, shaders, scenes, man page
 #   make docs       the tutorial's figures (docs/figures.sh)
+#   mpirun -np 2 bin/texfdtd run SCENE   a 3D scene split over 2 ranks (docs/mpi.md)
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
 # multiply-add, so the CPU engine rounds exactly where the shaders (declared
@@ -42,6 +43,15 @@ endif
 # The 3D CPU engine, once cpu/cpu3d.c exists.
 ifneq ($(wildcard cpu/cpu3d.c),)
 CFLAGS  += -DTEXFDTD_HAVE_CPU3D
+endif
+
+# MPI (OpenMPI from Debian: libopenmpi-dev, openmpi-bin) only where pkg-config
+# finds ompi-c: `mpirun -np P bin/texfdtd run SCENE` splits 3D grids over P
+# ranks (core/decomp.c, docs/mpi.md).  Without it texfdtd builds and runs as
+# one process, exactly as before.
+ifneq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo yes),)
+CFLAGS  += -DTEXFDTD_HAVE_MPI $(shell pkg-config --cflags ompi-c)
+LDLIBS  += $(shell pkg-config --libs ompi-c)
 endif
 
 # CUDA (cuda/*.cu) only where nvcc and the static CUDA runtime are found;

@@ -1,6 +1,7 @@
 /* cli.c - the texfdtd command: run, devices, help. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "decomp.h"
 #include "engine.h"
 #include "model.h"
 #include "movie.h"
@@ -87,7 +88,11 @@ static const char run_usage[] =
     "\n"
     "SIGINT (Ctrl-C) or SIGTERM finishes the steps under way, writes DIR/checkpoint.h5 and\n"
     "exits with status 130; a second one stops at once.  The engines cpu (2D and 3D), gl\n"
-    "and gl-compute checkpoint; the others stop without one.\n";
+    "and gl-compute checkpoint; the others stop without one.\n"
+    "\n"
+    "MPI: `mpirun -np P texfdtd run SCENE --engine cpu` splits a 3D grid into P slabs along z\n"
+    "(nz >= 2P), one rank each, bit-identical to one process; rank 0 writes the files\n"
+    "(docs/mpi.md).  The 2D engines stay single-device: a 2D scene needs one rank.\n";
 
 static const char resume_usage[] =
     "usage: texfdtd resume DIR [options]\n"
@@ -398,6 +403,29 @@ static void blowup_cause(const struct model *m, size_t cell, char *buf, size_t l
         snprintf(buf, len, "courant %g against the stability limit %.4f", s->courant, limit);
 }
 
+/* What a run split over several MPI ranks cannot do, said before anything
+ * runs; the same answer on every rank. */
+static int mpi_refuse(const struct run_args *a, const struct scene *s, const char *engine,
+                      char *err, size_t errlen)
+{
+    const int P = decomp_size();
+    const struct engine_ops *ops = engine_find(engine, scene_is_3d(s) ? 3 : 2);
+    if (!scene_is_3d(s))
+        return seterr(err, errlen, "%s is a 2D scene: the 2D engines stay single-device, run it "
+                                   "as one process, not under mpirun with %d ranks", s->path, P);
+    if (!ops || !(ops->caps & ENGINE_CAP_MPI))
+        return seterr(err, errlen, "engine %s does not split 3D grids over MPI ranks; under "
+                                   "mpirun with %d ranks use --engine cpu (docs/mpi.md)", engine, P);
+    if (a->movie || a->window)
+        return seterr(err, errlen, "--movie and --window need one process, not %d MPI ranks", P);
+    if (a->checkpoint_every)
+        return seterr(err, errlen, "--checkpoint-every needs one process, not %d MPI ranks", P);
+    if (s->nz < 2 * P)
+        return seterr(err, errlen, "%s: %d ranks need nz >= %d (2 z planes a rank), not %d",
+                      s->path, P, 2 * P, s->nz);
+    return 0;
+}
+
 /* One run, fresh or resumed: everything after the arguments are parsed. */
 struct job {
     const struct run_args *a;
@@ -491,6 +519,10 @@ static int job_execute(struct job *j)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    if (decomp_size() > 1 && mpi_refuse(a, sp, j->engine, err, sizeof err)) { /* MPI */
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
     if (a->checkpoint_every && !ops->state) {
         fprintf(stderr, "texfdtd: --checkpoint-every: the %s engine cannot write checkpoints "
                         "(the cpu engine, 2D and 3D, and the gl and gl-compute engines can)\n", ops->name);
@@ -528,10 +560,16 @@ static int job_execute(struct job *j)
         rc = EXIT_OK;
         goto out;
     }
-    if (!resuming && outdir_check(outdir, a->force, err, sizeof err)) {
+    /* MPI: rank 0 owns the output directory, every rank follows its verdict;
+     * from here on a rank's failure is its own (decomp.h) */
+    const int dir_rc = decomp_rank() == 0 && !resuming
+                           ? outdir_check(outdir, a->force, err, sizeof err)
+                           : 0;
+    if (dir_rc)
         fprintf(stderr, "texfdtd: %s\n", err);
+    if (decomp_agree(dir_rc))
         goto out;
-    }
+    decomp_unmute();
     if (model_build(&m, &s, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -582,7 +620,8 @@ static int job_execute(struct job *j)
     if (win)
         log_info("live window: a frame every %d steps (closing it does not stop the run)",
                  a->every);
-    struct progress pr = {.tty = isatty(2) && !a->quiet, .lines = a->progress};
+    struct progress pr = {.tty = isatty(2) && !a->quiet && decomp_rank() == 0,
+                          .lines = a->progress && decomp_rank() == 0}; /* MPI: rank 0 only */
     pr.start = pr.last = now_seconds();
     const int start_step = e->step, every = a->checkpoint_every;
     const int test_stop = test_hook_step("TEXFDTD_TEST_STOP_AT");
@@ -595,7 +634,7 @@ static int job_execute(struct job *j)
         if (stop_signal) {
             const char *sig = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
             rc = EXIT_INTERRUPTED;
-            if (!e->ops->state) {
+            if (!e->ops->state || decomp_size() > 1) {
                 fprintf(stderr, "\ntexfdtd: %s at step %d of %d: stopped; the %s engine "
                                 "cannot write checkpoints\n", sig, e->step, s.steps,
                         e->ops->name);
@@ -761,7 +800,7 @@ static int cmd_run(int argc, char **argv)
     int rc = parse_run_args(argc, argv, &a, false);
     if (rc)
         return rc;
-    log_set_quiet(a.quiet);
+    log_set_quiet(a.quiet || decomp_rank() != 0); /* MPI: rank 0 speaks for the job */
     char err[ERRLEN];
     struct job j = {.a = &a, .sets = a.sets, .nset = a.nset, .resume_step = -1};
     size_t len;
@@ -1054,6 +1093,11 @@ int cli_main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
+    if (decomp_size() > 1 && strcmp(cmd, "run")) { /* MPI */
+        fprintf(stderr, "texfdtd: under mpirun (%d ranks) only `run` splits the grid; run "
+                        "`texfdtd %s` as one process\n", decomp_size(), cmd);
+        return EXIT_BADINPUT;
+    }
     if (!strcmp(cmd, "resume"))
         return cmd_resume(argc - 2, argv + 2);
     if (!strcmp(cmd, "compare"))

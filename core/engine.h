@@ -73,6 +73,7 @@ enum engine_caps {
     ENGINE_CAP_POINT = 1u << 3, /* [source] type = point */
     ENGINE_CAP_3D = 1u << 4,    /* a 3D engine: takes nz > 1 scenes, and only those */
     ENGINE_CAP_CONFORMAL = 1u << 5, /* [grid] conformal_pec */
+    ENGINE_CAP_MPI = 1u << 6,   /* splits the grid over the ranks of mpirun (core/decomp.h) */
 };
 
 struct engine_ops {
@@ -83,7 +84,9 @@ struct engine_ops {
                   char *err, size_t errlen);
     /* Advance n time steps (H then E for each). */
     int (*step)(struct engine *e, int n, char *err, size_t errlen);
-    /* Copy a field into dst: nx*ny elements of the engine's precision. */
+    /* Copy a field into dst: nx*ny elements of the engine's precision.  An
+     * ENGINE_CAP_MPI engine under mpirun: collective (every rank calls it, in
+     * the same order), and only rank 0's dst receives the whole field. */
     int (*read_field)(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
     void (*describe)(const struct engine *e, struct engine_info *info);
     void (*destroy)(struct engine *e);

@@ -394,6 +394,18 @@ void model_slot_values_d(const struct model *m, int n, double *out)
         out[k] = slot_value(m, k, n);
 }
 
+void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
+{
+    for (size_t k = 0; k < count; k++)
+        out[k] = (float)slot_value(m, first + k, n);
+}
+
+void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
+{
+    for (size_t k = 0; k < count; k++)
+        out[k] = slot_value(m, first + k, n);
+}
+
 void model_dft_weight(const struct model *m, int n, double *re, double *im)
 {
     const struct scene *s = m->scene;

@@ -116,6 +116,10 @@ double model_incident(const struct model *m, double i, double j, double n);
  * where Ez* is the ordinary update.  Computed in double, rounded once. */
 void model_slot_values_f(const struct model *m, int n, float *out);
 void model_slot_values_d(const struct model *m, int n, double *out);
+/* The same for slots first .. first+count-1 only, into out[0 ..] (a rank of
+ * an MPI run computes the slots of its own planes). */
+void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out);
+void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out);
 
 /* b^n of every cut edge for the H update from step n (Ez at n), double,
  * rounded once for float. */

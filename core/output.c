@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "output.h"
 #include "colormap.h"
+#include "decomp.h"
 #include "h5util.h"
 #include "util.h"
 
@@ -40,7 +41,11 @@ void provenance_init(struct provenance *p, const struct scene *s, const char *sc
  * at the last step, each under a temporary name and renamed when complete.
  * A run killed at any moment therefore leaves every snapshot it finished
  * intact on disk, which is what `texfdtd resume` continues from. */
+/* MPI (core/decomp.h): rank 0 writes the files.  The other ranks hold an
+ * h5out that writes nothing and go through the same calls, because reading
+ * a field back is collective: they send their planes to rank 0. */
 struct h5out {
+    bool writer; /* MPI: rank 0 (always, without MPI) */
     char dir[4096], parts[4200];
     const struct provenance *p;
     int steps[SCENE_MAX_SNAPSHOTS]; /* snapshots in parts/, in order */
@@ -102,6 +107,11 @@ int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, 
     snprintf(h->dir, sizeof h->dir, "%s", dir);
     snprintf(h->parts, sizeof h->parts, "%s/.parts", dir);
     h->p = p;
+    h->writer = decomp_rank() == 0;
+    if (!h->writer) { /* MPI: no files here */
+        *out = h;
+        return 0;
+    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by us, once */
     const struct scene *s = p->scene;
     if (resume_step < 0) {
@@ -145,8 +155,9 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
     void *buf = xcalloc(m->ncells, precision_size(prec), "field read-back buffer", err, errlen);
     if (!buf)
         return -1;
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0) {
+    hid_t file = h->writer ? H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                           : H5I_INVALID_HID;
+    if (h->writer && file < 0) {
         free(buf);
         return seterr(err, errlen, "%s: cannot create HDF5 file", tmp);
     }
@@ -167,6 +178,8 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
             rc = -1;
             break;
         }
+        if (!h->writer) /* MPI: the read was this rank's part of a gather */
+            continue;
         hid_t space = H5Screate_simple(rank, rank == 3 ? dims : dims + 1, NULL);
         hid_t d = H5Dcreate2(file, field_name(f), type, space, H5P_DEFAULT, H5P_DEFAULT,
                              H5P_DEFAULT);
@@ -181,6 +194,8 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
         H5Sclose(space);
     }
     free(buf);
+    if (!h->writer)
+        return rc;
     return h5_file_finish(file, rc, tmp, path, err, errlen);
 }
 
@@ -209,6 +224,10 @@ int h5out_write_final(struct h5out *h, struct engine *e, char *err, size_t errle
 int h5out_close(struct h5out *h, char *err, size_t errlen)
 {
     char tmp[4300], final[4300], path[4300];
+    if (!h->writer) { /* MPI, not rank 0 */
+        free(h);
+        return 0;
+    }
     snprintf(tmp, sizeof tmp, "%s/.fields.h5.partial", h->dir);
     snprintf(final, sizeof final, "%s/fields.h5", h->dir);
     hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -249,7 +268,8 @@ void h5out_abort(struct h5out *h)
 {
     if (!h)
         return;
-    remove_parts(h);
+    if (h->writer)
+        remove_parts(h);
     free(h);
 }
 

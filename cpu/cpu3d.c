@@ -5,8 +5,16 @@
  * update3d.inc.  This file owns the arrays (six fields, CPML psi only inside
  * the slabs, Mur's saved planes), the denormal mode and the engine interface.
  * Registered as "cpu" with ENGINE_CAP_3D: `--engine cpu` runs 3D scenes here.
+ *
+ * Under mpirun the grid is split in z slabs (core/decomp.h): the arrays hold
+ * this rank's planes plus the halo planes, every rank keeps the whole model
+ * (materials, CPML profiles, slots, with global indices) and updates only
+ * its own planes with the very same per-cell operations, so the fields are
+ * bit-identical to one rank's.  read_field is then collective (rank 0 gets
+ * the whole field).  One rank is the plain single-process engine.
  */
 #define _GNU_SOURCE
+#include "core/decomp.h"
 #include "core/engine.h"
 #include "core/util.h"
 #include "cpucommon.h"
@@ -39,8 +47,10 @@ struct mur_plane {
 #define MUR_PLANES 12
 
 struct cpu3d_fields {
-    void *ex, *ey, *ez, *hx, *hy, *hz; /* REAL[nz][ny][nx] each */
+    struct decomp d; /* this rank's planes; one rank: all of them */
+    void *ex, *ey, *ez, *hx, *hy, *hz; /* REAL[local planes][ny][nx] each */
     void *psi[PSI_COUNT];
+    int zs0; /* the first z-slab side (0 low, 1 high) the z psi arrays hold */
     struct mur_plane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];
 };
@@ -48,6 +58,7 @@ struct cpu3d_fields {
 struct cpu3d_engine {
     struct engine base;
     struct cpu3d_fields f;
+    size_t s0, s1; /* the source slots in this rank's planes */
     void *slot_v;
     float cezh_f[MODEL_MAX_MATERIALS];
     double cezh_d[MODEL_MAX_MATERIALS];
@@ -66,8 +77,9 @@ struct cpu3d_engine {
 #undef SUFFIX
 
 /* The 12 Mur planes: x faces Ey, Ez; y faces Ex, Ez; z faces Ex, Ey, each
- * over the component's interior update range on the other two axes. */
-static void mur_planes(struct mur_plane *p, int nx, int ny, int nz)
+ * over the component's interior update range on the other two axes, cut to
+ * the planes k0 <= k < k1 of this rank (a z face only on the rank that owns it). */
+static void mur_planes(struct mur_plane *p, int nx, int ny, int nz, int k0, int k1)
 {
     const size_t s[3] = {1, (size_t)nx, (size_t)nx * (size_t)ny};
     const int n[3] = {nx, ny, nz};
@@ -91,6 +103,17 @@ static void mur_planes(struct mur_plane *p, int nx, int ny, int nz)
                 m->a1 = n[a] - 2;
                 m->b0 = b == c ? 0 : 1;
                 m->b1 = n[b] - 2;
+                const int wall = side == 0 ? 0 : nz - 1;
+                if (axis == 2 && (wall < k0 || wall >= k1))
+                    m->a1 = m->a0 - 1; /* not ours: empty */
+                if (a == 2) {
+                    m->a0 = m->a0 > k0 ? m->a0 : k0;
+                    m->a1 = m->a1 < k1 - 1 ? m->a1 : k1 - 1;
+                }
+                if (b == 2) {
+                    m->b0 = m->b0 > k0 ? m->b0 : k0;
+                    m->b1 = m->b1 < k1 - 1 ? m->b1 : k1 - 1;
+                }
             }
         }
 }
@@ -109,14 +132,29 @@ static void cpu3d_destroy(struct engine *e)
     for (int k = 0; k < MUR_PLANES; k++)
         free(c->f.mur_old[k]);
     free(c->slot_v);
+    decomp_free(&c->f.d);
     free(c);
 }
 
-/* psi elements of one array along an axis: 2 sides x N x the face's cells */
-static size_t psi_elems(const struct model *m, int axis)
+/* The z-slab sides the planes k0 <= k < k1 reach (H positions 0 .. N-1 and
+ * nz-1-N .. nz-2 hold every E position too): *first and the count. */
+static int psi_z_sides(const struct model *m, int k0, int k1, int *first)
 {
-    const size_t nx = (size_t)m->nx, ny = (size_t)m->ny, nz = (size_t)m->nz, N = (size_t)m->pml_n;
-    return 2 * N * (axis == 0 ? ny * nz : axis == 1 ? nx * nz : nx * ny);
+    const int N = m->pml_n, nz = m->nz;
+    const bool low = k0 <= N - 1, high = k1 - 1 >= nz - 1 - N && k0 <= nz - 2;
+    *first = low ? 0 : 1;
+    return (int)low + (int)high;
+}
+
+/* psi elements of one array along an axis: sides x N x the face's cells, the
+ * x and y faces over this rank's own planes */
+static size_t psi_elems(const struct model *m, const struct cpu3d_fields *f, int axis)
+{
+    const size_t nx = (size_t)m->nx, ny = (size_t)m->ny, N = (size_t)m->pml_n;
+    const size_t nzo = (size_t)(f->d.k1 - f->d.k0);
+    int first;
+    const size_t sides = axis == 2 ? (size_t)psi_z_sides(m, f->d.k0, f->d.k1, &first) : 2;
+    return sides * N * (axis == 0 ? ny * nzo : axis == 1 ? nx * nzo : nx * ny);
 }
 
 static int cpu3d_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -128,24 +166,38 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
     if (!c)
         return -1;
     const size_t elem = precision_size(o->precision);
+    struct decomp *d = &c->f.d;
+    if (decomp_slab(d, m->nx, m->ny, m->nz, elem, err, errlen))
+        goto fail;
     void **fields[6] = {&c->f.ex, &c->f.ey, &c->f.ez, &c->f.hx, &c->f.hy, &c->f.hz};
     for (int k = 0; k < 6; k++)
-        if (!(*fields[k] = cpu_alloc_field(m->ncells, elem, "3D field", err, errlen)))
+        if (!(*fields[k] = cpu_alloc_field(decomp_local_cells(d), elem, "3D field", err, errlen)))
             goto fail;
-    if (m->pml_n)
-        for (int k = 0; k < PSI_COUNT; k++)
-            if (!(c->f.psi[k] = cpu_alloc_field(psi_elems(m, psi_axis[k]), elem, "CPML psi", err, errlen)))
+    if (m->pml_n) {
+        psi_z_sides(m, d->k0, d->k1, &c->f.zs0);
+        for (int k = 0; k < PSI_COUNT; k++) {
+            const size_t n = psi_elems(m, &c->f, psi_axis[k]);
+            if (n && !(c->f.psi[k] = cpu_alloc_field(n, elem, "CPML psi", err, errlen)))
                 goto fail;
+        }
+    }
     if (m->scene->boundary == BOUNDARY_MUR) {
-        mur_planes(c->f.mur, m->nx, m->ny, m->nz);
+        mur_planes(c->f.mur, m->nx, m->ny, m->nz, d->k0, d->k1);
         for (int k = 0; k < MUR_PLANES; k++) {
             const struct mur_plane *p = &c->f.mur[k];
-            const size_t n = (size_t)(p->a1 - p->a0 + 1) * (size_t)(p->b1 - p->b0 + 1);
+            const int na = p->a1 - p->a0 + 1, nb = p->b1 - p->b0 + 1;
+            const size_t n = na > 0 && nb > 0 ? (size_t)na * (size_t)nb : 0;
             if (!(c->f.mur_old[k] = cpu_alloc_field(n, elem, "Mur planes", err, errlen)))
                 goto fail;
         }
     }
-    if (!(c->slot_v = xcalloc(m->nslots ? m->nslots : 1, elem, "slot values", err, errlen)))
+    /* the slots are in increasing cell order: those of planes k0 .. k1-1 are a run */
+    const size_t first = (size_t)d->k0 * d->plane, end = (size_t)d->k1 * d->plane;
+    for (c->s0 = 0; c->s0 < m->nslots && m->slot_cell[c->s0] < first; c->s0++)
+        ;
+    for (c->s1 = c->s0; c->s1 < m->nslots && m->slot_cell[c->s1] < end; c->s1++)
+        ;
+    if (!(c->slot_v = xcalloc(c->s1 > c->s0 ? c->s1 - c->s0 : 1, elem, "slot values", err, errlen)))
         goto fail;
     for (int k = 0; k < m->nmats; k++) {
         c->cezh_f[k] = m->mats[k].cezh_f;
@@ -158,6 +210,10 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
 #else
     c->threads = 1;
 #endif
+    char name[200], device[256];
+    cpu_model_name(name, sizeof name);
+    snprintf(device, sizeof device, "%s, %d thread%s", name, c->threads, c->threads == 1 ? "" : "s");
+    decomp_log_map(d, device);
     *out = &c->base;
     return 0;
 fail:
@@ -165,43 +221,52 @@ fail:
     return -1;
 }
 
+/* One time step: H, halo of Hx Hy, E, Mur (sweep), the source slots, the
+ * point source, then the halo of Ex Ey for the next H update (the H update
+ * of plane k1-1 reads E at k1).  Cells carry global indices in the model;
+ * off = kbase * nx * ny makes them local. */
 static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
     const struct model *m = e->model;
+    const struct decomp *d = &c->f.d;
     const unsigned saved_csr = _mm_getcsr();
 #ifdef _OPENMP
     omp_set_num_threads(c->threads);
 #endif
-    const bool point = m->scene->source_type == SOURCE_POINT;
-    const size_t pc = point ? model_point_cell(m) : 0;
-    for (int k = 0; k < n; k++) {
+    const size_t off = (size_t)decomp_kbase(d) * d->plane;
+    const bool point = m->scene->source_type == SOURCE_POINT
+                       && decomp_owns(d, (int)(model_point_cell(m) / d->plane));
+    const size_t pc = point ? model_point_cell(m) - off : 0;
+    int rc = 0;
+    for (int k = 0; k < n && !rc; k++) {
         const int t = e->step + k;
+        decomp_test_hook(t);
         _mm_setcsr(saved_csr); /* slot values in IEEE mode, as in 2D */
         if (e->opt.precision == PRECISION_SINGLE) {
-            model_slot_values_f(m, t, c->slot_v);
-            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
+            model_slot_range_f(m, t, c->s0, c->s1 - c->s0, c->slot_v);
+            rc = sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
-            apply_slots_f(c->f.ez, m, c->slot_v);
+            apply_slots_f(c->f.ez, m, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 float *ez = c->f.ez;
                 ez[pc] = ez[pc] + (float)model_point_value(m, t);
             }
         } else {
-            model_slot_values_d(m, t, c->slot_v);
-            sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
+            model_slot_range_d(m, t, c->s0, c->s1 - c->s0, c->slot_v);
+            rc = sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
-            apply_slots_d(c->f.ez, m, c->slot_v);
+            apply_slots_d(c->f.ez, m, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 double *ez = c->f.ez;
                 ez[pc] = ez[pc] + model_point_value(m, t);
             }
         }
+        if (!rc)
+            rc = decomp_fill_upper_halo(d, (void *const[]){c->f.ex, c->f.ey}, 2, err, errlen);
     }
     _mm_setcsr(saved_csr);
-    return 0;
+    return rc;
 }
 
 static void *cpu3d_field(struct cpu3d_engine *c, enum field f)
@@ -217,23 +282,27 @@ static void *cpu3d_field(struct cpu3d_engine *c, enum field f)
     }
 }
 
+/* Collective over the ranks: rank 0 gets the whole field, the others' dst
+ * is not touched.  One rank: a copy. */
 static int cpu3d_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    const void *src = cpu3d_field((struct cpu3d_engine *)e, f);
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const void *src = cpu3d_field(c, f);
     if (!src)
         return seterr(err, errlen, "cpu 3D engine: no field %s (3D has ex ey ez hx hy hz)",
                       field_name(f));
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
-    return 0;
+    return decomp_gather(&c->f.d, src, dst, err, errlen);
 }
 
+/* src is the whole field, on every rank; each takes its planes and halos. */
 static int cpu3d_write_field(struct engine *e, enum field f, const void *src, char *err,
                              size_t errlen)
 {
-    void *dst = cpu3d_field((struct cpu3d_engine *)e, f);
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    void *dst = cpu3d_field(c, f);
     if (!dst)
         return seterr(err, errlen, "cpu 3D engine: no field %s", field_name(f));
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    decomp_copy_from_global(&c->f.d, src, dst);
     return 0;
 }
 
@@ -294,6 +363,9 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
              c->threads == 1 ? "" : "s");
     snprintf(info->detail, sizeof info->detail, "3D Yee, denormals %s",
              denormals_name(e->opt.denormals));
+    if (c->f.d.size > 1) /* the device line is rank 0's; each rank has its own */
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 "; MPI: %d ranks, z slabs, rank 0 gathers", c->f.d.size);
 }
 
 /* The checkpointed state: the six fields and the CPML psi, in place
@@ -307,19 +379,22 @@ static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t 
     static const char *const psi[PSI_COUNT] = {"psi_exy", "psi_exz", "psi_eyx", "psi_eyz",
                                                "psi_ezx", "psi_ezy", "psi_hxy", "psi_hxz",
                                                "psi_hyx", "psi_hyz", "psi_hzx", "psi_hzy"};
+    if (c->f.d.k0 != 0 || c->f.d.k1 != m->nz) /* the command refuses this before running */
+        return seterr(err, errlen, "cpu 3D engine: checkpoints need one process, not a z slab");
     for (int k = 0; k < 6; k++)
         if (io->array(io, fields[k], data[k], m->ncells, err, errlen))
             return -1;
     for (int k = 0; k < PSI_COUNT && m->pml_n; k++)
-        if (io->array(io, psi[k], c->f.psi[k], psi_elems(m, psi_axis[k]), err, errlen))
+        if (io->array(io, psi[k], c->f.psi[k], psi_elems(m, &c->f, psi_axis[k]), err, errlen))
             return -1;
     return 0;
 }
 
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
-    .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT,
-    .summary = "3D, plain C, float or double, OpenMP over z planes",
+    .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT
+            | ENGINE_CAP_MPI,
+    .summary = "3D, plain C, float or double, OpenMP over z planes, MPI z slabs under mpirun",
     .create = cpu3d_create,
     .step = cpu3d_step,
     .read_field = cpu3d_read_field,

@@ -4,7 +4,8 @@
 # Usage: scripts/deps.sh [--check]   (--check: only report, never install)
 set -u
 pkgs="gcc make pkg-config libinih-dev libhdf5-dev libpng-dev libglew-dev libegl-dev libgl-dev
-      libopengl-dev libegl-mesa0 libgl1-mesa-dri libcriterion-dev gnuplot-nox ffmpeg xvfb xauth clang libclang-rt-14-dev"
+      libopengl-dev libegl-mesa0 libgl1-mesa-dri libcriterion-dev gnuplot-nox ffmpeg xvfb xauth clang libclang-rt-14-dev
+      libopenmpi-dev openmpi-bin"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

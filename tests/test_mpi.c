@@ -1,0 +1,275 @@
+/* test_mpi.c - the 3D CPU engine split over MPI ranks (core/decomp.c, docs/mpi.md).
+ *
+ * `mpirun -np 2` and `-np 3` of `texfdtd run` (oversubscribed: CI has two
+ * cores) must write a fields.h5 whose every dataset, final and snapshot, is
+ * bit-identical to the one a single process writes: CPML with a point
+ * source, Mur with the plane wave, dielectric and PEC objects across the rank
+ * boundaries, float and double, even and uneven splits, a z-CPML slab that
+ * crosses a rank boundary.  A 2D scene under mpirun is refused (exit 2, one
+ * message), and a rank that dies takes the job down within a bounded time.
+ * Skipped, not failed, where the build has no MPI or mpirun is missing.
+ * Small grids: about a second per mpirun on CI.
+ */
+#include "helpers.h"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#define TEXFDTD "./bin/texfdtd"
+
+static void need_mpi(void)
+{
+#ifndef TEXFDTD_HAVE_MPI
+    cr_skip_test("this build has no MPI (pkg-config ompi-c not found; Debian: libopenmpi-dev)");
+#endif
+    if (system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun is not installed here (Debian: openmpi-bin)");
+}
+
+/* mpirun with P ranks, oversubscribed, allowed as root; `timeout` turns a
+ * hang into a failure rather than a stuck CI job. */
+static const char *mpirun_prefix(int P, char *buf, size_t len)
+{
+    snprintf(buf, len, "timeout 120 mpirun --oversubscribe%s -np %d",
+             geteuid() == 0 ? " --allow-run-as-root" : "", P);
+    return buf;
+}
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/texfdtd-mpi-XXXXXX");
+    cr_assert(mkdtemp(d));
+    return d;
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Run `scene` with P ranks (P = 0: a plain process, no mpirun) into dir/run-P. */
+static void run_ranks(const char *scene, const char *dir, int P, const char *extra)
+{
+    char out[16384], pre[128], sub[600];
+    snprintf(sub, sizeof sub, "%s/run-%d", dir, P);
+    const int rc = run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --threads 1 "
+                           "--out %s %s", P ? mpirun_prefix(P, pre, sizeof pre) : "", scene,
+                           sub, extra ? extra : "");
+    cr_assert_eq(rc, 0, "%d ranks: exit %d\n%s", P, rc, out);
+    if (P > 1) {
+        char want[64];
+        snprintf(want, sizeof want, "rank %d of %d: z planes", P - 1, P);
+        cr_assert(strstr(out, want), "the rank-to-slab map is printed at start:\n%s", out);
+        const char *w = strstr(out, "wrote ");
+        cr_assert(w && !strstr(w + 1, "wrote "), "rank 0 alone reports:\n%s", out);
+    }
+}
+
+/* Read dataset `name` of file f as raw bytes (its own type) into a malloc'ed
+ * buffer; *bytes its size. */
+static void *read_dataset(hid_t f, const char *name, size_t *bytes)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    cr_assert(d >= 0, "no dataset %s", name);
+    hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+    const hssize_t n = H5Sget_simple_extent_npoints(space);
+    *bytes = (size_t)n * H5Tget_size(type);
+    void *buf = malloc(*bytes);
+    cr_assert(buf);
+    cr_assert(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0, "read %s", name);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(d);
+    return buf;
+}
+
+/* Values (of elem bytes) of a and b whose bits differ. */
+static size_t differing(const void *a, const void *b, size_t bytes, size_t elem, size_t *first)
+{
+    size_t n = 0;
+    *first = 0;
+    for (size_t c = 0; c < bytes / elem; c++)
+        if (memcmp((const char *)a + c * elem, (const char *)b + c * elem, elem) && !n++)
+            *first = c;
+    return n;
+}
+
+static bool any_nonzero(const void *a, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (((const unsigned char *)a)[i])
+            return true;
+    return false;
+}
+
+/* Every field of groups "/" and "/snapshots/SNAP" in dir/run-P against
+ * dir/run-0, bit for bit.  The comparison is shown able to fail: the final
+ * fields differ from the snapshot's in the same file. */
+static void same_bits(const char *dir, int P, int snap, size_t elem)
+{
+    static const char *const names[] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/run-0/fields.h5", dir);
+    snprintf(pb, sizeof pb, "%s/run-%d/fields.h5", dir, P);
+    hid_t fa = H5Fopen(pa, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(pb, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(fa >= 0 && fb >= 0, "open %s and %s", pa, pb);
+    for (int g = 0; g < 2; g++)
+        for (int q = 0; q < 6; q++) {
+            char name[64];
+            if (g == 0)
+                snprintf(name, sizeof name, "/%s", names[q]);
+            else
+                snprintf(name, sizeof name, "/snapshots/%d/%s", snap, names[q]);
+            size_t na, nb, first;
+            void *a = read_dataset(fa, name, &na), *b = read_dataset(fb, name, &nb);
+            cr_assert_eq(na, nb, "%s: %zu bytes against %zu", name, na, nb);
+            cr_assert(any_nonzero(a, na), "%s: the field must be excited", name);
+            const size_t n = differing(a, b, na, elem, &first);
+            cr_assert_eq(n, 0, "%d ranks, %s: %zu values differ from one process, the first at "
+                         "cell %zu", P, name, n, first);
+            if (g == 0) { /* the comparison can fail: step `snap` is not the last step */
+                char sname[64];
+                size_t ns;
+                snprintf(sname, sizeof sname, "/snapshots/%d/%s", snap, names[q]);
+                void *s = read_dataset(fa, sname, &ns);
+                cr_assert_gt(differing(a, s, na, elem, &first), 0, "%s: snapshot = final?", name);
+                free(s);
+            }
+            free(a);
+            free(b);
+        }
+    H5Fclose(fa);
+    H5Fclose(fb);
+}
+
+/* One process, then each P of ranks[], compared. */
+static void check_scene(const char *text, const int *ranks, int nranks, int snap, size_t elem,
+                        const char *extra)
+{
+    need_mpi();
+    char *scene = write_temp_scene(text), *dir = temp_dir();
+    run_ranks(scene, dir, 0, extra);
+    for (int k = 0; k < nranks; k++) {
+        run_ranks(scene, dir, ranks[k], extra);
+        same_bits(dir, ranks[k], snap, elem);
+    }
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+/* CPML on all faces, a point source, a dielectric box across every rank
+ * boundary (2 ranks: z = 15; 3 ranks: 10 and 20), a PEC box across z = 15. */
+static const char *cpml_scene =
+    "[grid]\nnx = 24\nny = 20\nnz = 30\nsteps = 40\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\ntype = point\ncenter_x = 9\ncenter_y = 9\ncenter_z = 14\n"
+    "[boundary]\ntype = cpml\ncells = 5\n"
+    "[object.slab]\nshape = box\nmaterial = dielectric\neps_r = 4\ncenter_x = 14\n"
+    "center_y = 10\ncenter_z = 15\nwidth = 4\nheight = 5\ndepth = 15\n"
+    "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 10\ncenter_y = 12\n"
+    "center_z = 15.5\nwidth = 3\nheight = 1\ndepth = 6\n"
+    "[output]\nsnapshots = 17\npng = false\n";
+
+Test(mpi, cpml_point_source_objects_2_and_3_ranks_bit_identical, .timeout = 180)
+{
+    check_scene(cpml_scene, (const int[]){2, 3}, 2, 17, 4, NULL);
+}
+
+Test(mpi, cpml_double_precision_3_ranks_bit_identical, .timeout = 180)
+{
+    check_scene(cpml_scene, (const int[]){3}, 1, 17, 8, "--precision double");
+}
+
+/* Mur on all faces, the plane wave at an angle (source slots in PEC and
+ * dielectric cells on every rank), a sphere across z = 15, an uneven split
+ * (31 planes: 16 + 15 and 11 + 10 + 10), PNG pictures on. */
+static const char *mur_scene =
+    "[grid]\nnx = 24\nny = 20\nnz = 31\nsteps = 45\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\nangle = 30\nfront_offset = 6\n"
+    "[boundary]\ntype = mur\n"
+    "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\ncenter_x = 12\n"
+    "center_y = 10\ncenter_z = 15\nradius = 6\n"
+    "[object.block]\nshape = box\nmaterial = pec\ncenter_x = 6\ncenter_y = 6\n"
+    "center_z = 10\nwidth = 3\nheight = 3\ndepth = 5\n"
+    "[output]\nsnapshots = 20\npng = true\n";
+
+Test(mpi, mur_plane_wave_uneven_split_2_and_3_ranks_bit_identical, .timeout = 180)
+{
+    check_scene(mur_scene, (const int[]){2, 3}, 2, 20, 4, NULL);
+}
+
+/* 16 planes over 3 ranks (6 + 5 + 5) with 6-cell CPML: the upper z slab
+ * (planes 9 .. 14) crosses the rank boundary at 11, so the middle rank holds
+ * z psi of the upper side only. */
+Test(mpi, z_cpml_across_a_rank_boundary_bit_identical, .timeout = 180)
+{
+    check_scene("[grid]\nnx = 18\nny = 18\nnz = 16\nsteps = 40\ncourant = 0.5\n"
+                "cells_per_wavelength = 8\n"
+                "[source]\ntype = point\ncenter_x = 9\ncenter_y = 9\ncenter_z = 8\n"
+                "waveform = gaussian\n"
+                "[boundary]\ntype = cpml\ncells = 6\n"
+                "[output]\nsnapshots = 25\npng = false\n",
+                (const int[]){3}, 1, 25, 4, NULL);
+}
+
+Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
+{
+    need_mpi();
+    char out[16384], pre[128];
+    char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 10\n");
+    char *dir = temp_dir();
+    const int rc = run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --out %s/run",
+                           mpirun_prefix(2, pre, sizeof pre), scene, dir);
+    cr_assert_eq(rc, 2, "exit %d\n%s", rc, out);
+    const char *m = strstr(out, "the 2D engines stay single-device");
+    cr_assert(m, "%s", out);
+    cr_assert(!strstr(m + 1, "the 2D engines stay single-device"), "said once, by rank 0:\n%s",
+              out);
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/run", dir);
+    struct stat st;
+    cr_assert(stat(sub, &st) != 0, "nothing may be written");
+    /* too few planes for the ranks: refused the same way */
+    char *thin = write_temp_scene("[grid]\nnx = 16\nny = 16\nnz = 9\nsteps = 10\n");
+    cr_assert_eq(run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --out %s/run",
+                         mpirun_prefix(5, pre, sizeof pre), thin, dir), 2, "%s", out);
+    cr_assert(strstr(out, "5 ranks need nz >= 10 (2 z planes a rank), not 9"), "%s", out);
+    remove_tree(dir);
+    unlink(scene);
+    unlink(thin);
+    free(scene);
+    free(thin);
+    free(dir);
+}
+
+/* Rank 1 exits at step 5 (the test hook of core/decomp.c) while rank 0
+ * waits for its halo: mpirun must end the job, non-zero, saying which rank,
+ * well within the 120 s `timeout` (exit 124 would mean a hang), and no
+ * fields.h5 appears. */
+Test(mpi, a_dying_rank_takes_the_job_down, .timeout = 150)
+{
+    need_mpi();
+    char out[16384], pre[128];
+    char *scene = write_temp_scene(cpml_scene), *dir = temp_dir();
+    const double t0 = now_seconds();
+    const int rc = run_cmd(out, sizeof out, "TEXFDTD_TEST_RANK_EXIT=1:5 %s " TEXFDTD " run %s "
+                           "--engine cpu --threads 1 --out %s/run --steps 400",
+                           mpirun_prefix(2, pre, sizeof pre), scene, dir);
+    const double dt = now_seconds() - t0;
+    cr_log_info("a dying rank: mpirun exit %d after %.1f s", rc, dt);
+    cr_assert_neq(rc, 0, "%s", out);
+    cr_assert_neq(rc, 124, "the job hung until timeout killed it:\n%s", out);
+    cr_assert_lt(dt, 60, "took %.0f s", dt);
+    cr_assert(strstr(out, "rank 1 of 2: exiting at step 5"), "%s", out);
+    char path[700];
+    snprintf(path, sizeof path, "%s/run/fields.h5", dir);
+    struct stat st;
+    cr_assert(stat(path, &st) != 0, "no fields.h5 from a failed job");
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
