@@ -131,6 +131,18 @@ int decomp_agree(int rc)
     return rc;
 }
 
+unsigned long long decomp_min_u64(unsigned long long v)
+{
+#ifdef TEXFDTD_HAVE_MPI
+    if (job.mpi && job.size > 1) {
+        unsigned long long least = v;
+        MPI_Allreduce(&v, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        return least;
+    }
+#endif
+    return v;
+}
+
 void decomp_abort(int rc, const char *fmt, ...)
 {
     decomp_unmute();

@@ -46,6 +46,8 @@ bool decomp_built_with_mpi(void);
 void decomp_unmute(void);
 /* Collective: the largest of every rank's rc (rank 0's verdict reaches all). */
 int decomp_agree(int rc);
+/* Collective: the least of every rank's v. */
+unsigned long long decomp_min_u64(unsigned long long v);
 /* For a failure of one rank that cannot be returned: prints "texfdtd: rank R
  * of P: MESSAGE; stopping every rank" and ends the job (MPI_Abort; exit
  * without MPI). */

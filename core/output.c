@@ -345,7 +345,7 @@ int png_write_total_field(struct engine *e, const char *dir, char *path_out, siz
     if (!rgba)
         return -1;
     int rc = render_total_field(e, rgba, err, errlen);
-    if (!rc) {
+    if (!rc && decomp_rank() == 0) { /* MPI: every rank renders (collective read), rank 0 writes */
         snprintf(path_out, path_len, "%s/ez_total_%06d.png", dir, e->step);
         rc = png_write_rgba(path_out, rgba, m->nx, m->ny, err, errlen);
     }
@@ -373,6 +373,8 @@ void json_string(FILE *f, const char *s)
 int summary_write(const char *dir, const struct provenance *p, int steps, double seconds,
                   char *err, size_t errlen)
 {
+    if (decomp_rank() != 0) /* MPI: rank 0 writes */
+        return 0;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

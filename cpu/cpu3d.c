@@ -337,20 +337,28 @@ static int cpu3d_check_finite(struct engine *e, enum field *f, size_t *cell, cha
     (void)err;
     (void)errlen;
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
-    const size_t n = e->model->ncells;
+    const struct decomp *d = &c->f.d;
+    /* this rank's own planes (halos are another rank's to check) */
+    const size_t n = (size_t)(d->k1 - d->k0) * d->plane, skip = (size_t)d->lo * d->plane;
+    const size_t ncells = e->model->ncells;
     enum field order[6];
     const int nf = scene_fields(e->model->scene, order);
-    for (int k = 0; k < nf; k++) {
-        const void *p = cpu3d_field(c, order[k]);
-        const size_t q = e->opt.precision == PRECISION_DOUBLE ? first_bad_d(p, n, c->threads)
-                                                              : first_bad_f(p, n, c->threads);
-        if (q < n) {
-            *f = order[k];
-            *cell = q;
-            return 1;
-        }
+    unsigned long long first = ~0ull; /* field position * ncells + global cell */
+    for (int k = 0; k < nf && first == ~0ull; k++) {
+        const char *p = (const char *)cpu3d_field(c, order[k]) + skip * d->elem;
+        const size_t q = e->opt.precision == PRECISION_DOUBLE
+                             ? first_bad_d((const double *)p, n, c->threads)
+                             : first_bad_f((const float *)p, n, c->threads);
+        if (q < n)
+            first = (unsigned long long)k * ncells + (size_t)d->k0 * d->plane + q;
     }
-    return 0;
+    /* MPI: every rank gets the same answer (and so stops at the same step) */
+    first = decomp_min_u64(first);
+    if (first == ~0ull)
+        return 0;
+    *f = order[first / ncells];
+    *cell = (size_t)(first % ncells);
+    return 1;
 }
 
 static void cpu3d_describe(const struct engine *e, struct engine_info *info)

@@ -15,7 +15,6 @@
 #include <hdf5.h>
 #include <sys/stat.h>
 
-#define TEXFDTD "./bin/texfdtd"
 
 static void need_mpi(void)
 {
@@ -54,8 +53,8 @@ static void run_ranks(const char *scene, const char *dir, int P, const char *ext
 {
     char out[16384], pre[128], sub[600];
     snprintf(sub, sizeof sub, "%s/run-%d", dir, P);
-    const int rc = run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --threads 1 "
-                           "--out %s %s", P ? mpirun_prefix(P, pre, sizeof pre) : "", scene,
+    const int rc = run_cmd(out, sizeof out, "%s %s run %s --engine cpu --threads 1 "
+                           "--out %s %s", P ? mpirun_prefix(P, pre, sizeof pre) : "", texfdtd_bin(), scene,
                            sub, extra ? extra : "");
     cr_assert_eq(rc, 0, "%d ranks: exit %d\n%s", P, rc, out);
     if (P > 1) {
@@ -221,8 +220,8 @@ Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
     char out[16384], pre[128];
     char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 10\n");
     char *dir = temp_dir();
-    const int rc = run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --out %s/run",
-                           mpirun_prefix(2, pre, sizeof pre), scene, dir);
+    const int rc = run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run",
+                           mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene, dir);
     cr_assert_eq(rc, 2, "exit %d\n%s", rc, out);
     const char *m = strstr(out, "the 2D engines stay single-device");
     cr_assert(m, "%s", out);
@@ -234,8 +233,8 @@ Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
     cr_assert(stat(sub, &st) != 0, "nothing may be written");
     /* too few planes for the ranks: refused the same way */
     char *thin = write_temp_scene("[grid]\nnx = 16\nny = 16\nnz = 9\nsteps = 10\n");
-    cr_assert_eq(run_cmd(out, sizeof out, "%s " TEXFDTD " run %s --engine cpu --out %s/run",
-                         mpirun_prefix(5, pre, sizeof pre), thin, dir), 2, "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run",
+                         mpirun_prefix(5, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
     cr_assert(strstr(out, "5 ranks need nz >= 10 (2 z planes a rank), not 9"), "%s", out);
     remove_tree(dir);
     unlink(scene);
@@ -255,9 +254,9 @@ Test(mpi, a_dying_rank_takes_the_job_down, .timeout = 150)
     char out[16384], pre[128];
     char *scene = write_temp_scene(cpml_scene), *dir = temp_dir();
     const double t0 = now_seconds();
-    const int rc = run_cmd(out, sizeof out, "TEXFDTD_TEST_RANK_EXIT=1:5 %s " TEXFDTD " run %s "
+    const int rc = run_cmd(out, sizeof out, "TEXFDTD_TEST_RANK_EXIT=1:5 %s %s run %s "
                            "--engine cpu --threads 1 --out %s/run --steps 400",
-                           mpirun_prefix(2, pre, sizeof pre), scene, dir);
+                           mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene, dir);
     const double dt = now_seconds() - t0;
     cr_log_info("a dying rank: mpirun exit %d after %.1f s", rc, dt);
     cr_assert_neq(rc, 0, "%s", out);
