@@ -236,6 +236,11 @@ Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
     cr_assert_eq(run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run",
                          mpirun_prefix(5, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
     cr_assert(strstr(out, "5 ranks need nz >= 10 (2 z planes a rank), not 9"), "%s", out);
+    /* checkpoints hold one process's state: refused under mpirun */
+    cr_assert_eq(run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run --set grid.nz=12 "
+                         "--checkpoint-every 5",
+                         mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
+    cr_assert(strstr(out, "--checkpoint-every needs one process, not 2 MPI ranks"), "%s", out);
     remove_tree(dir);
     unlink(scene);
     unlink(thin);
