@@ -49,9 +49,13 @@ endif
 # finds ompi-c: `mpirun -np P bin/texfdtd run SCENE` splits 3D grids over P
 # ranks (core/decomp.c, docs/mpi.md).  Without it texfdtd builds and runs as
 # one process, exactly as before.
+# MPI=0 builds without it (the GPU machine's image has no OpenMPI).
+MPI     ?= auto
+ifneq ($(MPI),0)
 ifneq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo yes),)
 CFLAGS  += -DTEXFDTD_HAVE_MPI $(shell pkg-config --cflags ompi-c)
 LDLIBS  += $(shell pkg-config --libs ompi-c)
+endif
 endif
 
 # CUDA (cuda/*.cu) only where nvcc and the static CUDA runtime are found;
@@ -241,6 +245,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:
-	rm -rf $(BUILD) $(BIN) build-asan
+	rm -rf $(BUILD) $(BIN) build-asan build-dev
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/core/main.d $(TEST_BIN:=.d)
