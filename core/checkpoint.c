@@ -108,13 +108,7 @@ int checkpoint_write(const char *dir, const struct checkpoint *c, struct engine 
         rc = engine_state(e, &st.io, e->step, err, errlen);
     if (st.group >= 0)
         H5Gclose(st.group);
-    if (H5Fclose(file) < 0 && !rc)
-        rc = seterr(err, errlen, "%s: cannot close HDF5 file", tmp);
-    if (!rc)
-        rc = file_commit(tmp, final, err, errlen);
-    if (rc)
-        unlink(tmp);
-    return rc;
+    return h5_file_finish(file, rc, tmp, final, err, errlen);
 }
 
 static int parse_enum(const char *v, const char *a, const char *b, int *out)

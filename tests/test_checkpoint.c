@@ -211,6 +211,31 @@ static void cleanup(const char *dir)
     run_cmd(out, sizeof out, "%s", cmd);
 }
 
+/* One trial: a temporary folder with an uninterrupted reference run of
+ * `text` in ref/, and the run under test in run/, started with checkpoints
+ * and stopped by itself at a random step in [lo, hi]; returns its pid. */
+struct trial {
+    unsigned seed;
+    int stop_at;
+    char *dir, *scene;
+    char ref[600], run[600];
+};
+
+static pid_t trial_start(struct trial *tr, const char *engine, const char *text, int lo, int hi)
+{
+    tr->seed = trial_seed();
+    srand(tr->seed);
+    tr->stop_at = lo + rand() % (hi - lo + 1);
+    tr->dir = temp_dir();
+    tr->scene = write_temp_scene(text);
+    snprintf(tr->ref, sizeof tr->ref, "%s/ref", tr->dir);
+    snprintf(tr->run, sizeof tr->run, "%s/run", tr->dir);
+    reference_run(tr->scene, engine, tr->ref);
+    const pid_t pid = start_run(tr->scene, engine, tr->run, tr->stop_at);
+    wait_stopped(pid, tr->seed);
+    return pid;
+}
+
 /* Kill `engine` with SIGKILL at a random step of `text` (steps long,
  * `datasets` in its fields.h5), resume it on `resume_on` (NULL: the same
  * engine), compare with an uninterrupted run of `engine`. */
@@ -219,17 +244,11 @@ static void kill_and_resume_scene(const char *engine, const char *resume_on, con
 {
     if (!engine_works(engine) || (resume_on && !engine_works(resume_on)))
         cr_skip_test("no %s engine here", resume_on ? resume_on : engine);
-    const unsigned seed = trial_seed();
-    srand(seed);
-    const int stop_at = EVERY + 1 + rand() % (steps - EVERY - 1); /* after the first checkpoint */
-    char *dir = temp_dir(), ref[600], run[600];
-    char *scene = write_temp_scene(text);
-    snprintf(ref, sizeof ref, "%s/ref", dir);
-    snprintf(run, sizeof run, "%s/run", dir);
-    reference_run(scene, engine, ref);
-
-    const pid_t pid = start_run(scene, engine, run, stop_at);
-    wait_stopped(pid, seed);
+    struct trial tr;
+    const pid_t pid = trial_start(&tr, engine, text, EVERY + 1, steps - 1); /* after the first checkpoint */
+    const unsigned seed = tr.seed;
+    const int stop_at = tr.stop_at;
+    char *dir = tr.dir, *ref = tr.ref, *run = tr.run, *scene = tr.scene;
     cr_assert_eq(kill(pid, SIGKILL), 0);
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
@@ -277,17 +296,11 @@ static void signal_and_resume(const char *engine, int sig)
 {
     if (!engine_works(engine))
         cr_skip_test("no %s engine here", engine);
-    const unsigned seed = trial_seed();
-    srand(seed);
-    const int stop_at = 1 + rand() % (STEPS - 1);
-    char *dir = temp_dir(), ref[600], run[600];
-    char *scene = write_temp_scene(scene_text);
-    snprintf(ref, sizeof ref, "%s/ref", dir);
-    snprintf(run, sizeof run, "%s/run", dir);
-    reference_run(scene, engine, ref);
-
-    const pid_t pid = start_run(scene, engine, run, stop_at);
-    wait_stopped(pid, seed);
+    struct trial tr;
+    const pid_t pid = trial_start(&tr, engine, scene_text, 1, STEPS - 1);
+    const unsigned seed = tr.seed;
+    const int stop_at = tr.stop_at;
+    char *dir = tr.dir, *ref = tr.ref, *run = tr.run, *scene = tr.scene;
     cr_assert_eq(kill(pid, sig), 0);
     cr_assert_eq(kill(pid, SIGCONT), 0);
     int st;

@@ -630,6 +630,22 @@ static void counter_texel(const char *name)
 Test(gl, blow_up_check_skips_the_counter_texel) { counter_texel("gl"); }
 Test(gl_compute, blow_up_check_skips_the_counter_texel) { counter_texel("gl-compute"); }
 
+/* GL engine `name` (skipping where none opens) and, in *cpu, the CPU engine
+ * in the same denormal mode, both on model m. */
+static struct engine *gl_with_cpu(const char *name, const struct model *m, struct engine **cpu)
+{
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    struct engine *e = create_or_skip(name, m, &o);
+    struct engine_info info;
+    engine_describe(e, &info);
+    struct engine_options co = {0};
+    co.precision = PRECISION_SINGLE;
+    co.denormals = info.denormals;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", m, &co, cpu, err, sizeof err), 0, "%s", err);
+    return e;
+}
+
 /* A NaN in Hx, then 4 steps: it has spread into Ez, Hx and Hy; the check
  * names the cell a host scan of the read-back fields finds, and the one the
  * CPU engine's check finds after the same plant and steps. */
@@ -638,16 +654,8 @@ static void blow_up_stepped(const char *name)
     struct test_setup t;
     setup_from_text(&t, SMALL, NULL, 0);
     const struct model *m = &t.model;
-    const struct engine_options o = gl_options(DENORMALS_FLUSH);
-    struct engine *e = create_or_skip(name, m, &o);
-    struct engine_info info;
-    engine_describe(e, &info);
-    struct engine_options co = {0};
-    co.precision = PRECISION_SINGLE;
-    co.denormals = info.denormals;
     struct engine *cpu;
-    char err[ERRLEN];
-    cr_assert_eq(engine_create("cpu", m, &co, &cpu, err, sizeof err), 0, "%s", err);
+    struct engine *e = gl_with_cpu(name, m, &cpu);
     step_ok(e, 20);
     step_ok(cpu, 20);
     enum field f, hf, cf;
@@ -694,16 +702,8 @@ static void blow_up_in_h(const char *name)
     struct test_setup t;
     setup_from_text(&t, SMALL_PEC, NULL, 0);
     const struct model *m = &t.model;
-    const struct engine_options o = gl_options(DENORMALS_FLUSH);
-    struct engine *e = create_or_skip(name, m, &o);
-    struct engine_info info;
-    engine_describe(e, &info);
-    struct engine_options co = {0};
-    co.precision = PRECISION_SINGLE;
-    co.denormals = info.denormals;
     struct engine *cpu;
-    char err[ERRLEN];
-    cr_assert_eq(engine_create("cpu", m, &co, &cpu, err, sizeof err), 0, "%s", err);
+    struct engine *e = gl_with_cpu(name, m, &cpu);
     step_ok(e, 10);
     step_ok(cpu, 10);
     const size_t c = 48 + (size_t)m->nx * 40;
