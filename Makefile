@@ -180,6 +180,11 @@ test-gpu: deps
 # would then miss the pointers in its globals and report the blocks they hold
 # as leaks of an "<unknown module>" (docs/reliability.md).  The fuzz target
 # is not run again: it is built with the same sanitizers.
+# test_mpi runs without leak detection: OpenMPI 4.1's PMIx, OPAL and MCA
+# plugins keep start-up strings to the end and unload before LeakSanitizer
+# looks, so their blocks come out as leaks of "<unknown module>" that no
+# suppression can name.  Memory errors and UBSan stay on there, and the same
+# engine and output code is leak-checked by the single-process suites.
 ASAN_DIR   := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_TESTS := $(TEST_SRC:tests/%.c=$(ASAN_DIR)/tests/%)
@@ -200,7 +205,8 @@ test-asan: deps
 	for t in $(ASAN_TESTS) $(ASAN_DIR)/examples/rtt_fdtd; do \
 	    n=$${t##*/}; d=$(ASAN_LOG)/$$n; mkdir -p $$d; echo "== $$t"; \
 	    if [ $$n = rtt_fdtd ]; then set -- $$t.png; else set -- --jobs 2; fi; \
-	    { $(ASAN_ENV) ASAN_OPTIONS=$(ASAN_OPTS):log_path=$$d/asan $$t "$$@"; echo $$? >$$d/rc; } 2>&1 | tee $$d/output; \
+	    lk=; [ $$n != test_mpi ] || lk=:detect_leaks=0; \
+	    { $(ASAN_ENV) ASAN_OPTIONS=$(ASAN_OPTS)$$lk:log_path=$$d/asan $$t "$$@"; echo $$? >$$d/rc; } 2>&1 | tee $$d/output; \
 	    if [ "$$(cat $$d/rc)" = 0 ] && ! ls $$d/asan.* >/dev/null 2>&1 && ! grep -q 'runtime error:' $$d/output; then \
 	        ok=$$((ok+1)); \
 	    else \
