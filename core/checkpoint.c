@@ -80,7 +80,7 @@ int checkpoint_write(const char *dir, const struct checkpoint *c, struct engine 
     char tmp[4300], final[4300];
     paths(dir, tmp, final, sizeof tmp);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = h5_create(tmp);
     if (file < 0)
         return seterr(err, errlen, "%s: cannot create HDF5 file", tmp);
     int rc = 0;

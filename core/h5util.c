@@ -11,6 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
+hid_t h5_create(const char *path)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return H5I_INVALID_HID;
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    const hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
 int h5_attr_string(hid_t obj, const char *name, const char *value)
 {
     hid_t type = H5Tcopy(H5T_C_S1);

@@ -9,6 +9,12 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+/* Create (truncate) an HDF5 file in the 1.8 format or later, whose dense
+ * attribute storage takes attributes over 64 KiB (a long scene file's text;
+ * the 1.6 format HDF5 writes by default refuses them).  h5py and every HDF5
+ * since 1.8 read it. */
+hid_t h5_create(const char *path);
+
 int h5_attr_string(hid_t obj, const char *name, const char *value);
 int h5_attr_double(hid_t obj, const char *name, double v);
 int h5_attr_int(hid_t obj, const char *name, long long v);

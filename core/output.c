@@ -155,7 +155,7 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
     void *buf = xcalloc(m->ncells, precision_size(prec), "field read-back buffer", err, errlen);
     if (!buf)
         return -1;
-    hid_t file = h->writer ? H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+    hid_t file = h->writer ? h5_create(tmp)
                            : H5I_INVALID_HID;
     if (h->writer && file < 0) {
         free(buf);
@@ -230,7 +230,7 @@ int h5out_close(struct h5out *h, char *err, size_t errlen)
     }
     snprintf(tmp, sizeof tmp, "%s/.fields.h5.partial", h->dir);
     snprintf(final, sizeof final, "%s/fields.h5", h->dir);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = h5_create(tmp);
     if (file < 0)
         return seterr(err, errlen, "%s: cannot create HDF5 file", tmp);
     int rc = file_attrs(file, h->p) ? seterr(err, errlen, "%s: cannot write attributes", tmp) : 0;

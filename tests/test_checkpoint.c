@@ -292,12 +292,12 @@ Test(checkpoint, gl_run_resumed_on_cpu) { kill_and_resume("gl", "cpu"); }
 
 /* SIGINT or SIGTERM: the run finishes the step under way, writes a
  * checkpoint of exactly that step and exits with status 130. */
-static void signal_and_resume(const char *engine, int sig)
+static void signal_and_resume_scene(const char *engine, int sig, const char *text)
 {
     if (!engine_works(engine))
         cr_skip_test("no %s engine here", engine);
     struct trial tr;
-    const pid_t pid = trial_start(&tr, engine, scene_text, 1, STEPS - 1);
+    const pid_t pid = trial_start(&tr, engine, text, 1, STEPS - 1);
     const unsigned seed = tr.seed;
     const int stop_at = tr.stop_at;
     char *dir = tr.dir, *ref = tr.ref, *run = tr.run, *scene = tr.scene;
@@ -321,6 +321,26 @@ static void signal_and_resume(const char *engine, int sig)
     free(scene);
     cleanup(dir);
     free(dir);
+}
+
+static void signal_and_resume(const char *engine, int sig)
+{
+    signal_and_resume_scene(engine, sig, scene_text);
+}
+
+/* A scene file over 64 KiB (HDF5's limit for an attribute in its default
+ * file format): its text goes into checkpoint.h5 and fields.h5 whole. */
+Test(checkpoint, a_scene_file_over_64_kib_checkpoints_and_resumes)
+{
+    const char *pad = "# a comment line that makes the scene file long, as generated scenes are\n";
+    const size_t n = 1000;
+    char *text = malloc(strlen(scene_text) + n * strlen(pad) + 1);
+    strcpy(text, scene_text);
+    for (size_t k = 0; k < n; k++)
+        strcat(text, pad);
+    cr_assert_gt(strlen(text), 65536);
+    signal_and_resume_scene("cpu", SIGINT, text);
+    free(text);
 }
 
 Test(checkpoint, cpu_sigint_writes_a_checkpoint_and_exits_130)
