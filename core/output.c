@@ -6,6 +6,7 @@
 #include "h5util.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <hdf5.h>
 #include <png.h>
@@ -86,15 +87,21 @@ static int file_attrs(hid_t file, const struct provenance *p)
                                    : 0);
 }
 
+/* Remove DIR/.parts and every file in it (parts, and the .partial files a
+ * killed run may have left); the folder holds nothing else. */
 static void remove_parts(struct h5out *h)
 {
-    char path[4300];
-    for (int k = 0; k < h->nsteps; k++) {
-        part_path(h, h->steps[k], path, sizeof path);
-        unlink(path);
+    DIR *d = opendir(h->parts);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        char path[4600];
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", h->parts, de->d_name);
+            unlink(path);
+        }
     }
-    part_path(h, -1, path, sizeof path);
-    unlink(path);
+    if (d)
+        closedir(d);
     rmdir(h->parts);
 }
 
@@ -116,10 +123,7 @@ int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, 
     const struct scene *s = p->scene;
     if (resume_step < 0) {
         /* a fresh run: parts left by an earlier run (with --force) go */
-        for (int k = 0; k < s->nsnapshots; k++)
-            h->steps[h->nsteps++] = s->snapshots[k];
         remove_parts(h);
-        h->nsteps = 0;
         if (mkdir(h->parts, 0777) && errno != EEXIST) {
             seterr(err, errlen, "%s: cannot create: %s", h->parts, strerror(errno));
             free(h);
