@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,28 @@ static inline size_t count_bit_differences(const float *a, const float *b, size_
                 *max_ulp = u;
         }
     return diff;
+}
+
+/* A fresh temporary folder /tmp/texfdtd-TAG-XXXXXX (malloc'ed path). */
+static inline char *temp_dir_tagged(const char *tag)
+{
+    char *d = NULL;
+    cr_assert(asprintf(&d, "/tmp/texfdtd-%s-XXXXXX", tag) > 0);
+    cr_assert(mkdtemp(d), "mkdtemp %s", d);
+    return d;
+}
+
+/* rm -rf dir. */
+static inline void remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static inline bool path_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
 }
 
 /* The texfdtd command the suites run: $TEXFDTD_BIN if set (make test-asan

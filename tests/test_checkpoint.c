@@ -39,18 +39,7 @@ static const char *scene_3d_text =
     "center_x = 12\ncenter_y = 11\ncenter_z = 10\nradius = 3\n"
     "[output]\nsnapshots = 60\npng = false\n";
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static char *temp_dir(void)
-{
-    char *d = strdup("/tmp/texfdtd-ckpt-XXXXXX");
-    cr_assert(mkdtemp(d));
-    return d;
-}
+static char *temp_dir(void) { return temp_dir_tagged("ckpt"); }
 
 static unsigned trial_seed(void)
 {
@@ -199,16 +188,9 @@ static void resume(const char *dir, const char *engine, unsigned seed)
     cr_assert_eq(rc, 0, "resume (seed %u): %s", seed, out);
     char path[600];
     snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
-    cr_assert(!exists(path), "a finished run removes its checkpoint");
+    cr_assert(!path_exists(path), "a finished run removes its checkpoint");
     snprintf(path, sizeof path, "%s/.parts", dir);
-    cr_assert(!exists(path), "a finished run removes its parts");
-}
-
-static void cleanup(const char *dir)
-{
-    char cmd[700], out[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    run_cmd(out, sizeof out, "%s", cmd);
+    cr_assert(!path_exists(path), "a finished run removes its parts");
 }
 
 /* One trial: a temporary folder with an uninterrupted reference run of
@@ -255,7 +237,7 @@ static void kill_and_resume_scene(const char *engine, const char *resume_on, con
     cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     char fields[700];
     snprintf(fields, sizeof fields, "%s/fields.h5", run);
-    cr_assert(!exists(fields), "a killed run leaves no fields.h5");
+    cr_assert(!path_exists(fields), "a killed run leaves no fields.h5");
     cr_assert_eq(checkpoint_step(run), stop_at / EVERY * EVERY,
                  "the last checkpoint before step %d (seed %u)", stop_at, seed);
 
@@ -266,7 +248,7 @@ static void kill_and_resume_scene(const char *engine, const char *resume_on, con
     assert_same_fields(ref, run, datasets, what);
     unlink(scene);
     free(scene);
-    cleanup(dir);
+    remove_tree(dir);
     free(dir);
 }
 
@@ -319,7 +301,7 @@ static void signal_and_resume_scene(const char *engine, int sig, const char *tex
     assert_same_fields(ref, run, 11, what);
     unlink(scene);
     free(scene);
-    cleanup(dir);
+    remove_tree(dir);
     free(dir);
 }
 
@@ -377,11 +359,11 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
                              scene, sub),
                      2);
         cr_assert(strstr(out, "cannot write checkpoints"), "%s", out);
-        cr_assert(!exists(sub), "nothing written");
+        cr_assert(!path_exists(sub), "nothing written");
         unlink(scene);
         free(scene);
     }
-    cleanup(dir);
+    remove_tree(dir);
     free(dir);
 }
 
@@ -405,12 +387,12 @@ Test(checkpoint, blowup_stops_the_run_and_keeps_the_last_checkpoint)
                           "cause: the cell is in a dielectric (eps_r 4)"),
               "%s", out);
     snprintf(path, sizeof path, "%s/fields.h5", run);
-    cr_assert(!exists(path), "no fields after a blow-up");
+    cr_assert(!path_exists(path), "no fields after a blow-up");
     cr_assert_eq(checkpoint_step(run), EVERY);
     resume(run, NULL, 0);
     assert_same_fields(ref, run, 11, "resumed after a blow-up");
     unlink(scene);
     free(scene);
-    cleanup(dir);
+    remove_tree(dir);
     free(dir);
 }

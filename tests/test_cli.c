@@ -8,18 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static char *temp_dir(void)
-{
-    char *d = strdup("/tmp/texfdtd-cli-XXXXXX");
-    cr_assert(mkdtemp(d));
-    return d;
-}
+static char *temp_dir(void) { return temp_dir_tagged("cli"); }
 
 static const char *small_scene = "[grid]\nnx = 72\nny = 56\nsteps = 120\n"
                                  "[source]\nangle = 20\nfront_offset = 20\n"
@@ -52,7 +41,7 @@ Test(cli, bad_scene_exits_2_and_writes_nothing)
     snprintf(want, sizeof want, "%s:5: courant = 0.8 is above the 2D stability limit 0.7071\n",
              scene);
     cr_assert_str_eq(out, want);
-    cr_assert(!exists(sub), "nothing may be written for bad input");
+    cr_assert(!path_exists(sub), "nothing may be written for bad input");
     unlink(scene);
     free(scene);
     rmdir(dir);
@@ -175,7 +164,7 @@ Test(cli, run_writes_fields_pictures_and_summary)
     cr_assert(strstr(out, "\"steps\": 120"), "%s", out);
     cr_assert(strstr(out, "\"mcells_per_s\": "), "%s", out);
     snprintf(path, sizeof path, "%s/r/.fields.h5.partial", dir);
-    cr_assert(!exists(path), "no partial file is left behind");
+    cr_assert(!path_exists(path), "no partial file is left behind");
 
     /* a second run into the same directory is refused without --force */
     snprintf(path, sizeof path, "%s/r/summary.json", dir);
@@ -208,7 +197,7 @@ Test(cli, dry_run_and_progress_lines)
                          texfdtd_bin(), scene, sub),
                  0);
     cr_assert(strstr(out, "dry run"), "%s", out);
-    cr_assert(!exists(sub));
+    cr_assert(!path_exists(sub));
     cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --progress --out %s",
                          texfdtd_bin(), scene, sub),
                  0);

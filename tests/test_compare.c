@@ -142,19 +142,7 @@ Test(metrics, dft_of_known_sinusoids)
 /* ---- the command --------------------------------------------------------------- */
 
 
-static char *temp_dir(void)
-{
-    char *d = strdup("/tmp/texfdtd-cmp-XXXXXX");
-    cr_assert(mkdtemp(d));
-    return d;
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
+static char *temp_dir(void) { return temp_dir_tagged("cmp"); }
 
 static const char *small_scene = "[grid]\nnx = 72\nny = 56\nsteps = 120\n"
                                  "[source]\nangle = 20\nfront_offset = 20\n"

@@ -34,19 +34,7 @@ static const char *mpirun_prefix(int P, char *buf, size_t len)
     return buf;
 }
 
-static char *temp_dir(void)
-{
-    char *d = strdup("/tmp/texfdtd-mpi-XXXXXX");
-    cr_assert(mkdtemp(d));
-    return d;
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
+static char *temp_dir(void) { return temp_dir_tagged("mpi"); }
 
 /* Run `scene` with P ranks (P = 0: a plain process, no mpirun) into dir/run-P. */
 static void run_ranks(const char *scene, const char *dir, int P, const char *extra)
