@@ -711,6 +711,11 @@ static int job_execute(struct job *j)
             batch *= 2;
         else if (dt > 0.4 && batch > 1)
             batch /= 2;
+        /* MPI: every rank must step the same batches, since the blow-up check
+         * and the reads between them are collective (a rank that timed its
+         * batch over 0.1 s while another did not would step on alone and
+         * wait for a halo its neighbour never sends) */
+        batch = decomp_agree(batch);
         progress_show(&pr, &s, e->step, start_step, j->busy, false);
         const bool frame = e->step % a->every == 0 || e->step == s.steps;
         if (mv && frame && movie_frame(mv, e, err, sizeof err)) {
