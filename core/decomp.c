@@ -389,6 +389,17 @@ int decomp_local_rank(void)
     return job.rank;
 }
 
+int decomp_local_size(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const char *v = getenv(names[k]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return job.size;
+}
+
 int decomp_bcast(void *buf, size_t bytes, char *err, size_t errlen)
 {
 #ifdef TEXFDTD_HAVE_MPI

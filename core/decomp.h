@@ -125,6 +125,9 @@ void decomp_log_map(const struct decomp *d, const char *device);
  * OMPI_COMM_WORLD_LOCAL_RANK, else MPI_LOCALRANKID, SLURM_LOCALID, else the
  * rank): the CUDA engine takes GPU local rank mod the device count. */
 int decomp_local_rank(void);
+/* The number of ranks on this host (OMPI_COMM_WORLD_LOCAL_SIZE, else
+ * MPI_LOCALNRANKS, else the job's size). */
+int decomp_local_size(void);
 /* Collective: rank 0's `bytes` bytes at buf reach every rank (the NCCL
  * unique id).  One rank: nothing to do. */
 int decomp_bcast(void *buf, size_t bytes, char *err, size_t errlen);

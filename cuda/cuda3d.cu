@@ -1359,7 +1359,8 @@ static size_t mur_cells(const MurPlane &p)
  * default nccl where this build has nccl.h and every rank can load
  * libnccl.so.2, else host), and its set-up.  Collective: every rank calls
  * it, and every rank gets the same mode. */
-static int halo_setup(cuda3d_engine *c, char *err, size_t errlen)
+static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use */, char *err,
+                      size_t errlen)
 {
     const char *want = getenv("TEXFDTD_HALO");
     if (want && *want && strcmp(want, "host") && strcmp(want, "nccl"))
@@ -1386,13 +1387,21 @@ static int halo_setup(cuda3d_engine *c, char *err, size_t errlen)
     if (nvls && strcmp(nvls, "0"))
         log_info("cuda 3D: NCCL_NVLS_ENABLE=%s overridden to 0", nvls);
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-    const int bad = decomp_agree(nccl_load() ? 0 : 1); /* the same mode on every rank */
+    /* NCCL refuses two ranks on one GPU: more ranks on this host than GPUs
+     * exchange through the host */
+    const bool shared = decomp_local_size() > ndev;
+    const int mine = shared ? 2 : nccl_load() ? 0 : 1;
+    const int bad = decomp_agree(mine); /* the same mode on every rank */
     if (bad) {
+        char why[300];
+        if (bad == 2)
+            snprintf(why, sizeof why, "%d ranks share %d GPU%s on a host, and NCCL takes one GPU a "
+                     "rank", decomp_local_size(), ndev, ndev == 1 ? "" : "s");
+        else
+            snprintf(why, sizeof why, "%s", mine ? nccl.why : "NCCL cannot be loaded on another rank");
         if (ask_nccl)
-            return seterr(err, errlen, "TEXFDTD_HALO=nccl: %s", nccl.ok ? "NCCL cannot be loaded on "
-                          "another rank" : nccl.why);
-        log_info("cuda 3D: halo exchange through the host: %s", nccl.ok ? "NCCL cannot be "
-                 "loaded on another rank" : nccl.why);
+            return seterr(err, errlen, "TEXFDTD_HALO=nccl: %s", why);
+        log_info("cuda 3D: halo exchange through the host: %s", why);
         return 0;
     }
     int ver = 0;
@@ -1412,6 +1421,7 @@ static int halo_setup(cuda3d_engine *c, char *err, size_t errlen)
              "with the interior where the strategy allows", ver / 10000, ver / 100 % 100, ver % 100);
     return 0;
 #else
+    (void)ndev;
     if (ask_nccl)
         return seterr(err, errlen, "TEXFDTD_HALO=nccl: this texfdtd was built without nccl.h "
                                    "(rebuild where the CUDA toolkit has NCCL), or use TEXFDTD_HALO=host");
@@ -1673,7 +1683,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     }
 #undef ALLOC
     if (P > 1) {
-        if (halo_setup(c, err, errlen))
+        if (halo_setup(c, o->device >= 0 ? 1 : ndev, err, errlen)) /* --device: all on one */
             goto fail;
         char where[400];
         snprintf(where, sizeof where, "GPU %d of %d (local rank %d): %.250s, halo %s", dev,
