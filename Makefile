@@ -263,6 +263,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:
-	rm -rf $(BUILD) $(BIN) build-asan build-dev
+	rm -rf $(BUILD) $(BIN) build-asan build-dev build-devmpi
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/core/main.d $(TEST_BIN:=.d)
