@@ -21,8 +21,8 @@
 # into .mpi/ (.deb files, about 6 MiB; never committed: .mpi is in
 # .git/info/exclude, .devmpi in .gitignore).  Then, on the device:
 #   run(command="bench/device_mpi.sh", kind="nvidia-h200-x2", carry=[".mpi", ".devmpi"])
-# There the .debs are unpacked into / with `dpkg -x` (a library the system
-# already has is left alone), mpirun is Debian's orterun, NCCL is Python's
+# There the .debs are unpacked with `dpkg -x` and copied into / (a file the
+# system already has is left alone), mpirun is Debian's orterun, NCCL is Python's
 # nvidia-nccl-cu13 package (found through python3, else a search; its folder
 # goes on LD_LIBRARY_PATH: texfdtd dlopens libnccl.so.2 and falls back to the
 # host-staged exchange without it), and NCCL_NVLS_ENABLE=0 is exported
@@ -102,20 +102,25 @@ step() {
 } >"$OUT/setup.txt" 2>&1
 cat "$OUT/setup.txt"
 
-# ---- OpenMPI from Debian 12's .debs: into /, but never over a file the
-# system already has (Ubuntu's newer libraries stay)
+# ---- OpenMPI from Debian 12's .debs.  Each is unpacked with `dpkg -x` into
+# a scratch root, and that tree is copied into / by tar keeping /'s directory
+# symlinks (Ubuntu's merged /usr: /lib -> usr/lib; a plain `dpkg -x` into /
+# of a .deb with ./lib/ files could replace that link with a directory and
+# break every program) and every file the system already has (its newer
+# libraries stay; the list is in mpi-kept.txt).
 if ! command -v mpirun >/dev/null 2>&1; then
     [ -d .mpi ] || { say "no .mpi folder carried and no mpirun here: nothing MPI can run"; exit 1; }
+    R=/tmp/mpiroot
+    rm -rf $R && mkdir -p $R
     for f in .mpi/*.deb; do
-        clash=$(dpkg-deb -c "$f" | awk '$1 !~ /^d/ {sub(/^\./, "", $6); print $6}' |
-                grep -E '\.so(\.|$)' | while read -r p; do [ -e "$p" ] && echo "$p"; done | head -1)
-        case $f in *openmpi*) clash= ;; esac
-        if [ -n "$clash" ]; then
-            say "keep the system's $(basename "$f" .deb | cut -d_ -f1) ($clash exists)"
-        else
-            dpkg -x "$f" / && echo "unpacked $(basename "$f")" >>"$OUT/setup.txt"
-        fi
+        dpkg -x "$f" $R && echo "unpacked $(basename "$f")" >>"$OUT/setup.txt"
     done
+    (cd $R && find . ! -type d) | while read -r p; do
+        [ -e "/${p#./}" ] || [ -L "/${p#./}" ] && echo "${p#.}"
+    done >"$OUT/mpi-kept.txt"
+    say "OpenMPI: $(wc -l <"$OUT/mpi-kept.txt") files the system already has are kept"
+    tar -C $R -cf - $(cd $R && ls -A) |
+        tar -C / -xf - --keep-directory-symlink --skip-old-files
     ldconfig
     [ -e /usr/bin/mpirun ] || ln -s mpirun.openmpi /usr/bin/mpirun
 fi
@@ -141,7 +146,15 @@ if [ ! -e "${NCCL_DIR:-/nonexistent}/libnccl.so.2" ]; then
 fi
 if [ -n "${NCCL_DIR:-}" ] && [ -e "$NCCL_DIR/libnccl.so.2" ]; then
     say "NCCL: $NCCL_DIR/libnccl.so.2"
-    export TEXFDTD_REQUIRE_NCCL=1
+    if ldd "$NCCL_DIR/libnccl.so.2" | grep -q 'not found'; then
+        # its own dependencies, from the sibling packages of Python's nvidia/*
+        for d in "$NCCL_DIR"/../../*/lib; do [ -d "$d" ] && NCCL_DIR=$NCCL_DIR:$(cd "$d" && pwd); done
+        say "libnccl.so.2 misses: $(ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep 'not found' | tr -s ' \t\n' ' '); with $NCCL_DIR:"
+        LD_LIBRARY_PATH=$NCCL_DIR ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep 'not found' | tee -a "$OUT/setup.txt"
+    fi
+    # the tests then demand NCCL where the library loads
+    LD_LIBRARY_PATH=$NCCL_DIR ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep -q 'not found' ||
+        export TEXFDTD_REQUIRE_NCCL=1
 else
     NCCL_DIR=
     say "NCCL: libnccl.so.2 not found: the halo exchange goes through the host"

@@ -70,7 +70,6 @@ struct Box {
     int x0, x1, y0, y1, z0, z1;
 };
 
-/* psi offsets (see update3d.inc), with the pitch px for rows */
 /* psi offsets (see update3d.inc), with the pitch px for rows; x and y psi
  * over this rank's planes k0 .., z psi over the sides zs0 .. it holds */
 template <typename T>
@@ -640,7 +639,7 @@ static const char *const halo_names[] = {"none", "host-staged", "nccl"};
 
 /* The halo exchange timer: pairs of events around each exchange on the
  * stream that runs it, summed once they have completed (a ring, so that the
- * host never waits on an exchange younger than RING steps). */
+ * host never waits on an exchange younger than RING exchanges, RING/2 steps). */
 enum { RING = 16 };
 
 struct cuda3d_engine {
