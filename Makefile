@@ -78,6 +78,18 @@ NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off
 CFLAGS  += -DTEXFDTD_HAVE_CUDA
 LDLIBS  += -L$(CUDART_DIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 CUDA_OBJ := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
+# NCCL for the 3D CUDA engine's halo exchange under mpirun, where nccl.h is
+# found beside the toolkit (or in /usr/include).  Only the header is used at
+# build time: libnccl.so.2 is loaded at run time (dlopen, from
+# LD_LIBRARY_PATH), so the binary starts without it and then exchanges
+# halos through the host.  NCCL=0 leaves it out.
+NCCL    ?= auto
+ifneq ($(NCCL),0)
+NCCL_INC := $(firstword $(foreach d,$(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))/include /usr/include,$(if $(wildcard $(d)/nccl.h),$(d))))
+ifneq ($(NCCL_INC),)
+NVCCFLAGS += -DTEXFDTD_HAVE_NCCL -I$(NCCL_INC)
+endif
+endif
 endif
 endif
 
@@ -251,6 +263,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:
-	rm -rf $(BUILD) $(BIN) build-asan build-dev
+	rm -rf $(BUILD) $(BIN) build-asan build-dev build-devmpi
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/core/main.d $(TEST_BIN:=.d)

@@ -240,28 +240,47 @@ static char *plane_at(const struct decomp *d, void *a, int p)
 }
 #endif
 
-/* One exchange for n arrays: plane `send` goes to rank `to`, plane `recv`
- * comes from rank `from` (local plane indices; a missing neighbour is
- * MPI_PROC_NULL).  The tag is the array's position, so the messages of one
- * exchange never mix. */
-static int exchange(const struct decomp *d, void *const *local, int n, int send, int to, int recv,
-                    int from, char *err, size_t errlen)
+enum { MAXN = 8 }; /* arrays in one exchange */
+
+/* One exchange of n planes: send[q] goes to rank `to`, recv[q] comes from
+ * rank `from` (a missing neighbour is MPI_PROC_NULL).  The tag is the
+ * plane's position, so the messages of one exchange never mix. */
+static int exchange_planes(const struct decomp *d, const void *const *send, int to,
+                           void *const *recv, int from, int n, char *err, size_t errlen)
 {
 #ifdef TEXFDTD_HAVE_MPI
-    enum { MAXN = 8 };
     if (n > MAXN)
         return seterr(err, errlen, "halo exchange of %d arrays at once (at most %d)", n, MAXN);
     MPI_Request req[2 * MAXN];
     const int dst = to < 0 || to >= d->size ? MPI_PROC_NULL : to;
     const int src = from < 0 || from >= d->size ? MPI_PROC_NULL : from;
     for (int q = 0; q < n; q++)
-        MPI_Irecv(plane_at(d, local[q], recv), 1, d->comm->plane, src, q, MPI_COMM_WORLD,
-                  &req[q]);
+        MPI_Irecv(recv[q], 1, d->comm->plane, src, q, MPI_COMM_WORLD, &req[q]);
     for (int q = 0; q < n; q++)
-        MPI_Isend(plane_at(d, local[q], send), 1, d->comm->plane, dst, q, MPI_COMM_WORLD,
-                  &req[n + q]);
+        MPI_Isend(send[q], 1, d->comm->plane, dst, q, MPI_COMM_WORLD, &req[n + q]);
     MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
     return 0;
+#else
+    (void)d, (void)send, (void)to, (void)recv, (void)from, (void)n;
+    return seterr(err, errlen, "this build has no MPI");
+#endif
+}
+
+/* The same for n local arrays: plane `send` of each goes to `to`, plane
+ * `recv` of each comes from `from` (local plane indices). */
+static int exchange(const struct decomp *d, void *const *local, int n, int send, int to, int recv,
+                    int from, char *err, size_t errlen)
+{
+#ifdef TEXFDTD_HAVE_MPI
+    if (n > MAXN)
+        return seterr(err, errlen, "halo exchange of %d arrays at once (at most %d)", n, MAXN);
+    const void *sp[MAXN];
+    void *rp[MAXN];
+    for (int q = 0; q < n; q++) {
+        sp[q] = plane_at(d, local[q], send);
+        rp[q] = plane_at(d, local[q], recv);
+    }
+    return exchange_planes(d, sp, to, rp, from, n, err, errlen);
 #else
     (void)d, (void)local, (void)n, (void)send, (void)to, (void)recv, (void)from;
     return seterr(err, errlen, "this build has no MPI");
@@ -284,6 +303,15 @@ int decomp_fill_upper_halo(const struct decomp *d, void *const *local, int n, ch
         return 0;
     const int bottom = d->lo, above = d->lo + (d->k1 - d->k0); /* planes k0 and k1 */
     return exchange(d, local, n, bottom, d->rank - 1, above, d->rank + 1, err, errlen);
+}
+
+int decomp_exchange_planes(const struct decomp *d, bool up, const void *const *send,
+                           void *const *recv, int n, char *err, size_t errlen)
+{
+    if (!d->comm)
+        return 0;
+    return up ? exchange_planes(d, send, d->rank + 1, recv, d->rank - 1, n, err, errlen)
+              : exchange_planes(d, send, d->rank - 1, recv, d->rank + 1, n, err, errlen);
 }
 
 int decomp_gather(const struct decomp *d, const void *local, void *global, char *err,
@@ -346,5 +374,43 @@ void decomp_log_map(const struct decomp *d, const char *device)
             log_info("%s", all + (size_t)r * LINE);
         free(all);
     }
+#endif
+}
+
+int decomp_local_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                        "SLURM_LOCALID"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const char *v = getenv(names[k]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return job.rank;
+}
+
+int decomp_local_size(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const char *v = getenv(names[k]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return job.size;
+}
+
+int decomp_bcast(void *buf, size_t bytes, char *err, size_t errlen)
+{
+#ifdef TEXFDTD_HAVE_MPI
+    if (!job.mpi || job.size == 1)
+        return 0;
+    if (bytes > (size_t)INT_MAX)
+        return seterr(err, errlen, "broadcast of %zu bytes (at most 2 GiB)", bytes);
+    MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return 0;
+#else
+    (void)buf, (void)bytes, (void)err, (void)errlen;
+    return 0;
 #endif
 }

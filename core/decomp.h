@@ -100,6 +100,15 @@ int decomp_fill_lower_halo(const struct decomp *d, void *const *local, int n, ch
                            size_t errlen);
 int decomp_fill_upper_halo(const struct decomp *d, void *const *local, int n, char *err,
                            size_t errlen);
+/* The same exchanges for planes held apart from a local array (an engine
+ * whose fields live on a GPU stages its boundary planes through the host):
+ * n planes send[q] go to the neighbour above (up) or below (!up), and n
+ * planes recv[q] come from the neighbour below (up) or above (!up), each
+ * d->plane values of d->elem bytes.  Where that neighbour is missing nothing
+ * is sent, or received, on that side.  up: the lower-halo moment (after H),
+ * !up: the upper-halo moment (after E). */
+int decomp_exchange_planes(const struct decomp *d, bool up, const void *const *send,
+                           void *const *recv, int n, char *err, size_t errlen);
 
 /* Collective: the owned planes of every rank's local array into global
  * ([nz][ny][nx]) on rank 0; global is not touched on other ranks. */
@@ -111,5 +120,16 @@ void decomp_copy_from_global(const struct decomp *d, const void *global, void *l
 
 /* Collective: rank 0 logs one line per rank (its planes, host and device). */
 void decomp_log_map(const struct decomp *d, const char *device);
+
+/* This rank's index among the ranks on its host (Open MPI's
+ * OMPI_COMM_WORLD_LOCAL_RANK, else MPI_LOCALRANKID, SLURM_LOCALID, else the
+ * rank): the CUDA engine takes GPU local rank mod the device count. */
+int decomp_local_rank(void);
+/* The number of ranks on this host (OMPI_COMM_WORLD_LOCAL_SIZE, else
+ * MPI_LOCALNRANKS, else the job's size). */
+int decomp_local_size(void);
+/* Collective: rank 0's `bytes` bytes at buf reach every rank (the NCCL
+ * unique id).  One rank: nothing to do. */
+int decomp_bcast(void *buf, size_t bytes, char *err, size_t errlen);
 
 #endif

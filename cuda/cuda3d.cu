@@ -27,6 +27,9 @@
  */
 #include "common.cuh"
 #include "cuda_api.h"
+extern "C" {
+#include "core/decomp.h"
+}
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,27 +59,38 @@ template <typename T> struct Dev3 {
     long long sy, sz;
     T ch;
     int uncoalesced; /* the coalescing paper's un-coalesced thread mapping (bench only) */
+    /* MPI z slab (core/decomp.h): the arrays hold planes kb .. (local plane
+     * 0 is global plane kb); this rank updates planes k0 .. k0+nzo-1, for
+     * which the x and y psi are held; the z psi hold the sides zs0 ..
+     * One rank: kb = k0 = zs0 = 0, nzo = nz.  k is global in every kernel. */
+    int kb, k0, nzo, zs0;
 };
 
 struct Box {
     int x0, x1, y0, y1, z0, z1;
 };
 
-/* psi offsets (see update3d.inc), with the pitch px for rows */
+/* psi offsets (see update3d.inc), with the pitch px for rows; x and y psi
+ * over this rank's planes k0 .., z psi over the sides zs0 .. it holds */
 template <typename T>
 __device__ __forceinline__ long long psi_x(const Dev3<T> &d, int side, int k, int j, int kx)
 {
-    return (((long long)side * d.nz + k) * d.ny + j) * d.N + kx;
+    return (((long long)side * d.nzo + (k - d.k0)) * d.ny + j) * d.N + kx;
 }
 template <typename T>
 __device__ __forceinline__ long long psi_y(const Dev3<T> &d, int side, int k, int ky, int i)
 {
-    return (((long long)side * d.nz + k) * d.N + ky) * d.px + i;
+    return (((long long)side * d.nzo + (k - d.k0)) * d.N + ky) * d.px + i;
 }
 template <typename T>
 __device__ __forceinline__ long long psi_z(const Dev3<T> &d, int side, int kz, int j, int i)
 {
-    return (((long long)side * d.N + kz) * d.ny + j) * d.px + i;
+    return (((long long)(side - d.zs0) * d.N + kz) * d.ny + j) * d.px + i;
+}
+/* The array index of cell (i, j, k), k global. */
+template <typename T> __device__ __forceinline__ long long cell3(const Dev3<T> &d, int i, int j, int k)
+{
+    return i + j * d.sy + (long long)(k - d.kb) * d.sz;
 }
 
 /* One CPML term: psi = b psi + c d; d ik + psi (MODE_INLINE), d ik (KAPPA). */
@@ -98,7 +112,7 @@ template <typename T, bool F, int MODE>
 __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
 {
     typedef Ar<T, F> A;
-    const long long c = i + j * d.sy + k * d.sz;
+    const long long c = cell3(d, i, j, k);
     int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
     if (MODE != MODE_NONE) {
         xs = dslab_h(d.nx, d.N, i, &kx);
@@ -131,7 +145,7 @@ template <typename T, bool F, int MODE>
 __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
 {
     typedef Ar<T, F> A;
-    const long long c = i + j * d.sy + k * d.sz;
+    const long long c = cell3(d, i, j, k);
     int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
     if (MODE != MODE_NONE) {
         xs = dslab_e(d.nx, d.N, i, &kx);
@@ -218,18 +232,21 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     const int a0 = side == 0 ? (E ? 1 : 0) : (E ? n_ax - N : n_ax - 1 - N);
     const int a1 = side == 0 ? N - 1 : n_ax - 2;
     int i, j, k;
+    /* planes: this rank's k0 <= k < kend (x and y faces over all of them,
+     * a z face's slab planes where they are this rank's) */
+    const int kend = d.k0 + d.nzo;
     if (AXIS == 0) {
         i = a0 + threadIdx.x;
         j = blockIdx.x * blockDim.y + threadIdx.y;
-        k = blockIdx.y;
+        k = d.k0 + blockIdx.y;
     } else {
         i = blockIdx.x * blockDim.x + threadIdx.x;
         j = AXIS == 1 ? a0 + blockIdx.y : blockIdx.y;
-        k = AXIS == 2 ? a0 + blockIdx.z : blockIdx.z;
+        k = AXIS == 2 ? a0 + blockIdx.z : d.k0 + blockIdx.z;
     }
     extern __shared__ unsigned char smem_raw[];
     T *s = (T *)smem_raw;
-    const long long c = i + j * d.sy + k * d.sz;
+    const long long c = cell3(d, i, j, k);
     /* the two components: for H along x Hy (sign +) and Hz (-) ... see update3d.inc */
     T *f1, *f2, *g1, *g2; /* f: the fields the psi belong to (named for reading; not written) */
     int p1, p2;
@@ -247,9 +264,9 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     }
     (void)f1;
     (void)f2;
-    const bool inside = AXIS == 0 ? (i <= a1 && j < d.ny && k < d.nz)
-                        : AXIS == 1 ? (i < d.nx && j <= a1 && k < d.nz)
-                                    : (i < d.nx && j < d.ny && k <= a1);
+    const bool inside = AXIS == 0 ? (i <= a1 && j < d.ny && k < kend)
+                        : AXIS == 1 ? (i < d.nx && j <= a1 && k < kend)
+                                    : (i < d.nx && j < d.ny && k <= a1 && k >= d.k0 && k < kend);
     if (AXIS == 0) {
         /* stage g1, g2 of this row segment (and its outer neighbour) in shared memory */
         const int w = blockDim.x + 1, row = threadIdx.y;
@@ -257,8 +274,8 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
         T *s1 = s + row * 2 * w, *s2 = s1 + w;
         for (int t = threadIdx.x; t < w; t += blockDim.x) {
             const int ii = first + t;
-            const bool ok = j < d.ny && k < d.nz && ii >= 0 && ii < d.nx;
-            const long long cc = ii + j * d.sy + k * d.sz;
+            const bool ok = j < d.ny && k < kend && ii >= 0 && ii < d.nx;
+            const long long cc = cell3(d, ii, j, k);
             s1[t] = ok ? g1[cc] : T(0);
             s2[t] = ok ? g2[cc] : T(0);
         }
@@ -616,12 +633,42 @@ __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
     e1[w] = A::add(e0[nb], A::mul(kmur, A::sub(e1[nb], e0[w])));
 }
 
+/* How the halo planes travel between ranks (MPI only). */
+enum halo_mode { HALO_NONE, HALO_HOST, HALO_NCCL };
+static const char *const halo_names[] = {"none", "host-staged", "nccl"};
+
+/* The halo exchange timer: pairs of events around each exchange on the
+ * stream that runs it, summed once they have completed (a ring, so that the
+ * host never waits on an exchange younger than RING exchanges, RING/2 steps). */
+enum { RING = 16 };
+
 struct cuda3d_engine {
     struct engine base;
     int dev;
     char devname[320];
     int nx, ny, nz, px, N;
-    size_t plane, cells; /* padded */
+    size_t plane, cells; /* padded; cells: the local planes (all nz on one rank) */
+    /* MPI z slab (core/decomp.h; plane = nx*ny values, the unpadded plane
+     * the host-staged exchange and the gather carry): arrays hold nzl
+     * planes from global plane kb; the rank updates k0 <= k < k1 */
+    struct decomp dc;
+    int kb, k0, k1, nzl;
+    int zs0, zsides; /* the z psi hold sides zs0 .. zs0+zsides-1 */
+    size_t s0, ns;   /* source slots s0 .. s0+ns-1 are this rank's */
+    bool point;      /* this rank owns the point source cell ... */
+    long long pc;    /* ... at this array index */
+    enum halo_mode halo;
+    void *stage[4];  /* host-staged: pinned planes, send Hx/Ex, Hy/Ey, receive the same */
+    void *gather_h;  /* read_field under MPI: the local planes on the host */
+    cudaStream_t xs; /* NCCL: the exchange stream (non-blocking) */
+    cudaEvent_t ev_ready[2], ev_done[2]; /* [0] after H (Hx, Hy up), [1] after E (Ex, Ey down) */
+    cudaEvent_t tm[RING][2];
+    bool tm_pend[RING];
+    int tm_next;
+    double halo_ms;   /* exchange time so far (ms) */
+    long long halo_n; /* exchanges so far */
+    bool failed;      /* a step failed: leave NCCL alone in destroy */
+    void *nccl;       /* ncclComm_t when halo == HALO_NCCL */
     enum pml_strategy strat;
     void *f[6];
     void *psi[PSI_COUNT];
@@ -676,6 +723,10 @@ template <typename T> static Dev3<T> dev_view(const cuda3d_engine *c, const stru
     d.sz = (long long)c->px * c->ny;
     d.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
     d.uncoalesced = c->uncoalesced;
+    d.kb = c->kb;
+    d.k0 = c->k0;
+    d.nzo = c->k1 - c->k0;
+    d.zs0 = c->zs0;
     return d;
 }
 
@@ -703,20 +754,22 @@ static void launch_field(const Dev3<T> &d, const Box &b)
     }
 }
 
-template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d)
+/* zsides: how many z sides this rank's z psi hold (from d.zs0; 2 on one rank) */
+template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d, int zsides)
 {
     const int N = d.N;
     for (int side = 0; side < 2; side++) {
         /* x faces: blocks of 16 slab columns x 16 rows, row segments in shared memory */
-        dim3 bx(16, 16, 1), gx((unsigned)((d.ny + 15) / 16), (unsigned)d.nz, 1);
+        dim3 bx(16, 16, 1), gx((unsigned)((d.ny + 15) / 16), (unsigned)d.nzo, 1);
         const size_t sh = 16 * 2 * 17 * sizeof(T);
         if (N <= 16)
             k_face<T, F, E, 0><<<gx, bx, sh>>>(d, side);
         dim3 b2(128, 1, 1);
-        dim3 gy((unsigned)((d.nx + 127) / 128), (unsigned)N, (unsigned)d.nz);
+        dim3 gy((unsigned)((d.nx + 127) / 128), (unsigned)N, (unsigned)d.nzo);
         k_face<T, F, E, 1><<<gy, b2>>>(d, side);
         dim3 gz((unsigned)((d.nx + 127) / 128), (unsigned)d.ny, (unsigned)N);
-        k_face<T, F, E, 2><<<gz, b2>>>(d, side);
+        if (side >= d.zs0 && side < d.zs0 + zsides) /* a z side this rank reaches */
+            k_face<T, F, E, 2><<<gz, b2>>>(d, side);
     }
 }
 
@@ -794,78 +847,282 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
     return 0;
 }
 
+/* ---- the halo exchange (MPI, core/decomp.h) ----------------------------
+ * After H the rank above needs this rank's top plane k1-1 of Hx, Hy (its E
+ * update of plane k0' reads H at k0'-1); after E the rank below needs the
+ * bottom plane k0 of Ex, Ey (its H update of plane k1'-1 reads E at k1').
+ * halo_start(up = true) sends Hx, Hy plane k1-1 up and receives plane k0-1
+ * from below; halo_start(up = false) sends Ex, Ey plane k0 down and receives
+ * plane k1 from above.  HALO_HOST: the whole exchange at once, staged
+ * through pinned host planes (copy out, decomp_exchange_planes, copy in);
+ * the default stream is idle when it returns.  HALO_NCCL: ncclSend/ncclRecv
+ * of the (padded, contiguous) device planes queued on the exchange stream
+ * after the work queued so far; halo_wait() makes the default stream wait
+ * for it. */
+#ifdef TEXFDTD_HAVE_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+/* NCCL is loaded at run time (dlopen of libnccl.so.2), not linked: a
+ * texfdtd built with nccl.h still starts where the library is missing, and
+ * then exchanges through the host (or says why it cannot, when
+ * TEXFDTD_HALO=nccl asks for NCCL). */
+static struct {
+    bool tried, ok;
+    char why[256];
+    ncclResult_t (*GetVersion)(int *);
+    ncclResult_t (*GetUniqueId)(ncclUniqueId *);
+    ncclResult_t (*CommInitRank)(ncclComm_t *, int, ncclUniqueId, int);
+    ncclResult_t (*CommAbort)(ncclComm_t);
+    ncclResult_t (*GroupStart)(void);
+    ncclResult_t (*GroupEnd)(void);
+    ncclResult_t (*Send)(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+    ncclResult_t (*Recv)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+    const char *(*GetErrorString)(ncclResult_t);
+} nccl;
+
+static bool nccl_load(void)
+{
+    if (nccl.tried)
+        return nccl.ok;
+    nccl.tried = true;
+    void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(nccl.why, sizeof nccl.why, "cannot load libnccl.so.2 (%.180s); put its folder "
+                 "on LD_LIBRARY_PATH", dlerror());
+        return false;
+    }
+#define SYM(name)                                                                             \
+    if (!(*(void **)&nccl.name = dlsym(h, "nccl" #name))) {                                   \
+        snprintf(nccl.why, sizeof nccl.why, "libnccl.so.2 has no nccl" #name);                \
+        return false;                                                                         \
+    }
+    SYM(GetVersion) SYM(GetUniqueId) SYM(CommInitRank) SYM(CommAbort) SYM(GroupStart)
+    SYM(GroupEnd) SYM(Send) SYM(Recv) SYM(GetErrorString)
+#undef SYM
+    nccl.ok = true;
+    return true;
+}
+
+#define NK(call)                                                                              \
+    do {                                                                                      \
+        ncclResult_t r_ = (call);                                                             \
+        if (r_ != ncclSuccess)                                                                \
+            return seterr(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,            \
+                          nccl.GetErrorString(r_));                                           \
+    } while (0)
+#endif
+
+/* Sum the exchange timed in ring slot q once it has completed. */
+static int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen)
+{
+    if (!c->tm_pend[q])
+        return 0;
+    c->tm_pend[q] = false;
+    float ms = 0;
+    CK(cudaEventSynchronize(c->tm[q][1]));
+    CK(cudaEventElapsedTime(&ms, c->tm[q][0], c->tm[q][1]));
+    c->halo_ms += ms;
+    c->halo_n++;
+    return 0;
+}
+
+static int halo_start(cuda3d_engine *c, bool up, char *err, size_t errlen)
+{
+    const struct decomp *dc = &c->dc;
+    const size_t es = dc->elem;
+    const int q0 = up ? 3 : 0; /* Hx, Hy or Ex, Ey */
+    const int send = up ? c->k1 - 1 - c->kb : c->k0 - c->kb;
+    const int recv = up ? c->k0 - 1 - c->kb : c->k1 - c->kb;
+    const bool to = up ? dc->hi : dc->lo, from = up ? dc->lo : dc->hi;
+    char *sp[2], *rp[2];
+    for (int q = 0; q < 2; q++) {
+        sp[q] = (char *)c->f[q0 + q] + (size_t)send * c->plane * es;
+        rp[q] = (char *)c->f[q0 + q] + (size_t)recv * c->plane * es;
+    }
+    if (c->halo == HALO_HOST) {
+        CK(cudaStreamSynchronize(0)); /* the planes are final: time the exchange alone */
+        const double t0 = now_seconds();
+        for (int q = 0; q < 2 && to; q++)
+            CK(cudaMemcpy2D(c->stage[q], c->nx * es, sp[q], c->px * es, c->nx * es, c->ny,
+                            cudaMemcpyDeviceToHost));
+        const void *const out[2] = {c->stage[0], c->stage[1]};
+        void *const in[2] = {c->stage[2], c->stage[3]};
+        if (decomp_exchange_planes(dc, up, out, in, 2, err, errlen))
+            return -1;
+        for (int q = 0; q < 2 && from; q++)
+            CK(cudaMemcpy2D(rp[q], c->px * es, c->stage[2 + q], c->nx * es, c->nx * es, c->ny,
+                            cudaMemcpyHostToDevice));
+        c->halo_ms += (now_seconds() - t0) * 1e3;
+        c->halo_n++;
+        return 0;
+    }
+#ifdef TEXFDTD_HAVE_NCCL
+    if (c->halo == HALO_NCCL) {
+        const int w = up ? 0 : 1, q = c->tm_next;
+        c->tm_next = (q + 1) % RING;
+        if (halo_timer_take(c, q, err, errlen))
+            return -1;
+        const ncclComm_t comm = (ncclComm_t)c->nccl;
+        const size_t bytes = c->plane * es;
+        const int peer_to = up ? dc->rank + 1 : dc->rank - 1;
+        const int peer_from = up ? dc->rank - 1 : dc->rank + 1;
+        CK(cudaEventRecord(c->ev_ready[w], 0));
+        CK(cudaStreamWaitEvent(c->xs, c->ev_ready[w], 0));
+        CK(cudaEventRecord(c->tm[q][0], c->xs));
+        NK(nccl.GroupStart());
+        for (int k = 0; k < 2 && to; k++)
+            NK(nccl.Send(sp[k], bytes, ncclUint8, peer_to, comm, c->xs));
+        for (int k = 0; k < 2 && from; k++)
+            NK(nccl.Recv(rp[k], bytes, ncclUint8, peer_from, comm, c->xs));
+        NK(nccl.GroupEnd());
+        CK(cudaEventRecord(c->tm[q][1], c->xs));
+        c->tm_pend[q] = true;
+        CK(cudaEventRecord(c->ev_done[w], c->xs));
+        return 0;
+    }
+#endif
+    return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
+}
+
+/* The default stream waits for the exchange halo_start(up) queued last. */
+static int halo_wait(cuda3d_engine *c, bool up, char *err, size_t errlen)
+{
+    if (c->halo == HALO_NCCL)
+        CK(cudaStreamWaitEvent(0, c->ev_done[up ? 0 : 1], 0));
+    return 0;
+}
+
+/* H over planes za <= k < zb (global) with the scene's CPML strategy.
+ * Regions and per-face always take this rank's whole slab. */
+template <typename T, bool F>
+static void launch_h(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
+{
+    const int N = c->N;
+    const Box box = {0, c->nx, 0, c->ny, za, zb};
+    if (N == 0) {
+        launch_field<T, F, MODE_NONE, false>(d, box);
+    } else if (c->strat == PML_COMBINED) {
+        launch_field<T, F, MODE_INLINE, false>(d, box);
+    } else if (c->strat == PML_REGIONS) {
+        const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N > c->k0 ? N : c->k0,
+                           c->nz - 1 - N < c->k1 ? c->nz - 1 - N : c->k1};
+        launch_field<T, F, MODE_NONE, false>(d, inner);
+        if (c->regions.n)
+            k_regions<T, F, false><<<dim3(256, c->regions.n), 256>>>(d, c->regions);
+    } else {
+        launch_faces<T, F, false>(d, c->zsides); /* psi first, then the field reads them */
+        launch_field<T, F, MODE_KAPPA, false>(d, box);
+    }
+}
+
+/* E over planes za <= k < zb, as launch_h. */
+template <typename T, bool F>
+static void launch_e(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
+{
+    const int N = c->N;
+    const Box box = {0, c->nx, 0, c->ny, za, zb};
+    if (N == 0) {
+        launch_field<T, F, MODE_NONE, true>(d, box);
+    } else if (c->strat == PML_COMBINED) {
+        launch_field<T, F, MODE_INLINE, true>(d, box);
+    } else if (c->strat == PML_REGIONS) {
+        const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N > c->k0 ? N : c->k0,
+                           c->nz - 1 - N < c->k1 ? c->nz - 1 - N : c->k1};
+        launch_field<T, F, MODE_NONE, true>(d, inner);
+        if (c->regions.n)
+            k_regions<T, F, true><<<dim3(256, c->regions.n), 256>>>(d, c->regions);
+    } else {
+        launch_faces<T, F, true>(d, c->zsides);
+        launch_field<T, F, MODE_KAPPA, true>(d, box);
+    }
+}
+
+/* Mur: save the old neighbour planes (APPLY false, before E) or apply. */
+template <typename T, bool F, bool APPLY>
+static void launch_mur(const cuda3d_engine *c, const Dev3<T> &d, T kmur)
+{
+    T *comp[3] = {d.ex, d.ey, d.ez};
+    for (int q = 0; q < 12; q++) {
+        const MurPlane &p = c->mur[q];
+        const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
+        if (p.a1 >= p.a0 && p.b1 >= p.b0) /* a z face of another rank is empty */
+            k_mur<T, F, APPLY><<<(unsigned)((np + 255) / 256), 256>>>(comp[p.comp], p, (T *)c->mur_old[q], kmur);
+    }
+}
+
+/* The two-kernel step (update3d.inc's order): H, [halo Hx Hy], Mur save,
+ * E, Mur, slots, point source, [halo Ex Ey].  Under MPI with NCCL and a
+ * strategy whose kernels take any z range (no CPML, combined), the
+ * exchanges overlap the interior:
+ *   H on k0 .. k1-2 | wait for Ex, Ey plane k1 | H on k1-1 | start Hx, Hy
+ *   Mur save | E on k0+1 .. k1-1 | wait for Hx, Hy plane k0-1 | E on k0
+ *   Mur, slots, point | start Ex, Ey
+ * Each cell runs the same statements on the same inputs either way: only
+ * the order in which cells are visited changes, so the bits do not. */
 template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct model *m, int n,
                                                 char *err, size_t errlen)
 {
-    const Dev3<T> d = dev_view<T>(c, m);
-    const Box all = {0, c->nx, 0, c->ny, 0, c->nz};
-    const int N = c->N;
-    const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N, c->nz - 1 - N};
-    const bool mur = m->scene->boundary == BOUNDARY_MUR;
-    const bool point = m->scene->source_type == SOURCE_POINT;
-    const long long pc = point ? (long long)(model_point_cell(m) % (size_t)c->nx)
-                                     + (long long)(model_point_cell(m) / (size_t)c->nx) * c->px
-                               : 0;
-    const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
-    T *comp[3] = {d.ex, d.ey, d.ez};
     if (c->fused)
         return step_fused<T, F>(c, m, n, err, errlen);
+    const Dev3<T> d = dev_view<T>(c, m);
+    const bool mur = m->scene->boundary == BOUNDARY_MUR;
+    const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
+    const bool mpi = c->halo != HALO_NONE;
+    const bool split = c->halo == HALO_NCCL && (c->N == 0 || c->strat == PML_COMBINED);
+    const int k0 = c->k0, k1 = c->k1;
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
-        if (m->nslots) {
+        decomp_test_hook(t);
+        if (c->ns) {
             CK(cudaEventSynchronize(c->slot_ev));
             if (sizeof(T) == 4)
-                model_slot_values_f(m, t, (float *)c->slot_v_h);
+                model_slot_range_f(m, t, c->s0, c->ns, (float *)c->slot_v_h);
             else
-                model_slot_values_d(m, t, (double *)c->slot_v_h);
-            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T),
+                model_slot_range_d(m, t, c->s0, c->ns, (double *)c->slot_v_h);
+            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, c->ns * sizeof(T),
                                cudaMemcpyHostToDevice));
             CK(cudaEventRecord(c->slot_ev));
         }
         /* H */
-        if (N == 0) {
-            launch_field<T, F, MODE_NONE, false>(d, all);
-        } else if (c->strat == PML_COMBINED) {
-            launch_field<T, F, MODE_INLINE, false>(d, all);
-        } else if (c->strat == PML_REGIONS) {
-            launch_field<T, F, MODE_NONE, false>(d, inner);
-            k_regions<T, F, false><<<dim3(256, 26), 256>>>(d, c->regions);
+        if (split) {
+            launch_h<T, F>(c, d, k0, k1 - 1);
+            if (halo_wait(c, false, err, errlen))
+                return -1;
+            launch_h<T, F>(c, d, k1 - 1, k1);
         } else {
-            launch_faces<T, F, false>(d); /* psi first, then the field reads them */
-            launch_field<T, F, MODE_KAPPA, false>(d, all);
+            launch_h<T, F>(c, d, k0, k1);
         }
+        if (mpi && halo_start(c, true, err, errlen))
+            return -1;
         if (mur)
-            for (int q = 0; q < 12; q++) {
-                const MurPlane &p = c->mur[q];
-                const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
-                k_mur<T, F, false><<<(unsigned)((np + 255) / 256), 256>>>(comp[p.comp], p, (T *)c->mur_old[q], kmur);
-            }
+            launch_mur<T, F, false>(c, d, kmur);
         /* E */
-        if (N == 0) {
-            launch_field<T, F, MODE_NONE, true>(d, all);
-        } else if (c->strat == PML_COMBINED) {
-            launch_field<T, F, MODE_INLINE, true>(d, all);
-        } else if (c->strat == PML_REGIONS) {
-            launch_field<T, F, MODE_NONE, true>(d, inner);
-            k_regions<T, F, true><<<dim3(256, 26), 256>>>(d, c->regions);
+        if (split) {
+            launch_e<T, F>(c, d, k0 + 1, k1);
+            if (halo_wait(c, true, err, errlen))
+                return -1;
+            launch_e<T, F>(c, d, k0, k0 + 1);
         } else {
-            launch_faces<T, F, true>(d);
-            launch_field<T, F, MODE_KAPPA, true>(d, all);
+            if (mpi && halo_wait(c, true, err, errlen))
+                return -1;
+            launch_e<T, F>(c, d, k0, k1);
         }
         if (mur)
-            for (int q = 0; q < 12; q++) {
-                const MurPlane &p = c->mur[q];
-                const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
-                k_mur<T, F, true><<<(unsigned)((np + 255) / 256), 256>>>(comp[p.comp], p, (T *)c->mur_old[q], kmur);
-            }
-        if (m->nslots)
-            k_slots<T, F><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
-                d.ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)m->nslots);
-        if (point)
-            k_point<T, F><<<1, 1>>>(d.ez, pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
-                                                                 : model_point_value(m, t)));
+            launch_mur<T, F, true>(c, d, kmur);
+        if (c->ns)
+            k_slots<T, F><<<(unsigned)((c->ns + 255) / 256), 256>>>(
+                d.ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)c->ns);
+        if (c->point)
+            k_point<T, F><<<1, 1>>>(d.ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
+                                                                    : model_point_value(m, t)));
         CK(cudaGetLastError());
+        if (mpi && halo_start(c, false, err, errlen)) /* waited for before the next top H plane */
+            return -1;
     }
+    if (mpi && halo_wait(c, false, err, errlen)) /* reads after the step see plane k1 */
+        return -1;
     return 0;
 }
 
@@ -880,10 +1137,20 @@ static int cuda3d_step(struct engine *e, int n, char *err, size_t errlen)
         rc = step_t<float, true>(c, e->model, n, err, errlen);
     else
         rc = step_t<float, false>(c, e->model, n, err, errlen);
-    if (rc)
+    if (rc) {
+        c->failed = true;
         return rc;
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize()); /* asynchronous faults surface here; callers time whole calls */
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce == cudaSuccess)
+        ce = cudaDeviceSynchronize(); /* asynchronous faults surface here; callers time whole calls */
+    if (ce != cudaSuccess) {
+        c->failed = true;
+        return seterr(err, errlen, "cuda 3D: step %d: %s", e->step, cudaGetErrorString(ce));
+    }
+    for (int q = 0; q < RING; q++) /* every exchange has completed: sum their times */
+        if (halo_timer_take(c, q, err, errlen))
+            return -1;
     return 0;
 }
 
@@ -915,6 +1182,34 @@ static void cuda3d_destroy(struct engine *e)
     if (c->slot_ev)
         cudaEventDestroy(c->slot_ev);
     cudaFree(c->first_bad);
+    if (c->halo != HALO_NONE && c->halo_n > 0 && !c->failed)
+        log_info("cuda 3D: rank %d of %d: halo exchange (%s) %.3f s in all, %lld exchanges, "
+                 "%.1f us each", c->dc.rank, c->dc.size, halo_names[c->halo], c->halo_ms * 1e-3,
+                 c->halo_n, c->halo_ms * 1e3 / (double)c->halo_n);
+    for (int q = 0; q < 4; q++)
+        cudaFreeHost(c->stage[q]);
+    free(c->gather_h);
+    for (int w = 0; w < 2; w++) {
+        if (c->ev_ready[w])
+            cudaEventDestroy(c->ev_ready[w]);
+        if (c->ev_done[w])
+            cudaEventDestroy(c->ev_done[w]);
+    }
+    for (int q = 0; q < RING; q++)
+        for (int w = 0; w < 2; w++)
+            if (c->tm[q][w])
+                cudaEventDestroy(c->tm[q][w]);
+#ifdef TEXFDTD_HAVE_NCCL
+    /* Abort, not Destroy: every exchange has completed (each step ends
+     * synchronised), and ncclCommDestroy may wait for the other ranks,
+     * which a failing rank must not (mpirun ends the job when it exits).
+     * After a failed step NCCL is not touched at all. */
+    if (c->nccl && !c->failed)
+        nccl.CommAbort((ncclComm_t)c->nccl);
+#endif
+    if (c->xs)
+        cudaStreamDestroy(c->xs);
+    decomp_free(&c->dc);
     free(c);
 }
 
@@ -992,14 +1287,30 @@ static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
     return 0;
 }
 
+/* psi elements of one array along an axis: sides x N x the face's cells,
+ * the x and y faces over this rank's own planes, the z faces only on the
+ * sides this rank's planes reach (cpu3d.c's layout, rows padded to px) */
 static size_t psi_elems(const cuda3d_engine *c, int axis)
 {
-    const size_t N = (size_t)c->N;
-    return 2 * N * (axis == 0 ? (size_t)c->ny * c->nz : axis == 1 ? (size_t)c->px * c->nz
-                                                                 : (size_t)c->px * c->ny);
+    const size_t N = (size_t)c->N, nzo = (size_t)(c->k1 - c->k0);
+    const size_t sides = axis == 2 ? (size_t)c->zsides : 2;
+    return sides * N * (axis == 0 ? (size_t)c->ny * nzo : axis == 1 ? (size_t)c->px * nzo
+                                                                   : (size_t)c->px * c->ny);
 }
 
-static void mur_planes(MurPlane *p, int nx, int ny, int nz, int px)
+/* The z-slab sides planes k0 <= k < k1 reach (cpu3d.c's psi_z_sides): H
+ * positions 0 .. N-1 and nz-1-N .. nz-2 hold every E position too. */
+static int psi_z_sides(int nz, int N, int k0, int k1, int *first)
+{
+    const bool low = k0 <= N - 1, high = k1 - 1 >= nz - 1 - N && k0 <= nz - 2;
+    *first = low ? 0 : 1;
+    return (int)low + (int)high;
+}
+
+/* The 12 Mur planes (cpu3d.c), cut to this rank's planes k0 <= k < k1 (a z
+ * face only on the rank that owns it: an empty plane has a1 < a0), with
+ * array indices relative to local plane 0 = global plane kb. */
+static void mur_planes(MurPlane *p, int nx, int ny, int nz, int px, int k0, int k1, int kb)
 {
     const long long s[3] = {1, px, (long long)px * ny};
     const int n[3] = {nx, ny, nz};
@@ -1021,8 +1332,100 @@ static void mur_planes(MurPlane *p, int nx, int ny, int nz, int px)
                 m->a1 = n[a] - 2;
                 m->b0 = b == comp ? 0 : 1;
                 m->b1 = n[b] - 2;
+                const int wall = side == 0 ? 0 : nz - 1;
+                if (axis == 2 && (wall < k0 || wall >= k1))
+                    m->a1 = m->a0 - 1; /* not ours: empty */
+                if (a == 2) {
+                    m->a0 = m->a0 > k0 ? m->a0 : k0;
+                    m->a1 = m->a1 < k1 - 1 ? m->a1 : k1 - 1;
+                }
+                if (b == 2) {
+                    m->b0 = m->b0 > k0 ? m->b0 : k0;
+                    m->b1 = m->b1 < k1 - 1 ? m->b1 : k1 - 1;
+                }
+                m->base -= (long long)kb * s[2];
             }
         }
+}
+
+/* Cells of a Mur plane (0 when empty). */
+static size_t mur_cells(const MurPlane &p)
+{
+    return p.a1 >= p.a0 && p.b1 >= p.b0 ? (size_t)(p.a1 - p.a0 + 1) * (size_t)(p.b1 - p.b0 + 1) : 0;
+}
+
+/* Under mpirun: how the halo planes travel (TEXFDTD_HALO = host | nccl;
+ * default nccl where this build has nccl.h and every rank can load
+ * libnccl.so.2, else host), and its set-up.  Collective: every rank calls
+ * it, and every rank gets the same mode. */
+static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use */, char *err,
+                      size_t errlen)
+{
+    const char *want = getenv("TEXFDTD_HALO");
+    if (want && *want && strcmp(want, "host") && strcmp(want, "nccl"))
+        return seterr(err, errlen, "TEXFDTD_HALO=%s: expected host or nccl", want);
+    const bool ask_nccl = want && !strcmp(want, "nccl"), ask_host = want && !strcmp(want, "host");
+    const size_t es = c->dc.elem;
+    for (int w = 0; w < 2; w++) {
+        CK(cudaEventCreateWithFlags(&c->ev_ready[w], cudaEventDisableTiming));
+        CK(cudaEventCreateWithFlags(&c->ev_done[w], cudaEventDisableTiming));
+    }
+    for (int q = 0; q < RING; q++)
+        for (int w = 0; w < 2; w++)
+            CK(cudaEventCreate(&c->tm[q][w]));
+    /* the host-staged planes exist either way: they are also the fallback */
+    for (int q = 0; q < 4; q++)
+        CK(cudaMallocHost(&c->stage[q], c->dc.plane * es));
+    c->halo = HALO_HOST;
+    if (ask_host)
+        return 0;
+#ifdef TEXFDTD_HAVE_NCCL
+    /* NVLink multicast (NVLS) stays off: forced, whatever the environment
+     * says, before NCCL reads it */
+    const char *nvls = getenv("NCCL_NVLS_ENABLE");
+    if (nvls && strcmp(nvls, "0"))
+        log_info("cuda 3D: NCCL_NVLS_ENABLE=%s overridden to 0", nvls);
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    /* NCCL refuses two ranks on one GPU: more ranks on this host than GPUs
+     * exchange through the host */
+    const bool shared = decomp_local_size() > ndev;
+    const int mine = shared ? 2 : nccl_load() ? 0 : 1;
+    const int bad = decomp_agree(mine); /* the same mode on every rank */
+    if (bad) {
+        char why[300];
+        if (bad == 2)
+            snprintf(why, sizeof why, "%d ranks share %d GPU%s on a host, and NCCL takes one GPU a "
+                     "rank", decomp_local_size(), ndev, ndev == 1 ? "" : "s");
+        else
+            snprintf(why, sizeof why, "%s", mine ? nccl.why : "NCCL cannot be loaded on another rank");
+        if (ask_nccl)
+            return seterr(err, errlen, "TEXFDTD_HALO=nccl: %s", why);
+        log_info("cuda 3D: halo exchange through the host: %s", why);
+        return 0;
+    }
+    int ver = 0;
+    nccl.GetVersion(&ver);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    if (c->dc.rank == 0)
+        NK(nccl.GetUniqueId(&id));
+    if (decomp_bcast(&id, sizeof id, err, errlen))
+        return -1;
+    CK(cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking));
+    ncclComm_t comm = NULL;
+    NK(nccl.CommInitRank(&comm, c->dc.size, id, c->dc.rank));
+    c->nccl = comm;
+    c->halo = HALO_NCCL;
+    log_info("cuda 3D: halo exchange through NCCL %d.%d.%d (NCCL_NVLS_ENABLE=0), overlapped "
+             "with the interior where the strategy allows", ver / 10000, ver / 100 % 100, ver % 100);
+    return 0;
+#else
+    (void)ndev;
+    if (ask_nccl)
+        return seterr(err, errlen, "TEXFDTD_HALO=nccl: this texfdtd was built without nccl.h "
+                                   "(rebuild where the CUDA toolkit has NCCL), or use TEXFDTD_HALO=host");
+    return 0;
+#endif
 }
 
 static int cuda3d_create(const struct model *m, const struct engine_options *o,
@@ -1031,9 +1434,18 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     *out = NULL;
     if (m->nz < 2)
         return seterr(err, errlen, "cuda 3D engine: the scene is 2D");
-    int dev = 0;
+    const int P = decomp_size();
+    int dev = 0, want = o->device, ndev = 0;
+    if (P > 1) { /* one GPU per rank: local rank mod the GPUs of this host (or --device) */
+        cudaError_t e = cudaGetDeviceCount(&ndev);
+        if (e != cudaSuccess || ndev == 0)
+            return seterr(err, errlen, "rank %d of %d: no CUDA device: %s", decomp_rank(), P,
+                          e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        if (want < 0)
+            want = decomp_local_rank() % ndev;
+    }
     cudaDeviceProp prop;
-    if (cuda_pick_device(o->device, &dev, &prop, err, errlen))
+    if (cuda_pick_device(want, &dev, &prop, err, errlen))
         return -1;
     cuda3d_engine *c = (cuda3d_engine *)calloc(1, sizeof *c);
     if (!c)
@@ -1047,12 +1459,24 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     c->px = (m->nx + 31) / 32 * 32;
     c->N = m->pml_n;
     c->strat = m->scene->cpml_strategy;
-    c->plane = (size_t)c->px * c->ny;
-    c->cells = c->plane * c->nz;
     const size_t es = precision_size(o->precision);
     const bool mur = m->scene->boundary == BOUNDARY_MUR;
+    /* the slab: one rank holds every plane (kb = k0 = 0, k1 = nz) */
+    if (decomp_slab(&c->dc, m->nx, m->ny, m->nz, es, err, errlen)) {
+        decomp_free(&c->dc);
+        free(c);
+        return -1;
+    }
+    c->kb = decomp_kbase(&c->dc);
+    c->k0 = c->dc.k0;
+    c->k1 = c->dc.k1;
+    c->nzl = (int)decomp_local_planes(&c->dc);
+    c->plane = (size_t)c->px * c->ny;
+    c->cells = c->plane * c->nzl;
+    c->zsides = c->N ? psi_z_sides(c->nz, c->N, c->k0, c->k1, &c->zs0) : 0;
     if (c->N > 16 && c->strat == PML_PER_FACE) {
         const int N = c->N;
+        decomp_free(&c->dc);
         free(c);
         return seterr(err, errlen, "cuda 3D: strategy per-face supports CPML up to 16 cells (%d)", N);
     }
@@ -1062,12 +1486,22 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * for A1 from 400^3 cells on (measured on the H100, 2026-11-22: A1
      * fused 5.09 vs 5.58 ms/step at 534^3, equal at 406^3, 23 % slower at
      * 278^3; see docs/performance-cuda.md).  TEXFDTD_CUDA3D_KZ = 32
-     * (default, fastest), 64 or 128 planes per block. */
+     * (default, fastest), 64 or 128 planes per block.  Under MPI only the
+     * two-kernel path runs (the fused kernel marches z chunks that do not
+     * stop at a slab's end and exchange halos yet). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused")) {
+            decomp_free(&c->dc);
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
+        }
+        if (P > 1 && pe && !strcmp(pe, "fused")) {
+            decomp_free(&c->dc);
+            free(c);
+            return seterr(err, errlen, "TEXFDTD_CUDA3D=fused: the fused kernel does not split "
+                          "over MPI ranks yet; under mpirun with %d ranks use TEXFDTD_CUDA3D=two "
+                          "(the default there)", P);
         }
         const bool big = (double)c->nx * c->ny * c->nz >= 400.0 * 400.0 * 400.0;
         if (pe && !strcmp(pe, "fused"))
@@ -1076,6 +1510,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->fused = false;
         else
             c->fused = c->N == 0 || (c->strat == PML_COMBINED && big);
+        if (P > 1)
+            c->fused = false;
         c->kz = ke ? atoi(ke) : 32;
         if (c->kz != 64 && c->kz != 128)
             c->kz = 32;
@@ -1089,21 +1525,41 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
                  c->uncoalesced ? ", un-coalesced thread mapping" : "");
     }
-    /* memory: 6 fields (twice when fused) + material over the padded grid,
-     * psi (the H psi twice when fused), Mur planes */
+    /* this rank's source slots: those of planes k0 .. k1-1, a run of the
+     * model's list (in cell order) */
+    {
+        const size_t first = (size_t)c->k0 * c->dc.plane, end = (size_t)c->k1 * c->dc.plane;
+        size_t s0 = 0, s1;
+        while (s0 < m->nslots && m->slot_cell[s0] < first)
+            s0++;
+        for (s1 = s0; s1 < m->nslots && m->slot_cell[s1] < end; s1++)
+            ;
+        c->s0 = s0;
+        c->ns = s1 - s0;
+    }
+    if (m->scene->source_type == SOURCE_POINT) {
+        const size_t pcell = model_point_cell(m);
+        const int kp = (int)(pcell / c->dc.plane);
+        c->point = kp >= c->k0 && kp < c->k1;
+        c->pc = (long long)(pcell % (size_t)c->nx)
+                + ((long long)(pcell / (size_t)c->nx) - (long long)c->ny * c->kb) * c->px;
+    }
+    /* memory: 6 fields (twice when fused) + material over the padded local
+     * planes, psi (the H psi twice when fused), Mur planes */
     size_t psi = 0, murb = 0;
     if (c->N)
         for (int k = 0; k < PSI_COUNT; k++)
             psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && k >= PSI_HXY ? 2 : 1);
     if (mur) {
-        mur_planes(c->mur, c->nx, c->ny, c->nz, c->px);
+        mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
         for (int q = 0; q < 12; q++)
-            murb += (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es;
+            murb += mur_cells(c->mur[q]) * es;
     }
     const size_t per_cell = (c->fused ? 12 : 6) * es + 1;
-    const size_t need = c->cells * per_cell + psi + murb + m->nslots * (8 + 1 + es)
+    const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
                         + (64u << 20) /* context and slack */;
     if (cuda_check_memory("cuda 3D", need, per_cell, err, errlen)) {
+        decomp_free(&c->dc);
         free(c);
         return -1;
     }
@@ -1125,8 +1581,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             ALLOC(c->fb[k], c->cells * es);
     }
     ALLOC(c->mat, c->cells);
-    if (cudaMemcpy2D(c->mat, c->px, m->mat, m->nx, m->nx, (size_t)m->ny * m->nz,
-                     cudaMemcpyHostToDevice) != cudaSuccess) {
+    if (cudaMemcpy2D(c->mat, c->px, m->mat + (size_t)c->kb * c->dc.plane, m->nx, m->nx,
+                     (size_t)m->ny * c->nzl, cudaMemcpyHostToDevice) != cudaSuccess) {
         seterr(err, errlen, "cuda 3D: cannot copy the material map");
         goto fail;
     }
@@ -1154,7 +1610,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                 }
             }
         }
-        /* A2's 26 regions: along each axis [0, N), [N, n-1-N), [n-1-N, n) */
+        /* A2's 26 regions: along each axis [0, N), [N, n-1-N), [n-1-N, n);
+         * along z cut to this rank's planes, the empty ones dropped */
         const int n3[3] = {c->nx, c->ny, c->nz};
         int lo[3][3], hi[3][3];
         for (int a = 0; a < 3; a++) {
@@ -1169,34 +1626,38 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                     if (x == 1 && y == 1 && z == 1)
                         continue;
                     Box b = {lo[0][x], hi[0][x], lo[1][y], hi[1][y], lo[2][z], hi[2][z]};
-                    c->regions.box[c->regions.n++] = b;
+                    b.z0 = b.z0 > c->k0 ? b.z0 : c->k0;
+                    b.z1 = b.z1 < c->k1 ? b.z1 : c->k1;
+                    if (b.z1 > b.z0)
+                        c->regions.box[c->regions.n++] = b;
                 }
     }
     if (c->fused && build_tiles(c, err, errlen))
         goto fail;
     if (mur)
         for (int q = 0; q < 12; q++)
-            ALLOC(c->mur_old[q], (size_t)(c->mur[q].a1 - c->mur[q].a0 + 1) * (c->mur[q].b1 - c->mur[q].b0 + 1) * es);
-    if (m->nslots) {
-        long long *cell = (long long *)malloc(m->nslots * sizeof *cell);
-        uint8_t *pec = (uint8_t *)malloc(m->nslots);
+            ALLOC(c->mur_old[q], mur_cells(c->mur[q]) * es);
+    if (c->ns) {
+        long long *cell = (long long *)malloc(c->ns * sizeof *cell);
+        uint8_t *pec = (uint8_t *)malloc(c->ns);
         if (!cell || !pec) {
             free(cell);
             free(pec);
             seterr(err, errlen, "cuda 3D: out of host memory");
             goto fail;
         }
-        for (size_t k = 0; k < m->nslots; k++) {
-            const size_t s = m->slot_cell[k];
-            cell[k] = (long long)(s % (size_t)m->nx) + (long long)(s / (size_t)m->nx) * c->px;
+        for (size_t k = 0; k < c->ns; k++) {
+            const size_t s = m->slot_cell[c->s0 + k];
+            cell[k] = (long long)(s % (size_t)m->nx)
+                      + ((long long)(s / (size_t)m->nx) - (long long)m->ny * c->kb) * c->px;
             pec[k] = m->mats[m->mat[s]].kind == MATERIAL_PEC;
         }
-        ALLOC(c->slot_cell, m->nslots * sizeof *cell);
-        ALLOC(c->slot_pec, m->nslots);
-        ALLOC(c->slot_v_d, m->nslots * es);
-        cudaError_t e1 = cudaMemcpy(c->slot_cell, cell, m->nslots * sizeof *cell, cudaMemcpyHostToDevice);
-        cudaError_t e2 = cudaMemcpy(c->slot_pec, pec, m->nslots, cudaMemcpyHostToDevice);
-        cudaError_t e3 = cudaMallocHost(&c->slot_v_h, m->nslots * es);
+        ALLOC(c->slot_cell, c->ns * sizeof *cell);
+        ALLOC(c->slot_pec, c->ns);
+        ALLOC(c->slot_v_d, c->ns * es);
+        cudaError_t e1 = cudaMemcpy(c->slot_cell, cell, c->ns * sizeof *cell, cudaMemcpyHostToDevice);
+        cudaError_t e2 = cudaMemcpy(c->slot_pec, pec, c->ns, cudaMemcpyHostToDevice);
+        cudaError_t e3 = cudaMallocHost(&c->slot_v_h, c->ns * es);
         if (e3 == cudaSuccess)
             e3 = cudaEventCreateWithFlags(&c->slot_ev, cudaEventDisableTiming);
         free(cell);
@@ -1220,6 +1681,14 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         }
     }
 #undef ALLOC
+    if (P > 1) {
+        if (halo_setup(c, o->device >= 0 ? 1 : ndev, err, errlen)) /* --device: all on one */
+            goto fail;
+        char where[400];
+        snprintf(where, sizeof where, "GPU %d of %d (local rank %d): %.250s, halo %s", dev,
+                 ndev ? ndev : 1, decomp_local_rank(), c->devname, halo_names[c->halo]);
+        decomp_log_map(&c->dc, where);
+    }
     *out = &c->base;
     return 0;
 fail:
@@ -1240,6 +1709,9 @@ static int field_index(enum field f)
     }
 }
 
+/* One rank: the field straight into dst.  MPI: collective; this rank's
+ * planes go to the host (gather_h, laid out as the local planes) and
+ * decomp_gather puts every rank's on rank 0. */
 static int cuda3d_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     cuda3d_engine *c = (cuda3d_engine *)e;
@@ -1248,9 +1720,21 @@ static int cuda3d_read(struct engine *e, enum field f, void *dst, char *err, siz
         return seterr(err, errlen, "cuda 3D engine: no field %s", field_name(f));
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
-    CK(cudaMemcpy2D(dst, c->nx * es, c->f[q], c->px * es, c->nx * es, (size_t)c->ny * c->nz,
-                    cudaMemcpyDeviceToHost));
-    return 0;
+    if (!c->dc.comm) {
+        CK(cudaMemcpy2D(dst, c->nx * es, c->f[q], c->px * es, c->nx * es, (size_t)c->ny * c->nz,
+                        cudaMemcpyDeviceToHost));
+        return 0;
+    }
+    const size_t up = c->dc.plane * es; /* bytes of an unpadded plane */
+    if (!c->gather_h && !(c->gather_h = xcalloc((size_t)c->nzl, up, "read-back planes", err, errlen)))
+        decomp_abort(1, "%s", err); /* the other ranks are in the gather already */
+    const size_t lo = (size_t)c->dc.lo, nzo = (size_t)(c->k1 - c->k0);
+    cudaError_t ce = cudaMemcpy2D((char *)c->gather_h + lo * up, c->nx * es,
+                                  (const char *)c->f[q] + lo * c->plane * es, c->px * es,
+                                  c->nx * es, (size_t)c->ny * nzo, cudaMemcpyDeviceToHost);
+    if (ce != cudaSuccess)
+        decomp_abort(1, "cuda 3D: reading %s back: %s", field_name(f), cudaGetErrorString(ce));
+    return decomp_gather(&c->dc, c->gather_h, dst, err, errlen);
 }
 
 static int cuda3d_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen)
@@ -1261,7 +1745,9 @@ static int cuda3d_write(struct engine *e, enum field f, const void *src, char *e
         return seterr(err, errlen, "cuda 3D engine: no field %s", field_name(f));
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
-    CK(cudaMemcpy2D(c->f[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nz,
+    /* src is the whole field on every rank: this rank's planes, halos included */
+    src = (const char *)src + (size_t)c->kb * c->dc.plane * es;
+    CK(cudaMemcpy2D(c->f[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nzl,
                     cudaMemcpyHostToDevice));
     if (c->fb[q]) /* the ping-pong twin: cells a step never updates read the same in both */
         CK(cudaMemcpy2D(c->fb[q], c->px * es, src, c->nx * es, c->nx * es, (size_t)c->ny * c->nz,
@@ -1301,7 +1787,10 @@ __global__ void k_first_bad3(const T *a, int nx, long long rows, int px, unsigne
 
 /* The blow-up check on the device: one k_first_bad3 launch per field, in
  * scene_fields() order (ex ey ez hx hy hz), into six words, 48 bytes read
- * back; cells in the unpadded [nz][ny][nx] numbering. */
+ * back; cells in the unpadded [nz][ny][nx] numbering.  Under MPI each rank
+ * scans its own planes (halos are another rank's to check) and the ranks
+ * agree on the first bad field and cell (decomp_min_u64), as cpu3d does, so
+ * that every rank stops at the same step with the same message. */
 static int cuda3d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
                                size_t errlen)
 {
@@ -1312,10 +1801,11 @@ static int cuda3d_check_finite(struct engine *e, enum field *f, size_t *cell, ch
     if (!c->first_bad)
         CK(cudaMalloc((void **)&c->first_bad, 6 * sizeof *c->first_bad));
     CK(cudaMemset(c->first_bad, 0xff, 6 * sizeof *c->first_bad));
-    const long long rows = (long long)c->ny * c->nz, blocks_y = (rows + 7) / 8;
+    const long long rows = (long long)c->ny * (c->k1 - c->k0), blocks_y = (rows + 7) / 8;
     const dim3 b(32, 8), g((unsigned)((c->nx + 31) / 32), (unsigned)(blocks_y < 65535 ? blocks_y : 65535));
+    const size_t skip = (size_t)c->dc.lo * c->plane * c->dc.elem; /* bytes below plane k0 */
     for (int k = 0; k < nf; k++) {
-        const void *a = c->f[field_index(order[k])];
+        const void *a = (const char *)c->f[field_index(order[k])] + skip;
         if (e->opt.precision == PRECISION_DOUBLE)
             k_first_bad3<double><<<g, b>>>((const double *)a, c->nx, rows, c->px, c->first_bad + k);
         else
@@ -1324,13 +1814,27 @@ static int cuda3d_check_finite(struct engine *e, enum field *f, size_t *cell, ch
     CK(cudaGetLastError());
     unsigned long long first[6];
     CK(cudaMemcpy(first, c->first_bad, sizeof first, cudaMemcpyDeviceToHost));
-    for (int k = 0; k < nf; k++)
-        if (first[k] != ~0ull) {
-            *f = order[k];
-            *cell = (size_t)first[k];
-            return 1;
-        }
-    return 0;
+    if (!c->dc.comm) {
+        for (int k = 0; k < nf; k++)
+            if (first[k] != ~0ull) {
+                *f = order[k];
+                *cell = (size_t)first[k];
+                return 1;
+            }
+        return 0;
+    }
+    /* field position * ncells + global cell, least over the ranks */
+    const size_t ncells = e->model->ncells, below = (size_t)c->k0 * c->dc.plane;
+    unsigned long long mine = ~0ull;
+    for (int k = 0; k < nf && mine == ~0ull; k++)
+        if (first[k] != ~0ull)
+            mine = (unsigned long long)k * ncells + below + first[k];
+    const unsigned long long all = decomp_min_u64(mine);
+    if (all == ~0ull)
+        return 0;
+    *f = order[all / ncells];
+    *cell = (size_t)(all % ncells);
+    return 1;
 }
 
 static void cuda3d_describe(const struct engine *e, struct engine_info *info)
@@ -1348,12 +1852,16 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
              c->uncoalesced ? " (un-coalesced mapping)" : "", drv, rt, c->px,
              c->N ? st[c->strat] : "none",
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
+    if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,
+                 halo_names[c->halo]);
 }
 
 extern "C" const struct engine_ops cuda3d_engine_ops = {
     "cuda",
-    ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT,
-    "3D CUDA, float or double, CPML strategies combined | regions | per-face",
+    ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT | ENGINE_CAP_MPI,
+    "3D CUDA, float or double, CPML strategies combined | regions | per-face, MPI z slabs (a GPU a rank)",
     cuda3d_create,
     cuda3d_step,
     cuda3d_read,

@@ -1,4 +1,4 @@
-/* test_mpi.c - the 3D CPU engine split over MPI ranks (core/decomp.c, docs/mpi.md).
+/* test_mpi.c - the 3D engines split over MPI ranks (core/decomp.c, docs/mpi.md).
  *
  * `mpirun -np 2` and `-np 3` of `texfdtd run` (oversubscribed: CI has two
  * cores) must write a fields.h5 whose every dataset, final and snapshot, is
@@ -9,6 +9,15 @@
  * message), and a rank that dies takes the job down within a bounded time.
  * Skipped, not failed, where the build has no MPI or mpirun is missing.
  * Small grids: about a second per mpirun on CI.
+ *
+ * The 3D CUDA engine (one GPU a rank) is held to the same bits against one
+ * process of itself: CPML (combined, regions, per-face), Mur with the plane
+ * wave (source slots on every rank), the point source, dielectric and PEC
+ * objects across the rank boundary, float and double, both halo exchanges
+ * (TEXFDTD_HALO=host and the default, NCCL where it loads), 3 ranks with a
+ * z-CPML slab across a boundary.  Those tests skip without a usable GPU,
+ * unless TEXFDTD_REQUIRE_GPU=1; TEXFDTD_REQUIRE_NCCL=1 also demands that
+ * the default exchange be NCCL.
  */
 #include "helpers.h"
 
@@ -36,15 +45,24 @@ static const char *mpirun_prefix(int P, char *buf, size_t len)
 
 static char *temp_dir(void) { return temp_dir_tagged("mpi"); }
 
-/* Run `scene` with P ranks (P = 0: a plain process, no mpirun) into dir/run-P. */
-static void run_ranks(const char *scene, const char *dir, int P, const char *extra)
+/* Run `scene` with P ranks (P = 0: a plain process, no mpirun) into
+ * dir/run-NAME (NAME: P, or `name` when given), with environment
+ * assignments `env` before the command, the output into out. */
+static void run_engine_ranks(const char *scene, const char *dir, int P, const char *engine,
+                             const char *name, const char *env, const char *extra, char *out,
+                             size_t outlen)
 {
-    char out[16384], pre[128], sub[600];
-    snprintf(sub, sizeof sub, "%s/run-%d", dir, P);
-    const int rc = run_cmd(out, sizeof out, "%s %s run %s --engine cpu --threads 1 "
-                           "--out %s %s", P ? mpirun_prefix(P, pre, sizeof pre) : "", texfdtd_bin(), scene,
-                           sub, extra ? extra : "");
-    cr_assert_eq(rc, 0, "%d ranks: exit %d\n%s", P, rc, out);
+    char pre[128], sub[600];
+    if (name)
+        snprintf(sub, sizeof sub, "%s/run-%s", dir, name);
+    else
+        snprintf(sub, sizeof sub, "%s/run-%d", dir, P);
+    const int rc = run_cmd(out, outlen, "%s %s %s run %s --engine %s --threads 1 --out %s %s",
+                           env ? env : "", P ? mpirun_prefix(P, pre, sizeof pre) : "",
+                           texfdtd_bin(), scene, engine, sub, extra ? extra : "");
+    cr_assert_eq(rc, 0, "%s, %d ranks: exit %d\n%s", engine, P, rc, out);
+    cr_log_info("%s, %d ranks%s%s: %s", engine, P, env ? ", " : "", env ? env : "",
+                strstr(out, "steps in") ? strstr(out, "steps in") - 4 : "?");
     if (P > 1) {
         char want[64];
         snprintf(want, sizeof want, "rank %d of %d: z planes", P - 1, P);
@@ -52,6 +70,12 @@ static void run_ranks(const char *scene, const char *dir, int P, const char *ext
         const char *w = strstr(out, "wrote ");
         cr_assert(w && !strstr(w + 1, "wrote "), "rank 0 alone reports:\n%s", out);
     }
+}
+
+static void run_ranks(const char *scene, const char *dir, int P, const char *extra)
+{
+    char out[16384];
+    run_engine_ranks(scene, dir, P, "cpu", NULL, NULL, extra, out, sizeof out);
 }
 
 /* Read dataset `name` of file f as raw bytes (its own type) into a malloc'ed
@@ -91,15 +115,16 @@ static bool any_nonzero(const void *a, size_t bytes)
     return false;
 }
 
-/* Every field of groups "/" and "/snapshots/SNAP" in dir/run-P against
- * dir/run-0, bit for bit.  The comparison is shown able to fail: the final
+/* Every field of groups "/" and "/snapshots/SNAP" in dir/run-B against
+ * dir/run-A, bit for bit.  The comparison is shown able to fail: the final
  * fields differ from the snapshot's in the same file. */
-static void same_bits(const char *dir, int P, int snap, size_t elem)
+static void same_bits_runs(const char *dir, const char *A, const char *B, int P, int snap,
+                           size_t elem)
 {
     static const char *const names[] = {"ex", "ey", "ez", "hx", "hy", "hz"};
     char pa[600], pb[600];
-    snprintf(pa, sizeof pa, "%s/run-0/fields.h5", dir);
-    snprintf(pb, sizeof pb, "%s/run-%d/fields.h5", dir, P);
+    snprintf(pa, sizeof pa, "%s/run-%s/fields.h5", dir, A);
+    snprintf(pb, sizeof pb, "%s/run-%s/fields.h5", dir, B);
     hid_t fa = H5Fopen(pa, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(pb, H5F_ACC_RDONLY, H5P_DEFAULT);
     cr_assert(fa >= 0 && fb >= 0, "open %s and %s", pa, pb);
     for (int g = 0; g < 2; g++)
@@ -114,8 +139,8 @@ static void same_bits(const char *dir, int P, int snap, size_t elem)
             cr_assert_eq(na, nb, "%s: %zu bytes against %zu", name, na, nb);
             cr_assert(any_nonzero(a, na), "%s: the field must be excited", name);
             const size_t n = differing(a, b, na, elem, &first);
-            cr_assert_eq(n, 0, "%d ranks, %s: %zu values differ from one process, the first at "
-                         "cell %zu", P, name, n, first);
+            cr_assert_eq(n, 0, "%d ranks (run-%s), %s: %zu values differ from one process, the "
+                         "first at cell %zu", P, B, name, n, first);
             if (g == 0) { /* the comparison can fail: step `snap` is not the last step */
                 char sname[64];
                 size_t ns;
@@ -129,6 +154,13 @@ static void same_bits(const char *dir, int P, int snap, size_t elem)
         }
     H5Fclose(fa);
     H5Fclose(fb);
+}
+
+static void same_bits(const char *dir, int P, int snap, size_t elem)
+{
+    char b[16];
+    snprintf(b, sizeof b, "%d", P);
+    same_bits_runs(dir, "0", b, P, snap, elem);
 }
 
 /* One process, then each P of ranks[], compared. */
@@ -264,4 +296,159 @@ Test(mpi, a_dying_rank_takes_the_job_down, .timeout = 150)
     unlink(scene);
     free(scene);
     free(dir);
+}
+
+/* ---- the 3D CUDA engine, one GPU a rank --------------------------------------- */
+
+/* Skip (or fail, with TEXFDTD_REQUIRE_GPU=1) where this build has no 3D CUDA
+ * engine or no GPU can be opened; then MPI as need_mpi(). */
+static void need_gpu_and_mpi(void)
+{
+    const bool required = getenv("TEXFDTD_REQUIRE_GPU") && !strcmp(getenv("TEXFDTD_REQUIRE_GPU"), "1");
+    if (!engine_find("cuda", 3)) {
+        if (required)
+            cr_assert_fail("TEXFDTD_REQUIRE_GPU=1 but this build has no CUDA engine (no nvcc?)");
+        cr_skip_test("this build has no CUDA engine (nvcc not found)");
+    }
+    struct test_setup t;
+    setup_from_text(&t, "[grid]\nnx = 8\nny = 8\nnz = 8\nsteps = 1\n", NULL, 0);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .device = -1};
+    struct engine *e = NULL;
+    char err[ERRLEN];
+    const int rc = engine_create("cuda", &t.model, &o, &e, err, sizeof err);
+    if (!rc)
+        engine_destroy(e);
+    setup_free(&t);
+    if (rc) {
+        if (required)
+            cr_assert_fail("TEXFDTD_REQUIRE_GPU=1 but the CUDA engine fails: %s", err);
+        cr_skip_test("no usable CUDA device: %s", err);
+    }
+#ifndef TEXFDTD_HAVE_MPI
+    if (required)
+        cr_assert_fail("TEXFDTD_REQUIRE_GPU=1 but this build has no MPI (build with MPI on for "
+                       "the GPU machine: bench/device_mpi.sh)");
+#endif
+    need_mpi();
+}
+
+/* One process of the cuda engine, then each (P, halo) of the list, compared
+ * bit for bit.  halo: NULL for the default exchange (NCCL where it loads,
+ * demanded with TEXFDTD_REQUIRE_NCCL=1), "host" for TEXFDTD_HALO=host. */
+struct cuda_run {
+    int P;
+    const char *halo;
+};
+
+static void check_cuda_scene(const char *text, const struct cuda_run *runs, int nruns, int snap,
+                             size_t elem, const char *extra)
+{
+    need_gpu_and_mpi();
+    const bool want_nccl = getenv("TEXFDTD_REQUIRE_NCCL") && !strcmp(getenv("TEXFDTD_REQUIRE_NCCL"), "1");
+    char *scene = write_temp_scene(text), *dir = temp_dir();
+    static char out[16384];
+    run_engine_ranks(scene, dir, 0, "cuda", "0", NULL, extra, out, sizeof out);
+    for (int k = 0; k < nruns; k++) {
+        char name[32], env[64] = "";
+        snprintf(name, sizeof name, "%d-%s", runs[k].P, runs[k].halo ? runs[k].halo : "default");
+        if (runs[k].halo)
+            snprintf(env, sizeof env, "TEXFDTD_HALO=%s", runs[k].halo);
+        run_engine_ranks(scene, dir, runs[k].P, "cuda", name, env, extra, out, sizeof out);
+        char want[64];
+        snprintf(want, sizeof want, "rank %d of %d: z planes", runs[k].P - 1, runs[k].P);
+        cr_assert(strstr(out, want) && strstr(out, "GPU "), "the rank-to-GPU map:\n%s", out);
+        same_bits_runs(dir, "0", name, runs[k].P, snap, elem);
+        if (runs[k].halo)
+            cr_assert(strstr(out, "halo host-staged"), "TEXFDTD_HALO=host:\n%s", out);
+        else if (want_nccl)
+            cr_assert(strstr(out, "halo nccl"), "TEXFDTD_REQUIRE_NCCL=1 but the exchange is not "
+                      "NCCL (the fields agree):\n%s", out);
+    }
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+/* The CPML cube: 8-cell CPML, a point source, a dielectric sphere across the
+ * rank boundary (2 ranks: z = 16) and a PEC plate across it. */
+static const char *cuda_cpml_scene =
+    "[grid]\nnx = 40\nny = 36\nnz = 32\nsteps = 60\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\ntype = point\ncenter_x = 17\ncenter_y = 15\ncenter_z = 14\n"
+    "[boundary]\ntype = cpml\ncells = 8\nstrategy = combined\n"
+    "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 4\ncenter_x = 21\n"
+    "center_y = 18\ncenter_z = 16\nradius = 6\n"
+    "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 12\ncenter_y = 12\n"
+    "center_z = 15.5\nwidth = 3\nheight = 1\ndepth = 6\n"
+    "[output]\nsnapshots = 31\npng = false\n";
+
+Test(mpi, cuda_cpml_point_sphere_2_ranks_both_halos_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}, {2, "host"}}, 2, 31, 4,
+                     NULL);
+}
+
+/* The fused z-marching kernel does not split: asked for under mpirun, it is
+ * refused before anything runs, saying what to use. */
+Test(mpi, cuda_fused_path_is_refused_under_mpirun, .timeout = 120)
+{
+    need_gpu_and_mpi();
+    char out[16384], pre[128];
+    char *scene = write_temp_scene(cuda_cpml_scene), *dir = temp_dir();
+    const int rc = run_cmd(out, sizeof out, "TEXFDTD_CUDA3D=fused %s %s run %s --engine cuda "
+                           "--out %s/run", mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene,
+                           dir);
+    cr_assert_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_assert(strstr(out, "TEXFDTD_CUDA3D=fused: the fused kernel does not split over MPI ranks"),
+              "%s", out);
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+Test(mpi, cuda_cpml_double_2_ranks_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}}, 1, 31, 8,
+                     "--precision double");
+}
+
+/* The other two CPML strategies (2 ranks): regions cut to the slab, per-face
+ * z kernels only on the side a rank holds. */
+Test(mpi, cuda_cpml_regions_and_per_face_2_ranks_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}}, 1, 31, 4,
+                     "--set boundary.strategy=regions");
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}}, 1, 31, 4,
+                     "--set boundary.strategy=per-face");
+}
+
+/* 3 ranks (11 + 11 + 10 planes) with a 10-cell CPML: the upper z slab
+ * (H planes 21 .. 30) crosses the boundary at 22, so the middle rank, with
+ * neighbours on both sides, holds the upper z psi (the objects shrunk into
+ * the smaller interior).  More ranks than GPUs share them: the host-staged
+ * exchange. */
+Test(mpi, cuda_3_ranks_z_cpml_across_a_boundary_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host"}}, 1, 31, 4,
+                     "--set boundary.cells=10 --set object.ball.radius=4 "
+                     "--set object.plate.center_x=14");
+}
+
+/* Mur on all faces, the plane wave at an angle (source slots in PEC and
+ * dielectric cells on both ranks), a sphere across the boundary, an uneven
+ * split (31 planes: 16 + 15). */
+Test(mpi, cuda_mur_plane_wave_uneven_2_ranks_bit_identical, .timeout = 240)
+{
+    check_cuda_scene("[grid]\nnx = 40\nny = 36\nnz = 31\nsteps = 60\ncourant = 0.5\n"
+                     "cells_per_wavelength = 10\n"
+                     "[source]\nangle = 30\nfront_offset = 6\n"
+                     "[boundary]\ntype = mur\n"
+                     "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\n"
+                     "center_x = 20\ncenter_y = 18\ncenter_z = 15.5\nradius = 7\n"
+                     "[object.block]\nshape = box\nmaterial = pec\ncenter_x = 8\ncenter_y = 8\n"
+                     "center_z = 14\nwidth = 3\nheight = 3\ndepth = 6\n"
+                     "[output]\nsnapshots = 30\npng = false\n",
+                     (const struct cuda_run[]){{2, NULL}}, 1, 30, 4, NULL);
 }
