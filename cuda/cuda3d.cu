@@ -1496,6 +1496,16 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
         }
+        /* regions (A2) and per-face (A3) over ranks gave fields that differ
+         * from one process (2 x H200, 2026-11-22: 39 754 Ex values in the
+         * first); until that is found, only combined (A1) splits */
+        if (P > 1 && c->N > 0 && c->strat != PML_COMBINED) {
+            const char *name = c->strat == PML_REGIONS ? "regions" : "per-face";
+            decomp_free(&c->dc);
+            free(c);
+            return seterr(err, errlen, "[boundary] strategy = %s: the cuda 3D engine splits over "
+                          "MPI ranks only with strategy = combined (the default) for now", name);
+        }
         if (P > 1 && pe && !strcmp(pe, "fused")) {
             decomp_free(&c->dc);
             free(c);
