@@ -215,15 +215,12 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
     struct cpu_engine *c = (struct cpu_engine *)e;
     const size_t n = e->model->ncells;
     for (int k = 0; k < FIELD_COUNT; k++) {
-        const void *p = cpu_field(c, (enum field)k);
-        for (size_t q = 0; q < n; q++) {
-            const double v = e->opt.precision == PRECISION_DOUBLE ? ((const double *)p)[q]
-                                                                  : ((const float *)p)[q];
-            if (!isfinite(v)) {
-                *f = (enum field)k;
-                *cell = q;
-                return 1;
-            }
+        const size_t q = cpu_first_bad(cpu_field(c, (enum field)k), n, e->opt.precision,
+                                       c->threads);
+        if (q < n) {
+            *f = (enum field)k;
+            *cell = q;
+            return 1;
         }
     }
     return 0;

@@ -306,29 +306,6 @@ static int cpu3d_write_field(struct engine *e, enum field f, const void *src, ch
     return 0;
 }
 
-/* The lowest index q < n with p[q] NaN or Inf, or n if every value is
- * finite: a min reduction over threads, so the answer does not depend on
- * their number. */
-static size_t first_bad_f(const float *p, size_t n, int threads)
-{
-    size_t first = n;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
-    for (size_t q = 0; q < n; q++)
-        if (!isfinite(p[q]) && q < first)
-            first = q;
-    return first;
-}
-
-static size_t first_bad_d(const double *p, size_t n, int threads)
-{
-    size_t first = n;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
-    for (size_t q = 0; q < n; q++)
-        if (!isfinite(p[q]) && q < first)
-            first = q;
-    return first;
-}
-
 /* The six fields in scene_fields() order, scanned in place; the first bad
  * field in that order and the lowest cell in it. */
 static int cpu3d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
@@ -346,9 +323,7 @@ static int cpu3d_check_finite(struct engine *e, enum field *f, size_t *cell, cha
     unsigned long long first = ~0ull; /* field position * ncells + global cell */
     for (int k = 0; k < nf && first == ~0ull; k++) {
         const char *p = (const char *)cpu3d_field(c, order[k]) + skip * d->elem;
-        const size_t q = e->opt.precision == PRECISION_DOUBLE
-                             ? first_bad_d((const double *)p, n, c->threads)
-                             : first_bad_f((const float *)p, n, c->threads);
+        const size_t q = cpu_first_bad(p, n, e->opt.precision, c->threads);
         if (q < n)
             first = (unsigned long long)k * ncells + (size_t)d->k0 * d->plane + q;
     }

@@ -3,6 +3,7 @@
 #include "cpucommon.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,4 +54,23 @@ void cpu_model_name(char *buf, size_t len)
         }
     }
     fclose(f);
+}
+
+size_t cpu_first_bad(const void *p, size_t n, enum precision prec, int threads)
+{
+    size_t first = n;
+    if (prec == PRECISION_DOUBLE) {
+        const double *d = p;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+        for (size_t q = 0; q < n; q++)
+            if (!isfinite(d[q]) && q < first)
+                first = q;
+    } else {
+        const float *f = p;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first)
+        for (size_t q = 0; q < n; q++)
+            if (!isfinite(f[q]) && q < first)
+                first = q;
+    }
+    return first;
 }

@@ -16,6 +16,12 @@ void cpu_set_denormal_mode(enum denormals dn);
 /* n elements of elem bytes, zeroed, 64-byte aligned; NULL with err filled. */
 void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen);
 
+/* The lowest index q < n with p[q] (float or double) NaN or Inf, or n if
+ * every value is finite: a min reduction over `threads` OpenMP threads, so
+ * the answer does not depend on their number.  The blow-up check of both
+ * CPU engines. */
+size_t cpu_first_bad(const void *p, size_t n, enum precision prec, int threads);
+
 /* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
 void cpu_model_name(char *buf, size_t len);
 
