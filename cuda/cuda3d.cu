@@ -223,7 +223,7 @@ template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regio
  * the paper's hard z-normal case) a block is 16 slab columns x 16 rows and
  * the row segment of the differenced field is staged through shared memory,
  * so global reads are whole contiguous row segments. */
-template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d, int side)
+template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d, int side, int za, int zb)
 {
     typedef Ar<T, F> A;
     const int N = d.N;
@@ -232,17 +232,17 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     const int a0 = side == 0 ? (E ? 1 : 0) : (E ? n_ax - N : n_ax - 1 - N);
     const int a1 = side == 0 ? N - 1 : n_ax - 2;
     int i, j, k;
-    /* planes: this rank's k0 <= k < kend (x and y faces over all of them,
-     * a z face's slab planes where they are this rank's) */
-    const int kend = d.k0 + d.nzo;
+    /* planes za <= k < zb, a part of this rank's k0 .. k0+nzo-1 (x and y
+     * faces over all of them, a z face's slab planes where they lie in it) */
+    const int kend = zb;
     if (AXIS == 0) {
         i = a0 + threadIdx.x;
         j = blockIdx.x * blockDim.y + threadIdx.y;
-        k = d.k0 + blockIdx.y;
+        k = za + blockIdx.y;
     } else {
         i = blockIdx.x * blockDim.x + threadIdx.x;
         j = AXIS == 1 ? a0 + blockIdx.y : blockIdx.y;
-        k = AXIS == 2 ? a0 + blockIdx.z : d.k0 + blockIdx.z;
+        k = AXIS == 2 ? a0 + blockIdx.z : za + blockIdx.z;
     }
     extern __shared__ unsigned char smem_raw[];
     T *s = (T *)smem_raw;
@@ -266,7 +266,7 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     (void)f2;
     const bool inside = AXIS == 0 ? (i <= a1 && j < d.ny && k < kend)
                         : AXIS == 1 ? (i < d.nx && j <= a1 && k < kend)
-                                    : (i < d.nx && j < d.ny && k <= a1 && k >= d.k0 && k < kend);
+                                    : (i < d.nx && j < d.ny && k <= a1 && k >= za && k < kend);
     if (AXIS == 0) {
         /* stage g1, g2 of this row segment (and its outer neighbour) in shared memory */
         const int w = blockDim.x + 1, row = threadIdx.y;
@@ -754,22 +754,26 @@ static void launch_field(const Dev3<T> &d, const Box &b)
     }
 }
 
-/* zsides: how many z sides this rank's z psi hold (from d.zs0; 2 on one rank) */
-template <typename T, bool F, bool E> static void launch_faces(const Dev3<T> &d, int zsides)
+/* The face kernels over planes za <= k < zb of this rank's.  zsides: how
+ * many z sides this rank's z psi hold (from d.zs0; 2 on one rank). */
+template <typename T, bool F, bool E>
+static void launch_faces(const Dev3<T> &d, int zsides, int za, int zb)
 {
     const int N = d.N;
+    if (zb <= za)
+        return;
     for (int side = 0; side < 2; side++) {
         /* x faces: blocks of 16 slab columns x 16 rows, row segments in shared memory */
-        dim3 bx(16, 16, 1), gx((unsigned)((d.ny + 15) / 16), (unsigned)d.nzo, 1);
+        dim3 bx(16, 16, 1), gx((unsigned)((d.ny + 15) / 16), (unsigned)(zb - za), 1);
         const size_t sh = 16 * 2 * 17 * sizeof(T);
         if (N <= 16)
-            k_face<T, F, E, 0><<<gx, bx, sh>>>(d, side);
+            k_face<T, F, E, 0><<<gx, bx, sh>>>(d, side, za, zb);
         dim3 b2(128, 1, 1);
-        dim3 gy((unsigned)((d.nx + 127) / 128), (unsigned)N, (unsigned)d.nzo);
-        k_face<T, F, E, 1><<<gy, b2>>>(d, side);
+        dim3 gy((unsigned)((d.nx + 127) / 128), (unsigned)N, (unsigned)(zb - za));
+        k_face<T, F, E, 1><<<gy, b2>>>(d, side, za, zb);
         dim3 gz((unsigned)((d.nx + 127) / 128), (unsigned)d.ny, (unsigned)N);
         if (side >= d.zs0 && side < d.zs0 + zsides) /* a z side this rank reaches */
-            k_face<T, F, E, 2><<<gz, b2>>>(d, side);
+            k_face<T, F, E, 2><<<gz, b2>>>(d, side, za, zb);
     }
 }
 
@@ -994,48 +998,38 @@ static int halo_wait(cuda3d_engine *c, bool up, char *err, size_t errlen)
     return 0;
 }
 
-/* H over planes za <= k < zb (global) with the scene's CPML strategy.
- * Regions and per-face always take this rank's whole slab. */
-template <typename T, bool F>
-static void launch_h(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
+/* H (E = false) or E over planes za <= k < zb (global, a part of this
+ * rank's k0 .. k1-1) with the scene's CPML strategy.  Every strategy takes
+ * any z range: combined one field kernel; regions the interior box and the
+ * 26 regions, each cut to the range (on the host, per launch); per-face the
+ * face kernels over the range, then the field kernel. */
+template <typename T, bool F, bool E>
+static void launch_half(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
 {
     const int N = c->N;
     const Box box = {0, c->nx, 0, c->ny, za, zb};
     if (N == 0) {
-        launch_field<T, F, MODE_NONE, false>(d, box);
+        launch_field<T, F, MODE_NONE, E>(d, box);
     } else if (c->strat == PML_COMBINED) {
-        launch_field<T, F, MODE_INLINE, false>(d, box);
+        launch_field<T, F, MODE_INLINE, E>(d, box);
     } else if (c->strat == PML_REGIONS) {
-        const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N > c->k0 ? N : c->k0,
-                           c->nz - 1 - N < c->k1 ? c->nz - 1 - N : c->k1};
-        launch_field<T, F, MODE_NONE, false>(d, inner);
-        if (c->regions.n)
-            k_regions<T, F, false><<<dim3(256, c->regions.n), 256>>>(d, c->regions);
+        const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N > za ? N : za,
+                           c->nz - 1 - N < zb ? c->nz - 1 - N : zb};
+        launch_field<T, F, MODE_NONE, E>(d, inner);
+        Regions r;
+        r.n = 0;
+        for (int q = 0; q < c->regions.n; q++) {
+            Box b = c->regions.box[q];
+            b.z0 = b.z0 > za ? b.z0 : za;
+            b.z1 = b.z1 < zb ? b.z1 : zb;
+            if (b.z1 > b.z0)
+                r.box[r.n++] = b;
+        }
+        if (r.n)
+            k_regions<T, F, E><<<dim3(256, r.n), 256>>>(d, r);
     } else {
-        launch_faces<T, F, false>(d, c->zsides); /* psi first, then the field reads them */
-        launch_field<T, F, MODE_KAPPA, false>(d, box);
-    }
-}
-
-/* E over planes za <= k < zb, as launch_h. */
-template <typename T, bool F>
-static void launch_e(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
-{
-    const int N = c->N;
-    const Box box = {0, c->nx, 0, c->ny, za, zb};
-    if (N == 0) {
-        launch_field<T, F, MODE_NONE, true>(d, box);
-    } else if (c->strat == PML_COMBINED) {
-        launch_field<T, F, MODE_INLINE, true>(d, box);
-    } else if (c->strat == PML_REGIONS) {
-        const Box inner = {N, c->nx - 1 - N, N, c->ny - 1 - N, N > c->k0 ? N : c->k0,
-                           c->nz - 1 - N < c->k1 ? c->nz - 1 - N : c->k1};
-        launch_field<T, F, MODE_NONE, true>(d, inner);
-        if (c->regions.n)
-            k_regions<T, F, true><<<dim3(256, c->regions.n), 256>>>(d, c->regions);
-    } else {
-        launch_faces<T, F, true>(d, c->zsides);
-        launch_field<T, F, MODE_KAPPA, true>(d, box);
+        launch_faces<T, F, E>(d, c->zsides, za, zb); /* psi first, then the field reads them */
+        launch_field<T, F, MODE_KAPPA, E>(d, box);
     }
 }
 
@@ -1053,9 +1047,8 @@ static void launch_mur(const cuda3d_engine *c, const Dev3<T> &d, T kmur)
 }
 
 /* The two-kernel step (update3d.inc's order): H, [halo Hx Hy], Mur save,
- * E, Mur, slots, point source, [halo Ex Ey].  Under MPI with NCCL and a
- * strategy whose kernels take any z range (no CPML, combined), the
- * exchanges overlap the interior:
+ * E, Mur, slots, point source, [halo Ex Ey].  Under MPI with NCCL (every
+ * strategy's kernels take any z range) the exchanges overlap the interior:
  *   H on k0 .. k1-2 | wait for Ex, Ey plane k1 | H on k1-1 | start Hx, Hy
  *   Mur save | E on k0+1 .. k1-1 | wait for Hx, Hy plane k0-1 | E on k0
  *   Mur, slots, point | start Ex, Ey
@@ -1070,7 +1063,12 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
     const bool mur = m->scene->boundary == BOUNDARY_MUR;
     const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
     const bool mpi = c->halo != HALO_NONE;
-    const bool split = c->halo == HALO_NCCL && (c->N == 0 || c->strat == PML_COMBINED);
+    /* NCCL: the exchanges run on their own stream, overlapped.  The host
+     * exchange is over when halo_start returns.  (Every NCCL step waits for
+     * the Ex, Ey plane k1 before its top H plane: a first version let the
+     * regions and per-face strategies update H without that wait, read a
+     * plane still in flight and differed from one process on 2 H200s.) */
+    const bool split = c->halo == HALO_NCCL;
     const int k0 = c->k0, k1 = c->k1;
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
@@ -1087,12 +1085,12 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
         }
         /* H */
         if (split) {
-            launch_h<T, F>(c, d, k0, k1 - 1);
+            launch_half<T, F, false>(c, d, k0, k1 - 1);
             if (halo_wait(c, false, err, errlen))
                 return -1;
-            launch_h<T, F>(c, d, k1 - 1, k1);
+            launch_half<T, F, false>(c, d, k1 - 1, k1);
         } else {
-            launch_h<T, F>(c, d, k0, k1);
+            launch_half<T, F, false>(c, d, k0, k1);
         }
         if (mpi && halo_start(c, true, err, errlen))
             return -1;
@@ -1100,14 +1098,14 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
             launch_mur<T, F, false>(c, d, kmur);
         /* E */
         if (split) {
-            launch_e<T, F>(c, d, k0 + 1, k1);
+            launch_half<T, F, true>(c, d, k0 + 1, k1);
             if (halo_wait(c, true, err, errlen))
                 return -1;
-            launch_e<T, F>(c, d, k0, k0 + 1);
+            launch_half<T, F, true>(c, d, k0, k0 + 1);
         } else {
             if (mpi && halo_wait(c, true, err, errlen))
                 return -1;
-            launch_e<T, F>(c, d, k0, k1);
+            launch_half<T, F, true>(c, d, k0, k1);
         }
         if (mur)
             launch_mur<T, F, true>(c, d, kmur);
@@ -1495,16 +1493,6 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             decomp_free(&c->dc);
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
-        }
-        /* regions (A2) and per-face (A3) over ranks gave fields that differ
-         * from one process (2 x H200, 2026-11-22: 39 754 Ex values in the
-         * first); until that is found, only combined (A1) splits */
-        if (P > 1 && c->N > 0 && c->strat != PML_COMBINED) {
-            const char *name = c->strat == PML_REGIONS ? "regions" : "per-face";
-            decomp_free(&c->dc);
-            free(c);
-            return seterr(err, errlen, "[boundary] strategy = %s: the cuda 3D engine splits over "
-                          "MPI ranks only with strategy = combined (the default) for now", name);
         }
         if (P > 1 && pe && !strcmp(pe, "fused")) {
             decomp_free(&c->dc);
