@@ -526,9 +526,12 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, T ce, T
     }
 }
 
-/* A tile: x band (32 columns), y band (BY rows), planes [k0, k1). */
+/* A tile: x band (32 columns), y band (BY rows), planes [k0, k1).  hb: the
+ * H of plane k0-1 is not recomputed but read from the new buffers, where
+ * the halo exchange put the rank below's (MPI: the bottom plane of a slab,
+ * whose E needs this step's H of a plane another rank updates). */
 struct Tile3 {
-    int bx, by, k0, k1;
+    int bx, by, k0, k1, hb;
 };
 
 template <typename T, bool F, bool PML, int BY>
@@ -579,11 +582,19 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
             ezi = d.ez[c + 1];
             eyi = d.ey[c + 1];
         }
-        /* H(k): update3d.inc's differences; the halo plane k0-1 is not ours */
+        /* H(k): update3d.inc's differences; the halo plane k0-1 is not ours
+         * (hb: it is another rank's, received; only its Hx, Hy are used) */
         const bool ownk = own && k >= k0;
-        const T hx = hx3<T, F, PML>(p, i, j, k, ok, A::sub(ezj, ezc), A::sub(eyu, eyc), hxo, ownk);
-        const T hy = hy3<T, F, PML>(p, i, j, k, ok, A::sub(exu, exc), A::sub(ezi, ezc), hyo, ownk);
-        const T hz = hz3<T, F, PML>(p, i, j, k, ok, A::sub(eyi, eyc), A::sub(exj, exc), hzo, ownk);
+        T hx, hy, hz;
+        if (tl.hb && k < k0) {
+            hx = ok ? p.hx1[c] : T(0);
+            hy = ok ? p.hy1[c] : T(0);
+            hz = T(0);
+        } else {
+            hx = hx3<T, F, PML>(p, i, j, k, ok, A::sub(ezj, ezc), A::sub(eyu, eyc), hxo, ownk);
+            hy = hy3<T, F, PML>(p, i, j, k, ok, A::sub(exu, exc), A::sub(ezi, ezc), hyo, ownk);
+            hz = hz3<T, F, PML>(p, i, j, k, ok, A::sub(eyi, eyc), A::sub(exj, exc), hzo, ownk);
+        }
         if (k >= k0) {
             T hz_im = __shfl_up_sync(FULL_MASK3, hz, 1), hy_im = __shfl_up_sync(FULL_MASK3, hy, 1);
             if (lane == 0 && own && i_dn) {
@@ -633,9 +644,20 @@ __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
     e1[w] = A::add(e0[nb], A::mul(kmur, A::sub(e1[nb], e0[w])));
 }
 
+/* The fused kernel's tiles of one z range, in two device tables: [0] no
+ * CPML cell in the tile or its halo, [1] the others. */
+struct TileSet {
+    Tile3 *t[2];
+    size_t n[2];
+};
+/* The parts of a slab, in the order step_fused launches them under MPI:
+ * k0+1 .. mid-1, the top plane k1-1 (its Hx, Hy then go up), mid .. k1-2,
+ * the bottom plane k0 (hb: after the rank below's Hx, Hy have come). */
+enum { TS_BODY_LO, TS_TOP, TS_BODY_HI, TS_BOTTOM, TS_COUNT };
+
 /* How the halo planes travel between ranks (MPI only). */
-enum halo_mode { HALO_NONE, HALO_HOST, HALO_NCCL };
-static const char *const halo_names[] = {"none", "host-staged", "nccl"};
+enum halo_mode { HALO_NONE, HALO_HOST, HALO_NCCL, HALO_SKIP };
+static const char *const halo_names[] = {"none", "host-staged", "nccl", "SKIPPED (benchmark only: fields wrong)"};
 
 /* The halo exchange timer: pairs of events around each exchange on the
  * stream that runs it, summed once they have completed (a ring, so that the
@@ -677,8 +699,9 @@ struct cuda3d_engine {
     bool fused;
     int kz; /* planes per block */
     bool uncoalesced; /* TEXFDTD_CUDA3D_MAP=uncoalesced (two-kernel path, bench only) */
-    Tile3 *tiles[2]; /* device: tiles without / with CPML cells */
-    size_t ntiles[2];
+    /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY_LO] holds
+     * them all; under MPI the four parts of a slab step_fused launches in turn */
+    TileSet ts[TS_COUNT];
     void *fb[6];
     void *psib[PSI_COUNT];
     void *prof[6][3];
@@ -777,34 +800,43 @@ static void launch_faces(const Dev3<T> &d, int zsides, int za, int zb)
     }
 }
 
-template <typename T, bool F> static void launch_fused3(const cuda3d_engine *c, const PP3<T> &p)
+template <typename T, bool F> static void launch_fused3(const TileSet &ts, const PP3<T> &p)
 {
     const dim3 b(32, 9);
-    if (c->ntiles[1])
-        k_fused3<T, F, true, 8><<<(unsigned)c->ntiles[1], b>>>(p, c->tiles[1]);
-    if (c->ntiles[0])
-        k_fused3<T, F, false, 8><<<(unsigned)c->ntiles[0], b>>>(p, c->tiles[0]);
+    if (ts.n[1])
+        k_fused3<T, F, true, 8><<<(unsigned)ts.n[1], b>>>(p, ts.t[1]);
+    if (ts.n[0])
+        k_fused3<T, F, false, 8><<<(unsigned)ts.n[0], b>>>(p, ts.t[0]);
 }
 
-/* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point. */
+static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, size_t errlen);
+static int halo_wait(cuda3d_engine *c, bool up, char *err, size_t errlen);
+
+/* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point.
+ * Under MPI a slab's tiles go in four parts so that the exchanges overlap
+ * (the fused kernel writes the new fields into the other buffers, so the H
+ * the rank above needs exists as soon as the top plane's tiles are done):
+ *   k0+1 .. mid-1 | wait for Ex, Ey plane k1 | top plane k1-1 | start Hx, Hy
+ *   (new buffers) | mid .. k1-2 | wait for Hx, Hy plane k0-1 | bottom plane
+ *   k0 (its H of plane k0-1 read, not recomputed) | Mur, swap, slots, point
+ *   | start Ex, Ey
+ * Each cell's statements and inputs are those of one process: the bits are. */
 template <typename T, bool F>
 static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen)
 {
     const bool mur = m->scene->boundary == BOUNDARY_MUR;
-    const bool point = m->scene->source_type == SOURCE_POINT;
-    const long long pc = point ? (long long)(model_point_cell(m) % (size_t)c->nx)
-                                     + (long long)(model_point_cell(m) / (size_t)c->nx) * c->px
-                               : 0;
+    const bool mpi = c->halo != HALO_NONE;
     const T kmur = sizeof(T) == 4 ? (T)m->mur_k_f : (T)m->mur_k;
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
-        if (m->nslots) {
+        decomp_test_hook(t);
+        if (c->ns) {
             CK(cudaEventSynchronize(c->slot_ev));
             if (sizeof(T) == 4)
-                model_slot_values_f(m, t, (float *)c->slot_v_h);
+                model_slot_range_f(m, t, c->s0, c->ns, (float *)c->slot_v_h);
             else
-                model_slot_values_d(m, t, (double *)c->slot_v_h);
-            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T),
+                model_slot_range_d(m, t, c->s0, c->ns, (double *)c->slot_v_h);
+            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, c->ns * sizeof(T),
                                cudaMemcpyHostToDevice));
             CK(cudaEventRecord(c->slot_ev));
         }
@@ -819,14 +851,26 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
         p.hz1 = (T *)c->fb[5];
         for (int q = PSI_HXY; q < PSI_COUNT; q++)
             p.hpsi1[q] = (T *)c->psib[q];
-        launch_fused3<T, F>(c, p);
+        launch_fused3<T, F>(c->ts[TS_BODY_LO], p); /* one rank: every tile */
+        if (mpi) {
+            if (halo_wait(c, false, err, errlen))
+                return -1;
+            launch_fused3<T, F>(c->ts[TS_TOP], p);
+            if (halo_start(c, true, c->fb, err, errlen))
+                return -1;
+            launch_fused3<T, F>(c->ts[TS_BODY_HI], p);
+            if (halo_wait(c, true, err, errlen))
+                return -1;
+            launch_fused3<T, F>(c->ts[TS_BOTTOM], p);
+        }
         if (mur) {
             const T *old[3] = {p.o.ex, p.o.ey, p.o.ez};
             T *nw[3] = {p.ex1, p.ey1, p.ez1};
             for (int q = 0; q < 12; q++) {
                 const MurPlane &mp = c->mur[q];
                 const long long np = (long long)(mp.a1 - mp.a0 + 1) * (mp.b1 - mp.b0 + 1);
-                k_mur_pp<T, F><<<(unsigned)((np + 255) / 256), 256>>>(old[mp.comp], nw[mp.comp], mp, kmur);
+                if (mp.a1 >= mp.a0 && mp.b1 >= mp.b0) /* a z face of another rank is empty */
+                    k_mur_pp<T, F><<<(unsigned)((np + 255) / 256), 256>>>(old[mp.comp], nw[mp.comp], mp, kmur);
             }
         }
         for (int q = 0; q < 6; q++) {
@@ -840,14 +884,18 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
             c->psib[q] = x;
         }
         T *ez = (T *)c->f[2];
-        if (m->nslots)
-            k_slots<T, F><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
-                ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)m->nslots);
-        if (point)
-            k_point<T, F><<<1, 1>>>(ez, pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
-                                                               : model_point_value(m, t)));
+        if (c->ns)
+            k_slots<T, F><<<(unsigned)((c->ns + 255) / 256), 256>>>(
+                ez, c->slot_cell, c->slot_pec, (const T *)c->slot_v_d, (long long)c->ns);
+        if (c->point)
+            k_point<T, F><<<1, 1>>>(ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
+                                                                  : model_point_value(m, t)));
         CK(cudaGetLastError());
+        if (mpi && halo_start(c, false, c->f, err, errlen)) /* waited for before the next top plane */
+            return -1;
     }
+    if (mpi && halo_wait(c, false, err, errlen)) /* reads after the step see plane k1 */
+        return -1;
     return 0;
 }
 
@@ -932,7 +980,7 @@ static int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen)
     return 0;
 }
 
-static int halo_start(cuda3d_engine *c, bool up, char *err, size_t errlen)
+static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, size_t errlen)
 {
     const struct decomp *dc = &c->dc;
     const size_t es = dc->elem;
@@ -942,9 +990,11 @@ static int halo_start(cuda3d_engine *c, bool up, char *err, size_t errlen)
     const bool to = up ? dc->hi : dc->lo, from = up ? dc->lo : dc->hi;
     char *sp[2], *rp[2];
     for (int q = 0; q < 2; q++) {
-        sp[q] = (char *)c->f[q0 + q] + (size_t)send * c->plane * es;
-        rp[q] = (char *)c->f[q0 + q] + (size_t)recv * c->plane * es;
+        sp[q] = (char *)fld[q0 + q] + (size_t)send * c->plane * es;
+        rp[q] = (char *)fld[q0 + q] + (size_t)recv * c->plane * es;
     }
+    if (c->halo == HALO_SKIP)
+        return 0;
     if (c->halo == HALO_HOST) {
         CK(cudaStreamSynchronize(0)); /* the planes are final: time the exchange alone */
         const double t0 = now_seconds();
@@ -1068,7 +1118,7 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
      * the Ex, Ey plane k1 before its top H plane: a first version let the
      * regions and per-face strategies update H without that wait, read a
      * plane still in flight and differed from one process on 2 H200s.) */
-    const bool split = c->halo == HALO_NCCL;
+    const bool split = c->halo == HALO_NCCL || c->halo == HALO_SKIP;
     const int k0 = c->k0, k1 = c->k1;
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
@@ -1092,7 +1142,7 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
         } else {
             launch_half<T, F, false>(c, d, k0, k1);
         }
-        if (mpi && halo_start(c, true, err, errlen))
+        if (mpi && halo_start(c, true, c->f, err, errlen))
             return -1;
         if (mur)
             launch_mur<T, F, false>(c, d, kmur);
@@ -1116,7 +1166,7 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
             k_point<T, F><<<1, 1>>>(d.ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                     : model_point_value(m, t)));
         CK(cudaGetLastError());
-        if (mpi && halo_start(c, false, err, errlen)) /* waited for before the next top H plane */
+        if (mpi && halo_start(c, false, c->f, err, errlen)) /* waited for before the next top H plane */
             return -1;
     }
     if (mpi && halo_wait(c, false, err, errlen)) /* reads after the step see plane k1 */
@@ -1171,8 +1221,10 @@ static void cuda3d_destroy(struct engine *e)
     for (int q = 0; q < 12; q++)
         cudaFree(c->mur_old[q]);
     cudaFree(c->mat);
-    cudaFree(c->tiles[0]);
-    cudaFree(c->tiles[1]);
+    for (int q = 0; q < TS_COUNT; q++) {
+        cudaFree(c->ts[q].t[0]);
+        cudaFree(c->ts[q].t[1]);
+    }
     cudaFree(c->slot_cell);
     cudaFree(c->slot_pec);
     cudaFree(c->slot_v_d);
@@ -1220,17 +1272,19 @@ static bool meets_slab(int a, int b, int n, int N)
     return a <= N - 1 || b >= n - 1 - N;
 }
 
-/* The fused kernel's tiles, in two device tables: [0] no CPML cell in the
- * tile or its halo (i0-1, j0-1, k0-1), [1] the others.  z chunks of at most
- * kz planes, cut at N+1 and nz-1-N. */
-static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
+/* The fused kernel's tiles over planes za <= k < zb into ts: [0] no CPML
+ * cell in the tile or its halo (i0-1, j0-1, k0-1), [1] the others.  z
+ * chunks of at most kz planes, cut at N+1 and nz-1-N.  hb: the tiles read
+ * the H of plane za-1 from the new buffers (set only for za = this rank's k0
+ * under a rank below). */
+static int build_tiles(cuda3d_engine *c, TileSet *ts, int za, int zb, bool hb, char *err,
+                       size_t errlen)
 {
     const int N = c->N, nbx = c->px / 32, nby = (c->ny + 7) / 8;
-    int cuts[3] = {0, c->nz, c->nz}, ncut = 1;
+    int cuts[2], ncut = 0;
     if (N > 0 && c->nz - 1 - N > N + 1) {
-        cuts[0] = N + 1;
-        cuts[1] = c->nz - 1 - N;
-        ncut = 2;
+        cuts[ncut++] = N + 1;
+        cuts[ncut++] = c->nz - 1 - N;
     }
     size_t cap = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -1245,9 +1299,13 @@ static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
                 return seterr(err, errlen, "cuda 3D: out of host memory");
             }
         }
-        int z = 0;
-        for (int seg = 0; seg <= ncut; seg++) {
-            const int zend = seg < ncut ? cuts[seg] : c->nz;
+        int z = za;
+        for (int seg = 0; seg <= ncut && z < zb; seg++) {
+            int zend = seg < ncut ? cuts[seg] : zb;
+            if (zend > zb)
+                zend = zb;
+            if (zend <= z) /* a cut below the range */
+                continue;
             for (; z < zend; z += c->kz) {
                 const int k0 = z, k1 = z + c->kz < zend ? z + c->kz : zend;
                 for (int by = 0; by < nby; by++)
@@ -1256,7 +1314,7 @@ static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
                                          || meets_slab(by * 8 - 1, by * 8 + 7, c->ny, N)
                                          || meets_slab(k0 - 1, k1 - 1, c->nz, N);
                         if (pass == 1)
-                            h[pml][n[pml]] = Tile3{bx, by, k0, k1};
+                            h[pml][n[pml]] = Tile3{bx, by, k0, k1, hb && k0 == za};
                         n[pml]++;
                     }
             }
@@ -1267,10 +1325,10 @@ static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
             continue;
         }
         for (int q = 0; q < 2; q++) {
-            c->ntiles[q] = n[q];
-            cudaError_t e = cudaMalloc((void **)&c->tiles[q], (n[q] ? n[q] : 1) * sizeof(Tile3));
+            ts->n[q] = n[q];
+            cudaError_t e = cudaMalloc((void **)&ts->t[q], (n[q] ? n[q] : 1) * sizeof(Tile3));
             if (e == cudaSuccess && n[q])
-                e = cudaMemcpy(c->tiles[q], h[q], n[q] * sizeof(Tile3), cudaMemcpyHostToDevice);
+                e = cudaMemcpy(ts->t[q], h[q], n[q] * sizeof(Tile3), cudaMemcpyHostToDevice);
             if (e != cudaSuccess) {
                 free(h[0]);
                 free(h[1]);
@@ -1280,8 +1338,32 @@ static int build_tiles(cuda3d_engine *c, char *err, size_t errlen)
         }
         free(h[0]);
         free(h[1]);
-        log_info("cuda 3D: fused kernel over %zu interior and %zu CPML tiles", n[0], n[1]);
     }
+    return 0;
+}
+
+/* The fused kernel's tile sets: all planes on one rank; under MPI the four
+ * parts of the slab (TS_*), the bodies split at the middle plane. */
+static int build_tile_sets(cuda3d_engine *c, char *err, size_t errlen)
+{
+    int rc;
+    if (c->dc.size <= 1) {
+        rc = build_tiles(c, &c->ts[TS_BODY_LO], 0, c->nz, false, err, errlen);
+    } else {
+        const int k0 = c->k0, k1 = c->k1, mid = k0 + 1 + (k1 - k0 - 2) / 2;
+        rc = build_tiles(c, &c->ts[TS_BODY_LO], k0 + 1, mid, false, err, errlen) ||
+             build_tiles(c, &c->ts[TS_TOP], k1 - 1, k1, false, err, errlen) ||
+             build_tiles(c, &c->ts[TS_BODY_HI], mid, k1 - 1, false, err, errlen) ||
+             build_tiles(c, &c->ts[TS_BOTTOM], k0, k0 + 1, c->dc.lo != 0, err, errlen);
+    }
+    if (rc)
+        return rc;
+    size_t n[2] = {0, 0};
+    for (int q = 0; q < TS_COUNT; q++)
+        for (int t = 0; t < 2; t++)
+            n[t] += c->ts[q].n[t];
+    log_info("cuda 3D: fused kernel over %zu interior and %zu CPML tiles%s", n[0], n[1],
+             c->dc.size > 1 ? " (the slab's bottom and top planes apart)" : "");
     return 0;
 }
 
@@ -1360,8 +1442,20 @@ static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use
                       size_t errlen)
 {
     const char *want = getenv("TEXFDTD_HALO");
-    if (want && *want && strcmp(want, "host") && strcmp(want, "nccl"))
+    if (want && *want && strcmp(want, "host") && strcmp(want, "nccl") && strcmp(want, "skip"))
         return seterr(err, errlen, "TEXFDTD_HALO=%s: expected host or nccl", want);
+    /* skip: the steps split as with NCCL, but nothing moves (the halo planes
+     * go stale, the fields are wrong).  bench/mpi_bench times the exchange's
+     * cost as the difference; nothing else may ask for it. */
+    if (want && !strcmp(want, "skip")) {
+        if (!getenv("TEXFDTD_BENCH_HALO_SKIP"))
+            return seterr(err, errlen, "TEXFDTD_HALO=skip is for bench/mpi_bench only: it leaves "
+                          "the halo planes stale, so the fields are wrong");
+        c->halo = HALO_SKIP;
+        log_info("cuda 3D: rank %d: halo exchange SKIPPED (benchmark only: the fields are wrong)",
+                 c->dc.rank);
+        return 0;
+    }
     const bool ask_nccl = want && !strcmp(want, "nccl"), ask_host = want && !strcmp(want, "host");
     const size_t es = c->dc.elem;
     for (int w = 0; w < 2; w++) {
@@ -1415,7 +1509,7 @@ static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use
     c->nccl = comm;
     c->halo = HALO_NCCL;
     log_info("cuda 3D: halo exchange through NCCL %d.%d.%d (NCCL_NVLS_ENABLE=0), overlapped "
-             "with the interior where the strategy allows", ver / 10000, ver / 100 % 100, ver % 100);
+             "with the interior", ver / 10000, ver / 100 % 100, ver % 100);
     return 0;
 #else
     (void)ndev;
@@ -1484,9 +1578,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * for A1 from 400^3 cells on (measured on the H100, 2026-11-22: A1
      * fused 5.09 vs 5.58 ms/step at 534^3, equal at 406^3, 23 % slower at
      * 278^3; see docs/performance-cuda.md).  TEXFDTD_CUDA3D_KZ = 32
-     * (default, fastest), 64 or 128 planes per block.  Under MPI only the
-     * two-kernel path runs (the fused kernel marches z chunks that do not
-     * stop at a slab's end and exchange halos yet). */
+     * (default, fastest), 64 or 128 planes per block.  Under MPI the size
+     * that chooses is the rank's slab (both paths give the same bits and
+     * exchange in the same order, so ranks may differ). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused")) {
@@ -1494,22 +1588,13 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
         }
-        if (P > 1 && pe && !strcmp(pe, "fused")) {
-            decomp_free(&c->dc);
-            free(c);
-            return seterr(err, errlen, "TEXFDTD_CUDA3D=fused: the fused kernel does not split "
-                          "over MPI ranks yet; under mpirun with %d ranks use TEXFDTD_CUDA3D=two "
-                          "(the default there)", P);
-        }
-        const bool big = (double)c->nx * c->ny * c->nz >= 400.0 * 400.0 * 400.0;
+        const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
         if (pe && !strcmp(pe, "fused"))
             c->fused = c->N == 0 || c->strat == PML_COMBINED;
         else if (pe && !strcmp(pe, "two"))
             c->fused = false;
         else
             c->fused = c->N == 0 || (c->strat == PML_COMBINED && big);
-        if (P > 1)
-            c->fused = false;
         c->kz = ke ? atoi(ke) : 32;
         if (c->kz != 64 && c->kz != 128)
             c->kz = 32;
@@ -1630,7 +1715,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                         c->regions.box[c->regions.n++] = b;
                 }
     }
-    if (c->fused && build_tiles(c, err, errlen))
+    if (c->fused && build_tile_sets(c, err, errlen))
         goto fail;
     if (mur)
         for (int q = 0; q < 12; q++)
@@ -1915,5 +2000,27 @@ extern "C" int texfdtd_cuda_copy_bandwidth(size_t bytes, int reps, double *gbs, 
     cudaFree(y);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
+    return 0;
+}
+
+extern "C" int texfdtd_cuda3d_halo_stats(struct engine *e, int reset, double *ms, long long *n,
+                                         char *err, size_t errlen)
+{
+    if (!e || e->ops != &cuda3d_engine_ops)
+        return seterr(err, errlen, "halo statistics: not a cuda 3D engine");
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    CK(cudaSetDevice(c->dev));
+    CK(cudaDeviceSynchronize());
+    for (int q = 0; q < RING; q++) /* every exchange queued so far is summed */
+        if (halo_timer_take(c, q, err, errlen))
+            return -1;
+    if (ms)
+        *ms = c->halo_ms;
+    if (n)
+        *n = c->halo_n;
+    if (reset) {
+        c->halo_ms = 0;
+        c->halo_n = 0;
+    }
     return 0;
 }

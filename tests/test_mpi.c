@@ -14,8 +14,9 @@
  * process of itself: CPML (combined, regions, per-face), Mur with the plane
  * wave (source slots on every rank), the point source, dielectric and PEC
  * objects across the rank boundary, float and double, both halo exchanges
- * (TEXFDTD_HALO=host and the default, NCCL where it loads), 3 ranks with a
- * z-CPML slab across a boundary.  Those tests skip without a usable GPU,
+ * (TEXFDTD_HALO=host and the default, NCCL where it loads), both step paths
+ * (two kernels, and the fused kernel over slabs), 3 ranks with a z-CPML
+ * slab across a boundary.  Those tests skip without a usable GPU,
  * unless TEXFDTD_REQUIRE_GPU=1; TEXFDTD_REQUIRE_NCCL=1 also demands that
  * the default exchange be NCCL.
  */
@@ -339,6 +340,7 @@ static void need_gpu_and_mpi(void)
 struct cuda_run {
     int P;
     const char *halo;
+    const char *path; /* TEXFDTD_CUDA3D: NULL (the default), "fused" or "two" */
 };
 
 static void check_cuda_scene(const char *text, const struct cuda_run *runs, int nruns, int snap,
@@ -350,15 +352,19 @@ static void check_cuda_scene(const char *text, const struct cuda_run *runs, int 
     static char out[16384];
     run_engine_ranks(scene, dir, 0, "cuda", "0", NULL, extra, out, sizeof out);
     for (int k = 0; k < nruns; k++) {
-        char name[32], env[64] = "";
-        snprintf(name, sizeof name, "%d-%s", runs[k].P, runs[k].halo ? runs[k].halo : "default");
-        if (runs[k].halo)
-            snprintf(env, sizeof env, "TEXFDTD_HALO=%s", runs[k].halo);
+        char name[48], env[96];
+        snprintf(name, sizeof name, "%d-%s-%s", runs[k].P, runs[k].halo ? runs[k].halo : "default",
+                 runs[k].path ? runs[k].path : "default");
+        snprintf(env, sizeof env, "%s%s %s%s", runs[k].halo ? "TEXFDTD_HALO=" : "",
+                 runs[k].halo ? runs[k].halo : "", runs[k].path ? "TEXFDTD_CUDA3D=" : "",
+                 runs[k].path ? runs[k].path : "");
         run_engine_ranks(scene, dir, runs[k].P, "cuda", name, env, extra, out, sizeof out);
         char want[64];
         snprintf(want, sizeof want, "rank %d of %d: z planes", runs[k].P - 1, runs[k].P);
         cr_assert(strstr(out, want) && strstr(out, "GPU "), "the rank-to-GPU map:\n%s", out);
         same_bits_runs(dir, "0", name, runs[k].P, snap, elem);
+        if (runs[k].path && !strcmp(runs[k].path, "fused"))
+            cr_assert(strstr(out, "fused path (one kernel per step)"), "TEXFDTD_CUDA3D=fused:\n%s", out);
         if (runs[k].halo)
             cr_assert(strstr(out, "halo host-staged"), "TEXFDTD_HALO=host:\n%s", out);
         else if (want_nccl)
@@ -385,32 +391,27 @@ static const char *cuda_cpml_scene =
 
 Test(mpi, cuda_cpml_point_sphere_2_ranks_both_halos_bit_identical, .timeout = 240)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}, {2, "host"}}, 2, 31, 4,
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, "host", NULL}}, 2, 31, 4,
                      NULL);
 }
 
-/* The fused z-marching kernel does not split: asked for under mpirun, it is
- * refused before anything runs, saying what to use. */
-Test(mpi, cuda_fused_path_is_refused_under_mpirun, .timeout = 120)
+/* The fused z-marching kernel over slabs: the top plane's tiles first (its
+ * new Hx, Hy go up while the body runs), the bottom plane's last, reading
+ * the H of plane k0-1 that came from below instead of recomputing it.
+ * Both exchanges, and 3 ranks with a z CPML slab across a boundary. */
+Test(mpi, cuda_fused_path_over_ranks_bit_identical, .timeout = 300)
 {
-    need_gpu_and_mpi();
-    char out[16384], pre[128];
-    char *scene = write_temp_scene(cuda_cpml_scene), *dir = temp_dir();
-    const int rc = run_cmd(out, sizeof out, "TEXFDTD_CUDA3D=fused %s %s run %s --engine cuda "
-                           "--out %s/run", mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene,
-                           dir);
-    cr_assert_eq(rc, 2, "exit %d\n%s", rc, out);
-    cr_assert(strstr(out, "TEXFDTD_CUDA3D=fused: the fused kernel does not split over MPI ranks"),
-              "%s", out);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    check_cuda_scene(cuda_cpml_scene,
+                     (const struct cuda_run[]){{2, NULL, "fused"}, {2, "host", "fused"}}, 2, 31, 4,
+                     NULL);
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", "fused"}}, 1, 31, 4,
+                     "--set boundary.cells=10 --set object.ball.radius=4 "
+                     "--set object.plate.center_x=14");
 }
 
 Test(mpi, cuda_cpml_double_2_ranks_bit_identical, .timeout = 240)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}}, 1, 31, 8,
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, NULL, "fused"}}, 2, 31, 8,
                      "--precision double");
 }
 
@@ -422,13 +423,13 @@ Test(mpi, cuda_cpml_double_2_ranks_bit_identical, .timeout = 240)
  * process in 39 754 Ex values: this is the test that caught it. */
 Test(mpi, cuda_cpml_regions_2_ranks_both_halos_bit_identical, .timeout = 240)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}, {2, "host"}}, 2, 31, 4,
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, "host", NULL}}, 2, 31, 4,
                      "--set boundary.strategy=regions");
 }
 
 Test(mpi, cuda_cpml_per_face_2_ranks_both_halos_bit_identical, .timeout = 240)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL}, {2, "host"}}, 2, 31, 4,
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, "host", NULL}}, 2, 31, 4,
                      "--set boundary.strategy=per-face");
 }
 
@@ -439,7 +440,7 @@ Test(mpi, cuda_cpml_per_face_2_ranks_both_halos_bit_identical, .timeout = 240)
  * exchange. */
 Test(mpi, cuda_3_ranks_z_cpml_across_a_boundary_bit_identical, .timeout = 240)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host"}}, 1, 31, 4,
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", NULL}}, 1, 31, 4,
                      "--set boundary.cells=10 --set object.ball.radius=4 "
                      "--set object.plate.center_x=14");
 }
@@ -453,7 +454,7 @@ Test(mpi, cuda_3_ranks_regions_and_per_face_bit_identical, .timeout = 300)
         char opt[256];
         snprintf(opt, sizeof opt, "--set boundary.cells=10 --set object.ball.radius=4 "
                  "--set object.plate.center_x=14 --set boundary.strategy=%s", extra[q]);
-        check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host"}}, 1, 31, 4, opt);
+        check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", NULL}}, 1, 31, 4, opt);
     }
 }
 
@@ -471,5 +472,5 @@ Test(mpi, cuda_mur_plane_wave_uneven_2_ranks_bit_identical, .timeout = 240)
                      "[object.block]\nshape = box\nmaterial = pec\ncenter_x = 8\ncenter_y = 8\n"
                      "center_z = 14\nwidth = 3\nheight = 3\ndepth = 6\n"
                      "[output]\nsnapshots = 30\npng = false\n",
-                     (const struct cuda_run[]){{2, NULL}}, 1, 30, 4, NULL);
+                     (const struct cuda_run[]){{2, NULL, NULL}, {2, NULL, "fused"}}, 2, 30, 4, NULL);
 }
