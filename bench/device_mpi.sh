@@ -1,15 +1,20 @@
 #!/bin/bash
 # bench/device_mpi.sh - the 3D CUDA engine over MPI ranks (one GPU a rank) on
-# the 2-GPU machine (the `run` tool's nvidia-h200-x2), in one call of about
-# four minutes, every step under `timeout`, results under $OUT:
+# a machine of several GPUs (the `run` tool's nvidia-h200-x2 or -x4), every
+# step under `timeout`, results under $OUT.  The tests take about 4 minutes
+# and the scaling about 4 more: one `run` call may take 10, so make two on
+# the warm machine (SKIP=scaling, then SKIP="cli tests cuda"):
 #   setup.txt     what was unpacked, mpirun and NCCL found, nvidia-smi
 #   test_mpi.txt  tests/test_mpi.c with TEXFDTD_REQUIRE_GPU=1 (its CUDA cases:
 #                 2 and 3 ranks against one process, bit for bit; and the CPU ones)
 #   cli.txt       texfdtd run scenes/cube_cpml.ini --engine cuda: one process
-#                 against mpirun -np 2, every dataset of fields.h5 compared (h5same)
+#                 against mpirun -np 2 (two kernels, then the fused kernel), every
+#                 dataset of fields.h5 compared (h5same)
 #   test_cuda.txt tests/test_cuda.c (the single-process CUDA path, unchanged)
-#   scaling.txt   mpi_bench: strong (N^3 on 1 GPU, then 2) and weak (N^2 x 2N on
-#                 2 GPUs) scaling, Mcells/s and the time in the halo exchange
+#   scale/        bench/scale.sh: strong (N^3 on 1 GPU, then 2, 4 ..) and weak
+#                 (N^2 x P N on P GPUs) scaling, medians of repeats, Mcells/s,
+#                 efficiency, the halo exchange's time and exposed cost
+#                 (scale.csv, scale.txt, scale-summary.txt; scaling.txt its log)
 #   summary.txt   one line per step: what ran, its exit status, seconds
 #
 # Two halves.  Here, on the build machine (Debian 12), once:
@@ -28,8 +33,8 @@
 # host-staged exchange without it), and NCCL_NVLS_ENABLE=0 is exported
 # (texfdtd forces it too: NVLink multicast stays off on these machines).
 #
-# Environment: BENCH_N (cube edge of the scaling runs, default 512),
-# BENCH_STEPS (default 200), SKIP (words of steps to skip: cli tests cuda
+# Environment: BENCH_SIZES (cube edges of the scaling runs, default 1024),
+# BENCH_STEPS (default 100), BENCH_REPEATS (default 5), SKIP (words of steps to skip: cli tests cuda
 # scaling), BUDGET (seconds for the whole script, default 420: a step gets at
 # most what is left, and none starts with less than 15 s left).
 set -u -o pipefail
@@ -177,13 +182,16 @@ if ! skip cli; then
         step cli-2 90 $MPIRUN -np 2 ./bin/texfdtd run scenes/cube_cpml.ini --engine cuda \
             --out /tmp/cube-2 --force
         step cli-h5same 30 $B/h5same /tmp/cube-1/fields.h5 /tmp/cube-2/fields.h5
+        TEXFDTD_CUDA3D=fused step cli-2-fused 90 $MPIRUN -np 2 ./bin/texfdtd run scenes/cube_cpml.ini \
+            --engine cuda --out /tmp/cube-2f --force
+        step cli-h5same-fused 30 $B/h5same /tmp/cube-1/fields.h5 /tmp/cube-2f/fields.h5
     } >"$OUT/cli.txt" 2>&1
     grep -E 'rank|engine cuda|steps in|halo|IDENTICAL|DIFFERENT|differ \(|rc=' "$OUT/cli.txt"
 fi
 
 # ---- 2. the CUDA cases of test_mpi (and its CPU cases, a few seconds)
 if ! skip tests; then
-    step test_mpi 180 $B/test_mpi --jobs 1 --verbose >"$OUT/test_mpi.txt" 2>&1
+    step test_mpi 300 $B/test_mpi --jobs 1 --verbose >"$OUT/test_mpi.txt" 2>&1
     grep -E '^\[(PASS|FAIL|SKIP|====|----)' "$OUT/test_mpi.txt" | head -80
 fi
 
@@ -193,26 +201,14 @@ if ! skip cuda; then
     grep -E '^\[(FAIL|====)' "$OUT/test_cuda.txt"
 fi
 
-# ---- 4. scaling: strong (N^3: one GPU, two ranks) and weak (N^2 x 2N on two)
+# ---- 4. scaling: bench/scale.sh (strong N^3 on 1 .. GPUS ranks, weak N^2 x P N,
+# the exchange skipped for its exposed cost, host-staged at 2), medians of repeats
 if ! skip scaling; then
-    N=${BENCH_N:-512}
-    S=${BENCH_STEPS:-200}
-    c=$((N / 2))
-    src="source.center_x=$c source.center_y=$c"
-    {
-        echo "# mpi_bench, scenes/cube_cpml.ini (CPML 10, combined), float, $S steps; Mcells/s over all cells"
-        TEXFDTD_CUDA3D=two step "strong-1gpu-two-kernels" 60 $B/mpi_bench scenes/cube_cpml.ini $S \
-            grid.nx=$N grid.ny=$N grid.nz=$N $src source.center_z=$c
-        TEXFDTD_CUDA3D=fused step "strong-1gpu-fused" 60 $B/mpi_bench scenes/cube_cpml.ini $S \
-            grid.nx=$N grid.ny=$N grid.nz=$N $src source.center_z=$c
-        step "strong-2gpu-default" 90 $MPIRUN -np 2 $B/mpi_bench scenes/cube_cpml.ini $S \
-            grid.nx=$N grid.ny=$N grid.nz=$N $src source.center_z=$c
-        TEXFDTD_HALO=host step "strong-2gpu-host" 90 $MPIRUN -np 2 -x TEXFDTD_HALO $B/mpi_bench \
-            scenes/cube_cpml.ini $S grid.nx=$N grid.ny=$N grid.nz=$N $src source.center_z=$c
-        step "weak-2gpu-default" 90 $MPIRUN -np 2 $B/mpi_bench scenes/cube_cpml.ini $S \
-            grid.nx=$N grid.ny=$N grid.nz=$((2 * N)) $src source.center_z=$N
-    } >"$OUT/scaling.txt" 2>&1
-    grep -E 'mpi_bench: [0-9]|halo exchange|rc=|GPU [0-9]' "$OUT/scaling.txt"
+    step scaling 590 env MPIRUN="$MPIRUN" MPI_BENCH=$B/mpi_bench SIZES="${BENCH_SIZES:-1024}" \
+        STEPS="${BENCH_STEPS:-100}" REPEATS="${BENCH_REPEATS:-5}" bash bench/scale.sh "$OUT/scale" \
+        >"$OUT/scaling.txt" 2>&1
+    grep -E 'rc=[1-9]' "$OUT/scaling.txt"
+    cat "$OUT/scale/scale-summary.txt" 2>/dev/null
 fi
 
 echo "== summary"
