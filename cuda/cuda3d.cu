@@ -554,13 +554,13 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
     /* E of plane k (old) */
     T exc = 0, eyc = 0, ezc = 0;
     if (ok) {
-        exc = d.ex[cj + k * sz];
-        eyc = d.ey[cj + k * sz];
-        ezc = d.ez[cj + k * sz];
+        exc = d.ex[cj + (k - d.kb) * sz];
+        eyc = d.ey[cj + (k - d.kb) * sz];
+        ezc = d.ez[cj + (k - d.kb) * sz];
     }
     T hxp = 0, hyp = 0; /* new Hx, Hy of plane k-1 */
     for (; k < k1; k++) {
-        const long long c = cj + k * sz;
+        const long long c = cj + (k - d.kb) * sz;
         const bool k_up = k + 1 < d.nz;
         T exu = 0, eyu = 0, ezu = 0, ezj = 0, exj = 0, hxo = 0, hyo = 0, hzo = 0;
         if (ok) {
