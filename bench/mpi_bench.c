@@ -21,6 +21,8 @@
  * exchange: time per exchange (median over the repeats, CUDA events on the
  * exchange stream for NCCL: from when it may start to its end, so a late
  * peer's wait is in it) and its share of the rank's step time.  The fields
+ * Then (cuda under MPI, not with BENCH_HALO) 50 pairs of exchanges with no
+ * kernel beside them: what the planes cost on the link alone.  The fields
  * start at rest (the point source's wave grows from the middle): a step's
  * memory traffic does not depend on the values, and denormals are flushed.
  * No field is read back or written, so the grid may be as large as the GPUs
@@ -203,6 +205,23 @@ int main(int argc, char **argv)
                100.0 * median(halo_share, nhalo));
         fflush(stdout);
     }
+#ifdef TEXFDTD_HAVE_CUDA
+    /* the exchange with nothing beside it: what the planes cost on the link */
+    if (cuda && decomp_size() > 1 && !getenv("BENCH_HALO")) {
+        double us = 0;
+        decomp_agree(0);
+        if (texfdtd_cuda3d_halo_alone(e, 5, &us, err, sizeof err) ||
+            texfdtd_cuda3d_halo_alone(e, 50, &us, err, sizeof err)) {
+            fprintf(stderr, "mpi_bench: rank %d: %s\n", decomp_rank(), err);
+            goto out_engine;
+        }
+        const double mib = 2.0 * m.nx * m.ny * precision_size(prec) / 1048576.0;
+        printf("mpi_bench: rank %d of %d: halo exchange alone %.1f us each (2 planes, %.2f MiB "
+               "each way), %.1f GB/s each way\n", decomp_rank(), decomp_size(), us, mib,
+               mib * 1048576.0 / (us * 1e-6) / 1e9);
+        fflush(stdout);
+    }
+#endif
     rc = 0;
 out_engine:
     engine_destroy(e);

@@ -17,8 +17,9 @@
 #           default exchange and skipped.
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,
 # ms/step (median, the slowest rank's wall clock between barriers), Mcells/s
-# over all cells, and the median halo time per exchange on rank 0 (us) and
-# its share of rank 0's step time.  OUTDIR/scale.txt has every run's output.
+# over all cells, the median halo time per exchange on rank 0 (us) and its
+# share of rank 0's step time, and the exchange alone (no kernel beside it:
+# us per exchange and GB/s each way).  OUTDIR/scale.txt has every run's output.
 #
 # Environment: SIZES (cube edges), STEPS (timed steps a repeat, default 100),
 # REPEATS (default 5), GPUS (default: nvidia-smi's count), LIMIT (seconds a
@@ -40,7 +41,7 @@ MPI_BENCH=${MPI_BENCH:-build/bench/mpi_bench}
 [ "${GPUS:-0}" -ge 1 ] || { echo "scale.sh: no GPU found (set GPUS)" >&2; exit 2; }
 TXT=$OUT/scale.txt
 CSV=$OUT/scale.csv
-echo "case,ranks,nx,ny,nz,path,exchange,ms_per_step,mcells_per_s,halo_us,halo_share_pct" >"$CSV"
+echo "case,ranks,nx,ny,nz,path,exchange,ms_per_step,mcells_per_s,halo_us,halo_share_pct,alone_us,alone_gbs" >"$CSV"
 {
     date -u
     nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
@@ -66,10 +67,12 @@ one() {
     echo "rc=$rc" >>"$TXT"
     local med halo
     med=$(grep 'mpi_bench: median of' "$log" | sed -E 's/.*: ([0-9.]+) ms\/step, ([0-9.]+) Mcells\/s.*/\1,\2/')
-    halo=$(grep 'mpi_bench: rank 0 of .*halo exchange' "$log" |
+    halo=$(grep 'mpi_bench: rank 0 of .*halo exchange [0-9]' "$log" |
         sed -E 's/.*halo exchange ([0-9.]+) us each.*, ([0-9.]+) % of.*/\1,\2/')
-    echo "$case,$P,$nx,$ny,$nz,$path,$ex,${med:-,},${halo:-,}" >>"$CSV"
-    grep -E 'median of|halo exchange [0-9]|copy [0-9]|rc=' "$log" | sed 's/^/   /'
+    alone=$(grep 'mpi_bench: rank 0 of .*halo exchange alone' "$log" |
+        sed -E 's/.*alone ([0-9.]+) us each.*\), ([0-9.]+) GB\/s.*/\1,\2/')
+    echo "$case,$P,$nx,$ny,$nz,$path,$ex,${med:-,},${halo:-,},${alone:-,}" >>"$CSV"
+    grep -E 'median of|halo exchange [0-9a]|copy [0-9]|rc=' "$log" | sed 's/^/   /'
     echo "   rc=$rc"
     rm -f "$log"
 }
@@ -97,5 +100,6 @@ awk -F, 'NR > 1 && $2 == 1 { t1[$3 "," $6] = $8 }
              rows[NR] = sprintf("%-6s %2d  %5d x %5d x %5d  %-5s %-7s %9.3f ms %9.1f Mcells/s  %s%s",
                  $1, $2, $3, $4, $5, $6, $7, $8, $9,
                  eff == "" ? "" : sprintf("efficiency %5.1f %%", eff),
-                 $10 == "" ? "" : sprintf("  halo %s us, %s %% of rank 0", $10, $11)) }
+                 ($10 == "" ? "" : sprintf("  halo %s us, %s %% of rank 0", $10, $11)) \
+                 ($12 == "" ? "" : sprintf("; alone %s us, %s GB/s", $12, $13))) }
     END { for (r = 2; r <= NR; r++) print rows[r] }' "$CSV" | tee "$OUT/scale-summary.txt"

@@ -19,6 +19,10 @@ int texfdtd_cuda_time_steps(struct engine *e, int steps, double *ms, char *err, 
  * wait included); host-staged: the wall clock of the copies and MPI calls. */
 int texfdtd_cuda3d_halo_stats(struct engine *e, int reset, double *ms, long long *n, char *err,
                               size_t errlen);
+/* reps pairs of halo exchanges (Hx, Hy up, then Ex, Ey down) with no kernel
+ * in between, each waited for: *us per exchange (timed as above).  The
+ * planes moved are the ones the halos already hold, so the fields stay. */
+int texfdtd_cuda3d_halo_alone(struct engine *e, int reps, double *us, char *err, size_t errlen);
 /* cudaMemcpy device to device of `bytes`, reps times: GB/s counting read + write. */
 int texfdtd_cuda_copy_bandwidth(size_t bytes, int reps, double *gbs, char *err, size_t errlen);
 #ifdef __cplusplus
