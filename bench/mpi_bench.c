@@ -8,7 +8,8 @@
  * engine's steps split exactly as with NCCL but moves no halo (the fields
  * are wrong: the difference to a real run is the exchange's exposed cost);
  * BENCH_COPY_GIB (default 2): the device-to-device copy of that many GiB
- * measured on every rank's GPU first, for the bandwidth floor (0: skip).
+ * measured on every rank's GPU after its engine is made, for the bandwidth
+ * floor (0: skip).
  *
  * Every rank builds the model and the engine (collective under mpirun, as
  * `texfdtd run`), steps 20 times to warm up, then R repeats (default 5) of:
@@ -102,19 +103,6 @@ int main(int argc, char **argv)
     struct model m;
     struct engine *e = NULL;
     int rc = 1;
-#ifdef TEXFDTD_HAVE_CUDA
-    const double copy_gib = getenv("BENCH_COPY_GIB") ? atof(getenv("BENCH_COPY_GIB")) : 2.0;
-    if (cuda && copy_gib > 0) {
-        double gbs = 0;
-        /* before the engine takes the GPU's memory; the engine picks the same GPU */
-        if (texfdtd_cuda_copy_bandwidth((size_t)(copy_gib * 1073741824.0), 10, &gbs, err, sizeof err))
-            fprintf(stderr, "mpi_bench: rank %d: copy bandwidth: %s\n", decomp_rank(), err);
-        else
-            printf("mpi_bench: rank %d: device-to-device copy %.1f GiB x 10: %.1f GB/s (read + write)\n",
-                   decomp_rank(), copy_gib, gbs);
-        fflush(stdout);
-    }
-#endif
     if (scene_load(&s, argv[1], sets, nset, err, sizeof err)) {
         fprintf(stderr, "mpi_bench: %s\n", err);
         decomp_finalize(2);
@@ -133,6 +121,20 @@ int main(int argc, char **argv)
         goto out_model;
     }
     const double t_create = now_seconds() - t0;
+#ifdef TEXFDTD_HAVE_CUDA
+    const double copy_gib = getenv("BENCH_COPY_GIB") ? atof(getenv("BENCH_COPY_GIB")) : 2.0;
+    if (cuda && copy_gib > 0) {
+        double gbs = 0;
+        /* on the engine's GPU (engine_create made it current; measured before the
+         * engine was made, every rank measured GPU 0, all at once) */
+        if (texfdtd_cuda_copy_bandwidth((size_t)(copy_gib * 1073741824.0), 10, &gbs, err, sizeof err))
+            fprintf(stderr, "mpi_bench: rank %d: copy bandwidth: %s\n", decomp_rank(), err);
+        else
+            printf("mpi_bench: rank %d: device-to-device copy %.1f GiB x 10: %.1f GB/s (read + write)\n",
+                   decomp_rank(), copy_gib, gbs);
+        fflush(stdout);
+    }
+#endif
     struct engine_info info;
     engine_describe(e, &info);
     if (decomp_rank() == 0)
