@@ -11,8 +11,9 @@
 #           = 2 .. GPUS ranks: fused with the default exchange (NCCL where it
 #           loads), the two-kernel path, fused with the exchange skipped
 #           (BENCH_HALO=skip: the same split steps moving nothing, so the
-#           difference is the exchange's exposed cost), and at P = 2 the
-#           host-staged exchange;
+#           difference is the exchange's exposed cost), at P = 2 the
+#           host-staged exchange, and from P = 4 on the planes split evenly
+#           (TEXFDTD_SPLIT=even) instead of by cost;
 #   weak:   N^2 x (P N) on P ranks (each rank holds an N^3 slab), fused,
 #           default exchange and skipped.
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,
@@ -54,6 +55,7 @@ one() {
     local env=(TEXFDTD_CUDA3D=$path) pre=()
     [ "$ex" = host ] && env+=(TEXFDTD_HALO=host)
     [ "$ex" = skip ] && env+=(BENCH_HALO=skip)
+    [ "$ex" = even ] && env+=(TEXFDTD_SPLIT=even)
     [ "$P" -gt 1 ] && pre=($MPIRUN -np "$P")
     local log
     log=$(mktemp)
@@ -85,6 +87,7 @@ for N in $SIZES; do
         one strong "$P" "$N" "$N" "$N" two default
         one strong "$P" "$N" "$N" "$N" fused skip
         [ "$P" -eq 2 ] && one strong "$P" "$N" "$N" "$N" fused host
+        [ "$P" -ge 4 ] && one strong "$P" "$N" "$N" "$N" fused even
         one weak "$P" "$N" "$N" $((P * N)) fused default
         one weak "$P" "$N" "$N" $((P * N)) fused skip
     done

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,7 +188,57 @@ void decomp_split(int nz, int P, int r, int *k0, int *k1)
     *k1 = *k0 + base + (r < extra);
 }
 
+/* The cost of planes 0 .. k-1 (decomp_split_weighted). */
+static double planes_cost(int nz, int N, double w, int k)
+{
+    const int low = k < N ? k : N;
+    const int high = k > nz - 1 - N ? k - (nz - 1 - N) : 0;
+    return (double)k + (w - 1.0) * (double)(low + high);
+}
+
+void decomp_split_weighted(int nz, int P, int r, int N, double w, int *k0, int *k1)
+{
+    if (N <= 0 || w == 1.0 || P <= 1 || nz < 2 * P || 2 * N + 1 >= nz) {
+        decomp_split(nz, P, r, k0, k1);
+        return;
+    }
+    /* boundaries b_0 = 0 < b_1 < .. < b_P = nz, in turn */
+    const double total = planes_cost(nz, N, w, nz);
+    int b = 0;
+    for (int q = 1; q <= r + 1 && q <= P; q++) {
+        int next = nz;
+        if (q < P) {
+            const double share = total * q / P;
+            double best = -1;
+            for (int k = 0; k <= nz; k++) {
+                const double dist = fabs(planes_cost(nz, N, w, k) - share);
+                if (best < 0 || dist < best) {
+                    best = dist;
+                    next = k;
+                }
+            }
+            if (next < b + 2) /* at least 2 planes below, and 2 for each rank above */
+                next = b + 2;
+            if (next > nz - 2 * (P - q))
+                next = nz - 2 * (P - q);
+        }
+        if (q == r)
+            *k0 = next;
+        if (q == r + 1)
+            *k1 = next;
+        b = next;
+    }
+    if (r == 0)
+        *k0 = 0;
+}
+
 int decomp_slab(struct decomp *d, int nx, int ny, int nz, size_t elem, char *err, size_t errlen)
+{
+    return decomp_slab_weighted(d, nx, ny, nz, elem, 0, 1.0, err, errlen);
+}
+
+int decomp_slab_weighted(struct decomp *d, int nx, int ny, int nz, size_t elem, int pml_n,
+                         double pml_w, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
     d->rank = job.rank;
@@ -195,7 +246,9 @@ int decomp_slab(struct decomp *d, int nx, int ny, int nz, size_t elem, char *err
     d->nz = nz;
     d->plane = (size_t)nx * (size_t)ny;
     d->elem = elem;
-    decomp_split(nz, d->size, d->rank, &d->k0, &d->k1);
+    d->pml_n = pml_n;
+    d->pml_w = pml_w;
+    decomp_split_weighted(nz, d->size, d->rank, pml_n, pml_w, &d->k0, &d->k1);
     if (d->size == 1)
         return 0;
     d->lo = d->rank > 0;
@@ -332,7 +385,7 @@ int decomp_gather(const struct decomp *d, const void *local, void *global, char 
             decomp_abort(1, "%s", err); /* the others are already in the gather */
         for (int r = 0; r < d->size; r++) {
             int k0, k1;
-            decomp_split(d->nz, d->size, r, &k0, &k1);
+            decomp_split_weighted(d->nz, d->size, r, d->pml_n, d->pml_w, &k0, &k1);
             counts[r] = k1 - k0;
             displs[r] = k0;
         }

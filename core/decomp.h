@@ -62,6 +62,11 @@ void decomp_test_hook(int step);
 /* Planes of rank r of P over nz planes: as even as can be, the first
  * nz mod P ranks one plane more. */
 void decomp_split(int nz, int P, int r, int *k0, int *k1);
+/* The same, when a plane of the z CPML slabs (the N planes at the bottom,
+ * the N+1 at the top: H's slab and the boundary plane) costs w times an
+ * interior plane: each boundary where the cost below it is nearest to its
+ * share, every rank at least 2 planes.  N = 0 or w = 1: decomp_split. */
+void decomp_split_weighted(int nz, int P, int r, int N, double w, int *k0, int *k1);
 
 struct decomp_comm; /* MPI state (a plane datatype), decomp.c only */
 
@@ -71,6 +76,8 @@ struct decomp {
     int lo, hi;     /* halo planes held below k0 and above k1-1: 1 where a neighbour is */
     size_t plane;   /* values per z plane: nx*ny */
     size_t elem;    /* bytes per value */
+    int pml_n;      /* the split's weights (decomp_split_weighted): N and w */
+    double pml_w;
     struct decomp_comm *comm; /* NULL on one rank */
 };
 
@@ -78,6 +85,9 @@ struct decomp {
  * (same answer on every rank) when a rank would get fewer than 2 planes:
  * Mur's z walls read the plane next to them, which must be the same rank's. */
 int decomp_slab(struct decomp *d, int nx, int ny, int nz, size_t elem, char *err, size_t errlen);
+/* The same with the planes split by cost (decomp_split_weighted). */
+int decomp_slab_weighted(struct decomp *d, int nx, int ny, int nz, size_t elem, int pml_n,
+                         double pml_w, char *err, size_t errlen);
 void decomp_free(struct decomp *d);
 
 /* Local storage: planes k0-lo .. k1-1+hi; local plane 0 is global plane kbase. */

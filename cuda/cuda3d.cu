@@ -655,6 +655,10 @@ struct TileSet {
  * the bottom plane k0 (hb: after the rank below's Hx, Hy have come). */
 enum { TS_BODY_LO, TS_TOP, TS_BODY_HI, TS_BOTTOM, TS_COUNT };
 
+/* What a plane of a z CPML slab costs against an interior plane when the
+ * planes are split over ranks (measured: docs/performance.md). */
+#define SPLIT_W_CPML 2.1
+
 /* How the halo planes travel between ranks (MPI only). */
 enum halo_mode { HALO_NONE, HALO_HOST, HALO_NCCL, HALO_SKIP };
 static const char *const halo_names[] = {"none", "host-staged", "nccl", "SKIPPED (benchmark only: fields wrong)"};
@@ -1553,8 +1557,27 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     c->strat = m->scene->cpml_strategy;
     const size_t es = precision_size(o->precision);
     const bool mur = m->scene->boundary == BOUNDARY_MUR;
-    /* the slab: one rank holds every plane (kb = k0 = 0, k1 = nz) */
-    if (decomp_slab(&c->dc, m->nx, m->ny, m->nz, es, err, errlen)) {
+    /* the slab: one rank holds every plane (kb = k0 = 0, k1 = nz).  Over
+     * ranks the planes are split by cost: a plane of a z CPML slab costs
+     * SPLIT_W_CPML interior planes (the fused kernel at 1024^3 on H200s,
+     * 2026-11-22: 0.0541 against 0.0254 ms; docs/performance.md), so the
+     * two end ranks, which hold those slabs, get fewer planes.
+     * TEXFDTD_SPLIT = even | a weight overrides (bench/scale.sh). */
+    double split_w = c->N > 0 ? SPLIT_W_CPML : 1.0;
+    const char *se = getenv("TEXFDTD_SPLIT");
+    if (se && *se) {
+        char *end = NULL;
+        const double w = strtod(se, &end);
+        if (!strcmp(se, "even")) {
+            split_w = 1.0;
+        } else if (end != se && !*end && w >= 1.0 && w <= 100.0) {
+            split_w = w;
+        } else {
+            free(c);
+            return seterr(err, errlen, "TEXFDTD_SPLIT=%s: expected even or a weight from 1 to 100", se);
+        }
+    }
+    if (decomp_slab_weighted(&c->dc, m->nx, m->ny, m->nz, es, c->N, split_w, err, errlen)) {
         decomp_free(&c->dc);
         free(c);
         return -1;

@@ -21,8 +21,10 @@
  * the default exchange be NCCL.
  */
 #include "helpers.h"
+#include "core/decomp.h"
 
 #include <hdf5.h>
+#include <math.h>
 #include <sys/stat.h>
 
 
@@ -235,6 +237,66 @@ Test(mpi, z_cpml_across_a_rank_boundary_bit_identical, .timeout = 180)
                 (const int[]){3}, 1, 25, 4, NULL);
 }
 
+/* The split by cost (decomp_split_weighted; the cuda engine's default with
+ * a CPML): planes cover 0 .. nz once, in order, at least 2 a rank; with
+ * w = 1 it is the even split; otherwise each rank's cost is within one
+ * plane's (w) of its share.  And two splits worked by hand. */
+static double cost_of(int nz, int N, double w, int a, int b)
+{
+    double c = 0;
+    for (int k = a; k < b; k++)
+        c += (k < N || k >= nz - 1 - N) ? w : 1.0;
+    return c;
+}
+
+Test(mpi, weighted_split_covers_the_planes_and_balances_their_cost)
+{
+    static const struct { int nz, P, N; double w; } cases[] = {
+        {32, 2, 8, 2.1}, {32, 3, 10, 2.1}, {1024, 4, 10, 2.1}, {1024, 8, 10, 2.1},
+        {100, 7, 12, 3.0}, {8, 4, 3, 5.0}, {64, 5, 10, 1.0}, {9, 4, 2, 50.0},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        const int nz = cases[q].nz, P = cases[q].P, N = cases[q].N;
+        const double w = cases[q].w, share = cost_of(nz, N, w, 0, nz) / P;
+        int prev = 0;
+        bool clamped = false;
+        for (int r = 0; r < P; r++) {
+            int k0, k1, e0, e1;
+            decomp_split_weighted(nz, P, r, N, w, &k0, &k1);
+            cr_assert_eq(k0, prev, "case %zu rank %d: starts at %d, not %d", q, r, k0, prev);
+            cr_assert(k1 - k0 >= 2, "case %zu rank %d: %d planes", q, r, k1 - k0);
+            if (w == 1.0) {
+                decomp_split(nz, P, r, &e0, &e1);
+                cr_assert(k0 == e0 && k1 == e1, "case %zu rank %d: w = 1 is the even split", q, r);
+            }
+            clamped = clamped || k1 - k0 == 2;
+            if (!clamped)
+                cr_assert(fabs(cost_of(nz, N, w, k0, k1) - share) <= w + 1e-9,
+                          "case %zu rank %d: planes %d..%d cost %g against a share of %g", q, r,
+                          k0, k1 - 1, cost_of(nz, N, w, k0, k1), share);
+            prev = k1;
+        }
+        cr_assert_eq(prev, nz, "case %zu: the last rank ends at %d, not %d", q, prev, nz);
+    }
+    /* by hand: nz = 32, N = 10, w = 2.1: the cost is 32 + 1.1 x 21 = 55.1, a
+     * third 18.37; 2.1 k below plane 10 gives 18.9 at k = 9; above plane 21
+     * 32 + 2.1 (k - 21) gives 36.2 at k = 23 (two thirds: 36.73): 9 + 14 + 9 */
+    const int want3[4] = {0, 9, 23, 32};
+    for (int r = 0; r < 3; r++) {
+        int k0, k1;
+        decomp_split_weighted(32, 3, r, 10, 2.1, &k0, &k1);
+        cr_assert(k0 == want3[r] && k1 == want3[r + 1], "rank %d: %d..%d", r, k0, k1);
+    }
+    /* 1024 planes over 4, N = 10: 1047.1 / 4 = 261.8 a rank, and k + 11 is
+     * the cost below an interior plane k: 251, 262, 261, 250 planes */
+    const int want4[5] = {0, 251, 513, 774, 1024};
+    for (int r = 0; r < 4; r++) {
+        int k0, k1;
+        decomp_split_weighted(1024, 4, r, 10, 2.1, &k0, &k1);
+        cr_assert(k0 == want4[r] && k1 == want4[r + 1], "rank %d: %d..%d", r, k0, k1);
+    }
+}
+
 Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
 {
     need_mpi();
@@ -343,14 +405,18 @@ struct cuda_run {
     const char *path; /* TEXFDTD_CUDA3D: NULL (the default), "fused" or "two" */
 };
 
+/* The output of check_cuda_scene's last run (for a test to read the split). */
+static char cuda_last_out[16384];
+
 static void check_cuda_scene(const char *text, const struct cuda_run *runs, int nruns, int snap,
                              size_t elem, const char *extra)
 {
     need_gpu_and_mpi();
     const bool want_nccl = getenv("TEXFDTD_REQUIRE_NCCL") && !strcmp(getenv("TEXFDTD_REQUIRE_NCCL"), "1");
     char *scene = write_temp_scene(text), *dir = temp_dir();
-    static char out[16384];
-    run_engine_ranks(scene, dir, 0, "cuda", "0", NULL, extra, out, sizeof out);
+    char *out = cuda_last_out;
+    const size_t outlen = sizeof cuda_last_out;
+    run_engine_ranks(scene, dir, 0, "cuda", "0", NULL, extra, out, outlen);
     for (int k = 0; k < nruns; k++) {
         char name[48], env[96];
         snprintf(name, sizeof name, "%d-%s-%s", runs[k].P, runs[k].halo ? runs[k].halo : "default",
@@ -358,7 +424,7 @@ static void check_cuda_scene(const char *text, const struct cuda_run *runs, int 
         snprintf(env, sizeof env, "%s%s %s%s", runs[k].halo ? "TEXFDTD_HALO=" : "",
                  runs[k].halo ? runs[k].halo : "", runs[k].path ? "TEXFDTD_CUDA3D=" : "",
                  runs[k].path ? runs[k].path : "");
-        run_engine_ranks(scene, dir, runs[k].P, "cuda", name, env, extra, out, sizeof out);
+        run_engine_ranks(scene, dir, runs[k].P, "cuda", name, env, extra, out, outlen);
         char want[64];
         snprintf(want, sizeof want, "rank %d of %d: z planes", runs[k].P - 1, runs[k].P);
         cr_assert(strstr(out, want) && strstr(out, "GPU "), "the rank-to-GPU map:\n%s", out);
@@ -433,16 +499,27 @@ Test(mpi, cuda_cpml_per_face_2_ranks_both_halos_bit_identical, .timeout = 240)
                      "--set boundary.strategy=per-face");
 }
 
-/* 3 ranks (11 + 11 + 10 planes) with a 10-cell CPML: the upper z slab
- * (H planes 21 .. 30) crosses the boundary at 22, so the middle rank, with
- * neighbours on both sides, holds the upper z psi (the objects shrunk into
- * the smaller interior).  More ranks than GPUs share them: the host-staged
- * exchange. */
-Test(mpi, cuda_3_ranks_z_cpml_across_a_boundary_bit_identical, .timeout = 240)
+/* 3 ranks with a 10-cell CPML, split by cost (9 + 14 + 9 planes, the CPML
+ * planes counted 2.1 times) and evenly (TEXFDTD_SPLIT=even: 11 + 11 + 10).
+ * Either way the z slabs cross rank boundaries: by cost the middle rank
+ * holds planes of both (9 and 21, 22), evenly the upper slab (H planes
+ * 21 .. 30) crosses 22, so the middle rank, with neighbours on both sides,
+ * holds upper z psi (the objects shrunk into the smaller interior).  More
+ * ranks than GPUs share them: the host-staged exchange. */
+Test(mpi, cuda_3_ranks_z_cpml_across_a_boundary_bit_identical, .timeout = 300)
 {
     check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", NULL}}, 1, 31, 4,
                      "--set boundary.cells=10 --set object.ball.radius=4 "
                      "--set object.plate.center_x=14");
+    cr_assert(strstr(cuda_last_out, "rank 1 of 3: z planes 9..22 (14)"), "split by cost:\n%s",
+              cuda_last_out);
+    setenv("TEXFDTD_SPLIT", "even", 1); /* the ranks inherit it through mpirun */
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", NULL}}, 1, 31, 4,
+                     "--set boundary.cells=10 --set object.ball.radius=4 "
+                     "--set object.plate.center_x=14");
+    unsetenv("TEXFDTD_SPLIT");
+    cr_assert(strstr(cuda_last_out, "rank 1 of 3: z planes 11..21 (11)"), "even split:\n%s",
+              cuda_last_out);
 }
 
 /* The same split with the other two strategies: the middle rank's regions
