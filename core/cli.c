@@ -90,9 +90,12 @@ static const char run_usage[] =
     "exits with status 130; a second one stops at once.  The engines cpu (2D and 3D), gl\n"
     "and gl-compute checkpoint; the others stop without one.\n"
     "\n"
-    "MPI: `mpirun -np P texfdtd run SCENE --engine cpu` splits a 3D grid into P slabs along z\n"
-    "(nz >= 2P), one rank each, bit-identical to one process; rank 0 writes the files\n"
-    "(docs/mpi.md).  The 2D engines stay single-device: a 2D scene needs one rank.\n";
+    "MPI: `mpirun -np P texfdtd run SCENE --engine cpu` (or cuda, one GPU a rank) splits a\n"
+    "3D grid into P slabs along z (nz >= 2P), one rank each, bit-identical to one process;\n"
+    "rank 0 writes the files (docs/mpi.md).  The cuda engine exchanges halos through NCCL\n"
+    "where libnccl.so.2 loads (TEXFDTD_HALO=host: through the host) and splits the planes\n"
+    "by cost (TEXFDTD_SPLIT=even: evenly).  The 2D engines stay single-device: a 2D scene\n"
+    "needs one rank.\n";
 
 static const char resume_usage[] =
     "usage: texfdtd resume DIR [options]\n"
