@@ -23,7 +23,8 @@
 # us per exchange and GB/s each way).  OUTDIR/scale.txt has every run's output.
 #
 # Environment: SIZES (cube edges), STEPS (timed steps a repeat, default 100),
-# REPEATS (default 5), GPUS (default: nvidia-smi's count), LIMIT (seconds a
+# REPEATS (default 5), GPUS (default: nvidia-smi's count), ONLY_FUSED=1
+# (only the fused kernel's runs: default exchange and skipped), LIMIT (seconds a
 # run may take, default 240), MPIRUN (default: mpirun --oversubscribe),
 # MPI_BENCH (default build/bench/mpi_bench).  Device time is dear: the
 # defaults take about 4 minutes on 2 H200s.
@@ -79,15 +80,16 @@ one() {
     rm -f "$log"
 }
 
+all() { [ "${ONLY_FUSED:-0}" != 1 ]; }
 for N in $SIZES; do
     one strong 1 "$N" "$N" "$N" fused none
-    one strong 1 "$N" "$N" "$N" two none
+    all && one strong 1 "$N" "$N" "$N" two none
     for ((P = 2; P <= GPUS; P *= 2)); do
         one strong "$P" "$N" "$N" "$N" fused default
-        one strong "$P" "$N" "$N" "$N" two default
+        all && one strong "$P" "$N" "$N" "$N" two default
         one strong "$P" "$N" "$N" "$N" fused skip
-        [ "$P" -eq 2 ] && one strong "$P" "$N" "$N" "$N" fused host
-        [ "$P" -ge 4 ] && one strong "$P" "$N" "$N" "$N" fused even
+        all && [ "$P" -eq 2 ] && one strong "$P" "$N" "$N" "$N" fused host
+        all && [ "$P" -ge 4 ] && one strong "$P" "$N" "$N" "$N" fused even
         one weak "$P" "$N" "$N" $((P * N)) fused default
         one weak "$P" "$N" "$N" $((P * N)) fused skip
     done
