@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "core/decomp.h"
 #include "core/engine.h"
+#include "core/slab3d.h"
 #include "core/util.h"
 #include "cpucommon.h"
 
@@ -39,12 +40,6 @@ static const int psi_axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
 /* One Mur plane: the tangential component comp (0 Ex, 1 Ey, 2 Ez) on one
  * outer face; wall cell w = base + a*sa + b*sb for a0 <= a <= a1,
  * b0 <= b <= b1; its neighbour is w + step (inward > 0) or w - step. */
-struct mur_plane {
-    int comp, inward;
-    size_t base, sa, sb, step;
-    int a0, a1, b0, b1;
-};
-#define MUR_PLANES 12
 
 struct cpu3d_fields {
     struct decomp d; /* this rank's planes; one rank: all of them */
@@ -76,48 +71,6 @@ struct cpu3d_engine {
 #undef REAL
 #undef SUFFIX
 
-/* The 12 Mur planes: x faces Ey, Ez; y faces Ex, Ez; z faces Ex, Ey, each
- * over the component's interior update range on the other two axes, cut to
- * the planes k0 <= k < k1 of this rank (a z face only on the rank that owns it). */
-static void mur_planes(struct mur_plane *p, int nx, int ny, int nz, int k0, int k1)
-{
-    const size_t s[3] = {1, (size_t)nx, (size_t)nx * (size_t)ny};
-    const int n[3] = {nx, ny, nz};
-    /* interior range of component c along axis a: the component's own axis
-     * runs 0 .. n-2, the others 1 .. n-2 */
-    int q = 0;
-    for (int axis = 0; axis < 3; axis++)
-        for (int c = 0; c < 3; c++) {
-            if (c == axis)
-                continue;
-            const int a = (axis + 1) % 3, b = (axis + 2) % 3; /* the other two axes */
-            for (int side = 0; side < 2; side++, q++) {
-                struct mur_plane *m = &p[q];
-                m->comp = c;
-                m->inward = side == 0 ? 1 : -1;
-                m->base = side == 0 ? 0 : (size_t)(n[axis] - 1) * s[axis];
-                m->step = s[axis];
-                m->sa = s[a];
-                m->sb = s[b];
-                m->a0 = a == c ? 0 : 1;
-                m->a1 = n[a] - 2;
-                m->b0 = b == c ? 0 : 1;
-                m->b1 = n[b] - 2;
-                const int wall = side == 0 ? 0 : nz - 1;
-                if (axis == 2 && (wall < k0 || wall >= k1))
-                    m->a1 = m->a0 - 1; /* not ours: empty */
-                if (a == 2) {
-                    m->a0 = m->a0 > k0 ? m->a0 : k0;
-                    m->a1 = m->a1 < k1 - 1 ? m->a1 : k1 - 1;
-                }
-                if (b == 2) {
-                    m->b0 = m->b0 > k0 ? m->b0 : k0;
-                    m->b1 = m->b1 < k1 - 1 ? m->b1 : k1 - 1;
-                }
-            }
-        }
-}
-
 static void cpu3d_destroy(struct engine *e)
 {
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
@@ -136,16 +89,6 @@ static void cpu3d_destroy(struct engine *e)
     free(c);
 }
 
-/* The z-slab sides the planes k0 <= k < k1 reach (H positions 0 .. N-1 and
- * nz-1-N .. nz-2 hold every E position too): *first and the count. */
-static int psi_z_sides(const struct model *m, int k0, int k1, int *first)
-{
-    const int N = m->pml_n, nz = m->nz;
-    const bool low = k0 <= N - 1, high = k1 - 1 >= nz - 1 - N && k0 <= nz - 2;
-    *first = low ? 0 : 1;
-    return (int)low + (int)high;
-}
-
 /* psi elements of one array along an axis: sides x N x the face's cells, the
  * x and y faces over this rank's own planes */
 static size_t psi_elems(const struct model *m, const struct cpu3d_fields *f, int axis)
@@ -153,7 +96,7 @@ static size_t psi_elems(const struct model *m, const struct cpu3d_fields *f, int
     const size_t nx = (size_t)m->nx, ny = (size_t)m->ny, N = (size_t)m->pml_n;
     const size_t nzo = (size_t)(f->d.k1 - f->d.k0);
     int first;
-    const size_t sides = axis == 2 ? (size_t)psi_z_sides(m, f->d.k0, f->d.k1, &first) : 2;
+    const size_t sides = axis == 2 ? (size_t)slab3d_cpml_z_sides(m->nz, m->pml_n, f->d.k0, f->d.k1, &first) : 2;
     return sides * N * (axis == 0 ? ny * nzo : axis == 1 ? nx * nzo : nx * ny);
 }
 
@@ -174,7 +117,7 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         if (!(*fields[k] = cpu_alloc_field(decomp_local_cells(d), elem, "3D field", err, errlen)))
             goto fail;
     if (m->pml_n) {
-        psi_z_sides(m, d->k0, d->k1, &c->f.zs0);
+        slab3d_cpml_z_sides(m->nz, m->pml_n, d->k0, d->k1, &c->f.zs0);
         for (int k = 0; k < PSI_COUNT; k++) {
             const size_t n = psi_elems(m, &c->f, psi_axis[k]);
             if (n && !(c->f.psi[k] = cpu_alloc_field(n, elem, "CPML psi", err, errlen)))
@@ -182,11 +125,9 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         }
     }
     if (m->scene->boundary == BOUNDARY_MUR) {
-        mur_planes(c->f.mur, m->nx, m->ny, m->nz, d->k0, d->k1);
+        slab3d_mur_planes(c->f.mur, m->nx, m->ny, m->nz, m->nx, d->k0, d->k1, decomp_kbase(d));
         for (int k = 0; k < MUR_PLANES; k++) {
-            const struct mur_plane *p = &c->f.mur[k];
-            const int na = p->a1 - p->a0 + 1, nb = p->b1 - p->b0 + 1;
-            const size_t n = na > 0 && nb > 0 ? (size_t)na * (size_t)nb : 0;
+            const size_t n = slab3d_mur_cells(&c->f.mur[k]);
             if (!(c->f.mur_old[k] = cpu_alloc_field(n, elem, "Mur planes", err, errlen)))
                 goto fail;
         }

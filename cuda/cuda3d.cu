@@ -29,6 +29,7 @@
 #include "cuda_api.h"
 extern "C" {
 #include "core/decomp.h"
+#include "core/slab3d.h"
 }
 
 #include <stdio.h>
@@ -347,11 +348,8 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     }
 }
 
-/* Mur planes, as cpu3d.c (wall = base + a sa + b sb, neighbour +- step). */
-struct MurPlane {
-    int comp, inward, a0, a1, b0, b1;
-    long long base, sa, sb, step;
-};
+/* Mur planes (core/slab3d.h: wall = base + a sa + b sb, neighbour +- step). */
+typedef struct mur_plane MurPlane;
 template <typename T, bool F, bool APPLY>
 __global__ void k_mur(T *e, MurPlane p, T *old, T kmur)
 {
@@ -710,8 +708,8 @@ struct cuda3d_engine {
     void *psib[PSI_COUNT];
     void *prof[6][3];
     uint8_t *mat;
-    MurPlane mur[12];
-    void *mur_old[12];
+    MurPlane mur[MUR_PLANES];
+    void *mur_old[MUR_PLANES];
     long long *slot_cell;
     uint8_t *slot_pec;
     void *slot_v_d, *slot_v_h;
@@ -870,7 +868,7 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
         if (mur) {
             const T *old[3] = {p.o.ex, p.o.ey, p.o.ez};
             T *nw[3] = {p.ex1, p.ey1, p.ez1};
-            for (int q = 0; q < 12; q++) {
+            for (int q = 0; q < MUR_PLANES; q++) {
                 const MurPlane &mp = c->mur[q];
                 const long long np = (long long)(mp.a1 - mp.a0 + 1) * (mp.b1 - mp.b0 + 1);
                 if (mp.a1 >= mp.a0 && mp.b1 >= mp.b0) /* a z face of another rank is empty */
@@ -1092,7 +1090,7 @@ template <typename T, bool F, bool APPLY>
 static void launch_mur(const cuda3d_engine *c, const Dev3<T> &d, T kmur)
 {
     T *comp[3] = {d.ex, d.ey, d.ez};
-    for (int q = 0; q < 12; q++) {
+    for (int q = 0; q < MUR_PLANES; q++) {
         const MurPlane &p = c->mur[q];
         const long long np = (long long)(p.a1 - p.a0 + 1) * (p.b1 - p.b0 + 1);
         if (p.a1 >= p.a0 && p.b1 >= p.b0) /* a z face of another rank is empty */
@@ -1222,7 +1220,7 @@ static void cuda3d_destroy(struct engine *e)
     for (int a = 0; a < 6; a++)
         for (int q = 0; q < 3; q++)
             cudaFree(c->prof[a][q]);
-    for (int q = 0; q < 12; q++)
+    for (int q = 0; q < MUR_PLANES; q++)
         cudaFree(c->mur_old[q]);
     cudaFree(c->mat);
     for (int q = 0; q < TS_COUNT; q++) {
@@ -1382,62 +1380,6 @@ static size_t psi_elems(const cuda3d_engine *c, int axis)
                                                                    : (size_t)c->px * c->ny);
 }
 
-/* The z-slab sides planes k0 <= k < k1 reach (cpu3d.c's psi_z_sides): H
- * positions 0 .. N-1 and nz-1-N .. nz-2 hold every E position too. */
-static int psi_z_sides(int nz, int N, int k0, int k1, int *first)
-{
-    const bool low = k0 <= N - 1, high = k1 - 1 >= nz - 1 - N && k0 <= nz - 2;
-    *first = low ? 0 : 1;
-    return (int)low + (int)high;
-}
-
-/* The 12 Mur planes (cpu3d.c), cut to this rank's planes k0 <= k < k1 (a z
- * face only on the rank that owns it: an empty plane has a1 < a0), with
- * array indices relative to local plane 0 = global plane kb. */
-static void mur_planes(MurPlane *p, int nx, int ny, int nz, int px, int k0, int k1, int kb)
-{
-    const long long s[3] = {1, px, (long long)px * ny};
-    const int n[3] = {nx, ny, nz};
-    int q = 0;
-    for (int axis = 0; axis < 3; axis++)
-        for (int comp = 0; comp < 3; comp++) {
-            if (comp == axis)
-                continue;
-            const int a = (axis + 1) % 3, b = (axis + 2) % 3;
-            for (int side = 0; side < 2; side++, q++) {
-                MurPlane *m = &p[q];
-                m->comp = comp;
-                m->inward = side == 0 ? 1 : -1;
-                m->base = side == 0 ? 0 : (long long)(n[axis] - 1) * s[axis];
-                m->step = s[axis];
-                m->sa = s[a];
-                m->sb = s[b];
-                m->a0 = a == comp ? 0 : 1;
-                m->a1 = n[a] - 2;
-                m->b0 = b == comp ? 0 : 1;
-                m->b1 = n[b] - 2;
-                const int wall = side == 0 ? 0 : nz - 1;
-                if (axis == 2 && (wall < k0 || wall >= k1))
-                    m->a1 = m->a0 - 1; /* not ours: empty */
-                if (a == 2) {
-                    m->a0 = m->a0 > k0 ? m->a0 : k0;
-                    m->a1 = m->a1 < k1 - 1 ? m->a1 : k1 - 1;
-                }
-                if (b == 2) {
-                    m->b0 = m->b0 > k0 ? m->b0 : k0;
-                    m->b1 = m->b1 < k1 - 1 ? m->b1 : k1 - 1;
-                }
-                m->base -= (long long)kb * s[2];
-            }
-        }
-}
-
-/* Cells of a Mur plane (0 when empty). */
-static size_t mur_cells(const MurPlane &p)
-{
-    return p.a1 >= p.a0 && p.b1 >= p.b0 ? (size_t)(p.a1 - p.a0 + 1) * (size_t)(p.b1 - p.b0 + 1) : 0;
-}
-
 /* Under mpirun: how the halo planes travel (TEXFDTD_HALO = host | nccl;
  * default nccl where this build has nccl.h and every rank can load
  * libnccl.so.2, else host), and its set-up.  Collective: every rank calls
@@ -1588,7 +1530,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     c->nzl = (int)decomp_local_planes(&c->dc);
     c->plane = (size_t)c->px * c->ny;
     c->cells = c->plane * c->nzl;
-    c->zsides = c->N ? psi_z_sides(c->nz, c->N, c->k0, c->k1, &c->zs0) : 0;
+    c->zsides = c->N ? slab3d_cpml_z_sides(c->nz, c->N, c->k0, c->k1, &c->zs0) : 0;
     if (c->N > 16 && c->strat == PML_PER_FACE) {
         const int N = c->N;
         decomp_free(&c->dc);
@@ -1657,9 +1599,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         for (int k = 0; k < PSI_COUNT; k++)
             psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && k >= PSI_HXY ? 2 : 1);
     if (mur) {
-        mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
-        for (int q = 0; q < 12; q++)
-            murb += mur_cells(c->mur[q]) * es;
+        slab3d_mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
+        for (int q = 0; q < MUR_PLANES; q++)
+            murb += slab3d_mur_cells(&c->mur[q]) * es;
     }
     const size_t per_cell = (c->fused ? 12 : 6) * es + 1;
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
@@ -1741,8 +1683,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     if (c->fused && build_tile_sets(c, err, errlen))
         goto fail;
     if (mur)
-        for (int q = 0; q < 12; q++)
-            ALLOC(c->mur_old[q], mur_cells(c->mur[q]) * es);
+        for (int q = 0; q < MUR_PLANES; q++)
+            ALLOC(c->mur_old[q], slab3d_mur_cells(&c->mur[q]) * es);
     if (c->ns) {
         long long *cell = (long long *)malloc(c->ns * sizeof *cell);
         uint8_t *pec = (uint8_t *)malloc(c->ns);
