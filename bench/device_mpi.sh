@@ -35,7 +35,7 @@
 #
 # Environment: BENCH_SIZES (cube edges of the scaling runs, default 1024),
 # BENCH_STEPS (default 100), BENCH_REPEATS (default 5), BENCH_ONLY_FUSED=1
-# (scale.sh's ONLY_FUSED), SKIP (words of steps to skip: cli tests cuda
+# (scale.sh's ONLY_FUSED), BENCH_NO_WEAK=1 (its NO_WEAK), SKIP (words of steps to skip: cli tests cuda
 # scaling), BUDGET (seconds for the whole script, default 420: a step gets at
 # most what is left, and none starts with less than 15 s left).
 set -u -o pipefail
@@ -206,7 +206,7 @@ fi
 # the exchange skipped for its exposed cost, host-staged at 2), medians of repeats
 if ! skip scaling; then
     step scaling 590 env MPIRUN="$MPIRUN" MPI_BENCH=$B/mpi_bench SIZES="${BENCH_SIZES:-1024}" \
-        ONLY_FUSED="${BENCH_ONLY_FUSED:-0}" \
+        ONLY_FUSED="${BENCH_ONLY_FUSED:-0}" NO_WEAK="${BENCH_NO_WEAK:-0}" \
         STEPS="${BENCH_STEPS:-100}" REPEATS="${BENCH_REPEATS:-5}" bash bench/scale.sh "$OUT/scale" \
         >"$OUT/scaling.txt" 2>&1
     grep -E 'rc=[1-9]' "$OUT/scaling.txt"

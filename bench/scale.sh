@@ -24,7 +24,8 @@
 #
 # Environment: SIZES (cube edges), STEPS (timed steps a repeat, default 100),
 # REPEATS (default 5), GPUS (default: nvidia-smi's count), ONLY_FUSED=1
-# (only the fused kernel's runs: default exchange and skipped), LIMIT (seconds a
+# (only the fused kernel's runs: default exchange and skipped), NO_WEAK=1 (no
+# weak-scaling runs), LIMIT (seconds a
 # run may take, default 240), MPIRUN (default: mpirun --oversubscribe),
 # MPI_BENCH (default build/bench/mpi_bench).  Device time is dear: the
 # defaults take about 4 minutes on 2 H200s.
@@ -90,8 +91,10 @@ for N in $SIZES; do
         one strong "$P" "$N" "$N" "$N" fused skip
         all && [ "$P" -eq 2 ] && one strong "$P" "$N" "$N" "$N" fused host
         all && [ "$P" -ge 4 ] && one strong "$P" "$N" "$N" "$N" fused even
-        one weak "$P" "$N" "$N" $((P * N)) fused default
-        one weak "$P" "$N" "$N" $((P * N)) fused skip
+        if [ "${NO_WEAK:-0}" != 1 ]; then
+            one weak "$P" "$N" "$N" $((P * N)) fused default
+            one weak "$P" "$N" "$N" $((P * N)) fused skip
+        fi
     done
 done
 

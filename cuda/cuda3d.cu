@@ -648,10 +648,10 @@ struct TileSet {
     Tile3 *t[2];
     size_t n[2];
 };
-/* The parts of a slab, in the order step_fused launches them under MPI:
- * k0+1 .. mid-1, the top plane k1-1 (its Hx, Hy then go up), mid .. k1-2,
- * the bottom plane k0 (hb: after the rank below's Hx, Hy have come). */
-enum { TS_BODY_LO, TS_TOP, TS_BODY_HI, TS_BOTTOM, TS_COUNT };
+/* The parts of a slab under MPI (step_fused): the body k0+1 .. k1-2, the
+ * top plane k1-1 (its Hx, Hy then go up) and the bottom plane k0 (hb: after
+ * the rank below's Hx, Hy have come).  One rank: the body is every plane. */
+enum { TS_BODY, TS_TOP, TS_BOTTOM, TS_COUNT };
 
 /* What a plane of a z CPML slab costs against an interior plane when the
  * planes are split over ranks (measured: docs/performance.md). */
@@ -701,9 +701,14 @@ struct cuda3d_engine {
     bool fused;
     int kz; /* planes per block */
     bool uncoalesced; /* TEXFDTD_CUDA3D_MAP=uncoalesced (two-kernel path, bench only) */
-    /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY_LO] holds
-     * them all; under MPI the four parts of a slab step_fused launches in turn */
+    /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
+     * them all; under MPI the three parts of a slab step_fused launches */
     TileSet ts[TS_COUNT];
+    /* fused under MPI: the top and bottom planes' stream, of the highest
+     * priority, beside the body on the default stream; ev_step: the step so
+     * far on the default stream, ev_edges: both edge planes done */
+    cudaStream_t ps;
+    cudaEvent_t ev_step, ev_edges;
     void *fb[6];
     void *psib[PSI_COUNT];
     void *prof[6][3];
@@ -802,27 +807,35 @@ static void launch_faces(const Dev3<T> &d, int zsides, int za, int zb)
     }
 }
 
-template <typename T, bool F> static void launch_fused3(const TileSet &ts, const PP3<T> &p)
+template <typename T, bool F>
+static void launch_fused3(const TileSet &ts, const PP3<T> &p, cudaStream_t st = 0)
 {
     const dim3 b(32, 9);
     if (ts.n[1])
-        k_fused3<T, F, true, 8><<<(unsigned)ts.n[1], b>>>(p, ts.t[1]);
+        k_fused3<T, F, true, 8><<<(unsigned)ts.n[1], b, 0, st>>>(p, ts.t[1]);
     if (ts.n[0])
-        k_fused3<T, F, false, 8><<<(unsigned)ts.n[0], b>>>(p, ts.t[0]);
+        k_fused3<T, F, false, 8><<<(unsigned)ts.n[0], b, 0, st>>>(p, ts.t[0]);
 }
 
-static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, size_t errlen);
-static int halo_wait(cuda3d_engine *c, bool up, char *err, size_t errlen);
+static int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, char *err,
+                      size_t errlen);
+static int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errlen);
 
 /* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point.
- * Under MPI a slab's tiles go in four parts so that the exchanges overlap
- * (the fused kernel writes the new fields into the other buffers, so the H
- * the rank above needs exists as soon as the top plane's tiles are done):
- *   k0+1 .. mid-1 | wait for Ex, Ey plane k1 | top plane k1-1 | start Hx, Hy
- *   (new buffers) | mid .. k1-2 | wait for Hx, Hy plane k0-1 | bottom plane
- *   k0 (its H of plane k0-1 read, not recomputed) | Mur, swap, slots, point
- *   | start Ex, Ey
- * Each cell's statements and inputs are those of one process: the bits are. */
+ * Under MPI a slab's tiles go in three parts so that the exchanges overlap
+ * the body (the fused kernel writes the new fields into the other buffers,
+ * so the H the rank above needs exists as soon as the top plane's tiles are
+ * done).  On the edge stream (highest priority, so its blocks go ahead of
+ * the body's remaining ones): wait for the step so far and for Ex, Ey plane
+ * k1 | top plane k1-1 | start Hx, Hy (new buffers) | wait for Hx, Hy plane
+ * k0-1 | bottom plane k0 (its H of plane k0-1 read, not recomputed).  On
+ * the default stream meanwhile: the body k0+1 .. k1-2 | wait for the edges |
+ * Mur, swap, slots, point | start Ex, Ey.  The three parts read the old
+ * buffers and write disjoint planes of the new ones, and each cell's
+ * statements and inputs are those of one process: so are the bits.  (A
+ * first version ran the four parts one after the other on one stream, the
+ * body cut in two around the exchanges: 0.26 ms a step more than the work
+ * at 1024^3, docs/performance.md.) */
 template <typename T, bool F>
 static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen)
 {
@@ -853,18 +866,22 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
         p.hz1 = (T *)c->fb[5];
         for (int q = PSI_HXY; q < PSI_COUNT; q++)
             p.hpsi1[q] = (T *)c->psib[q];
-        launch_fused3<T, F>(c->ts[TS_BODY_LO], p); /* one rank: every tile */
         if (mpi) {
-            if (halo_wait(c, false, err, errlen))
+            CK(cudaEventRecord(c->ev_step, 0));
+            CK(cudaStreamWaitEvent(c->ps, c->ev_step, 0));
+            if (halo_wait(c, false, c->ps, err, errlen))
                 return -1;
-            launch_fused3<T, F>(c->ts[TS_TOP], p);
-            if (halo_start(c, true, c->fb, err, errlen))
+            launch_fused3<T, F>(c->ts[TS_TOP], p, c->ps);
+            if (halo_start(c, true, c->fb, c->ps, err, errlen))
                 return -1;
-            launch_fused3<T, F>(c->ts[TS_BODY_HI], p);
-            if (halo_wait(c, true, err, errlen))
+            if (halo_wait(c, true, c->ps, err, errlen))
                 return -1;
-            launch_fused3<T, F>(c->ts[TS_BOTTOM], p);
+            launch_fused3<T, F>(c->ts[TS_BOTTOM], p, c->ps);
+            CK(cudaEventRecord(c->ev_edges, c->ps));
         }
+        launch_fused3<T, F>(c->ts[TS_BODY], p); /* one rank: every tile */
+        if (mpi)
+            CK(cudaStreamWaitEvent(0, c->ev_edges, 0));
         if (mur) {
             const T *old[3] = {p.o.ex, p.o.ey, p.o.ez};
             T *nw[3] = {p.ex1, p.ey1, p.ez1};
@@ -893,10 +910,10 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
             k_point<T, F><<<1, 1>>>(ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                   : model_point_value(m, t)));
         CK(cudaGetLastError());
-        if (mpi && halo_start(c, false, c->f, err, errlen)) /* waited for before the next top plane */
+        if (mpi && halo_start(c, false, c->f, 0, err, errlen)) /* waited for before the next top plane */
             return -1;
     }
-    if (mpi && halo_wait(c, false, err, errlen)) /* reads after the step see plane k1 */
+    if (mpi && halo_wait(c, false, 0, err, errlen)) /* reads after the step see plane k1 */
         return -1;
     return 0;
 }
@@ -982,7 +999,8 @@ static int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen)
     return 0;
 }
 
-static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, size_t errlen)
+static int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, char *err,
+                      size_t errlen)
 {
     const struct decomp *dc = &c->dc;
     const size_t es = dc->elem;
@@ -998,7 +1016,7 @@ static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, si
     if (c->halo == HALO_SKIP)
         return 0;
     if (c->halo == HALO_HOST) {
-        CK(cudaStreamSynchronize(0)); /* the planes are final: time the exchange alone */
+        CK(cudaStreamSynchronize(after)); /* the planes are final: time the exchange alone */
         const double t0 = now_seconds();
         for (int q = 0; q < 2 && to; q++)
             CK(cudaMemcpy2D(c->stage[q], c->nx * es, sp[q], c->px * es, c->nx * es, c->ny,
@@ -1024,7 +1042,7 @@ static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, si
         const size_t bytes = c->plane * es;
         const int peer_to = up ? dc->rank + 1 : dc->rank - 1;
         const int peer_from = up ? dc->rank - 1 : dc->rank + 1;
-        CK(cudaEventRecord(c->ev_ready[w], 0));
+        CK(cudaEventRecord(c->ev_ready[w], after));
         CK(cudaStreamWaitEvent(c->xs, c->ev_ready[w], 0));
         CK(cudaEventRecord(c->tm[q][0], c->xs));
         NK(nccl.GroupStart());
@@ -1042,11 +1060,11 @@ static int halo_start(cuda3d_engine *c, bool up, void *const *fld, char *err, si
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
 }
 
-/* The default stream waits for the exchange halo_start(up) queued last. */
-static int halo_wait(cuda3d_engine *c, bool up, char *err, size_t errlen)
+/* Stream st waits for the exchange halo_start(up) queued last. */
+static int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errlen)
 {
     if (c->halo == HALO_NCCL)
-        CK(cudaStreamWaitEvent(0, c->ev_done[up ? 0 : 1], 0));
+        CK(cudaStreamWaitEvent(st, c->ev_done[up ? 0 : 1], 0));
     return 0;
 }
 
@@ -1138,24 +1156,24 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
         /* H */
         if (split) {
             launch_half<T, F, false>(c, d, k0, k1 - 1);
-            if (halo_wait(c, false, err, errlen))
+            if (halo_wait(c, false, 0, err, errlen))
                 return -1;
             launch_half<T, F, false>(c, d, k1 - 1, k1);
         } else {
             launch_half<T, F, false>(c, d, k0, k1);
         }
-        if (mpi && halo_start(c, true, c->f, err, errlen))
+        if (mpi && halo_start(c, true, c->f, 0, err, errlen))
             return -1;
         if (mur)
             launch_mur<T, F, false>(c, d, kmur);
         /* E */
         if (split) {
             launch_half<T, F, true>(c, d, k0 + 1, k1);
-            if (halo_wait(c, true, err, errlen))
+            if (halo_wait(c, true, 0, err, errlen))
                 return -1;
             launch_half<T, F, true>(c, d, k0, k0 + 1);
         } else {
-            if (mpi && halo_wait(c, true, err, errlen))
+            if (mpi && halo_wait(c, true, 0, err, errlen))
                 return -1;
             launch_half<T, F, true>(c, d, k0, k1);
         }
@@ -1168,10 +1186,10 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
             k_point<T, F><<<1, 1>>>(d.ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                     : model_point_value(m, t)));
         CK(cudaGetLastError());
-        if (mpi && halo_start(c, false, c->f, err, errlen)) /* waited for before the next top H plane */
+        if (mpi && halo_start(c, false, c->f, 0, err, errlen)) /* waited for before the next top H plane */
             return -1;
     }
-    if (mpi && halo_wait(c, false, err, errlen)) /* reads after the step see plane k1 */
+    if (mpi && halo_wait(c, false, 0, err, errlen)) /* reads after the step see plane k1 */
         return -1;
     return 0;
 }
@@ -1261,6 +1279,12 @@ static void cuda3d_destroy(struct engine *e)
 #endif
     if (c->xs)
         cudaStreamDestroy(c->xs);
+    if (c->ps)
+        cudaStreamDestroy(c->ps);
+    if (c->ev_step)
+        cudaEventDestroy(c->ev_step);
+    if (c->ev_edges)
+        cudaEventDestroy(c->ev_edges);
     decomp_free(&c->dc);
     free(c);
 }
@@ -1350,13 +1374,17 @@ static int build_tile_sets(cuda3d_engine *c, char *err, size_t errlen)
 {
     int rc;
     if (c->dc.size <= 1) {
-        rc = build_tiles(c, &c->ts[TS_BODY_LO], 0, c->nz, false, err, errlen);
+        rc = build_tiles(c, &c->ts[TS_BODY], 0, c->nz, false, err, errlen);
     } else {
-        const int k0 = c->k0, k1 = c->k1, mid = k0 + 1 + (k1 - k0 - 2) / 2;
-        rc = build_tiles(c, &c->ts[TS_BODY_LO], k0 + 1, mid, false, err, errlen) ||
+        const int k0 = c->k0, k1 = c->k1;
+        rc = build_tiles(c, &c->ts[TS_BODY], k0 + 1, k1 - 1, false, err, errlen) ||
              build_tiles(c, &c->ts[TS_TOP], k1 - 1, k1, false, err, errlen) ||
-             build_tiles(c, &c->ts[TS_BODY_HI], mid, k1 - 1, false, err, errlen) ||
              build_tiles(c, &c->ts[TS_BOTTOM], k0, k0 + 1, c->dc.lo != 0, err, errlen);
+        int least = 0, greatest = 0;
+        CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        CK(cudaStreamCreateWithPriority(&c->ps, cudaStreamNonBlocking, greatest));
+        CK(cudaEventCreateWithFlags(&c->ev_step, cudaEventDisableTiming));
+        CK(cudaEventCreateWithFlags(&c->ev_edges, cudaEventDisableTiming));
     }
     if (rc)
         return rc;
@@ -1449,7 +1477,11 @@ static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use
         NK(nccl.GetUniqueId(&id));
     if (decomp_bcast(&id, sizeof id, err, errlen))
         return -1;
-    CK(cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking));
+    /* the highest priority: NCCL's kernel then takes SMs as the field
+     * kernels' blocks retire, rather than after the whole field kernel */
+    int least = 0, greatest = 0;
+    CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CK(cudaStreamCreateWithPriority(&c->xs, cudaStreamNonBlocking, greatest));
     ncclComm_t comm = NULL;
     NK(nccl.CommInitRank(&comm, c->dc.size, id, c->dc.rank));
     c->nccl = comm;
@@ -2007,7 +2039,7 @@ extern "C" int texfdtd_cuda3d_halo_alone(struct engine *e, int reps, double *us,
      * what the halo planes already hold: the fields do not change */
     for (int r = 0; r < reps; r++)
         for (int up = 1; up >= 0; up--)
-            if (halo_start(c, up != 0, c->f, err, errlen) || halo_wait(c, up != 0, err, errlen))
+            if (halo_start(c, up != 0, c->f, 0, err, errlen) || halo_wait(c, up != 0, 0, err, errlen))
                 return -1;
     double ms1 = 0;
     long long n1 = 0;
