@@ -39,9 +39,14 @@ static void need_mpi(void)
 
 /* mpirun with P ranks, oversubscribed, allowed as root; `timeout` turns a
  * hang into a failure rather than a stuck CI job. */
-static const char *mpirun_prefix(int P, char *buf, size_t len)
+/* mpirun's session directory goes under the test's own directory (TMPDIR):
+ * with the default, /tmp/ompi.HOST.UID shared by every job, one mpirun
+ * finishing removed it while another, started by the test beside it
+ * (--jobs 2), was making its own inside ("mkdir ... No such file or
+ * directory", orte_init failed: seen once in a CI run). */
+static const char *mpirun_prefix(int P, const char *dir, char *buf, size_t len)
 {
-    snprintf(buf, len, "timeout 120 mpirun --oversubscribe%s -np %d",
+    snprintf(buf, len, "TMPDIR=%s timeout 120 mpirun --oversubscribe%s -np %d", dir,
              geteuid() == 0 ? " --allow-run-as-root" : "", P);
     return buf;
 }
@@ -55,13 +60,13 @@ static void run_engine_ranks(const char *scene, const char *dir, int P, const ch
                              const char *name, const char *env, const char *extra, char *out,
                              size_t outlen)
 {
-    char pre[128], sub[600];
+    char pre[512], sub[600];
     if (name)
         snprintf(sub, sizeof sub, "%s/run-%s", dir, name);
     else
         snprintf(sub, sizeof sub, "%s/run-%d", dir, P);
     const int rc = run_cmd(out, outlen, "%s %s %s run %s --engine %s --threads 1 --out %s %s",
-                           env ? env : "", P ? mpirun_prefix(P, pre, sizeof pre) : "",
+                           env ? env : "", P ? mpirun_prefix(P, dir, pre, sizeof pre) : "",
                            texfdtd_bin(), scene, engine, sub, extra ? extra : "");
     cr_assert_eq(rc, 0, "%s, %d ranks: exit %d\n%s", engine, P, rc, out);
     cr_log_info("%s, %d ranks%s%s: %s", engine, P, env ? ", " : "", env ? env : "",
@@ -304,7 +309,7 @@ Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
     char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 10\n");
     char *dir = temp_dir();
     const int rc = run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run",
-                           mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene, dir);
+                           mpirun_prefix(2, dir, pre, sizeof pre), texfdtd_bin(), scene, dir);
     cr_assert_eq(rc, 2, "exit %d\n%s", rc, out);
     const char *m = strstr(out, "the 2D engines stay single-device");
     cr_assert(m, "%s", out);
@@ -317,12 +322,12 @@ Test(mpi, two_d_scene_is_refused_once_with_exit_2, .timeout = 120)
     /* too few planes for the ranks: refused the same way */
     char *thin = write_temp_scene("[grid]\nnx = 16\nny = 16\nnz = 9\nsteps = 10\n");
     cr_assert_eq(run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run",
-                         mpirun_prefix(5, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
+                         mpirun_prefix(5, dir, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
     cr_assert(strstr(out, "5 ranks need nz >= 10 (2 z planes a rank), not 9"), "%s", out);
     /* checkpoints hold one process's state: refused under mpirun */
     cr_assert_eq(run_cmd(out, sizeof out, "%s %s run %s --engine cpu --out %s/run --set grid.nz=12 "
                          "--checkpoint-every 5",
-                         mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
+                         mpirun_prefix(2, dir, pre, sizeof pre), texfdtd_bin(), thin, dir), 2, "%s", out);
     cr_assert(strstr(out, "--checkpoint-every needs one process, not 2 MPI ranks"), "%s", out);
     remove_tree(dir);
     unlink(scene);
@@ -344,7 +349,7 @@ Test(mpi, a_dying_rank_takes_the_job_down, .timeout = 150)
     const double t0 = now_seconds();
     const int rc = run_cmd(out, sizeof out, "TEXFDTD_TEST_RANK_EXIT=1:5 %s %s run %s "
                            "--engine cpu --threads 1 --out %s/run --steps 400",
-                           mpirun_prefix(2, pre, sizeof pre), texfdtd_bin(), scene, dir);
+                           mpirun_prefix(2, dir, pre, sizeof pre), texfdtd_bin(), scene, dir);
     const double dt = now_seconds() - t0;
     cr_log_info("a dying rank: mpirun exit %d after %.1f s", rc, dt);
     cr_assert_neq(rc, 0, "%s", out);
