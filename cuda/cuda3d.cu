@@ -1368,8 +1368,9 @@ static int build_tiles(cuda3d_engine *c, TileSet *ts, int za, int zb, bool hb, c
     return 0;
 }
 
-/* The fused kernel's tile sets: all planes on one rank; under MPI the four
- * parts of the slab (TS_*), the bodies split at the middle plane. */
+/* The fused kernel's tile sets: all planes on one rank; under MPI the three
+ * parts of the slab (TS_*: the body, the top plane, the bottom plane), and
+ * the edge planes' stream of the highest priority with its two events. */
 static int build_tile_sets(cuda3d_engine *c, char *err, size_t errlen)
 {
     int rc;
