@@ -22,21 +22,6 @@ hid_t h5_create(const char *path)
     return f;
 }
 
-int h5_attr_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(value) ? strlen(value) : 1);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-    return rc < 0 ? -1 : 0;
-}
-
 static int attr_scalar(hid_t obj, const char *name, hid_t type, const void *v)
 {
     hid_t space = H5Screate(H5S_SCALAR);
@@ -46,6 +31,16 @@ static int attr_scalar(hid_t obj, const char *name, hid_t type, const void *v)
         H5Aclose(a);
     H5Sclose(space);
     return rc < 0 ? -1 : 0;
+}
+
+int h5_attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, strlen(value) ? strlen(value) : 1);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    const int rc = attr_scalar(obj, name, type, value);
+    H5Tclose(type);
+    return rc;
 }
 
 int h5_attr_double(hid_t obj, const char *name, double v)
