@@ -10,6 +10,7 @@
 #include "util.h"
 #include "args.h"
 #include "checkpoint.h"
+#include "monitor.h"
 #include "compare/compare.h"
 
 #ifdef TEXFDTD_HAVE_GL
@@ -612,6 +613,10 @@ static int job_execute(struct job *j)
         goto out;
     }
 
+    if (e->mon && monitors_open_probes(e->mon, outdir, j->resume_step, err, sizeof err)) {
+        fprintf(stderr, "texfdtd: %s\n", err);
+        goto out;
+    }
     if (a->movie && movie_open(&mv, outdir, a->movie, s.nx, s.ny, a->fps, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -750,6 +755,7 @@ static int job_execute(struct job *j)
     progress_show(&pr, &s, e->step, start_step, j->busy, true);
     char png[4200] = "";
     if (h5out_write_final(h5, e, err, sizeof err)
+        || (e->mon && monitors_write_files(e->mon, outdir, err, sizeof err))
         || (s.png && png_write_total_field(e, outdir, png, sizeof png, err, sizeof err))) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;

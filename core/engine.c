@@ -1,6 +1,12 @@
 /* engine.c - the engine registry and thin wrappers around engine_ops. */
 #include "engine.h"
+#include "monitor.h"
 #include "util.h"
+
+_Static_assert((int)FIELD_EZ_BIT == (int)FIELD_EZ && (int)FIELD_HX_BIT == (int)FIELD_HX
+                   && (int)FIELD_HY_BIT == (int)FIELD_HY && (int)FIELD_EX_BIT == (int)FIELD_EX
+                   && (int)FIELD_EY_BIT == (int)FIELD_EY && (int)FIELD_HZ_BIT == (int)FIELD_HZ,
+               "core/scene.h's probe field bits are the values of enum field");
 
 #include <stdbool.h>
 #include <string.h>
@@ -73,27 +79,44 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
         {s->source_type == SOURCE_POINT, ENGINE_CAP_POINT, "[source] type = point"},
         {s->conformal_pec, ENGINE_CAP_CONFORMAL, "[grid] conformal_pec"},
+        {s->far.on, ENGINE_CAP_MONITORS, "[monitor.far]"},
+        {s->nflux > 0, ENGINE_CAP_MONITORS, "[monitor.flux.NAME]"},
+        {s->nprobes > 0, ENGINE_CAP_MONITORS, "[probe.NAME]"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))
             return seterr(err, errlen, "engine %s does not support %s; use --engine cpu",
                           name, need[k].what);
-    if (ops->create(m, o, out, err, errlen))
+    struct monitors *mon = NULL;
+    if (m->plan && !(mon = monitors_create(m, o->precision, err, errlen)))
         return -1;
+    if (ops->create(m, o, out, err, errlen)) {
+        monitors_free(mon);
+        return -1;
+    }
     (*out)->ops = ops;
     (*out)->model = m;
     (*out)->opt = *o;
     (*out)->step = 0;
+    (*out)->mon = mon;
     return 0;
 }
 
 int engine_step(struct engine *e, int n, char *err, size_t errlen)
 {
-    if (n <= 0)
-        return 0;
-    if (e->ops->step(e, n, err, errlen))
-        return -1;
-    e->step += n;
+    const int batch = e->mon ? e->model->sample_rows : n;
+    while (n > 0) {
+        const int k = n < batch ? n : batch;
+        if (e->ops->step(e, k, err, errlen))
+            return -1;
+        if (e->mon) {
+            if (e->ops->read_samples(e, monitors_rows(e->mon), k, err, errlen))
+                return -1;
+            monitors_consume(e->mon, e->step, k);
+        }
+        e->step += k;
+        n -= k;
+    }
     return 0;
 }
 
@@ -121,7 +144,8 @@ int engine_state(struct engine *e, struct state_io *io, int step, char *err, siz
                       "the %s engine cannot write or read checkpoints (the cpu engine, 2D "
                       "and 3D, and the gl and gl-compute engines can)",
                       e->ops->name);
-    if (e->ops->state(e, io, err, errlen))
+    if (e->ops->state(e, io, err, errlen)
+        || (e->mon && monitors_state(e->mon, io, step, err, errlen)))
         return -1;
     if (io->load)
         e->step = step;
@@ -138,8 +162,10 @@ void engine_describe(const struct engine *e, struct engine_info *info)
 
 void engine_destroy(struct engine *e)
 {
-    if (e)
+    if (e) {
+        monitors_free(e->mon);
         e->ops->destroy(e);
+    }
 }
 
 const char *field_name(enum field f)

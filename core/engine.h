@@ -74,6 +74,7 @@ enum engine_caps {
     ENGINE_CAP_3D = 1u << 4,    /* a 3D engine: takes nz > 1 scenes, and only those */
     ENGINE_CAP_CONFORMAL = 1u << 5, /* [grid] conformal_pec */
     ENGINE_CAP_MPI = 1u << 6,   /* splits the grid over the ranks of mpirun (core/decomp.h) */
+    ENGINE_CAP_MONITORS = 1u << 7, /* gathers model->samples (read_samples) */
 };
 
 struct engine_ops {
@@ -105,7 +106,18 @@ struct engine_ops {
     /* Optional: save or load the whole state through io (checkpoints).
      * NULL: the engine cannot checkpoint. */
     int (*state)(struct engine *e, struct state_io *io, char *err, size_t errlen);
+    /* Monitors (ENGINE_CAP_MONITORS, core/monitor.h): after every step the
+     * engine copies the values of model->samples (the scattered fields,
+     * E^t and H^(t-1/2) after step t) into the next row of a buffer of
+     * model->sample_rows rows on its device; engine_step never steps more
+     * than that many steps between two calls of read_samples, which copies
+     * the `rows` rows recorded since the previous call into dst
+     * ([rows][nsamples], the engine's precision) and starts over.  Under
+     * mpirun (ENGINE_CAP_MPI): collective, and rank 0's dst gets them all. */
+    int (*read_samples)(struct engine *e, void *dst, int rows, char *err, size_t errlen);
 };
+
+struct monitors;
 
 /* Every engine begins with this header. */
 struct engine {
@@ -113,6 +125,7 @@ struct engine {
     const struct model *model;
     struct engine_options opt;
     int step; /* completed time steps */
+    struct monitors *mon; /* the monitors' running state (engine.c); NULL without */
 };
 
 /* Engines known to this build, NULL-terminated.  A name may appear twice,
@@ -122,7 +135,9 @@ const struct engine_ops *const *engine_list(void);
  * 0, any engine of that name.  NULL if there is none. */
 const struct engine_ops *engine_find(const char *name, int dims);
 
-/* Convenience wrappers that keep e->step in sync. */
+/* Convenience wrappers that keep e->step in sync.  engine_step also feeds
+ * the monitors (core/monitor.h): it steps at most model->sample_rows steps
+ * at a time and hands each batch of samples to e->mon. */
 int engine_create(const char *name, const struct model *m, const struct engine_options *o,
                   struct engine **out, char *err, size_t errlen);
 int engine_step(struct engine *e, int n, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* model.c - material map, coefficient table and incident-field slots. */
 #define _GNU_SOURCE
 #include "model.h"
+#include "monitor.h"
 #include "util.h"
 
 #include <math.h>
@@ -312,6 +313,16 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->omega_dt = scene_omega_dt(s);
     m->ramp_steps = s->ramp_periods * s->cells_per_wavelength / s->courant;
     m->amplitude = s->amplitude;
+    const double f0 = s->courant / s->cells_per_wavelength; /* cycles per step */
+    if (s->waveform == WAVEFORM_GAUSSIAN)
+        m->pulse_tau = sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
+    else if (s->waveform == WAVEFORM_MODULATED_GAUSSIAN)
+        m->pulse_tau = 2.0 * sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
+    else if (s->waveform == WAVEFORM_RICKER)
+        m->pulse_tau = 1.0 / (M_PI * f0);
+    m->pulse_t0 = 5.0 * m->pulse_tau;
+    if (monitor_plan_build(m, err, errlen))
+        goto fail;
     return 0;
 fail:
     model_free(m);
@@ -320,6 +331,7 @@ fail:
 
 void model_free(struct model *m)
 {
+    monitor_plan_free(m);
     free(m->mat);
     free(m->slot_cell);
     free(m->cut);
@@ -336,16 +348,31 @@ void model_free(struct model *m)
     m->slot_cell = NULL;
 }
 
+double model_waveform(const struct model *m, double s)
+{
+    if (s <= 0.0)
+        return 0.0;
+    const double u = (s - m->pulse_t0) / m->pulse_tau;
+    switch (m->scene->waveform) {
+    case WAVEFORM_GAUSSIAN:
+        return m->amplitude * exp(-u * u);
+    case WAVEFORM_MODULATED_GAUSSIAN:
+        return m->amplitude * exp(-u * u) * sin(m->omega_dt * (s - m->pulse_t0));
+    case WAVEFORM_RICKER:
+        return m->amplitude * (1.0 - 2.0 * u * u) * exp(-u * u);
+    case WAVEFORM_SINE:
+        break;
+    }
+    const double r = (m->ramp_steps > 0.0 && s < m->ramp_steps) ? s / m->ramp_steps : 1.0;
+    return m->amplitude * r * sin(m->omega_dt * s);
+}
+
 double model_incident(const struct model *m, double i, double j, double n)
 {
     if (m->scene->source_type != SOURCE_PLANE_WAVE)
         return 0.0;
     const double tau = (i * m->cos_t + j * m->sin_t - m->d0) / m->scene->courant;
-    const double s = n - tau;
-    if (s <= 0.0)
-        return 0.0;
-    const double r = (m->ramp_steps > 0.0 && s < m->ramp_steps) ? s / m->ramp_steps : 1.0;
-    return m->amplitude * r * sin(m->omega_dt * s);
+    return model_waveform(m, n - tau);
 }
 
 double model_point_value(const struct model *m, int n)

@@ -22,6 +22,14 @@
 
 #define MODEL_MAX_MATERIALS 256
 
+/* One value the monitors read after every step (core/monitor.h): a field
+ * (enum field of core/engine.h) at a linear cell index. */
+struct sample {
+    uint8_t field;
+    size_t cell;
+};
+struct monitor_plan;
+
 struct material {
     enum material_kind kind;
     double eps_r;
@@ -89,10 +97,31 @@ struct model {
     size_t nslots;
     size_t *slot_cell;
 
-    /* Incident plane wave Ez_inc(x, y, n) = A r(s) sin(omega_dt s),
-     * s = n - tau(x, y), tau = (x cos(theta) + y sin(theta) - d0) / S, where d0
-     * puts the ramp front at the entry corner plus [source] front_offset at n = 0. */
+    /* Incident plane wave Ez_inc(x, y, n) = A g(s), s = n - tau(x, y),
+     * tau = (x cos(theta) + y sin(theta) - d0) / S, where d0 puts the front
+     * at the entry corner plus [source] front_offset at n = 0; g = 0 for
+     * s <= 0 and, with omega = omega_dt (the source frequency f0, radians
+     * per step) and s' = s - t0:
+     *   sine:               g = r(s) sin(omega s), r the linear ramp of ramp_steps
+     *   gaussian:           g = exp(-(s'/tau_p)^2)
+     *   modulated_gaussian: g = exp(-(s'/tau_p)^2) sin(omega s')
+     *   ricker:             g = (1 - 2 (pi f0 s')^2) exp(-(pi f0 s')^2)
+     * The Gaussians' spectra fall to half their peak at f = B f0 (gaussian)
+     * and f = f0 (1 -+ B/2) (modulated), B = [source] bandwidth:
+     * tau_p = sqrt(ln 2) / (pi B f0) and 2 sqrt(ln 2) / (pi B f0); the
+     * Ricker wavelet's spectrum peaks at f0.  The delay t0 (5 tau_p, or
+     * 5 / (pi f0) for the Ricker wavelet) starts each pulse at about 1e-10
+     * of its peak. */
     double omega_dt, cos_t, sin_t, d0, ramp_steps, amplitude;
+    double pulse_tau, pulse_t0; /* steps */
+
+    /* Monitors (core/monitor.h): the samples every engine gathers after each
+     * step, sorted by field then cell, and the most steps an engine steps
+     * between two reads of them. */
+    size_t nsamples;
+    struct sample *samples;
+    int sample_rows;
+    struct monitor_plan *plan; /* NULL without monitors */
 };
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
@@ -109,6 +138,8 @@ size_t model_point_cell(const struct model *m);
 
 /* Ez_inc at cell (i, j) (Ez position) and time n*dt, in double; 0 without a plane wave. */
 double model_incident(const struct model *m, double i, double j, double n);
+/* The plane wave's time function A g(s) at s steps after the front passes. */
+double model_waveform(const struct model *m, double s);
 
 /* Slot values for the E update from step n to n+1:
  *   PEC cell:        Ez^{n+1} = v,             v = -Einc^{n+1}

@@ -1,6 +1,7 @@
 /* output.c - fields.h5 (HDF5), PNG pictures (libpng), summary.json. */
 #define _GNU_SOURCE
 #include "output.h"
+#include "monitor.h"
 #include "colormap.h"
 #include "decomp.h"
 #include "h5util.h"
@@ -200,6 +201,9 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
     free(buf);
     if (!h->writer)
         return rc;
+    /* the monitors' results: /far, /flux, /probes (core/monitor.h) */
+    if (!rc && final && e->mon && monitors_write_h5(e->mon, file, err, errlen))
+        rc = -1;
     return h5_file_finish(file, rc, tmp, path, err, errlen);
 }
 

@@ -232,11 +232,17 @@ static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "conformal_min", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
-                                          "center_z", "waveform", "pulse_width", NULL};
+                                          "center_z", "waveform", "pulse_width", "bandwidth",
+                                          NULL};
 static const char *const boundary_keys[] = {"type", "cells", "order", "sigma_factor",
                                             "kappa_max", "alpha_max", "strategy", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
 static const char *const dft_keys[] = {"start_step", NULL};
+static const char *const far_keys[] = {"frequencies", "start_step", "angles", "distance",
+                                       "theta_points", "phi_points", NULL};
+static const char *const flux_keys[] = {"frequencies", "start_step", "x0", "y0", "x1", "y1",
+                                        NULL};
+static const char *const probe_keys[] = {"x", "y", "z", "fields", "total", "every", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
                                           "center_z", "width", "height", "depth", "radius", NULL};
 
@@ -265,9 +271,16 @@ static int check_keys(struct entries *es, char *err, size_t errlen)
             keys = dft_keys;
         else if (!strncmp(x->section, "object.", 7) && x->section[7])
             keys = object_keys;
+        else if (!strcmp(x->section, "monitor.far"))
+            keys = far_keys;
+        else if (!strncmp(x->section, "monitor.flux.", 13) && x->section[13])
+            keys = flux_keys;
+        else if (!strncmp(x->section, "probe.", 6) && x->section[6])
+            keys = probe_keys;
         else
             BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
-                   "[object.NAME], [monitor.dft]",
+                   "[object.NAME], [monitor.dft], [monitor.far], [monitor.flux.NAME], "
+                   "[probe.NAME]",
                 x->section);
         if (!in_list(x->key, keys)) {
             char list[256] = "";
@@ -342,20 +355,26 @@ static int interpret_source(struct entries *es, struct scene *s, char *err, size
 {
     const struct entry *x;
     static const char *const types[] = {"plane_wave", "point", NULL};
-    static const char *const waves[] = {"sine", "gaussian", NULL};
+    static const char *const waves[] = {"sine", "gaussian", "modulated_gaussian", "ricker", NULL};
     int t = 0;
     if ((x = GET("source", "type")) && parse_choice(x, types, &t, err, errlen))
         return -1;
     s->source_type = (enum source_type)t;
-    static const char *const plane_only[] = {"angle", "front_offset"};
-    static const char *const point_only[] = {"center_x", "center_y", "center_z", "waveform",
-                                             "pulse_width"};
-    for (int k = 0; k < 2; k++)
+    static const char *const plane_only[] = {"angle", "front_offset", "bandwidth"};
+    static const char *const point_only[] = {"center_x", "center_y", "center_z", "pulse_width"};
+    for (int k = 0; k < 3; k++)
         if ((x = GET("source", plane_only[k])) && s->source_type != SOURCE_PLANE_WAVE)
             BAD(x, "%s applies to type = plane_wave only", x->key);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 4; k++)
         if ((x = GET("source", point_only[k])) && s->source_type != SOURCE_POINT)
             BAD(x, "%s applies to type = point only", x->key);
+    int w = 0;
+    if ((x = GET("source", "waveform")) && parse_choice(x, waves, &w, err, errlen))
+        return -1;
+    s->waveform = (enum waveform)w;
+    if (x && s->source_type == SOURCE_POINT && w > WAVEFORM_GAUSSIAN)
+        BAD(x, "waveform = %s applies to type = plane_wave only (a point source takes sine | "
+               "gaussian)", x->value);
     if (s->source_type == SOURCE_POINT) {
         const char *c[3] = {"center_x", "center_y", "center_z"};
         double *v[3] = {&s->point_x, &s->point_y, &s->point_z};
@@ -368,13 +387,20 @@ static int interpret_source(struct entries *es, struct scene *s, char *err, size
         }
         if (s->nz == 1 && (x = GET("source", "center_z")))
             BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
-        int w = 0;
-        if ((x = GET("source", "waveform")) && parse_choice(x, waves, &w, err, errlen))
-            return -1;
-        s->waveform = (enum waveform)w;
         s->pulse_width = s->cells_per_wavelength / s->courant / 4.0;
         if ((x = GET("source", "pulse_width")) && parse_double(x, 0.5, 1e6, false, &s->pulse_width, err, errlen))
             return -1;
+    }
+    /* plane-wave pulses: the spectrum's half-amplitude width, in units of f0 */
+    s->bandwidth = 1.0;
+    if ((x = GET("source", "bandwidth"))) {
+        if (s->waveform != WAVEFORM_GAUSSIAN && s->waveform != WAVEFORM_MODULATED_GAUSSIAN)
+            BAD(x, "bandwidth applies to waveform = gaussian | modulated_gaussian only");
+        if (parse_double(x, 0.01, 10.0, false, &s->bandwidth, err, errlen))
+            return -1;
+        if (s->waveform == WAVEFORM_MODULATED_GAUSSIAN && s->bandwidth > 2.0)
+            BAD(x, "bandwidth = %s is out of range for a modulated gaussian: allowed 0.01 to 2 "
+                   "(the band f0 (1 -+ bandwidth/2) must stay above 0)", x->value);
     }
     s->angle_deg = 0.0;
     s->amplitude = 1.0;
@@ -384,8 +410,12 @@ static int interpret_source(struct entries *es, struct scene *s, char *err, size
         return -1;
     if ((x = GET("source", "amplitude")) && parse_double(x, 0.0, 1e30, true, &s->amplitude, err, errlen))
         return -1;
-    if ((x = GET("source", "ramp_periods")) && parse_double(x, 0.0, 1e6, false, &s->ramp_periods, err, errlen))
-        return -1;
+    if ((x = GET("source", "ramp_periods"))) {
+        if (s->waveform != WAVEFORM_SINE)
+            BAD(x, "ramp_periods applies to waveform = sine only");
+        if (parse_double(x, 0.0, 1e6, false, &s->ramp_periods, err, errlen))
+            return -1;
+    }
     if ((x = GET("source", "front_offset"))
         && parse_double(x, -1e7, 1e7, false, &s->front_offset, err, errlen))
         return -1;
@@ -464,6 +494,292 @@ static int interpret_monitor(struct entries *es, struct scene *s, const char *pa
             s->steps);
     (void)path;
     s->dft = true;
+    return 0;
+}
+
+/* A frequency list "0.8, 1, 1.2" (units of the source frequency): each above 0
+ * and at least 3 cells per wavelength, at most SCENE_MAX_FREQS. */
+static int parse_freqs(const struct entry *x, const struct scene *s, struct scene_freqs *fr,
+                       char *err, size_t errlen)
+{
+    char buf[1024];
+    strcpy(buf, x->value);
+    const double fmax = s->cells_per_wavelength / 3.0;
+    fr->n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
+         tok = strtok_r(NULL, ", \t", &save)) {
+        char *end;
+        errno = 0;
+        const double v = strtod(tok, &end);
+        if (end == tok || *end || errno == ERANGE || !isfinite(v))
+            BAD(x, "frequencies: '%s' is not a number (expected a list such as 0.8, 1, 1.2, in "
+                   "units of the source frequency)", tok);
+        if (v <= 0.0 || v > fmax)
+            BAD(x, "frequencies: %s is out of range: allowed above 0 to %g (3 cells per "
+                   "wavelength at cells_per_wavelength = %g)", tok, fmax,
+                s->cells_per_wavelength);
+        if (fr->n == SCENE_MAX_FREQS)
+            BAD(x, "frequencies: more than %d", SCENE_MAX_FREQS);
+        fr->f[fr->n++] = v;
+    }
+    if (fr->n == 0)
+        BAD(x, "frequencies is empty (expected a list such as 0.8, 1, 1.2)");
+    return 0;
+}
+
+/* frequencies and start_step of a monitor section; defaults 1 and 0. */
+static int parse_monitor_freqs(struct entries *es, const char *section, const struct scene *s,
+                               struct scene_freqs *fr, char *err, size_t errlen)
+{
+    const struct entry *x;
+    fr->n = 1;
+    fr->f[0] = 1.0;
+    fr->start_step = 0;
+    if ((x = GET(section, "frequencies")) && parse_freqs(x, s, fr, err, errlen))
+        return -1;
+    if ((x = GET(section, "start_step"))) {
+        if (parse_int(x, 0, 1000000000, &fr->start_step, err, errlen))
+            return -1;
+        if (fr->start_step >= s->steps)
+            BAD(x, "start_step = %d must be below steps = %d (the DFT needs samples)",
+                fr->start_step, s->steps);
+    }
+    return 0;
+}
+
+/* The cells the objects may paint, per axis (conformal promotion included);
+ * the grid's centre cell when there is no object. */
+static void objects_bbox(const struct scene *s, int lo[3], int hi[3])
+{
+    const int n[3] = {s->nx, s->ny, s->nz};
+    for (int a = 0; a < 3; a++)
+        lo[a] = hi[a] = n[a] / 2;
+    for (int k = 0; k < s->nobjects; k++) {
+        const struct scene_object *o = &s->objects[k];
+        const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
+        const double c[3] = {o->center_x, o->center_y, o->center_z};
+        const double h[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
+                             round ? o->radius : o->depth / 2};
+        for (int a = 0; a < (s->nz > 1 ? 3 : 2); a++) {
+            const int l = (int)floor(c[a] - h[a]), u = (int)ceil(c[a] + h[a]);
+            if (k == 0 || l < lo[a])
+                lo[a] = l;
+            if (k == 0 || u > hi[a])
+                hi[a] = u;
+        }
+    }
+    if (s->nz == 1)
+        lo[2] = hi[2] = 0;
+}
+
+/* The far-field contour: cells lo .. hi, faces at lo - 1/2 and hi + 1/2, so it
+ * reads Ez (E) on cells lo - 1 .. hi + 1; those must lie outside the
+ * absorbing layer (the interior margin) and, by at least one cell, outside
+ * every object. */
+static int interpret_far(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    const char *sec = "monitor.far";
+    struct scene_far *f = &s->far;
+    const struct entry *x = NULL;
+    bool any = false;
+    for (int i = 0; far_keys[i]; i++)
+        if ((x = GET(sec, far_keys[i])))
+            any = true;
+    if (!any)
+        return 0;
+    f->on = true;
+    const bool d3 = s->nz > 1;
+    const struct entry *first = NULL;
+    for (int i = 0; i < es->n; i++)
+        if (!strcmp(es->e[i].section, sec) && (!first || (es->e[i].line && es->e[i].line < first->line)))
+            first = &es->e[i];
+    if (s->boundary == BOUNDARY_PEC)
+        BAD(first, "[monitor.far] needs an open boundary ([boundary] type = cpml | mur): inside "
+                   "a PEC box the scattered field never leaves, and there is no far field");
+    if (parse_monitor_freqs(es, sec, s, &f->fr, err, errlen))
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if ((x = GET(sec, i ? "phi_points" : "theta_points")) && !d3)
+            BAD(x, "%s applies to 3D scenes only (this one has nz = 1)", x->key);
+    f->angles = 360;
+    if ((x = GET(sec, "angles")) && parse_int(x, 1, 1000000, &f->angles, err, errlen))
+        return -1;
+    f->theta_points = d3 ? 37 : 0;
+    f->phi_points = d3 ? 72 : 0;
+    if ((x = GET(sec, "theta_points")) && parse_int(x, 0, 100000, &f->theta_points, err, errlen))
+        return -1;
+    if ((x = GET(sec, "phi_points")) && parse_int(x, 0, 100000, &f->phi_points, err, errlen))
+        return -1;
+    int blo[3], bhi[3];
+    objects_bbox(s, blo, bhi);
+    const int margin = scene_interior_margin(s), n[3] = {s->nx, s->ny, s->nz};
+    const int na = d3 ? 3 : 2;
+    /* the room between the objects and the layer: the contour's Ez at lo - 1
+     * must be >= margin, and lo <= blo - 1 */
+    int room = 1 << 30;
+    for (int a = 0; a < na; a++) {
+        const int r = blo[a] - 1 - margin < n[a] - 1 - margin - (bhi[a] + 1)
+                          ? blo[a] - 1 - margin : n[a] - 1 - margin - (bhi[a] + 1);
+        room = r < room ? r : room;
+    }
+    f->distance = -1;
+    if ((x = GET(sec, "distance"))) {
+        if (parse_int(x, 1, 1 << 20, &f->distance, err, errlen))
+            return -1;
+        if (f->distance > room)
+            BAD(x, "distance = %d puts the contour into the %s: at most %d here (the objects "
+                   "span cells %d .. %d in x, %d .. %d in y%s)", f->distance,
+                s->boundary == BOUNDARY_CPML ? "CPML" : "Mur layer", room < 1 ? 0 : room,
+                blo[0], bhi[0], blo[1], bhi[1], d3 ? " and more in z" : "");
+    } else {
+        if (room < 1)
+            BAD(first, "no room for the far-field contour: it needs one vacuum cell between "
+                       "the objects (cells %d .. %d in x, %d .. %d in y) and the %s, and "
+                       "another inside the layer's edge; enlarge the grid",
+                blo[0], bhi[0], blo[1], bhi[1],
+                s->boundary == BOUNDARY_CPML ? "CPML" : "Mur layer");
+        f->distance = (room + 1) / 2;
+    }
+    for (int a = 0; a < 3; a++) {
+        f->lo[a] = a < na ? blo[a] - f->distance : 0;
+        f->hi[a] = a < na ? bhi[a] + f->distance : 0;
+    }
+    return 0;
+}
+
+static int interpret_flux(struct entries *es, const char *section, struct scene *s,
+                          struct scene_flux *fl, char *err, size_t errlen)
+{
+    const struct entry *x;
+    const char *name = section + 13;
+    memset(fl, 0, sizeof *fl);
+    if (strlen(name) >= sizeof fl->name)
+        return seterr(err, errlen, "%s: [%s]: name longer than %zu characters", es->path,
+                      section, sizeof fl->name - 1);
+    strcpy(fl->name, name);
+    if (s->nz > 1)
+        return seterr(err, errlen, "%s: [%s]: flux monitors are 2D only (this scene has nz = %d)",
+                      es->path, section, s->nz);
+    const char *keys[4] = {"x0", "x1", "y0", "y1"};
+    int *v[4] = {&fl->x0, &fl->x1, &fl->y0, &fl->y1};
+    const int margin = scene_interior_margin(s);
+    for (int k = 0; k < 4; k++) {
+        const int n = k < 2 ? s->nx : s->ny;
+        if (!(x = GET(section, keys[k])))
+            return seterr(err, errlen, "%s: [%s] needs %s (cells; see docs/scenes.md)", es->path,
+                          section, keys[k]);
+        /* a box reads Ez one cell beyond its cells, a line one cell beyond x0 or y0 */
+        if (parse_int(x, margin + 1, n - 2 - margin, v[k], err, errlen))
+            return -1;
+    }
+    if (fl->x1 < fl->x0 || fl->y1 < fl->y0)
+        BAD(GET(section, fl->x1 < fl->x0 ? "x1" : "y1"), "%s = %d is below %s = %d",
+            fl->x1 < fl->x0 ? "x1" : "y1", fl->x1 < fl->x0 ? fl->x1 : fl->y1,
+            fl->x1 < fl->x0 ? "x0" : "y0", fl->x1 < fl->x0 ? fl->x0 : fl->y0);
+    fl->kind = fl->x0 == fl->x1 ? FLUX_LINE_X : fl->y0 == fl->y1 ? FLUX_LINE_Y : FLUX_BOX;
+    if (fl->x0 == fl->x1 && fl->y0 == fl->y1)
+        BAD(GET(section, "x1"), "x0 = x1 and y0 = y1: a flux line needs a length (a box needs "
+                                "x0 < x1 and y0 < y1)");
+    return parse_monitor_freqs(es, section, s, &fl->fr, err, errlen);
+}
+
+static int interpret_probe(struct entries *es, const char *section, struct scene *s,
+                           struct scene_probe *p, char *err, size_t errlen)
+{
+    const struct entry *x;
+    const char *name = section + 6;
+    const bool d3 = s->nz > 1;
+    memset(p, 0, sizeof *p);
+    if (strlen(name) >= sizeof p->name)
+        return seterr(err, errlen, "%s: [%s]: name longer than %zu characters", es->path,
+                      section, sizeof p->name - 1);
+    strcpy(p->name, name);
+    const char *keys[3] = {"x", "y", "z"};
+    int *v[3] = {&p->i, &p->j, &p->k};
+    const int n[3] = {s->nx, s->ny, s->nz};
+    for (int a = 0; a < 3; a++) {
+        x = GET(section, keys[a]);
+        if (a == 2 && !d3) {
+            if (x)
+                BAD(x, "z applies to 3D scenes only (this one has nz = 1)");
+            break;
+        }
+        if (!x)
+            return seterr(err, errlen, "%s: [%s] needs %s (a cell index)", es->path, section,
+                          keys[a]);
+        if (parse_int(x, 0, n[a] - 1, v[a], err, errlen))
+            return -1;
+    }
+    p->fields = 1u << FIELD_EZ_BIT;
+    if ((x = GET(section, "fields"))) {
+        static const char *const f2[] = {"ez", "hx", "hy", NULL};
+        static const char *const f3[] = {"ex", "ey", "ez", "hx", "hy", "hz", NULL};
+        static const int bit3[] = {FIELD_EX_BIT, FIELD_EY_BIT, FIELD_EZ_BIT, FIELD_HX_BIT,
+                                   FIELD_HY_BIT, FIELD_HZ_BIT};
+        const char *const *names = d3 ? f3 : f2;
+        char buf[1024];
+        strcpy(buf, x->value);
+        p->fields = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
+             tok = strtok_r(NULL, ", \t", &save)) {
+            if (!strcmp(tok, "all")) {
+                for (int i = 0; names[i]; i++)
+                    p->fields |= 1u << (d3 ? bit3[i] : i);
+                continue;
+            }
+            int i = 0;
+            while (names[i] && strcmp(tok, names[i]))
+                i++;
+            if (!names[i])
+                BAD(x, "fields: '%s' is not a field of a %s scene: allowed %s, or all", tok,
+                    d3 ? "3D" : "2D", d3 ? "ex, ey, ez, hx, hy, hz" : "ez, hx, hy");
+            p->fields |= 1u << (d3 ? bit3[i] : i);
+        }
+        if (!p->fields)
+            BAD(x, "fields is empty (expected ez, a list such as ez, hx, or all)");
+    }
+    p->total = true;
+    if ((x = GET(section, "total")) && parse_bool(x, &p->total, err, errlen))
+        return -1;
+    p->every = 1;
+    if ((x = GET(section, "every")) && parse_int(x, 1, 1000000000, &p->every, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* True if entry i is the first one of a section beginning with prefix. */
+static bool first_of(const struct entries *es, int i, const char *prefix)
+{
+    if (strncmp(es->e[i].section, prefix, strlen(prefix)))
+        return false;
+    for (int j = 0; j < i; j++)
+        if (!strcmp(es->e[j].section, es->e[i].section))
+            return false;
+    return true;
+}
+
+/* [monitor.far], [monitor.flux.NAME] and [probe.NAME]: after the objects. */
+static int interpret_monitors(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    if (interpret_far(es, s, err, errlen))
+        return -1;
+    int nf = 0, np = 0;
+    for (int i = 0; i < es->n; i++) {
+        nf += first_of(es, i, "monitor.flux.");
+        np += first_of(es, i, "probe.");
+    }
+    s->flux = nf ? calloc((size_t)nf, sizeof *s->flux) : NULL;
+    s->probes = np ? calloc((size_t)np, sizeof *s->probes) : NULL;
+    if ((nf && !s->flux) || (np && !s->probes))
+        return seterr(err, errlen, "out of memory");
+    for (int i = 0; i < es->n; i++) {
+        if (first_of(es, i, "monitor.flux.")
+            && interpret_flux(es, es->e[i].section, s, &s->flux[s->nflux++], err, errlen))
+            return -1;
+        if (first_of(es, i, "probe.")
+            && interpret_probe(es, es->e[i].section, s, &s->probes[s->nprobes++], err, errlen))
+            return -1;
+    }
     return 0;
 }
 
@@ -588,16 +904,6 @@ static int interpret_object(struct entries *es, const char *section, struct scen
     return 0;
 }
 
-/* True if entry i is the first one of an [object.NAME] section. */
-static bool first_of_object(const struct entries *es, int i)
-{
-    if (strncmp(es->e[i].section, "object.", 7))
-        return false;
-    for (int j = 0; j < i; j++)
-        if (!strcmp(es->e[j].section, es->e[i].section))
-            return false;
-    return true;
-}
 
 static int interpret(struct entries *es, struct scene *s, char *err, size_t errlen)
 {
@@ -609,16 +915,16 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
     /* objects, in the order their sections first appear */
     int nobj = 0;
     for (int i = 0; i < es->n; i++)
-        nobj += first_of_object(es, i);
+        nobj += first_of(es, i, "object.");
     s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
     if (nobj && !s->objects)
         return seterr(err, errlen, "out of memory");
     for (int i = 0; i < es->n; i++)
-        if (first_of_object(es, i)
+        if (first_of(es, i, "object.")
             && interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++], es->path,
                                 err, errlen))
             return -1;
-    return 0;
+    return interpret_monitors(es, s, err, errlen);
 }
 
 /* The scene read from the open stream f, named path in messages. */
@@ -699,8 +1005,12 @@ int scene_load_text(struct scene *s, const char *name, const char *text, size_t 
 void scene_free(struct scene *s)
 {
     free(s->objects);
+    free(s->flux);
+    free(s->probes);
     s->objects = NULL;
-    s->nobjects = 0;
+    s->flux = NULL;
+    s->probes = NULL;
+    s->nobjects = s->nflux = s->nprobes = 0;
 }
 
 double scene_omega_dt(const struct scene *s)

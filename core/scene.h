@@ -15,12 +15,63 @@
 
 #define SCENE_MAX_SNAPSHOTS 256
 #define SCENE_NAME_MAX 64
+#define SCENE_MAX_FREQS 64
+
+/* A frequency list of a monitor: values in units of the source frequency
+ * ([source] frequency_hz, i.e. cells_per_wavelength / value cells per
+ * wavelength), in the order given, and the step after which sampling starts. */
+struct scene_freqs {
+    int n;
+    double f[SCENE_MAX_FREQS];
+    int start_step; /* samples steps start_step+1 .. steps */
+};
+
+/* [monitor.far]: the near-to-far-field transform.  The closed contour (2D)
+ * or box (3D) has its faces on the H nodes half a cell beyond the cells
+ * lo[a] .. hi[a]: faces at x = lo[0] - 1/2 and x = hi[0] + 1/2, and so on
+ * (core/monitor.h). */
+struct scene_far {
+    bool on;
+    struct scene_freqs fr;
+    int angles;         /* 2D: angles over [0, 360); 3D: points of each cut */
+    int theta_points;   /* 3D grid: theta over [0, 180] */
+    int phi_points;     /* 3D grid: phi over [0, 360) */
+    int distance;       /* cells between the objects' bounding box and the contour; -1: default */
+    int lo[3], hi[3];   /* the contour's cells (resolved when the scene loads) */
+};
+
+/* [monitor.flux.NAME]: Poynting flux through a closed rectangle (box) or
+ * an open segment (line); faces and lines lie on H nodes, as for the far
+ * field: a box of cells lo .. hi has its sides at lo - 1/2 and hi + 1/2; a
+ * line at x = x0 + 1/2 (x0 = x1) or y = y0 + 1/2 (y0 = y1) runs over the
+ * cells of the other axis from its 0 to its 1 coordinate. */
+enum flux_kind { FLUX_BOX, FLUX_LINE_X, FLUX_LINE_Y }; /* line normal +x / +y */
+struct scene_flux {
+    char name[SCENE_NAME_MAX];
+    enum flux_kind kind;
+    int x0, y0, x1, y1;
+    struct scene_freqs fr;
+};
+
+/* [probe.NAME]: the time series of some fields at one cell.  The field bits
+ * are the values of core/engine.h's enum field (checked there). */
+enum { FIELD_EZ_BIT = 0, FIELD_HX_BIT = 1, FIELD_HY_BIT = 2, FIELD_EX_BIT = 5, FIELD_EY_BIT = 6,
+       FIELD_HZ_BIT = 7 };
+struct scene_probe {
+    char name[SCENE_NAME_MAX];
+    int i, j, k;
+    unsigned fields; /* bit (1 << enum field) for each field recorded, in enum order */
+    bool total;      /* add the incident field (known exactly, on the host) */
+    int every;       /* record every K steps */
+};
 
 enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE }; /* 2D, 2D, 3D, 3D */
 enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
 enum boundary_type { BOUNDARY_PEC, BOUNDARY_CPML, BOUNDARY_MUR };
 enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
-enum waveform { WAVEFORM_SINE, WAVEFORM_GAUSSIAN };
+/* sine: a ramped continuous wave at the source frequency f0; the others are
+ * pulses for broadband runs (core/model.h gives each formula). */
+enum waveform { WAVEFORM_SINE, WAVEFORM_GAUSSIAN, WAVEFORM_MODULATED_GAUSSIAN, WAVEFORM_RICKER };
 enum pml_strategy { PML_COMBINED, PML_REGIONS, PML_PER_FACE }; /* the CPML paper's A1, A2, A3 */
 
 struct scene_object {
@@ -53,7 +104,8 @@ struct scene {
     /* type = point: a soft z-directed source Ez += f(n) at one cell */
     double point_x, point_y, point_z;
     enum waveform waveform;
-    double pulse_width;  /* gaussian: exp(-((n - 4 w) / w)^2), w in steps */
+    double pulse_width;  /* point source, gaussian: exp(-((n - 4 w) / w)^2), w in steps */
+    double bandwidth;    /* plane-wave pulses: see core/model.h; units of the source frequency */
     double front_offset; /* cells along the propagation direction from the
                             entry corner to the ramp front at step 0 */
 
@@ -75,6 +127,13 @@ struct scene {
     /* [monitor.dft]: a running DFT of Ez at the source frequency */
     bool dft;
     int dft_start; /* samples Ez^n for n = dft_start+1 .. steps */
+
+    /* [monitor.far], [monitor.flux.NAME] (in file order), [probe.NAME] */
+    struct scene_far far;
+    struct scene_flux *flux;
+    int nflux;
+    struct scene_probe *probes;
+    int nprobes;
 
     /* [output] */
     int snapshots[SCENE_MAX_SNAPSHOTS];

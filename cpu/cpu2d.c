@@ -34,6 +34,7 @@ struct cpu_engine {
     struct engine base;
     struct cpu_fields f;
     void *slot_v;       /* REAL[nslots]: this step's slot values */
+    struct cpu_samples samples; /* the monitors' gather */
     float cezh_f[MODEL_MAX_MATERIALS];
     double cezh_d[MODEL_MAX_MATERIALS];
     int threads;
@@ -68,6 +69,7 @@ static void cpu_destroy(struct engine *e)
     free(c->f.cut_old);
     free(c->f.cut_v);
     free(c->slot_v);
+    cpu_samples_free(&c->samples);
     free(c);
 }
 
@@ -96,7 +98,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
                 || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
         || (m->scene->dft
             && (!(c->f.dft_re = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))))) {
+                || !(c->f.dft_im = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))))
+        || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
     }
@@ -170,6 +173,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             if (dft)
                 dft_accumulate_d(&c->f, m->ncells, wr, wi, e->opt.denormals);
         }
+        void *const fields[8] = {[FIELD_EZ] = c->f.ez, [FIELD_HX] = c->f.hx, [FIELD_HY] = c->f.hy};
+        cpu_samples_take(&c->samples, m, fields, 0, precision_size(e->opt.precision));
     }
     _mm_setcsr(saved_csr);
     return 0;
@@ -254,6 +259,13 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
     return 0;
 }
 
+static int cpu_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
+{
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    return cpu_samples_read(&c->samples, e->model, precision_size(e->opt.precision), dst, rows,
+                            err, errlen);
+}
+
 static void cpu_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu_engine *c = (const struct cpu_engine *)e;
@@ -268,7 +280,7 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
@@ -276,6 +288,7 @@ const struct engine_ops cpu_engine_ops = {
     .write_field = cpu_write_field,
     .check_finite = cpu_check_finite,
     .state = cpu_state,
+    .read_samples = cpu_read_samples,
     .describe = cpu_describe,
     .destroy = cpu_destroy,
 };

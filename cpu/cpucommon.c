@@ -74,3 +74,44 @@ size_t cpu_first_bad(const void *p, size_t n, enum precision prec, int threads)
     }
     return first;
 }
+
+int cpu_samples_init(struct cpu_samples *s, const struct model *m, size_t elem, char *err,
+                     size_t errlen)
+{
+    s->rows = 0;
+    s->buf = NULL;
+    if (!m->nsamples)
+        return 0;
+    s->buf = xcalloc((size_t)m->sample_rows * m->nsamples, elem, "monitor samples", err, errlen);
+    return s->buf ? 0 : -1;
+}
+
+void cpu_samples_take(struct cpu_samples *s, const struct model *m, void *const field[8],
+                      size_t offset, size_t elem)
+{
+    if (!m->nsamples || s->rows >= m->sample_rows)
+        return;
+    char *row = (char *)s->buf + (size_t)s->rows * m->nsamples * elem;
+    for (size_t k = 0; k < m->nsamples; k++) {
+        const struct sample *x = &m->samples[k];
+        memcpy(row + k * elem, (const char *)field[x->field] + (x->cell - offset) * elem, elem);
+    }
+    s->rows++;
+}
+
+int cpu_samples_read(struct cpu_samples *s, const struct model *m, size_t elem, void *dst,
+                     int rows, char *err, size_t errlen)
+{
+    if (rows != s->rows)
+        return seterr(err, errlen, "monitor samples: %d rows asked for, %d recorded", rows,
+                      s->rows);
+    memcpy(dst, s->buf, (size_t)rows * m->nsamples * elem);
+    s->rows = 0;
+    return 0;
+}
+
+void cpu_samples_free(struct cpu_samples *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+}

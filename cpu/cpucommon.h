@@ -22,6 +22,22 @@ void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t
  * CPU engines. */
 size_t cpu_first_bad(const void *p, size_t n, enum precision prec, int threads);
 
+/* The monitors' samples (core/monitor.h) of a CPU engine: rows of
+ * model->nsamples values, one row after each step. */
+struct cpu_samples {
+    void *buf; /* [model->sample_rows][nsamples] */
+    int rows;  /* recorded since the last read */
+};
+int cpu_samples_init(struct cpu_samples *s, const struct model *m, size_t elem, char *err,
+                     size_t errlen);
+/* Append a row: sample k is field[samples[k].field][samples[k].cell - offset]
+ * (offset: the first cell the arrays hold; 0 but for an MPI slab). */
+void cpu_samples_take(struct cpu_samples *s, const struct model *m, void *const field[8],
+                      size_t offset, size_t elem);
+int cpu_samples_read(struct cpu_samples *s, const struct model *m, size_t elem, void *dst,
+                     int rows, char *err, size_t errlen);
+void cpu_samples_free(struct cpu_samples *s);
+
 /* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
 void cpu_model_name(char *buf, size_t len);
 

@@ -112,7 +112,8 @@ Test(scene, unknown_section)
 {
     expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[grdi]\nx=1\n", NULL, 0,
                  "FILE:6: unknown section [grdi]: allowed [grid], [source], [boundary], "
-                 "[output], [object.NAME], [monitor.dft]");
+                 "[output], [object.NAME], [monitor.dft], [monitor.far], "
+                 "[monitor.flux.NAME], [probe.NAME]");
 }
 
 Test(scene, unknown_key)
