@@ -77,6 +77,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->boundary == BOUNDARY_CPML, ENGINE_CAP_CPML, "[boundary] type = cpml"},
         {s->boundary == BOUNDARY_MUR, ENGINE_CAP_MUR, "[boundary] type = mur"},
         {s->dft, ENGINE_CAP_DFT, "[monitor.dft]"},
+        {s->dft && s->dft_nfreq > 1, ENGINE_CAP_DFT_MULTI, "[monitor.dft] at several frequencies"},
         {s->source_type == SOURCE_POINT, ENGINE_CAP_POINT, "[source] type = point"},
         {s->conformal_pec, ENGINE_CAP_CONFORMAL, "[grid] conformal_pec"},
         {s->far.on, ENGINE_CAP_MONITORS, "[monitor.far]"},
@@ -171,7 +172,8 @@ void engine_destroy(struct engine *e)
 const char *field_name(enum field f)
 {
     static const char *const n[] = {"ez", "hx", "hy", "ez_dft_re", "ez_dft_im", "ex", "ey", "hz"};
-    return (unsigned)f <= FIELD_HZ ? n[f] : "?";
+    static const char *const more[2] = {"ez_dft_re_k", "ez_dft_im_k"};
+    return (unsigned)f <= FIELD_HZ ? n[f] : f >= FIELD_DFT_MORE ? more[(f - FIELD_DFT_MORE) & 1] : "?";
 }
 
 int scene_fields(const struct scene *s, enum field out[6])

@@ -20,8 +20,24 @@
 enum field {
     FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_COUNT,
     FIELD_EZ_DFT_RE = FIELD_COUNT, FIELD_EZ_DFT_IM,
-    FIELD_EX, FIELD_EY, FIELD_HZ /* 3D only */
+    FIELD_EX, FIELD_EY, FIELD_HZ, /* 3D only */
+    FIELD_DFT_MORE /* the DFT phasors of frequencies 1, 2, ...: see field_dft() */
 };
+/* The DFT phasor of Ez ([monitor.dft]) at frequency k (scene->dft_freq[k]),
+ * real (im = 0) or imaginary part: FIELD_EZ_DFT_RE / _IM for k = 0, then
+ * FIELD_DFT_MORE + 2 (k - 1) + im. */
+static inline enum field field_dft(int k, int im)
+{
+    return k == 0 ? (im ? FIELD_EZ_DFT_IM : FIELD_EZ_DFT_RE)
+                  : (enum field)(FIELD_DFT_MORE + 2 * (k - 1) + im);
+}
+/* k of a DFT field, or -1 for a time-domain field. */
+static inline int field_dft_index(enum field f)
+{
+    return f == FIELD_EZ_DFT_RE || f == FIELD_EZ_DFT_IM ? 0
+           : f >= FIELD_DFT_MORE                        ? 1 + ((int)f - (int)FIELD_DFT_MORE) / 2
+                                                        : -1;
+}
 /* The time-domain fields of a scene: ez, hx, hy (2D) or ex, ey, ez, hx, hy,
  * hz (3D), in that order; returns how many. */
 int scene_fields(const struct scene *s, enum field out[6]);
@@ -75,6 +91,7 @@ enum engine_caps {
     ENGINE_CAP_CONFORMAL = 1u << 5, /* [grid] conformal_pec */
     ENGINE_CAP_MPI = 1u << 6,   /* splits the grid over the ranks of mpirun (core/decomp.h) */
     ENGINE_CAP_MONITORS = 1u << 7, /* gathers model->samples (read_samples) */
+    ENGINE_CAP_DFT_MULTI = 1u << 8, /* [monitor.dft] at more than one frequency */
 };
 
 struct engine_ops {

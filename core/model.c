@@ -433,12 +433,18 @@ void model_slot_range_d(const struct model *m, int n, size_t first, size_t count
         out[k] = slot_value(m, first + k, n);
 }
 
-void model_dft_weight(const struct model *m, int n, double *re, double *im)
+void model_dft_weight_k(const struct model *m, int k, int n, double *re, double *im)
 {
     const struct scene *s = m->scene;
     const double scale = 2.0 / (m->amplitude * (double)(s->steps - s->dft_start));
-    *re = scale * cos(m->omega_dt * (double)n);
-    *im = -scale * sin(m->omega_dt * (double)n);
+    const double w = s->dft_nfreq > 0 ? m->omega_dt * s->dft_freq[k] : m->omega_dt;
+    *re = scale * cos(w * (double)n);
+    *im = -scale * sin(w * (double)n);
+}
+
+void model_dft_weight(const struct model *m, int n, double *re, double *im)
+{
+    model_dft_weight_k(m, 0, n, re, im);
 }
 
 size_t model_field_bytes(const struct model *m, size_t elem_size)

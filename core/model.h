@@ -166,6 +166,9 @@ void model_cut_values_d(const struct model *m, int n, double *out);
  * the phasor -i exp(-i k (x cos(theta) + y sin(theta) - d0)), k = 2 pi / N_lambda.
  * Computed in double; engines round once to their precision. */
 void model_dft_weight(const struct model *m, int n, double *re, double *im);
+/* The same at [monitor.dft] frequency k (omega = omega_dt * dft_freq[k]);
+ * k = 0 with the default frequency list is model_dft_weight. */
+void model_dft_weight_k(const struct model *m, int k, int n, double *re, double *im);
 
 /* CPML slab membership along an axis of n positions with N-cell slabs.
  * E positions i: left slab 1 .. N-1, right slab n-N .. n-2.

@@ -148,6 +148,61 @@ int h5out_open(struct h5out **out, const char *dir, const struct provenance *p, 
     return 0;
 }
 
+/* [monitor.dft] at several frequencies: /dft/ez_re and /dft/ez_im shaped
+ * [frequencies][ny][nx] and /dft/frequency_hz (the root's ez_dft_re and
+ * ez_dft_im are the first frequency, as with one). */
+static int write_dft_all(struct h5out *h, struct engine *e, hid_t file, char *err, size_t errlen)
+{
+    const struct model *m = e->model;
+    const struct scene *s = m->scene;
+    const enum precision prec = e->opt.precision;
+    const size_t es = precision_size(prec), n = m->ncells;
+    const int nf = s->dft_nfreq;
+    void *buf = xcalloc(n * (size_t)nf, es, "DFT read-back buffer", err, errlen);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    hid_t g = h->writer ? H5Gcreate2(file, "dft", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                        : H5I_INVALID_HID;
+    if (h->writer && g < 0)
+        rc = seterr(err, errlen, "cannot create /dft");
+    const hid_t type = prec == PRECISION_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    for (int im = 0; im < 2 && !rc; im++) {
+        for (int k = 0; k < nf && !rc; k++)
+            if (engine_read(e, field_dft(k, im), (char *)buf + (size_t)k * n * es, err, errlen))
+                rc = -1;
+        if (rc || !h->writer)
+            continue;
+        const hsize_t d[3] = {(hsize_t)nf, (hsize_t)m->ny, (hsize_t)m->nx};
+        hid_t sp = H5Screate_simple(3, d, NULL);
+        hid_t ds = H5Dcreate2(g, im ? "ez_im" : "ez_re", type, sp, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT);
+        if (ds < 0 || H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+            rc = seterr(err, errlen, "cannot write /dft/%s", im ? "ez_im" : "ez_re");
+        if (ds >= 0)
+            H5Dclose(ds);
+        H5Sclose(sp);
+    }
+    if (!rc && h->writer) {
+        double f[SCENE_MAX_FREQS];
+        for (int k = 0; k < nf; k++)
+            f[k] = s->dft_freq[k] * s->frequency_hz;
+        const hsize_t d = (hsize_t)nf;
+        hid_t sp = H5Screate_simple(1, &d, NULL);
+        hid_t ds = H5Dcreate2(g, "frequency_hz", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT);
+        if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, f) < 0)
+            rc = seterr(err, errlen, "cannot write /dft/frequency_hz");
+        if (ds >= 0)
+            H5Dclose(ds);
+        H5Sclose(sp);
+    }
+    if (g >= 0)
+        H5Gclose(g);
+    free(buf);
+    return rc;
+}
+
 /* The fields of e into the root of a new file `path` (written as
  * path.partial, then renamed). */
 static int write_part(struct h5out *h, struct engine *e, bool final, const char *path, char *err,
@@ -199,6 +254,9 @@ static int write_part(struct h5out *h, struct engine *e, bool final, const char 
         H5Sclose(space);
     }
     free(buf);
+    if (!rc && final && m->scene->dft && m->scene->dft_nfreq > 1
+        && write_dft_all(h, e, file, err, errlen))
+        rc = -1;
     if (!h->writer)
         return rc;
     /* the monitors' results: /far, /flux, /probes (core/monitor.h) */

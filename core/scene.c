@@ -237,7 +237,7 @@ static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_pe
 static const char *const boundary_keys[] = {"type", "cells", "order", "sigma_factor",
                                             "kappa_max", "alpha_max", "strategy", NULL};
 static const char *const output_keys[] = {"snapshots", "png", NULL};
-static const char *const dft_keys[] = {"start_step", NULL};
+static const char *const dft_keys[] = {"start_step", "frequencies", NULL};
 static const char *const far_keys[] = {"frequencies", "start_step", "angles", "distance",
                                        "theta_points", "phi_points", NULL};
 static const char *const flux_keys[] = {"frequencies", "start_step", "x0", "y0", "x1", "y1",
@@ -481,19 +481,24 @@ int scene_interior_margin(const struct scene *s)
     return s->boundary == BOUNDARY_CPML ? s->cpml_cells + 1 : s->boundary == BOUNDARY_MUR ? 2 : 1;
 }
 
+static int parse_monitor_freqs(struct entries *es, const char *section, const struct scene *s,
+                               struct scene_freqs *fr, char *err, size_t errlen);
+
 static int interpret_monitor(struct entries *es, struct scene *s, const char *path, char *err,
                              size_t errlen)
 {
-    const struct entry *x = GET("monitor.dft", "start_step");
-    if (!x)
-        return 0;
-    if (parse_int(x, 0, 1000000000, &s->dft_start, err, errlen))
-        return -1;
-    if (s->dft_start >= s->steps)
-        BAD(x, "start_step = %d must be below steps = %d (the DFT needs samples)", s->dft_start,
-            s->steps);
     (void)path;
+    s->dft_nfreq = 1;
+    s->dft_freq[0] = 1.0;
+    if (!GET("monitor.dft", "start_step") && !GET("monitor.dft", "frequencies"))
+        return 0;
+    struct scene_freqs fr;
+    if (parse_monitor_freqs(es, "monitor.dft", s, &fr, err, errlen))
+        return -1;
     s->dft = true;
+    s->dft_start = fr.start_step;
+    s->dft_nfreq = fr.n;
+    memcpy(s->dft_freq, fr.f, sizeof fr.f);
     return 0;
 }
 

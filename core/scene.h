@@ -127,6 +127,8 @@ struct scene {
     /* [monitor.dft]: a running DFT of Ez at the source frequency */
     bool dft;
     int dft_start; /* samples Ez^n for n = dft_start+1 .. steps */
+    int dft_nfreq; /* frequencies (units of f0), default one: 1 */
+    double dft_freq[SCENE_MAX_FREQS];
 
     /* [monitor.far], [monitor.flux.NAME] (in file order), [probe.NAME] */
     struct scene_far far;

@@ -26,7 +26,7 @@ struct cpu_fields {
      * psi_hxy, psi_ezy: [2 sides][N rows][nx]; psi_hyx, psi_ezx: [2][ny][N] */
     void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
     void *mur_old, *mur_wall; /* Mur: old rows 1, ny-2 and 0, ny-1: [2][nx] */
-    void *dft_re, *dft_im;    /* [ny][nx] when the scene has [monitor.dft] */
+    void *dft_re, *dft_im;    /* [nfreq][ny][nx] when the scene has [monitor.dft] */
     void *cut_old, *cut_v;    /* conformal PEC: old H and b^n per cut edge */
 };
 
@@ -97,8 +97,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
                 || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
         || (m->scene->dft
-            && (!(c->f.dft_re = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = cpu_alloc_field(m->ncells, elem, "DFT", err, errlen))))
+            && (!(c->f.dft_re = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
         || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
@@ -143,9 +143,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
          * sweep and the slot update run in the engine's denormal mode */
         _mm_setcsr(saved_csr);
         const bool dft = m->scene->dft && t + 1 > m->scene->dft_start;
-        double wr = 0, wi = 0;
-        if (dft)
-            model_dft_weight(m, t + 1, &wr, &wi);
+        const int nf = m->scene->dft_nfreq;
+        double wr[SCENE_MAX_FREQS], wi[SCENE_MAX_FREQS];
+        for (int q = 0; dft && q < nf; q++)
+            model_dft_weight_k(m, q, t + 1, &wr[q], &wi[q]);
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
             if (m->ncut)
@@ -157,8 +158,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 float *ez = c->f.ez;
                 ez[pc] = ez[pc] + (float)model_point_value(m, t);
             }
-            if (dft)
-                dft_accumulate_f(&c->f, m->ncells, (float)wr, (float)wi, e->opt.denormals);
+            for (int q = 0; dft && q < nf; q++)
+                dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
             if (m->ncut)
@@ -170,8 +171,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 double *ez = c->f.ez;
                 ez[pc] = ez[pc] + model_point_value(m, t);
             }
-            if (dft)
-                dft_accumulate_d(&c->f, m->ncells, wr, wi, e->opt.denormals);
+            for (int q = 0; dft && q < nf; q++)
+                dft_accumulate_d(&c->f, q, m->ncells, wr[q], wi[q], e->opt.denormals);
         }
         void *const fields[8] = {[FIELD_EZ] = c->f.ez, [FIELD_HX] = c->f.hx, [FIELD_HY] = c->f.hy};
         cpu_samples_take(&c->samples, m, fields, 0, precision_size(e->opt.precision));
@@ -182,6 +183,11 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 
 static void *cpu_field(struct cpu_engine *c, enum field f)
 {
+    const int k = field_dft_index(f);
+    const size_t es = precision_size(c->base.opt.precision), n = c->base.model->ncells;
+    if (k >= 0)
+        return !c->f.dft_re || k >= c->base.model->scene->dft_nfreq ? NULL
+               : (char *)(f == field_dft(k, 1) ? c->f.dft_im : c->f.dft_re) + (size_t)k * n * es;
     switch (f) {
     case FIELD_EZ: return c->f.ez;
     case FIELD_HX: return c->f.hx;
@@ -250,8 +256,8 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
         {"psi_ezy", c->f.psi_ezy, ns * (size_t)m->nx},
         {"psi_hyx", c->f.psi_hyx, ns * (size_t)m->ny},
         {"psi_ezx", c->f.psi_ezx, ns * (size_t)m->ny},
-        {"ez_dft_re", c->f.dft_re, n},
-        {"ez_dft_im", c->f.dft_im, n},
+        {"ez_dft_re", c->f.dft_re, n * (size_t)m->scene->dft_nfreq},
+        {"ez_dft_im", c->f.dft_im, n * (size_t)m->scene->dft_nfreq},
     };
     for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
         if (a[k].data && io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
@@ -280,7 +286,7 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
