@@ -406,6 +406,16 @@ static void dft_weight(const struct model *m, const struct dft_group *g, double 
 
 static void probe_record(struct monitors *mo, int t, int r);
 
+/* What the DFTs are normalised by, at step t: the incident plane wave at the
+ * group's centre, or, for a point source, the value it adds to Ez in step t
+ * (so the phasors are per unit source). */
+static double reference_value(const struct model *m, const struct dft_group *g, int t)
+{
+    if (m->scene->source_type == SOURCE_POINT)
+        return model_point_value(m, t - 1);
+    return model_incident(m, g->cx, g->cy, (double)t);
+}
+
 void monitors_consume(struct monitors *mo, int first, int rows)
 {
     const struct model *m = mo->m;
@@ -425,9 +435,7 @@ void monitors_consume(struct monitors *mo, int first, int rows)
                     ACCUMULATE(float);
                 else
                     ACCUMULATE(double);
-                /* the incident wave at the group's centre, in double */
-                const double ei = model_incident(m, gr->cx, gr->cy, (double)t);
-                mo->inc[g][k] += (wer + I * wei) * ei;
+                mo->inc[g][k] += (wer + I * wei) * reference_value(m, gr, t);
             }
         }
         probe_record(mo, t, r);
@@ -449,7 +457,7 @@ static void incident_replay(struct monitors *mo, int upto)
             for (int t = gr->fr.start_step + 1; t <= upto; t++) {
                 double wr, wi;
                 dft_weight(m, gr, om, (double)t, &wr, &wi);
-                s += (wr + I * wi) * model_incident(m, gr->cx, gr->cy, (double)t);
+                s += (wr + I * wi) * reference_value(m, gr, t);
             }
             mo->inc[g][k] = s;
         }
@@ -619,8 +627,15 @@ void monitors_flux2d(const struct monitors *mo, int i, int k, double *scat, doub
     const struct model *m = mo->m;
     const int g = m->plan->flux[i];
     const struct dft_group *gr = &m->plan->groups[g];
-    const double kk = 2.0 * M_PI * gr->fr.f[k] / m->scene->cells_per_wavelength;
     const double ecorr = ez_at_h_factor(m, gr->fr.f[k]);
+    /* the incident phasor travels with the grid's k along its direction: so
+     * the cross terms see the same phase velocity as the scattered wave,
+     * and the total flux does not drift with the contour's size (with the
+     * exact k it grew from 0.17 % to 1.1 % of the scattered power as a box
+     * grew from 41 to 71 cells around a PEC cylinder at 20 cells per
+     * wavelength) */
+    const double ki = yee_k(m, gr->fr.f[k], m->cos_t, m->sin_t);
+    const bool plane = m->scene->source_type == SOURCE_PLANE_WAVE;
     double ps = 0, pt = 0;
     for (size_t e = 0; e < gr->nelem; e++) {
         const struct contour_elem *c = &gr->elem[e];
@@ -629,10 +644,12 @@ void monitors_flux2d(const struct monitors *mo, int i, int k, double *scat, doub
         const double complex hs = monitors_phasor(mo, g, k, c->h);
         /* the incident wave: Ez at the two nodes, eta0 H = u x z Ez at the H node */
         const double dxa = c->axis == 0 ? 0.5 : 0.0, dya = c->axis == 1 ? 0.5 : 0.0;
-        const double complex ezi = ecorr * (incident_at(m, gr, kk, c->x - dxa, c->y - dya)
-                                            + incident_at(m, gr, kk, c->x + dxa, c->y + dya));
-        const double complex hi = incident_at(m, gr, kk, c->x, c->y)
-                                  * (c->axis == 0 ? -m->cos_t : m->sin_t);
+        const double complex ezi = !plane ? 0
+                                   : ecorr * (incident_at(m, gr, ki, c->x - dxa, c->y - dya)
+                                              + incident_at(m, gr, ki, c->x + dxa, c->y + dya));
+        const double complex hi = !plane ? 0
+                                  : incident_at(m, gr, ki, c->x, c->y)
+                                        * (c->axis == 0 ? -m->cos_t : m->sin_t);
         /* (ny Hx - nx Hy) = -sgn H on an x side (H = Hy), +sgn H on a y side (H = Hx) */
         const double sg = c->axis == 0 ? -c->sgn : c->sgn;
         ps += creal(ez * conj(sg * hs));

@@ -229,7 +229,7 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "cells_per_wavelength", "conformal_pec",
-                                        "conformal_min", NULL};
+                                        "conformal_min", "subpixel", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", "bandwidth",
@@ -336,6 +336,14 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         return -1;
     if (x && s->conformal_pec && s->nz > 1)
         BAD(x, "conformal_pec applies to 2D scenes only (this one has nz = %d)", s->nz);
+    s->subpixel = s->nz == 1;
+    if ((x = GET("grid", "subpixel"))) {
+        if (parse_bool(x, &s->subpixel, err, errlen))
+            return -1;
+        if (s->subpixel && s->nz > 1)
+            BAD(x, "subpixel = true applies to 2D scenes only for now (this one has nz = %d)",
+                s->nz);
+    }
     s->conformal_min = 0.5;
     if ((x = GET("grid", "conformal_min"))) {
         if (!s->conformal_pec)

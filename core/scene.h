@@ -94,6 +94,7 @@ struct scene {
     double cells_per_wavelength; /* N_lambda = lambda / dx */
     bool conformal_pec;          /* 2D: H edges cut by a PEC surface see its true distance */
     double conformal_min;        /* cut closer than this (cells) to a free node: node -> PEC */
+    bool subpixel;               /* 2D: dielectric cells on an interface take the mean eps */
 
     /* [source] */
     enum source_type source_type;
