@@ -734,12 +734,12 @@ static void probe_record(struct monitors *mo, int t, int r)
     }
     probe_push(mo, v, w);
     if (mo->csv) {
-        fprintf(mo->csv, "%d,%.9g", t, v[1]);
+        fprintf(mo->csv, "%d,%.17g", t, v[1]);
         for (size_t k = 2; k < w; k++) {
             if (isnan(v[k]))
                 fputs(",", mo->csv);
             else
-                fprintf(mo->csv, ",%.9g", v[k]);
+                fprintf(mo->csv, ",%.17g", v[k]);
         }
         fputc('\n', mo->csv);
     }
@@ -847,25 +847,25 @@ static void far2d_plot(const char *dir, const char *csv, const struct scene_far 
     if (!isfinite(lo))
         return;
     hi = ceil(hi / 5.0) * 5.0;
-    lo = fmax(floor(lo / 5.0) * 5.0, hi - 40.0);
+    lo = fmax(floor(lo / 5.0) * 5.0 - 5.0, hi - 40.0);
     char script[4600], png[4300];
     snprintf(script, sizeof script, "%s/.far_field.gp", dir);
     snprintf(png, sizeof png, "%s/far_field.png", dir);
     FILE *f = fopen(script, "w");
     if (!f)
         return;
-    fprintf(f, "set terminal pngcairo size 800,800\nset output '%s'\n"
+    fprintf(f, "set terminal pngcairo size 800,800 font ',11'\nset output '%s'\n"
                "set datafile separator ','\nset polar\nset angles degrees\n"
-               "set size square\nunset border\nunset xtics\nunset ytics\n"
-               "set grid polar 30\nset rrange [%g:%g]\nset rtics 5\n"
-               "set title 'echo width {/Symbol s}_{2D}/{/Symbol l} (dB), {/Symbol f} from +x'\n"
-               "set key bottom right\n",
-            png, lo, hi);
+               "set size square\nunset border\nunset xtics\nunset ytics\nset theta counterclockwise\n"
+               "set grid polar 30\nset rrange [%g:%g]\nset rtics %g\nset ttics 0, 30\n"
+               "set title 'echo width {/Symbol s}_{2D}/{/Symbol l} (dB); {/Symbol f} from +x'\n"
+               "set key top left\n",
+            png, lo, hi, hi - lo > 20.0 ? 10.0 : 5.0);
     fprintf(f, "plot ");
     for (int k = 0; k < far->fr.n; k++)
-        fprintf(f, "%s'%s' every ::%d::%d using 2:(($4 > 0 ? 10*log10($4) : %g) < %g ? %g : "
-                   "($4 > 0 ? 10*log10($4) : %g)) with lines lw 2 title 'f = %g f0'",
-                k ? ", " : "", csv, 1 + k * far->angles, (k + 1) * far->angles, lo, lo, lo, lo,
+        fprintf(f, "%s'%s' every ::%d::%d using 2:($5 < %g ? %g : $5) with lines lw 2 "
+                   "title 'f = %g f_0'",
+                k ? ", " : "", csv, 1 + k * far->angles, (k + 1) * far->angles, lo, lo,
                 far->fr.f[k]);
     fprintf(f, "\n");
     fclose(f);
@@ -876,12 +876,48 @@ static void far2d_plot(const char *dir, const char *csv, const struct scene_far 
     unlink(script);
 }
 
+/* Warn where a monitor frequency gets (almost) none of the incident wave:
+ * its normalised results are then rounding noise blown up.  The reference
+ * is the largest |D| over 0 .. 3 f0 in steps of f0 / 100. */
+static void warn_weak_frequencies(const struct monitors *mo, int g, const char *what)
+{
+    const struct model *m = mo->m;
+    const struct dft_group *gr = &m->plan->groups[g];
+    const int steps = m->scene->steps;
+    double peak = 0;
+    for (int q = 1; q <= 300; q++) {
+        const double om = m->omega_dt * q / 100.0;
+        double complex d = 0;
+        for (int t = gr->fr.start_step + 1; t <= steps; t++) {
+            double wr, wi;
+            dft_weight(m, gr, om, (double)t, &wr, &wi);
+            d += (wr + I * wi) * reference_value(m, gr, t);
+        }
+        peak = fmax(peak, cabs(d));
+    }
+    for (int k = 0; k < gr->fr.n; k++) {
+        const double r = cabs(mo->inc[g][k]) / peak;
+        if (!(r >= 1e-3))
+            log_warn("%s: frequency %g f0 gets %.1e of the incident spectrum's peak: its "
+                     "results are not meaningful (a continuous wave has only its own frequency; "
+                     "for several, use a pulse: [source] waveform = modulated_gaussian)",
+                     what, gr->fr.f[k], r);
+    }
+}
+
 int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t errlen)
 {
     const struct model *m = mo->m;
     const struct scene *s = m->scene;
     if (decomp_rank() != 0)
         return 0;
+    if (m->plan->far >= 0)
+        warn_weak_frequencies(mo, m->plan->far, "[monitor.far]");
+    for (int i = 0; i < s->nflux; i++) {
+        char what[SCENE_NAME_MAX + 32];
+        snprintf(what, sizeof what, "[monitor.flux.%s]", s->flux[i].name);
+        warn_weak_frequencies(mo, m->plan->flux[i], what);
+    }
     char path[4300];
     if (s->far.on && m->nz == 1) {
         const int na = s->far.angles;

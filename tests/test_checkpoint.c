@@ -17,18 +17,26 @@
 #include <sys/wait.h>
 #include <time.h>
 
-/* CPML, a dielectric rod, an oblique plane wave, the DFT monitor and two
- * snapshots: every kind of state a 2D engine keeps. */
+/* CPML, a dielectric rod, an oblique plane wave, the DFT monitor (two
+ * frequencies), the far field, a flux box, two probes and two snapshots:
+ * every kind of state a 2D engine keeps. */
 static const char *scene_text =
     "[grid]\nnx = 64\nny = 56\nsteps = 240\n"
     "[source]\nangle = 30\n"
     "[boundary]\ntype = cpml\ncells = 8\n"
     "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
     "center_x = 32\ncenter_y = 28\nradius = 8\n"
-    "[monitor.dft]\nstart_step = 100\n"
+    "[monitor.dft]\nstart_step = 100\nfrequencies = 1, 1.3\n"
+    "[monitor.far]\nstart_step = 100\nangles = 72\nfrequencies = 0.9, 1.1\n"
+    "[monitor.flux.box]\nx0 = 20\nx1 = 44\ny0 = 17\ny1 = 39\n"
+    "[probe.a]\nx = 12\ny = 40\nevery = 7\n"
+    "[probe.b]\nx = 33\ny = 29\nfields = all\ntotal = false\n"
     "[output]\nsnapshots = 60, 150\npng = false\n";
 #define STEPS 240
 #define EVERY 40
+/* in its fields.h5: 5 fields at the root, /dft (3), 3 in each of 2
+ * snapshots, /far (3), /flux/box (3), /probes/a (3), /probes/b (5) */
+#define DATASETS_2D 28
 
 /* 3D: CPML on all six faces, a dielectric sphere, the plane wave. */
 static const char *scene_3d_text =
@@ -171,6 +179,29 @@ static void assert_same_fields(const char *dir_a, const char *dir_b, int expect,
     H5Fclose(fb);
 }
 
+/* dir_b/name is dir_a/name byte for byte, or neither exists. */
+static void assert_same_file(const char *dir_a, const char *dir_b, const char *name,
+                             const char *what)
+{
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/%s", dir_a, name);
+    snprintf(pb, sizeof pb, "%s/%s", dir_b, name);
+    FILE *a = fopen(pa, "rb"), *b = fopen(pb, "rb");
+    cr_assert_eq(!a, !b, "%s: %s exists in one run only", what, name);
+    if (!a)
+        return;
+    long line = 1;
+    int ca, cb;
+    do {
+        ca = fgetc(a), cb = fgetc(b);
+        cr_assert_eq(ca, cb, "%s: %s differs from the uninterrupted run's at line %ld", what, name,
+                     line);
+        line += ca == '\n';
+    } while (ca != EOF);
+    fclose(a);
+    fclose(b);
+}
+
 static void reference_run(const char *scene, const char *engine, const char *out)
 {
     char cmd_out[16384];
@@ -246,6 +277,9 @@ static void kill_and_resume_scene(const char *engine, const char *resume_on, con
     snprintf(what, sizeof what, "%s killed at step %d, resumed on %s (seed %u)", engine, stop_at,
              resume_on ? resume_on : engine, seed);
     assert_same_fields(ref, run, datasets, what);
+    assert_same_file(ref, run, "probes.csv", what);
+    assert_same_file(ref, run, "far_field.csv", what);
+    assert_same_file(ref, run, "flux.csv", what);
     unlink(scene);
     free(scene);
     remove_tree(dir);
@@ -254,7 +288,7 @@ static void kill_and_resume_scene(const char *engine, const char *resume_on, con
 
 static void kill_and_resume(const char *engine, const char *resume_on)
 {
-    kill_and_resume_scene(engine, resume_on, scene_text, STEPS, 11);
+    kill_and_resume_scene(engine, resume_on, scene_text, STEPS, DATASETS_2D);
 }
 
 Test(checkpoint, cpu_3d_sigkill_at_a_random_step_then_resume)
@@ -298,7 +332,8 @@ static void signal_and_resume_scene(const char *engine, int sig, const char *tex
     char what[200];
     snprintf(what, sizeof what, "%s stopped by %s at step %d (seed %u)", engine, strsignal(sig),
              stop_at, seed);
-    assert_same_fields(ref, run, 11, what);
+    assert_same_fields(ref, run, DATASETS_2D, what);
+    assert_same_file(ref, run, "probes.csv", what);
     unlink(scene);
     free(scene);
     remove_tree(dir);
@@ -390,7 +425,8 @@ Test(checkpoint, blowup_stops_the_run_and_keeps_the_last_checkpoint)
     cr_assert(!path_exists(path), "no fields after a blow-up");
     cr_assert_eq(checkpoint_step(run), EVERY);
     resume(run, NULL, 0);
-    assert_same_fields(ref, run, 11, "resumed after a blow-up");
+    assert_same_fields(ref, run, DATASETS_2D, "resumed after a blow-up");
+    assert_same_file(ref, run, "probes.csv", "resumed after a blow-up");
     unlink(scene);
     free(scene);
     remove_tree(dir);

@@ -263,3 +263,76 @@ Test(far2d, probe_cavity_resonances, .timeout = 60)
     engine_destroy(e);
     setup_free(&t);
 }
+
+/* `texfdtd run` writes what a user opens: far_field.csv (the issue's header,
+ * one row per frequency and angle, frequencies in the order given, angles
+ * from 0 up), flux.csv, probes.csv (step, time, a column per probe and
+ * field) and /far, /flux, /probes in fields.h5, shaped as documented.  A
+ * total-field probe on a PEC cell reads zero (the scattered field there is
+ * minus the incident one, rounded once to float). */
+Test(far2d, cli_writes_csv_h5_and_plot, .timeout = 60)
+{
+    static const char *scene =
+        "[grid]\nnx = 80\nny = 80\nsteps = 300\n"
+        "[boundary]\ntype = cpml\ncells = 8\n"
+        "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 40\ncenter_y = 40\nradius = 8\n"
+        "[monitor.far]\nangles = 36\nfrequencies = 1.2, 0.8\nstart_step = 100\n"
+        "[monitor.flux.box]\nx0 = 25\nx1 = 55\ny0 = 25\ny1 = 55\nstart_step = 100\n"
+        "[probe.inside]\nx = 40\ny = 40\n"
+        "[probe.out]\nx = 15\ny = 60\nfields = all\ntotal = false\nevery = 10\n"
+        "[output]\npng = false\n";
+    char *dir = temp_dir_tagged("far"), *path = write_temp_scene(scene), out[16384];
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s/run -q", texfdtd_bin(),
+                         path, dir), 0, "%s", out);
+    char file[700], line[4096];
+    snprintf(file, sizeof file, "%s/run/far_field.csv", dir);
+    FILE *f = fopen(file, "r");
+    cr_assert(f, "%s", file);
+    cr_assert(fgets(line, sizeof line, f));
+    cr_assert_str_eq(line, "frequency_hz,phi_deg,sigma_2d_m,sigma_2d_over_lambda,sigma_2d_db_lambda\n");
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        double fhz, phi, sm, sl, db;
+        cr_assert_eq(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &fhz, &phi, &sm, &sl, &db), 5, "%s", line);
+        cr_assert_eq(fhz, rows < 36 ? 1.2e9 : 0.8e9, "row %d: %s", rows, line);
+        cr_assert(fabs(phi - 10.0 * (rows % 36)) < 1e-9, "row %d: %s", rows, line);
+        cr_assert(sl > 0 && fabs(sm - sl * 299792458.0 / fhz) < 1e-9 * sm, "%s", line);
+        cr_assert(fabs(db - 10 * log10(sl)) < 1e-5, "%s", line);
+        rows++;
+    }
+    cr_assert_eq(rows, 72);
+    fclose(f);
+    snprintf(file, sizeof file, "%s/run/probes.csv", dir);
+    f = fopen(file, "r");
+    cr_assert(f, "%s", file);
+    cr_assert(fgets(line, sizeof line, f));
+    cr_assert_str_eq(line, "step,time_s,inside_ez,out_ez,out_hx,out_hy\n");
+    rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        int step;
+        double t, ez;
+        cr_assert_eq(sscanf(line, "%d,%lf,%lf", &step, &t, &ez), 3, "%s", line);
+        cr_assert_eq(step, ++rows);
+        cr_assert(fabs(ez) < 1e-6, "step %d: total Ez on a PEC cell %g", step, ez);
+        /* out records every 10 steps: empty cells between */
+        cr_assert_eq(strstr(line, ",,,") != NULL, step % 10 != 0, "%s", line);
+    }
+    cr_assert_eq(rows, 300);
+    fclose(f);
+    snprintf(file, sizeof file, "%s/run/flux.csv", dir);
+    cr_assert(path_exists(file));
+    cr_assert_eq(run_cmd(out, sizeof out, "h5dump -H -d /far/sigma_2d_over_lambda %s/run/fields.h5",
+                         dir), 0, "%s", out);
+    cr_assert(strstr(out, "( 2, 36 )"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out, "h5dump -H -d /probes/out/hy %s/run/fields.h5", dir), 0,
+                 "%s", out);
+    cr_assert(strstr(out, "( 30 )"), "%s", out);
+    if (system("gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1") == 0) {
+        snprintf(file, sizeof file, "%s/run/far_field.png", dir);
+        cr_assert(path_exists(file), "gnuplot is here, and no %s", file);
+    }
+    unlink(path);
+    free(path);
+    remove_tree(dir);
+    free(dir);
+}
