@@ -308,6 +308,7 @@ struct monitors {
     void *rows;               /* [sample_rows][nsamples] */
     void **re, **im;          /* per group: [nf][n] sums in the engine's precision */
     double complex **inc;     /* per group: [nf] incident DFT (double) */
+    double *wbuf;             /* a batch's DFT weights: [sample_rows][max nf][4] */
     /* probes */
     double *series;           /* rows of 2 + ncols */
     size_t nseries, capseries;
@@ -331,7 +332,9 @@ struct monitors *monitors_create(const struct model *m, enum precision prec, cha
     mo->re = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->re, "monitors", err, errlen);
     mo->im = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->im, "monitors", err, errlen);
     mo->inc = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->inc, "monitors", err, errlen);
-    if (!mo->rows || !mo->re || !mo->im || !mo->inc) {
+    mo->wbuf = xcalloc((size_t)m->sample_rows * SCENE_MAX_FREQS * 4, sizeof *mo->wbuf,
+                       "monitor weights", err, errlen);
+    if (!mo->rows || !mo->re || !mo->im || !mo->inc || !mo->wbuf) {
         monitors_free(mo);
         return NULL;
     }
@@ -365,6 +368,7 @@ void monitors_free(struct monitors *mo)
     free(mo->im);
     free(mo->inc);
     free(mo->rows);
+    free(mo->wbuf);
     free(mo->series);
     if (mo->csv)
         fclose(mo->csv);
@@ -388,21 +392,38 @@ static void dft_weight(const struct model *m, const struct dft_group *g, double 
     *wi = -scale * sin(omega * ts);
 }
 
-/* The sums of one group over one row, in REAL: the reference order. */
-#define ACCUMULATE(REAL)                                                                         \
-    do {                                                                                         \
-        const REAL *row = (const REAL *)mo->rows + (size_t)r * m->nsamples;                      \
-        REAL *re = (REAL *)mo->re[g] + (size_t)k * gr->n, *im = (REAL *)mo->im[g] + (size_t)k * gr->n; \
-        const REAL er = (REAL)wer, ei = (REAL)wei, hr = (REAL)whr, hi = (REAL)whi;              \
-        _Pragma("omp parallel for if (gr->n > 65536) schedule(static)")                        \
-        for (size_t q = 0; q < gr->n; q++) {                                                     \
+/* The sums of one group over rows r0 .. rows-1 of the batch, in REAL, with
+ * the weights w[(r * nf + k) * 4 + (0: E re, 1: E im, 2: H re, 3: H im)]
+ * rounded once from double.  The reference order: for each sum, the rows in
+ * step order, re = re + wr * v, im = im + wi * v (no fused multiply-add:
+ * -ffp-contract=off).  Threads take samples, never one sum between two. */
+#define DEFINE_ACCUMULATE(REAL, SUFFIX)                                                          \
+    static void accumulate##SUFFIX(const struct monitors *mo, int g, int r0, int rows,          \
+                                   const double *w)                                             \
+    {                                                                                            \
+        const struct model *m = mo->m;                                                           \
+        const struct dft_group *gr = &m->plan->groups[g];                                        \
+        const int nf = gr->fr.n;                                                                 \
+        const size_t n = gr->n, ns = m->nsamples;                                                \
+        const REAL *rowbuf = (const REAL *)mo->rows;                                             \
+        REAL *re = (REAL *)mo->re[g], *im = (REAL *)mo->im[g];                                   \
+        _Pragma("omp parallel for if (n * (size_t)(rows - r0) > 65536) schedule(static)")       \
+        for (size_t q = 0; q < n; q++) {                                                         \
             const size_t x = gr->idx[q];                                                         \
-            const bool h = sample_is_h(m->samples[x].field);                                     \
-            const REAL v = row[x];                                                               \
-            re[q] = re[q] + (h ? hr : er) * v;                                                   \
-            im[q] = im[q] + (h ? hi : ei) * v;                                                   \
+            const int o = sample_is_h(m->samples[x].field) ? 2 : 0;                              \
+            for (int r = r0; r < rows; r++) {                                                    \
+                const REAL v = rowbuf[(size_t)r * ns + x];                                       \
+                for (int k = 0; k < nf; k++) {                                                   \
+                    const REAL wr = (REAL)w[((size_t)r * nf + k) * 4 + o];                      \
+                    const REAL wi = (REAL)w[((size_t)r * nf + k) * 4 + o + 1];                  \
+                    re[(size_t)k * n + q] = re[(size_t)k * n + q] + wr * v;                      \
+                    im[(size_t)k * n + q] = im[(size_t)k * n + q] + wi * v;                      \
+                }                                                                                \
+            }                                                                                    \
         }                                                                                        \
-    } while (0)
+    }
+DEFINE_ACCUMULATE(float, _f)
+DEFINE_ACCUMULATE(double, _d)
 
 static void probe_record(struct monitors *mo, int t, int r);
 
@@ -420,26 +441,31 @@ void monitors_consume(struct monitors *mo, int first, int rows)
 {
     const struct model *m = mo->m;
     const struct monitor_plan *p = m->plan;
-    for (int r = 0; r < rows; r++) {
-        const int t = first + r + 1; /* the step just completed */
-        for (int g = 0; g < p->ngroups; g++) {
-            const struct dft_group *gr = &p->groups[g];
-            if (t <= gr->fr.start_step)
-                continue;
-            for (int k = 0; k < gr->fr.n; k++) {
+    for (int g = 0; g < p->ngroups; g++) {
+        const struct dft_group *gr = &p->groups[g];
+        const int nf = gr->fr.n;
+        /* the rows before the group's start_step take no part */
+        const int r0 = gr->fr.start_step - first > 0 ? gr->fr.start_step - first : 0;
+        if (r0 >= rows)
+            continue;
+        double *w = mo->wbuf;
+        for (int r = r0; r < rows; r++) {
+            const int t = first + r + 1; /* the step just completed */
+            for (int k = 0; k < nf; k++) {
+                double *x = w + ((size_t)r * nf + k) * 4;
                 const double om = group_omega(m, gr, k);
-                double wer, wei, whr, whi;
-                dft_weight(m, gr, om, (double)t, &wer, &wei);
-                dft_weight(m, gr, om, (double)t - 0.5, &whr, &whi);
-                if (mo->prec == PRECISION_SINGLE)
-                    ACCUMULATE(float);
-                else
-                    ACCUMULATE(double);
-                mo->inc[g][k] += (wer + I * wei) * reference_value(m, gr, t);
+                dft_weight(m, gr, om, (double)t, &x[0], &x[1]);
+                dft_weight(m, gr, om, (double)t - 0.5, &x[2], &x[3]);
+                mo->inc[g][k] += (x[0] + I * x[1]) * reference_value(m, gr, t);
             }
         }
-        probe_record(mo, t, r);
+        if (mo->prec == PRECISION_SINGLE)
+            accumulate_f(mo, g, r0, rows, w);
+        else
+            accumulate_d(mo, g, r0, rows, w);
     }
+    for (int r = 0; r < rows; r++)
+        probe_record(mo, first + r + 1, r);
     if (mo->csv)
         fflush(mo->csv);
 }
