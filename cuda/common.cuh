@@ -1,5 +1,5 @@
 /* common.cuh - what the CUDA engines share: status checks, the rounding-exact
- * arithmetic, and the C headers.
+ * arithmetic, the monitors' gather, and the C headers.
  *
  * Every float operation of an update goes through Ar<T, FTZ>: __fadd_rn /
  * __fmul_rn (or the PTX add.rn.ftz.f32 / mul.rn.ftz.f32 when the engine runs
@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include "core/engine.h"
@@ -99,6 +101,129 @@ static inline int cuda_pick_device(int want, int *dev, cudaDeviceProp *prop, cha
     CK(cudaSetDevice(*dev));
     CK(cudaGetDeviceProperties(prop, *dev));
     return 0;
+}
+
+/* ---- the monitors' gather (core/monitor.h) -------------------------------
+ * model->samples lists (field, cell) pairs sorted by field, then cell, so the
+ * samples of field f are one run first[f] .. first[f+1]-1.  After a step,
+ * k_gather copies sample k from its field's array at cell[k] (the index in
+ * the engine's padded layout) into row[k] of the batch buffer: a thread per
+ * sample, nothing read back.  read_samples then copies the rows recorded
+ * since the last read to the host with one cudaMemcpy. */
+struct cuda_samples {
+    long long first[9]; /* enum field f: samples first[f] .. first[f+1]-1 */
+    long long *cell;    /* device: padded index of each sample in its field's array */
+    void *buf;          /* device: [model->sample_rows][nsamples] */
+    int rows;           /* rows recorded since the last read */
+};
+
+template <typename T> struct GatherArgs {
+    const T *field[8]; /* by enum field; only the sampled ones are read */
+    long long first[9];
+    const long long *cell;
+    T *row;
+    long long n;
+};
+
+template <typename T> __global__ void k_gather(GatherArgs<T> g)
+{
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= g.n)
+        return;
+    /* the last field whose run starts at or before k holds it (empty runs
+     * before it are passed over, those after start beyond k) */
+    const T *src = g.field[0];
+#pragma unroll
+    for (int f = 1; f < 8; f++)
+        if (k >= g.first[f])
+            src = g.field[f];
+    g.row[k] = src[g.cell[k]];
+}
+
+/* Device arrays for the model's samples, cells mapped to the layout
+ * [nz][py][px] (2D: py = ny, one plane).  Without samples, nothing. */
+static inline int cuda_samples_init(struct cuda_samples *s, const struct model *m, size_t es,
+                                    int px, int py, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (!m->nsamples)
+        return 0;
+    const size_t n = m->nsamples, nxy = (size_t)m->nx * (size_t)m->ny;
+    long long *cell = (long long *)malloc(n * sizeof *cell);
+    if (!cell)
+        return seterr(err, errlen, "monitor samples: out of host memory");
+    int f = 0;
+    for (size_t k = 0; k < n; k++) {
+        const size_t c = m->samples[k].cell;
+        const size_t i = c % (size_t)m->nx, j = (c % nxy) / (size_t)m->nx, z = c / nxy;
+        cell[k] = (long long)(i + (size_t)px * (j + (size_t)py * z));
+        while (f < (int)m->samples[k].field)
+            s->first[++f] = (long long)k;
+    }
+    while (f < 8)
+        s->first[++f] = (long long)n;
+    cudaError_t e1 = cudaMalloc((void **)&s->cell, n * sizeof *cell);
+    if (e1 == cudaSuccess)
+        e1 = cudaMemcpy(s->cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+    free(cell);
+    if (e1 == cudaSuccess)
+        e1 = cudaMalloc(&s->buf, (size_t)m->sample_rows * n * es);
+    if (e1 == cudaSuccess)
+        e1 = cudaMemset(s->buf, 0, (size_t)m->sample_rows * n * es);
+    if (e1 != cudaSuccess)
+        return seterr(err, errlen, "monitor samples: cannot allocate %zu bytes on the device: %s",
+                      (size_t)m->sample_rows * n * es + n * sizeof *cell, cudaGetErrorString(e1));
+    return 0;
+}
+
+/* Device memory cuda_samples_init takes: the batch buffer and the indices. */
+static inline size_t cuda_samples_bytes(const struct model *m, size_t es)
+{
+    return m->nsamples * ((size_t)m->sample_rows * es + sizeof(long long));
+}
+
+/* Append a row from the current fields (field[f]: array of enum field f, or
+ * NULL where the engine has none).  Rows past sample_rows are dropped, as
+ * the CPU engines drop them (engine_step never lets that happen). */
+template <typename T>
+static int cuda_samples_take(struct cuda_samples *s, const struct model *m, T *const field[8],
+                             char *err, size_t errlen)
+{
+    if (!m->nsamples || s->rows >= m->sample_rows)
+        return 0;
+    GatherArgs<T> g;
+    for (int f = 0; f < 8; f++)
+        g.field[f] = field[f];
+    for (int f = 0; f < 9; f++)
+        g.first[f] = s->first[f];
+    g.cell = s->cell;
+    g.row = (T *)s->buf + (size_t)s->rows * m->nsamples;
+    g.n = (long long)m->nsamples;
+    k_gather<T><<<(unsigned)((m->nsamples + 255) / 256), 256>>>(g);
+    CK(cudaGetLastError());
+    s->rows++;
+    return 0;
+}
+
+/* read_samples: the `rows` rows recorded since the last call, one copy. */
+static inline int cuda_samples_read(struct cuda_samples *s, const struct model *m, size_t es,
+                                    void *dst, int rows, char *err, size_t errlen)
+{
+    if (rows != s->rows)
+        return seterr(err, errlen, "monitor samples: %d rows asked for, %d recorded", rows,
+                      s->rows);
+    if (rows > 0)
+        CK(cudaMemcpy(dst, s->buf, (size_t)rows * m->nsamples * es, cudaMemcpyDeviceToHost));
+    s->rows = 0;
+    return 0;
+}
+
+static inline void cuda_samples_free(struct cuda_samples *s)
+{
+    cudaFree(s->cell);
+    cudaFree(s->buf);
+    s->cell = NULL;
+    s->buf = NULL;
 }
 
 /* Refuse up front, with numbers, when `need` bytes do not fit. */

@@ -1,7 +1,8 @@
 /* cuda2d.cu - the 2D TMz CUDA engine: cpu/update2d.inc statement for
  * statement (same order, slots, CPML with psi only in the slabs, Mur, point
- * source, running DFT), float or double, so that the float fields are
- * bit-identical to the CPU engine in its flush mode (common.cuh).
+ * source, running DFT at each [monitor.dft] frequency), float or double, so
+ * that the float fields are bit-identical to the CPU engine in its flush
+ * mode (common.cuh).
  *
  * Staggering as core/model.h: cell (i, j) holds Ez(i, j), Hx(i, j+1/2),
  * Hy(i+1/2, j); arrays [ny][px], px = nx rounded up to 128 elements (aligned,
@@ -17,9 +18,20 @@
  *             the point source inside (k_tb2); scenes without CPML, Mur
  *             or DFT.
  * Each cell runs update2d.inc's statements on every path, so the bits agree.
+ *
+ * Monitors (core/monitor.h): after every step the values of model->samples
+ * go into the next row of a batch buffer on the device, and read_samples
+ * copies the batch to the host in one cudaMemcpy.  The two-kernel and fused
+ * paths launch one small gather kernel after each step (k_gather,
+ * common.cuh: a thread per sample).  The temporal path gathers inside
+ * k_tb2: the lane that stores a sampled cell writes each of the K steps'
+ * values of it to that step's row, from a per-tile list of the samples
+ * (built only for scenes with samples, SAMP = true; the kernel without
+ * samples is compiled without that code).
  */
 #include "common.cuh"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,15 +151,27 @@ template <typename T, bool F> __global__ void k_point2(T *ez, long long c, T v)
     ez[c] = Ar<T, F>::add(ez[c], v);
 }
 
-template <typename T, bool F> __global__ void k_dft2(Dev2<T> d, T wr, T wi)
+/* The running DFT at each [monitor.dft] frequency q (model_dft_weight_k):
+ *     re = re + wr * ez;   im = im + wi * ez
+ * frequency q's sums at q * stride in re and im; Ez is read once for all. */
+template <typename T> struct DftW2 {
+    T wr[SCENE_MAX_FREQS], wi[SCENE_MAX_FREQS];
+    int nf;
+};
+
+template <typename T, bool F> __global__ void k_dft2(Dev2<T> d, long long stride, DftW2<T> w)
 {
     typedef Ar<T, F> A;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= d.nx || j >= d.ny)
         return;
     const long long c = i + (long long)j * d.px;
-    d.re[c] = A::add(d.re[c], A::mul(wr, d.ez[c]));
-    d.im[c] = A::add(d.im[c], A::mul(wi, d.ez[c]));
+    const T e = d.ez[c];
+    for (int q = 0; q < w.nf; q++) {
+        T *re = d.re + q * stride + c, *im = d.im + q * stride + c;
+        *re = A::add(*re, A::mul(w.wr[q], e));
+        *im = A::add(*im, A::mul(w.wi[q], e));
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -387,7 +411,20 @@ __global__ void __launch_bounds__(256) k_fused2v(PP2<T> d)
  * last row per step).  Each step loses one lane on each side (H needs Ez of
  * lane+1, E needs Hy of lane-1), so a warp covers 32 columns and stores the
  * middle 32 - 2K; rows likewise start K below the strip.  Cells outside the
- * grid compute garbage that no stored cell depends on. */
+ * grid compute garbage that no stored cell depends on.
+ *
+ * Monitors (SAMP): after iteration t, step s's registers EP[s], HX[s], HY[s]
+ * hold Ez^(n+s), Hx^(n+s-1/2), Hy^(n+s-1/2) of row r1 - (s-1), final for
+ * the stored lanes and rows (those every step computes from true inputs,
+ * as the stores of step K).  So each sample of the warp's tile (its 32 - 2K
+ * stored columns times its R rows) is written by its lane once per step, in
+ * the K iterations whose rows r1-K+1 .. r1 hold its row, into step s's row
+ * of the batch.  The tile's list is sorted by row: a cursor moves up with
+ * r1.  Warps whose tile has no samples test one integer per iteration. */
+struct alignas(16) Tb2Sample {
+    int j, i, f, k; /* row, column, enum field, index into model->samples */
+};
+
 template <typename T> struct Tb2Src {
     int pi, pj; /* point source cell, or -1 */
     T v[8];     /* its values for the K steps */
@@ -397,9 +434,17 @@ template <typename T> struct Tb2Src {
     const uint8_t *slot_pec;
     const T *slot_v;
     long long nslots;
+    /* monitors (SAMP): tile b + bands * strip lists slist[stile[tile]] ..
+     * slist[stile[tile+1] - 1]; step s (1..srows) writes row s-1 of srow
+     * ([rows][sn]) */
+    const int *stile;
+    const Tb2Sample *slist;
+    T *srow;
+    long long sn;
+    int srows, bands;
 };
 
-template <typename T, bool F, int K, int R>
+template <typename T, bool F, int K, int R, bool SAMP>
 __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
 {
     typedef Ar<T, F> A;
@@ -424,6 +469,12 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
         MT[s] = 0;
     }
     const int jstart = j0 - K, jend = min(j0 + R, d.ny);
+    int sq = 0, se = 0; /* SAMP: this tile's samples not yet passed */
+    if (SAMP) {
+        const int tile = (int)blockIdx.x + src.bands * (j0 / R);
+        sq = src.stile[tile];
+        se = src.stile[tile + 1];
+    }
     T e0 = iin && jstart >= 0 ? d.ez0[i + (long long)jstart * px] : T(0);
     const int iters = R + 2 * K - 1;
     for (int t = 0; t < iters; t++) {
@@ -475,6 +526,24 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
             d.hx1[c] = hx;
             d.hy1[c] = hy;
         }
+        if (SAMP && sq < se) { /* the same branch for the whole warp */
+            while (sq < se && src.slist[sq].j < rk)
+                sq++;
+            for (int q = sq; q < se; q++) {
+                const Tb2Sample x = src.slist[q];
+                if (x.j > r1)
+                    break;
+                const int s = r1 - x.j + 1; /* the step that has just made row x.j */
+                if (i == x.i && s <= src.srows) {
+                    T v = T(0);
+#pragma unroll
+                    for (int u = 1; u <= K; u++)
+                        if (u == s)
+                            v = x.f == FIELD_EZ ? EP[u] : x.f == FIELD_HX ? HX[u] : HY[u];
+                    src.srow[(long long)(s - 1) * src.sn + x.k] = v;
+                }
+            }
+        }
         e0 = eup;
     }
 }
@@ -511,7 +580,8 @@ struct cuda2d_engine {
     int dev;
     char devname[320];
     int nx, ny, px, N;
-    size_t cells;
+    size_t cells, es; /* padded cells per array; bytes per value */
+    int nf;           /* [monitor.dft] frequencies: re, im hold nf arrays of `cells` */
     void *ez, *hx, *hy, *re, *im, *psi[4], *prof[4][3], *mur_old;
     /* fused / temporal paths: the other buffer of each ping-pong pair (ez,
      * hx, hy, psi_hxy, psi_hyx); `ez` etc. always name the current one */
@@ -531,6 +601,11 @@ struct cuda2d_engine {
     int *slot_map;            /* temporal path: slot number per padded cell, -1 elsewhere */
     void *slot_vk_d, *slot_vk_h; /* temporal path: [K][nslots] values of one launch */
     unsigned long long *first_bad; /* the blow-up check: [3] first bad cell per field */
+    struct cuda_samples smp; /* the monitors' batch buffer (common.cuh) */
+    /* temporal path with monitors: the samples of each tile (Tb2Src) */
+    int *tb2_tile;
+    Tb2Sample *tb2_list;
+    int tb2_bands;
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -645,27 +720,39 @@ template <typename T, bool F> static void launch_fused2(const cuda2d_engine *c, 
         launch_fused2_p<T, F, false, false>(c, p);
 }
 
-template <typename T, bool F, int K>
+/* The bands of 32 - 2K stored columns, one a warp (and a block's x). */
+static int tb2_bands(int nx, int K) { return (nx + 32 - 2 * K - 1) / (32 - 2 * K); }
+
+template <typename T, bool F, int K, bool SAMP>
 static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
 {
     const int strips = (c->ny + c->R - 1) / c->R;
-    const dim3 b(32, 8),
-        g((unsigned)((c->nx + 32 - 2 * K - 1) / (32 - 2 * K)), (unsigned)((strips + 7) / 8));
+    const dim3 b(32, 8), g((unsigned)tb2_bands(c->nx, K), (unsigned)((strips + 7) / 8));
     if (c->R == 128)
-        k_tb2<T, F, K, 128><<<g, b>>>(p, src);
+        k_tb2<T, F, K, 128, SAMP><<<g, b>>>(p, src);
     else
-        k_tb2<T, F, K, 64><<<g, b>>>(p, src);
+        k_tb2<T, F, K, 64, SAMP><<<g, b>>>(p, src);
 }
 
+template <typename T, bool F, bool SAMP>
+static void launch_tb2_s(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+{
+    switch (c->K) {
+    case 2: launch_tb2_k<T, F, 2, SAMP>(c, p, src); break;
+    case 6: launch_tb2_k<T, F, 6, SAMP>(c, p, src); break;
+    case 8: launch_tb2_k<T, F, 8, SAMP>(c, p, src); break;
+    default: launch_tb2_k<T, F, 4, SAMP>(c, p, src); break;
+    }
+}
+
+/* The kernel with the gather only where this launch records samples. */
 template <typename T, bool F>
 static void launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
 {
-    switch (c->K) {
-    case 2: launch_tb2_k<T, F, 2>(c, p, src); break;
-    case 6: launch_tb2_k<T, F, 6>(c, p, src); break;
-    case 8: launch_tb2_k<T, F, 8>(c, p, src); break;
-    default: launch_tb2_k<T, F, 4>(c, p, src); break;
-    }
+    if (src.srow)
+        launch_tb2_s<T, F, true>(c, p, src);
+    else
+        launch_tb2_s<T, F, false>(c, p, src);
 }
 
 template <typename T, bool F>
@@ -694,6 +781,17 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             src.slot_pec = c->slot_pec;
             src.slot_v = (const T *)c->slot_vk_d;
             src.nslots = (long long)m->nslots;
+            /* monitors: the K rows go to the batch (what room it has left) */
+            src.stile = c->tb2_tile;
+            src.slist = c->tb2_list;
+            src.bands = c->tb2_bands;
+            src.sn = (long long)m->nsamples;
+            src.srow = NULL;
+            src.srows = 0;
+            if (m->nsamples && c->smp.rows < m->sample_rows) {
+                src.srow = (T *)c->smp.buf + (size_t)c->smp.rows * m->nsamples;
+                src.srows = m->sample_rows - c->smp.rows < c->K ? m->sample_rows - c->smp.rows : c->K;
+            }
             if (m->nslots) {
                 CK(cudaEventSynchronize(c->slot_ev));
                 for (int q = 0; q < c->K; q++) {
@@ -709,6 +807,7 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             launch_tb2<T, F>(c, view_pp<T>(c, m), src);
             CK(cudaGetLastError());
             swap2(c);
+            c->smp.rows += src.srows;
             s += c->K;
             continue;
         }
@@ -745,11 +844,26 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             k_point2<T, F><<<1, 1>>>(d.ez, pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                   : model_point_value(m, t)));
         if (m->scene->dft && t + 1 > m->scene->dft_start) {
-            double wr, wi;
-            model_dft_weight(m, t + 1, &wr, &wi);
-            k_dft2<T, F><<<g, b>>>(d, (T)wr, (T)wi);
+            DftW2<T> w;
+            memset(&w, 0, sizeof w);
+            w.nf = c->nf;
+            for (int q = 0; q < c->nf; q++) {
+                double wr, wi;
+                model_dft_weight_k(m, q, t + 1, &wr, &wi);
+                w.wr[q] = (T)wr;
+                w.wi[q] = (T)wi;
+            }
+            k_dft2<T, F><<<g, b>>>(d, (long long)c->cells, w);
         }
         CK(cudaGetLastError());
+        if (m->nsamples) {
+            T *field[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+            field[FIELD_EZ] = d.ez;
+            field[FIELD_HX] = d.hx;
+            field[FIELD_HY] = d.hy;
+            if (cuda_samples_take<T>(&c->smp, m, field, err, errlen))
+                return -1;
+        }
         s++;
     }
     return 0;
@@ -804,7 +918,83 @@ static void cuda2d_destroy(struct engine *e)
     cudaFree(c->slot_vk_d);
     cudaFreeHost(c->slot_vk_h);
     cudaFree(c->first_bad);
+    cuda_samples_free(&c->smp);
+    cudaFree(c->tb2_tile);
+    cudaFree(c->tb2_list);
     free(c);
+}
+
+/* The temporal path's sample lists (k_tb2 with SAMP): each sample belongs to
+ * the tile that stores its cell (i, j), band i / (32 - 2K) and strip j / R,
+ * tile = band + bands * strip; within a tile the list is sorted by row (then
+ * column, field), the order in which the wavefront passes them. */
+struct tb2_key {
+    int tile;
+    Tb2Sample s;
+};
+
+static int tb2_key_cmp(const void *a, const void *b)
+{
+    const struct tb2_key *x = (const struct tb2_key *)a, *y = (const struct tb2_key *)b;
+    const int u[4] = {x->tile, x->s.j, x->s.i, x->s.f}, v[4] = {y->tile, y->s.j, y->s.i, y->s.f};
+    for (int q = 0; q < 4; q++)
+        if (u[q] != v[q])
+            return u[q] < v[q] ? -1 : 1;
+    return 0;
+}
+
+static size_t tb2_tiles(int nx, int ny, int K, int R)
+{
+    return (size_t)tb2_bands(nx, K) * (size_t)((ny + R - 1) / R);
+}
+
+static int tb2_samples_init(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = m->nsamples, ntiles = tb2_tiles(c->nx, c->ny, c->K, c->R);
+    const int w = 32 - 2 * c->K;
+    if (n >= (size_t)INT_MAX || ntiles >= (size_t)INT_MAX)
+        return seterr(err, errlen, "cuda 2D: %zu monitor samples over %zu tiles: too many for "
+                      "the temporal path (TEXFDTD_CUDA2D=fused takes them)", n, ntiles);
+    c->tb2_bands = tb2_bands(c->nx, c->K);
+    struct tb2_key *key = (struct tb2_key *)malloc(n * sizeof *key);
+    int *tile = (int *)calloc(ntiles + 1, sizeof *tile);
+    Tb2Sample *list = (Tb2Sample *)malloc(n * sizeof *list);
+    if (!key || !tile || !list) {
+        free(key);
+        free(tile);
+        free(list);
+        return seterr(err, errlen, "cuda 2D: out of host memory for the monitor samples");
+    }
+    for (size_t k = 0; k < n; k++) {
+        const size_t cell = m->samples[k].cell;
+        const int i = (int)(cell % (size_t)m->nx), j = (int)(cell / (size_t)m->nx);
+        key[k].tile = i / w + c->tb2_bands * (j / c->R);
+        key[k].s.j = j;
+        key[k].s.i = i;
+        key[k].s.f = m->samples[k].field;
+        key[k].s.k = (int)k;
+    }
+    qsort(key, n, sizeof *key, tb2_key_cmp);
+    for (size_t k = 0; k < n; k++) {
+        tile[key[k].tile + 1]++;
+        list[k] = key[k].s;
+    }
+    for (size_t t = 0; t < ntiles; t++)
+        tile[t + 1] += tile[t];
+    cudaError_t e1 = cudaMalloc((void **)&c->tb2_tile, (ntiles + 1) * sizeof *tile);
+    if (e1 == cudaSuccess)
+        e1 = cudaMemcpy(c->tb2_tile, tile, (ntiles + 1) * sizeof *tile, cudaMemcpyHostToDevice);
+    if (e1 == cudaSuccess)
+        e1 = cudaMalloc((void **)&c->tb2_list, n * sizeof *list);
+    if (e1 == cudaSuccess)
+        e1 = cudaMemcpy(c->tb2_list, list, n * sizeof *list, cudaMemcpyHostToDevice);
+    free(key);
+    free(tile);
+    free(list);
+    if (e1 != cudaSuccess)
+        return seterr(err, errlen, "cuda 2D: cannot set up the monitor samples: %s",
+                      cudaGetErrorString(e1));
+    return 0;
 }
 
 static int cuda2d_create(const struct model *m, const struct engine_options *o,
@@ -828,6 +1018,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     c->px = (m->nx + 127) / 128 * 128; /* 32 threads x 16 bytes: the vector kernel's band */
     c->N = m->pml_n;
     c->cells = (size_t)c->px * c->ny;
+    c->es = precision_size(o->precision);
+    c->nf = m->scene->dft ? m->scene->dft_nfreq : 0;
     c->vacuum = m->nslots == 0;
     /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
      * temporal needs a scene without CPML, Mur, slots and DFT, else fused.
@@ -860,16 +1052,27 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                    : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
         else
             c->R = r == 16 || r == 32 || r == 64 ? r : 32;
-        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)", path2_name[c->path],
+        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s", path2_name[c->path],
                  c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
-                 c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "");
+                 c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "",
+                 !m->nsamples ? ""
+                 : c->path == PATH2_TEMPORAL ? ", monitor samples gathered inside the kernel"
+                                             : ", monitor samples gathered after each step");
     }
     const bool pp = c->path != PATH2_TWO;
-    const size_t es = precision_size(o->precision), N = (size_t)c->N;
+    const size_t es = c->es, N = (size_t)c->N;
     const size_t psi_b = 2 * N * ((size_t)c->px + (size_t)c->ny) * (pp ? 3 : 2) * es;
-    const size_t per_cell = (3 * (pp ? 2 : 1) + (m->scene->dft ? 2 : 0)) * es + 1
+    /* per cell: the fields (twice on the ping-pong paths), the DFT sums of
+     * every frequency, the material byte, the temporal path's slot map */
+    const size_t per_cell = (3 * (pp ? 2 : 1) + 2 * (size_t)c->nf) * es + 1
                             + (c->path == PATH2_TEMPORAL && m->nslots ? sizeof(int) : 0);
-    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + (64u << 20);
+    /* the monitors: batch buffer and indices, and the temporal path's lists */
+    const size_t mon_b = cuda_samples_bytes(m, es)
+                         + (c->path == PATH2_TEMPORAL && m->nsamples
+                                ? m->nsamples * sizeof(Tb2Sample)
+                                      + (tb2_tiles(c->nx, c->ny, c->K, c->R) + 1) * sizeof(int)
+                                : 0);
+    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + mon_b + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
         free(c);
         return -1;
@@ -894,9 +1097,9 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         ALLOC(c->hx_b, c->cells * es);
         ALLOC(c->hy_b, c->cells * es);
     }
-    if (m->scene->dft) {
-        ALLOC(c->re, c->cells * es);
-        ALLOC(c->im, c->cells * es);
+    if (c->nf) {
+        ALLOC(c->re, (size_t)c->nf * c->cells * es);
+        ALLOC(c->im, (size_t)c->nf * c->cells * es);
     }
     ALLOC(c->mat, c->cells);
     if (cudaMemcpy2D(c->mat, c->px, m->mat, m->nx, m->nx, m->ny, cudaMemcpyHostToDevice) != cudaSuccess) {
@@ -992,6 +1195,9 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         }
     }
 #undef ALLOC
+    if (cuda_samples_init(&c->smp, m, es, c->px, c->ny, err, errlen)
+        || (c->path == PATH2_TEMPORAL && m->nsamples && tb2_samples_init(c, m, err, errlen)))
+        goto fail;
     *out = &c->base;
     return 0;
 fail:
@@ -1001,12 +1207,14 @@ fail:
 
 static void *field_ptr(cuda2d_engine *c, enum field f)
 {
+    const int k = field_dft_index(f);
+    if (k >= 0) /* frequency k's sums at k * cells */
+        return !c->re || k >= c->nf ? NULL
+               : (char *)(f == field_dft(k, 1) ? c->im : c->re) + (size_t)k * c->cells * c->es;
     switch (f) {
     case FIELD_EZ: return c->ez;
     case FIELD_HX: return c->hx;
     case FIELD_HY: return c->hy;
-    case FIELD_EZ_DFT_RE: return c->re;
-    case FIELD_EZ_DFT_IM: return c->im;
     default: return NULL;
     }
 }
@@ -1102,6 +1310,13 @@ static int cuda2d_check_finite(struct engine *e, enum field *f, size_t *cell, ch
     return 0;
 }
 
+static int cuda2d_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
+{
+    cuda2d_engine *c = (cuda2d_engine *)e;
+    CK(cudaSetDevice(c->dev));
+    return cuda_samples_read(&c->smp, e->model, c->es, dst, rows, err, errlen);
+}
+
 static void cuda2d_describe(const struct engine *e, struct engine_info *info)
 {
     const cuda2d_engine *c = (const cuda2d_engine *)e;
@@ -1111,15 +1326,19 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s",
+             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
-             e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
+             e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals),
+             !e->model->nsamples ? ""
+             : c->path == PATH2_TEMPORAL ? ", monitor samples gathered in k_tb2"
+                                         : ", monitor samples gathered after each step");
 }
 
 extern "C" const struct engine_ops cuda_engine_ops = {
     "cuda",
-    ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT,
+    ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
+        | ENGINE_CAP_DFT_MULTI,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,
@@ -1130,4 +1349,5 @@ extern "C" const struct engine_ops cuda_engine_ops = {
     NULL, /* render_rgba */
     cuda2d_check_finite,
     NULL, /* state: no checkpoints yet */
+    cuda2d_read_samples,
 };
