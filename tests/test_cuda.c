@@ -15,8 +15,18 @@
  * one with 32-plane chunks so that the 33-plane scene crosses a chunk
  * boundary), 2D with TEXFDTD_CUDA2D = two, fused and, on a scene it
  * applies to, temporal with K = 2, 4, 6, 8 and a step count that is not a
- * multiple of K. */
+ * multiple of K.
+ *
+ * Monitors (core/monitor.h) on the 2D engine: the rows of samples gathered
+ * on the GPU and everything the host makes of them (probe series, DFT
+ * phasors, far field, flux) are the CPU engine's bits, float (flush) and
+ * double (keep), on every path; so is the [monitor.dft] at several
+ * frequencies. */
 #include "helpers.h"
+
+#include <complex.h>
+
+#include "core/monitor.h"
 
 static bool gpu_or_skip(const struct model *m)
 {
@@ -231,6 +241,8 @@ static const char *scene2d = "[grid]\nnx = 130\nny = 97\nsteps = 300\n"
                              "[monitor.dft]\nstart_step = 150\n";
 
 static void cuda2d_vs_cpu_text(const char *text, int steps, const char *expect_path);
+static void cuda2d_vs_cpu_bits(const char *text, int steps, const char *expect_path,
+                               bool double_bits);
 static void cuda2d_vs_cpu(const char *boundary_lines)
 {
     char text[2048];
@@ -250,6 +262,14 @@ static void cuda2d_vs_cpu(const char *boundary_lines)
 
 /* expect_path: the engine's description must name that step path. */
 static void cuda2d_vs_cpu_text(const char *text, int steps, const char *expect_path)
+{
+    cuda2d_vs_cpu_bits(text, steps, expect_path, false);
+}
+
+/* The same; double_bits: double must match bit for bit too (else relative
+ * L2 <= 1e-12).  Every DFT frequency's phasor is compared. */
+static void cuda2d_vs_cpu_bits(const char *text, int steps, const char *expect_path,
+                               bool double_bits)
 {
     struct test_setup t;
     setup_from_text(&t, text, NULL, 0);
@@ -275,17 +295,23 @@ static void cuda2d_vs_cpu_text(const char *text, int steps, const char *expect_p
         cr_assert(strstr(info.detail, expect_path), "expected the %s path: %s", expect_path, info.detail);
         const size_t bytes = t.model.ncells * precision_size(p);
         void *a = malloc(bytes), *b = malloc(bytes);
-        const enum field ids[5] = {FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_EZ_DFT_RE, FIELD_EZ_DFT_IM};
-        const int nf = t.model.scene->dft ? 5 : 3;
+        enum field ids[3 + 2 * SCENE_MAX_FREQS] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+        int nf = 3;
+        for (int k = 0; t.model.scene->dft && k < t.model.scene->dft_nfreq; k++) {
+            ids[nf++] = field_dft(k, 0);
+            ids[nf++] = field_dft(k, 1);
+        }
         for (int q = 0; q < nf; q++) {
             cr_assert_eq(engine_read(g, ids[q], a, err, sizeof err), 0, "%s", err);
             cr_assert_eq(engine_read(c, ids[q], b, err, sizeof err), 0, "%s", err);
             const struct diff d = compare(a, b, t.model.ncells, p);
             cr_log_info("2D %s %s: rel L2 %.3g, %zu cells differ, max %u ulp", precision_name(p),
                         field_name(ids[q]), d.rel, d.differ, d.max_ulp);
-            if (p == PRECISION_SINGLE)
-                cr_assert_eq(d.differ, 0, "2D float %s: %zu cells differ from cpu (max %u ulp)",
-                             field_name(ids[q]), d.differ, d.max_ulp);
+            const int k = field_dft_index(ids[q]);
+            if (p == PRECISION_SINGLE || double_bits)
+                cr_assert_eq(d.differ, 0, "2D %s %s (frequency %d): %zu cells differ from cpu "
+                             "(max %u ulp, rel L2 %g)", precision_name(p), field_name(ids[q]), k,
+                             d.differ, d.max_ulp, d.rel);
             else
                 cr_assert_leq(d.rel, 1e-12, "2D double %s: rel L2 %g", field_name(ids[q]), d.rel);
         }
@@ -335,6 +361,282 @@ Test(cuda2d, fused_vacuum_mur_bit_identical_to_cpu, .timeout = 60)
     for (int v = 0; v < 2; v++) {
         setenv("TEXFDTD_CUDA2D_VEC", v ? "1" : "0", 1);
         cuda2d_vs_cpu_text(text, 240, "fused");
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+/* ---- monitors (core/monitor.h) on the 2D engine ----
+ * Both engines step in the same calls.  After each call e->mon's row buffer
+ * (monitors_rows) still holds the last batch engine_step read: compared bit
+ * for bit.  At the end the probe series (every recorded row, so every step
+ * of an every = 1 probe), the DFT phasor of every group, frequency and
+ * sample, the far field and the flux are compared bit for bit, and the
+ * fields too.  The host's sums are the same code on the same inputs, so any
+ * difference comes from the gather. */
+
+/* Rows of the last batch of engine_step(e, n): it reads every `rows` steps. */
+static int last_batch(int n, int rows)
+{
+    return n - (n - 1) / rows * rows;
+}
+
+static void mon_compare_results(struct engine *g, struct engine *c, const char *what)
+{
+    const struct model *m = g->model;
+    const struct monitor_plan *pl = m->plan;
+    char err[ERRLEN];
+    size_t ng = 0, nc = 0;
+    const double *pg = monitors_probe_rows(g->mon, &ng), *pc = monitors_probe_rows(c->mon, &nc);
+    const size_t w = 2 + (size_t)pl->ncols;
+    cr_assert_eq(ng, nc, "%s: %zu probe rows, cpu %zu", what, ng, nc);
+    for (size_t r = 0; r < ng; r++)
+        for (size_t q = 0; q < w; q++)
+            cr_assert(!memcmp(&pg[r * w + q], &pc[r * w + q], sizeof(double)),
+                      "%s: probe row %zu (step %g) column %zu: %.17g, cpu %.17g", what, r,
+                      pg[r * w], q, pg[r * w + q], pc[r * w + q]);
+    size_t nph = 0;
+    for (int gi = 0; gi < pl->ngroups; gi++) {
+        const struct dft_group *gr = &pl->groups[gi];
+        for (int k = 0; k < gr->fr.n; k++)
+            for (size_t q = 0; q < gr->n; q++) {
+                const double complex a = monitors_phasor(g->mon, gi, k, q);
+                const double complex b = monitors_phasor(c->mon, gi, k, q);
+                cr_assert(!memcmp(&a, &b, sizeof a),
+                          "%s: group %d frequency %d sample %zu: %.17g%+.17gi, cpu %.17g%+.17gi",
+                          what, gi, k, q, creal(a), cimag(a), creal(b), cimag(b));
+                nph++;
+            }
+    }
+    if (pl->far >= 0) {
+        const int nang = 72, nf = pl->groups[pl->far].fr.n;
+        double *a = malloc((size_t)nf * nang * sizeof *a), *b = malloc((size_t)nf * nang * sizeof *b);
+        cr_assert_eq(monitors_far2d(g->mon, nang, a, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(monitors_far2d(c->mon, nang, b, err, sizeof err), 0, "%s", err);
+        for (int q = 0; q < nf * nang; q++)
+            cr_assert(!memcmp(&a[q], &b[q], sizeof *a), "%s: far field %d (frequency %d, %d deg): "
+                      "%.17g, cpu %.17g", what, q, q / nang, 360 * (q % nang) / nang, a[q], b[q]);
+        cr_log_info("%s: echo width at 180 deg (frequency 0) %.6g lambda", what, a[nang / 2]);
+        free(a);
+        free(b);
+    }
+    for (int i = 0; i < m->scene->nflux; i++)
+        for (int k = 0; k < pl->groups[pl->flux[i]].fr.n; k++) {
+            double s1, t1, s2, t2;
+            monitors_flux2d(g->mon, i, k, &s1, &t1);
+            monitors_flux2d(c->mon, i, k, &s2, &t2);
+            cr_assert(!memcmp(&s1, &s2, sizeof s1) && !memcmp(&t1, &t2, sizeof t1),
+                      "%s: flux %s frequency %d: scattered %.17g total %.17g, cpu %.17g %.17g",
+                      what, m->scene->flux[i].name, k, s1, t1, s2, t2);
+        }
+    cr_log_info("%s: %zu samples, %zu probe rows, %zu phasors, %d flux monitors: the same bits",
+                what, m->nsamples, ng, nph, m->scene->nflux);
+}
+
+/* `text` through cuda and cpu in the calls steps[0 .. ncalls), both
+ * precisions; expect_path: the step path the engine must name. */
+static void mon_vs_cpu(const char *text, const int *steps, int ncalls, const char *expect_path)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    if (!gpu_or_skip(m)) {
+        setup_free(&t);
+        return;
+    }
+    cr_assert_gt(m->nsamples, 0);
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        const size_t es = precision_size(p), ns = m->nsamples;
+        char err[ERRLEN], what[600];
+        struct engine *g, *c;
+        cr_assert_eq(engine_create("cuda", m, &o, &g, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_create("cpu", m, &o, &c, err, sizeof err), 0, "%s", err);
+        struct engine_info info;
+        engine_describe(g, &info);
+        snprintf(what, sizeof what, "%s, %s", precision_name(p), info.detail);
+        cr_log_info("cuda: %s; %zu samples, %d rows a batch", info.detail, ns, m->sample_rows);
+        cr_assert(strstr(info.detail, expect_path), "expected the %s path: %s", expect_path,
+                  info.detail);
+        for (int q = 0; q < ncalls; q++) {
+            cr_assert_eq(engine_step(g, steps[q], err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_step(c, steps[q], err, sizeof err), 0, "%s", err);
+            const int rows = last_batch(steps[q], m->sample_rows);
+            const char *a = monitors_rows(g->mon), *b = monitors_rows(c->mon);
+            for (size_t x = 0; x < (size_t)rows * ns; x++)
+                if (memcmp(a + x * es, b + x * es, es)) {
+                    const struct sample *sm = &m->samples[x % ns];
+                    const double va = p == PRECISION_DOUBLE ? ((const double *)a)[x] : ((const float *)a)[x];
+                    const double vb = p == PRECISION_DOUBLE ? ((const double *)b)[x] : ((const float *)b)[x];
+                    cr_assert_fail("%s: step %d, sample %zu (%s at cell %zu = (%zu, %zu)): %.17g, "
+                                   "cpu %.17g", what, g->step - rows + (int)(x / ns) + 1, x % ns,
+                                   field_name((enum field)sm->field), sm->cell,
+                                   sm->cell % (size_t)m->nx, sm->cell / (size_t)m->nx, va, vb);
+                }
+        }
+        mon_compare_results(g, c, what);
+        void *fa = malloc(m->ncells * es), *fb = malloc(m->ncells * es);
+        for (int f = 0; f < FIELD_COUNT; f++) {
+            cr_assert_eq(engine_read(g, (enum field)f, fa, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(engine_read(c, (enum field)f, fb, err, sizeof err), 0, "%s", err);
+            const struct diff d = compare(fa, fb, m->ncells, p);
+            cr_assert_eq(d.differ, 0, "%s: %s: %zu cells differ (rel L2 %g)", what,
+                         field_name((enum field)f), d.differ, d.rel);
+        }
+        free(fa);
+        free(fb);
+        engine_destroy(g);
+        engine_destroy(c);
+    }
+    setup_free(&t);
+}
+
+/* (a) An open boundary: a PEC circle, a dielectric rectangle (slots), the
+ * far field at three frequencies, a flux box around the objects and a flux
+ * line beside them, probes of every field (total and scattered, every 1
+ * and every 3) in the open, inside both objects and in the absorbing
+ * layer.  150 x 130 cells, 360 steps in three calls (the middle one longer
+ * than a batch of 256 rows). */
+static void mon_open_scene(char *text, size_t len, const char *waveform, const char *boundary)
+{
+    snprintf(text, len,
+             "[grid]\nnx = 150\nny = 130\nsteps = 360\n"
+             "[source]\nangle = 30\nfront_offset = 5\n%s"
+             "[boundary]\n%s"
+             "[object.rod]\nshape = circle\nmaterial = pec\ncenter_x = 70\ncenter_y = 62\n"
+             "radius = 9.5\n"
+             "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
+             "center_x = 84\ncenter_y = 70\nwidth = 8\nheight = 14\n"
+             "[monitor.far]\nfrequencies = 0.9, 1, 1.1\nstart_step = 100\n"
+             "[monitor.flux.box]\nx0 = 40\ny0 = 35\nx1 = 110\ny1 = 100\nstart_step = 60\n"
+             "[monitor.flux.line]\nx0 = 120\ny0 = 30\nx1 = 120\ny1 = 105\nfrequencies = 0.8, 1.2\n"
+             "[probe.open]\nx = 30\ny = 40\nfields = all\n"
+             "[probe.pec]\nx = 70\ny = 62\nfields = ez, hy\ntotal = false\nevery = 3\n"
+             "[probe.dielectric]\nx = 84\ny = 70\nfields = all\nevery = 3\n"
+             "[probe.corner]\nx = 0\ny = 0\nfields = all\ntotal = false\n"
+             "[probe.layer]\nx = 149\ny = 64\nfields = hx, ez\n"
+             "[probe.contour]\nx = 41\ny = 50\nfields = all\ntotal = false\n",
+             waveform, boundary);
+}
+
+static void mon_open(const char *waveform)
+{
+    const char *bounds[2] = {"type = cpml\ncells = 10\n", "type = mur\n"};
+    /* fused twice: vectors (used without a CPML) and one column per
+     * thread; temporal falls back to fused (open boundary) */
+    const char *paths[4] = {"two", "fused", "fused", "temporal"};
+    const int steps[3] = {37, 300, 23};
+    char text[4096];
+    for (int b = 0; b < 2; b++) {
+        mon_open_scene(text, sizeof text, waveform, bounds[b]);
+        for (int k = 0; k < 4; k++) {
+            setenv("TEXFDTD_CUDA2D", paths[k], 1);
+            setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
+            cr_log_info("%sTEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d", bounds[b], paths[k], k != 2);
+            mon_vs_cpu(text, steps, 3, k == 0 ? "two kernels" : "fused");
+        }
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+Test(cuda2d, monitors_sine_bit_identical_to_cpu, .timeout = 120) { mon_open(""); }
+Test(cuda2d, monitors_modulated_gaussian_bit_identical_to_cpu, .timeout = 120)
+{
+    mon_open("waveform = modulated_gaussian\nbandwidth = 1\n");
+}
+
+/* (b) A PEC boundary: the temporal path, which gathers inside k_tb2.  A
+ * plane wave on a dielectric rod and a PEC plate (slots), 24 probes: the
+ * four corners, both sides of the column bands of every K (a warp stores
+ * 32 - 2K columns: 28, 24, 20, 16) and of the 64-row strips, neighbours in
+ * one row, inside both objects; fields, total and every varied.  With
+ * flux: a box and a line as well (many samples in one tile).  701 steps
+ * (not a multiple of K) in calls of 100 and 601 (more than a batch of 256
+ * rows: engine_step reads three times), K = 2, 4, 6, 8. */
+static void mon_pec_scene(char *text, size_t len, bool flux)
+{
+    static const int at[][2] = {{0, 0},    {129, 202}, {129, 0},  {0, 202},  {1, 1},   {19, 63},
+                                {20, 64},  {39, 127},  {40, 128}, {15, 64},  {16, 63}, {23, 100},
+                                {24, 101}, {27, 5},    {28, 6},   {70, 90},  {95, 120}, {95, 105},
+                                {128, 201}, {64, 64},  {65, 64},  {66, 64},  {64, 65}, {47, 191}};
+    static const char *const fields[4] = {"all", "ez", "hx, hy", "hy, ez"};
+    size_t n = (size_t)snprintf(text, len,
+                                "[grid]\nnx = 130\nny = 203\nsteps = 701\n"
+                                "[source]\nangle = 30\nfront_offset = 5\n"
+                                "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+                                "center_x = 70\ncenter_y = 90\nradius = 15.5\n"
+                                "[object.plate]\nshape = rectangle\nmaterial = pec\n"
+                                "center_x = 95\ncenter_y = 120\nwidth = 5\nheight = 30\n%s",
+                                flux ? "[monitor.flux.box]\nx0 = 10\ny0 = 20\nx1 = 115\ny1 = 190\n"
+                                       "[monitor.flux.line]\nx0 = 3\ny0 = 150\nx1 = 126\ny1 = 150\n"
+                                       "frequencies = 0.9, 1.1\n"
+                                     : "");
+    for (size_t q = 0; q < sizeof at / sizeof at[0]; q++) {
+        cr_assert_lt(n, len);
+        n += (size_t)snprintf(text + n, len - n, "[probe.p%zu]\nx = %d\ny = %d\nfields = %s\n"
+                              "total = %s\nevery = %d\n", q, at[q][0], at[q][1], fields[q % 4],
+                              q % 3 ? "true" : "false", q % 5 == 4 ? 3 : q == 7 ? 7 : 1);
+    }
+    cr_assert_lt(n, len);
+}
+
+static void mon_temporal(bool flux)
+{
+    char text[8192];
+    mon_pec_scene(text, sizeof text, flux);
+    const char *ks[4] = {"2", "4", "6", "8"};
+    const int steps[2] = {100, 601};
+    setenv("TEXFDTD_CUDA2D", "temporal", 1);
+    for (int k = 0; k < 4; k++) {
+        setenv("TEXFDTD_CUDA2D_K", ks[k], 1);
+        cr_log_info("TEXFDTD_CUDA2D_K=%s", ks[k]);
+        mon_vs_cpu(text, steps, 2, "temporal");
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_K");
+}
+
+Test(cuda2d, monitors_temporal_probes_bit_identical_to_cpu, .timeout = 120) { mon_temporal(false); }
+Test(cuda2d, monitors_temporal_flux_bit_identical_to_cpu, .timeout = 120) { mon_temporal(true); }
+
+/* The same PEC scene through the two-kernel and fused paths, whose gather
+ * is a kernel of its own after each step. */
+Test(cuda2d, monitors_pec_two_and_fused_bit_identical_to_cpu, .timeout = 120)
+{
+    char text[8192];
+    mon_pec_scene(text, sizeof text, true);
+    const int steps[2] = {100, 601};
+    const char *paths[3] = {"two", "fused", "fused"};
+    for (int k = 0; k < 3; k++) {
+        setenv("TEXFDTD_CUDA2D", paths[k], 1);
+        setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
+        mon_vs_cpu(text, steps, 2, k == 0 ? "two kernels" : "fused");
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+/* (c) [monitor.dft] at three frequencies (ENGINE_CAP_DFT_MULTI) with PEC,
+ * CPML and Mur boundaries, on every path that takes a DFT (two kernels,
+ * fused with and without vectors; temporal falls back to fused): each
+ * frequency's phasor, real and imaginary, bit-identical to cpu, float and
+ * double. */
+Test(cuda2d, dft_several_frequencies_bit_identical_to_cpu, .timeout = 120)
+{
+    const char *bounds[3] = {"", "[boundary]\ntype = cpml\ncells = 10\n", "[boundary]\ntype = mur\n"};
+    const char *paths[4] = {"two", "fused", "fused", "temporal"};
+    char text[2048];
+    for (int b = 0; b < 3; b++) {
+        snprintf(text, sizeof text, "%sfrequencies = 0.8, 1, 1.25\n%s", scene2d, bounds[b]);
+        for (int k = 0; k < 4; k++) {
+            setenv("TEXFDTD_CUDA2D", paths[k], 1);
+            setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
+            cr_log_info("%sTEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d", bounds[b], paths[k], k != 2);
+            cuda2d_vs_cpu_bits(text, 300, k == 0 ? "two kernels" : "fused", true);
+        }
     }
     unsetenv("TEXFDTD_CUDA2D");
     unsetenv("TEXFDTD_CUDA2D_VEC");
