@@ -25,12 +25,28 @@
  *                      gl: small psi passes before the H and E passes;
  *                      gl-compute: updated in place through images
  *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
- *   dft  RG32F pair    running DFT sums of Ez (gl: second render target of
- *                      the E pass; gl-compute: an image, in place)
+ *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
+ *                      frequency (gl: a pair; render targets beside Ez in
+ *                      the E pass, the frequencies beyond 7 in update_dft
+ *                      passes; gl-compute: one array image, in place)
  *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
  * Mur walls and the point source need no texture (uniforms).  Scenes with
  * any of these run one step per fragment pass and, in gl-compute, two
  * dispatches per step.
+ *
+ * Monitors (core/monitor.h: probes, flux, the far field) need one small pass
+ * per step that copies the bits of model->samples into the next row of a
+ * batch on the GPU, and one readback per read_samples call (every
+ * model->sample_rows steps at most), never one per step:
+ *   gl          sample list RG32UI texture (cell, field), W x H texels;
+ *               rows target R32UI, W x (sample_rows H): step r of the batch
+ *               draws gather.frag into texel rows r H .. r H + H-1; one
+ *               glReadPixels reads the batch
+ *   gl-compute  sample list and rows in storage buffers; gather.comp, one
+ *               invocation per sample, writes rows[r][q]; one
+ *               glGetBufferSubData reads the batch
+ * (docs/gl.md, "Monitors").  Scenes with monitors run one step per fragment
+ * pass.
  *
  * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
  * of a fraction of a second of GPU time, each closed by a fence; at most two
@@ -77,6 +93,11 @@
 #define GL_STEPS_PER_PASS_MAX 2
 #define LOCAL_X 16
 #define LOCAL_Y 16
+/* DFT frequencies per fragment pass: the E pass has Ez and 7 sums as its 8
+ * render targets (GL 4.3 guarantees 8), update_dft.frag 8 sums */
+#define DFT_E_MAX 7
+#define DFT_G_MAX 8
+#define GATHER_LOCAL 64 /* gather.comp's work group */
 
 /* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
  * write tex[1 - cur], then swap. */
@@ -95,13 +116,16 @@ struct pass {
     GLint slot_base; /* uniform location, E pass only */
     GLint cut_base;  /* H pass: this step's first cut-edge value */
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
+    GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
+    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */
 struct step_in {
     int slot_base, cut_base;
-    float point_v, dft_wr, dft_wi;
+    float point_v;
+    float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
     bool dft_on;
 };
 
@@ -138,8 +162,20 @@ struct gl_engine {
     GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
     struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
     struct pass psi_hpass, psi_epass; /* gl: the psi passes */
-    struct pingpong dft_pp;        /* RG32F (re, im); compute uses tex[0] in place */
-    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + DFT tex[c] */
+    /* [monitor.dft]: RG32F 2D array textures, layer k = frequency k; gl
+     * ping-pongs the pair (cur follows ez.cur), gl-compute updates tex[0]
+     * in place */
+    int dft_nf;                    /* frequencies */
+    int dft_e;                     /* gl: how many the E pass accumulates */
+    int dft_groups;                /* gl: update_dft passes for the rest */
+    struct {
+        GLuint tex[2];
+        int cur;
+    } dft_pp;
+    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + layers 0 .. dft_e-1 of DFT tex[c] */
+    GLuint *dft_group_fbo;         /* gl: [group][c], the group's layers of DFT tex[c] */
+    struct pass dftpass;           /* gl: update_dft.frag */
+    GLuint layer_fbo;              /* one layer of a DFT texture, to clear or read it */
     int point_x, point_y;
     GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
     int cut_x0, cut_y0, cut_w, cut_h;
@@ -163,6 +199,16 @@ struct gl_engine {
     bool batch_fixed;   /* TEXFDTD_GL_BATCH_STEPS */
     double fence_timeout_s;
     double last_fence_wall;
+
+    /* monitors (core/monitor.h): the gather of model->samples per step */
+    size_t nsamples;
+    int sample_rows;     /* model->sample_rows: rows a batch holds */
+    int rows_taken;      /* rows gathered since the last read_samples */
+    int gather_w, gather_h; /* gl: the sample list's texture, W x H */
+    GLuint sample_tex, rows_tex, rows_fbo; /* gl */
+    GLuint sample_buf, rows_buf;           /* gl-compute */
+    uint32_t *rows_host; /* gl with H > 1: a batch as read, before compaction */
+    struct pass gather;
 
     GLuint color_prog, color_tex, color_fbo;
     GLuint check_prog, check_buf; /* the blow-up check (check_finite.comp), built on first use */
@@ -256,7 +302,7 @@ static int make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t
 }
 
 /* A framebuffer rendering into two textures at once (MRT): Ez and H of the
- * multi-step pass, Ez and the DFT sums of the E pass. */
+ * multi-step pass. */
 static int make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
                      size_t errlen)
 {
@@ -309,10 +355,12 @@ static void set_sampler(GLuint prog, const char *name, int unit)
 /* Texture units of the update passes. */
 enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
 /* ... and of the features, fixed by layout(binding) in update2d.glsl and the
- * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT */
+ * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT; storage
+ * buffers (gather.comp): 1 the sample list, 2 the rows */
 enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
-       UNIT_CUT_EDGES = 13 };
+       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14 };
 enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
+enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -363,14 +411,39 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                       "%zu source slots (object cells) and %zu cut edges exceed "
                       "GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
                       m->nslots, m->ncut, max_tbo, g->info.renderer);
+    if (g->nsamples && !g->compute
+        && (size_t)g->sample_rows * (size_t)g->gather_h > (size_t)max_tex)
+        return seterr(err, errlen,
+                      "%zu monitor samples in batches of %d steps need a %d x %zu texture, "
+                      "above GL_MAX_TEXTURE_SIZE %d on %s; nothing was run",
+                      g->nsamples, g->sample_rows, g->gather_w,
+                      (size_t)g->sample_rows * (size_t)g->gather_h, max_tex, g->info.renderer);
+    if (g->nsamples && g->compute) {
+        GLint max_ssbo = 0, max_groups = 0;
+        glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_ssbo);
+        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
+        const double rows_bytes = 4.0 * (double)g->sample_rows * (double)g->nsamples;
+        if (8.0 * (double)g->nsamples > (double)max_ssbo || rows_bytes > (double)max_ssbo
+            || (double)g->nsamples > (double)max_groups * GATHER_LOCAL)
+            return seterr(err, errlen,
+                          "%zu monitor samples in batches of %d steps exceed the storage "
+                          "buffers (GL_MAX_SHADER_STORAGE_BLOCK_SIZE %d B) or work groups "
+                          "(%d) of %s; nothing was run",
+                          g->nsamples, g->sample_rows, max_ssbo, max_groups, g->info.renderer);
+    }
     const size_t cells = m->ncells;
-    /* two Ez (4 B), two H (8 B), material (1 B) per cell; slot indices over the
-     * bounding box; two slot-value buffers */
-    const double need = (double)cells * (2 * 4 + 2 * 8 + 1 + (g->dft ? 2 * 8 : 0))
+    /* two Ez (4 B), two H (8 B), material (1 B) per cell; the DFT sums (8 B
+     * per frequency, twice in gl); slot indices over the bounding box; two
+     * slot-value buffers; the monitors' sample list and rows */
+    const double dft_bytes = g->dft ? 8.0 * g->dft_nf * (g->compute ? 1 : 2) : 0.0;
+    const double gathered = g->compute ? (double)g->nsamples
+                                       : (double)g->gather_w * (double)g->gather_h;
+    const double need = (double)cells * (2 * 4 + 2 * 8 + 1 + dft_bytes)
                         + (double)g->slot_w * g->slot_h * 4
                         + 2.0 * 4 * (double)g->slot_cap_steps * (double)g->stride
                         + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
-                        + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut;
+                        + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut
+                        + gathered * (8.0 + 4.0 * g->sample_rows);
     const double have = gpu_mem_available(g);
     if (have >= 0 && need > have) {
         char a[32], b[32];
@@ -395,11 +468,12 @@ static void make_defines(const struct gl_engine *g, const struct model *m, bool 
              "#define LOCAL_Y %d\n#define CPML %d\n#define PML_N %d\n#define PSI_IN_PLACE %d\n"
              "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
              "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
-             "#define CUT_W %d\n#define CUT_H %d\n",
+             "#define CUT_W %d\n#define CUT_H %d\n#define DFT_NF %d\n#define DFT_E %d\n"
+             "#define DFT_G %d\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
              g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
              g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
-             g->cut_h);
+             g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX);
 }
 
 static bool has_features(const struct gl_engine *g)
@@ -434,7 +508,11 @@ static void pass_locations(struct pass *p)
     p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
     p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
     p->dft_on = glGetUniformLocation(p->prog, "dft_on");
+    p->dft_first = glGetUniformLocation(p->prog, "dft_first");
     p->axis = glGetUniformLocation(p->prog, "axis");
+    p->row = glGetUniformLocation(p->prog, "row0");
+    if (p->row < 0)
+        p->row = glGetUniformLocation(p->prog, "row_base");
 }
 
 static int build_update_programs(struct gl_engine *g, const struct model *m, char *err,
@@ -517,6 +595,29 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
         glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
         g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
+    }
+    if (g->dft_groups) {
+        const char *st[2] = {"fullscreen.vert", "update_dft.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, defs, &g->dftpass.prog, err,
+                             errlen))
+            return -1;
+        set_sampler(g->dftpass.prog, "ez_tex", UNIT_EZ);
+        pass_locations(&g->dftpass);
+    }
+    if (g->nsamples) {
+        char gdefs[512];
+        snprintf(gdefs, sizeof gdefs,
+                 "#define NX %d\n#define NY %d\n#define NSAMPLES %zu\n#define FIELD_EZ %d\n"
+                 "#define FIELD_HX %d\n#define FIELD_HY %d\n#define GATHER_LOCAL %d\n",
+                 m->nx, m->ny, g->nsamples, (int)FIELD_EZ, (int)FIELD_HX, (int)FIELD_HY,
+                 GATHER_LOCAL);
+        const char *gf[2] = {"fullscreen.vert", "gather.frag"}, *gc[1] = {"gather.comp"};
+        if (gl_program_build(g->shader_dir, "gather.glsl", g->compute ? gc : gf,
+                             g->compute ? 1 : 2, gdefs, &g->gather.prog, err, errlen))
+            return -1;
+        set_sampler(g->gather.prog, "ez_tex", UNIT_EZ);
+        set_sampler(g->gather.prog, "h_tex", UNIT_H);
+        pass_locations(&g->gather);
     }
     return check_gl("building the update programs", err, errlen);
 }
@@ -604,8 +705,18 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->psi_epass.prog);
         for (int k = 0; k < PSI_COUNT; k++)
             free_pair(&g->psi[k]);
-        free_pair(&g->dft_pp);
+        glDeleteTextures(2, g->dft_pp.tex);
         glDeleteFramebuffers(2, g->dft_mrt_fbo);
+        if (g->dft_group_fbo)
+            glDeleteFramebuffers(2 * g->dft_groups, g->dft_group_fbo);
+        glDeleteFramebuffers(1, &g->layer_fbo);
+        glDeleteProgram(g->dftpass.prog);
+        glDeleteProgram(g->gather.prog);
+        glDeleteTextures(1, &g->sample_tex);
+        glDeleteTextures(1, &g->rows_tex);
+        glDeleteFramebuffers(1, &g->rows_fbo);
+        glDeleteBuffers(1, &g->sample_buf);
+        glDeleteBuffers(1, &g->rows_buf);
         glDeleteTextures(1, &g->prof_tex);
         glDeleteTextures(1, &g->cut_idx_tex);
         glDeleteTextures(1, &g->cut_edge_tbo);
@@ -618,6 +729,8 @@ static void gl_destroy(struct engine *e)
     }
     egl_context_destroy(g->egl);
     free(g->slot_host);
+    free(g->dft_group_fbo);
+    free(g->rows_host);
     free(g);
 }
 
@@ -674,8 +787,131 @@ static void cut_bbox(struct gl_engine *g, const struct model *m)
     g->cut_h = y1 - y0 + 1;
 }
 
-/* The CPML psi pairs (shaped like the slabs), the DFT pair and, for `gl`,
- * the E pass's two render targets Ez + DFT. */
+/* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
+ * layers l0 .. l0+nl-1 of the array texture `arr` after it, all drawn. */
+static int make_layers_fbo(GLuint first, GLuint arr, int l0, int nl, GLuint *fbo, const char *what,
+                           char *err, size_t errlen)
+{
+    GLenum bufs[1 + DFT_G_MAX];
+    int n = 0;
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    if (first) {
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, first, 0);
+        bufs[n] = GL_COLOR_ATTACHMENT0;
+        n++;
+    }
+    for (int k = 0; k < nl; k++, n++) {
+        glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)n, arr, 0, l0 + k);
+        bufs[n] = GL_COLOR_ATTACHMENT0 + (GLenum)n;
+    }
+    glDrawBuffers(n, bufs);
+    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE)
+        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
+                      st);
+    return 0;
+}
+
+/* The DFT sums: RG32F array textures of dft_nf layers, zeroed (both of the
+ * pair in gl, one in gl-compute), and in gl the E pass's render targets
+ * (Ez + layers 0 .. dft_e-1) and each update_dft pass's (DFT_G_MAX layers,
+ * fewer in the last). */
+static int make_dft_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const float zero[4] = {0, 0, 0, 0};
+    glGenFramebuffers(1, &g->layer_fbo);
+    for (int c = 0; c < (g->compute ? 1 : 2); c++) {
+        glGenTextures(1, &g->dft_pp.tex[c]);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
+        glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_RG32F, m->nx, m->ny, g->dft_nf);
+        tex_params(GL_TEXTURE_2D_ARRAY);
+        if (check_gl("allocating the DFT sums (RG32F array)", err, errlen))
+            return -1;
+        glBindFramebuffer(GL_FRAMEBUFFER, g->layer_fbo);
+        for (int k = 0; k < g->dft_nf; k++) {
+            glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, g->dft_pp.tex[c], 0, k);
+            const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            if (st != GL_FRAMEBUFFER_COMPLETE)
+                return seterr(err, errlen,
+                              "DFT (RG32F array layer) render target is not complete (status "
+                              "0x%04x)",
+                              st);
+            glClearBufferfv(GL_COLOR, 0, zero);
+        }
+    }
+    g->dft_pp.cur = 0;
+    if (g->compute)
+        return 0;
+    for (int c = 0; c < 2; c++)
+        if (make_layers_fbo(g->ez.tex[c], g->dft_pp.tex[c], 0, g->dft_e, &g->dft_mrt_fbo[c],
+                            "Ez + DFT of the E pass", err, errlen))
+            return -1;
+    g->dft_group_fbo = xcalloc(2 * (size_t)(g->dft_groups ? g->dft_groups : 1),
+                               sizeof *g->dft_group_fbo, "DFT framebuffers", err, errlen);
+    if (!g->dft_group_fbo)
+        return -1;
+    for (int q = 0; q < g->dft_groups; q++) {
+        const int l0 = g->dft_e + q * DFT_G_MAX;
+        const int nl = g->dft_nf - l0 < DFT_G_MAX ? g->dft_nf - l0 : DFT_G_MAX;
+        for (int c = 0; c < 2; c++)
+            if (make_layers_fbo(0, g->dft_pp.tex[c], l0, nl, &g->dft_group_fbo[2 * q + c],
+                                "DFT of an update_dft pass", err, errlen))
+                return -1;
+    }
+    return 0;
+}
+
+/* The monitors' gather (docs/gl.md, "Monitors"): the sample list and the
+ * rows of one batch.  gl: textures, the list W x H texels of (cell, field),
+ * the padding of its last row marked by field 0xffffffff; gl-compute:
+ * storage buffers. */
+static int make_gather_targets(struct gl_engine *g, const struct model *m, char *err,
+                               size_t errlen)
+{
+    const size_t n = g->nsamples;
+    const size_t cap = g->compute ? n : (size_t)g->gather_w * (size_t)g->gather_h;
+    uint32_t *list = xcalloc(2 * cap, sizeof *list, "monitor sample list", err, errlen);
+    if (!list)
+        return -1;
+    for (size_t q = 0; q < cap; q++) {
+        list[2 * q] = q < n ? (uint32_t)m->samples[q].cell : 0;
+        list[2 * q + 1] = q < n ? (uint32_t)m->samples[q].field : 0xffffffffu;
+    }
+    if (g->compute) {
+        glGenBuffers(1, &g->sample_buf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->sample_buf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(8 * n), list, GL_STATIC_DRAW);
+        glGenBuffers(1, &g->rows_buf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(4 * n * (size_t)g->sample_rows),
+                     NULL, GL_DYNAMIC_READ);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    } else {
+        g->sample_tex = make_tex(GL_RG32UI, g->gather_w, g->gather_h);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->gather_w, g->gather_h, GL_RG_INTEGER,
+                        GL_UNSIGNED_INT, list);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        g->rows_tex = make_tex(GL_R32UI, g->gather_w, g->gather_h * g->sample_rows);
+        if (make_fbo(g->rows_tex, &g->rows_fbo, "monitor rows (R32UI)", err, errlen)) {
+            free(list);
+            return -1;
+        }
+        if (g->gather_h > 1
+            && !(g->rows_host = xcalloc(cap * (size_t)g->sample_rows, sizeof *g->rows_host,
+                                        "monitor rows", err, errlen))) {
+            free(list);
+            return -1;
+        }
+    }
+    free(list);
+    return check_gl("allocating the monitors' gather", err, errlen);
+}
+
+/* The CPML psi pairs (shaped like the slabs), the DFT sums and, for `gl`,
+ * their render targets. */
 static int make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
                                 size_t errlen)
 {
@@ -686,14 +922,8 @@ static int make_feature_targets(struct gl_engine *g, const struct model *m, char
             if (make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
                 return -1;
     }
-    if (g->dft) {
-        if (make_pair(&g->dft_pp, GL_RG32F, m->nx, m->ny, "DFT (RG32F)", err, errlen))
-            return -1;
-        for (int c = 0; c < 2 && !g->compute; c++)
-            if (make_fbo2(g->ez.tex[c], g->dft_pp.tex[c], &g->dft_mrt_fbo[c],
-                          "Ez + DFT of the E pass", err, errlen))
-                return -1;
-    }
+    if (g->dft && make_dft_targets(g, m, err, errlen))
+        return -1;
     return check_gl("allocating the CPML and DFT textures", err, errlen);
 }
 
@@ -828,6 +1058,15 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     g->pml_n = g->cpml ? m->pml_n : 0;
     g->mur = m->scene->boundary == BOUNDARY_MUR;
     g->dft = m->scene->dft;
+    if (g->dft) {
+        /* gl: the E pass takes up to DFT_E_MAX frequencies, update_dft
+         * passes DFT_G_MAX each after it; gl-compute: the E dispatch all */
+        g->dft_nf = m->scene->dft_nfreq;
+        g->dft_e = compute || g->dft_nf < DFT_E_MAX ? g->dft_nf : DFT_E_MAX;
+        g->dft_groups = (g->dft_nf - g->dft_e + DFT_G_MAX - 1) / DFT_G_MAX;
+    }
+    g->nsamples = m->nsamples;
+    g->sample_rows = m->sample_rows;
     g->point = m->scene->source_type == SOURCE_POINT;
     g->conformal = m->ncut > 0;
     if (g->point) {
@@ -869,9 +1108,21 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->k = g->info.software ? GL_STEPS_PER_PASS_SOFTWARE : GL_STEPS_PER_PASS_GPU;
     if (!compute && kz && atoi(kz) >= 1)
         g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
-    /* update_k.frag knows PEC boxes with slots only */
-    if (has_features(g))
+    /* update_k.frag knows PEC boxes with slots only, and the monitors
+     * gather after every step */
+    if (has_features(g) || g->nsamples)
         g->k = 1;
+    if (g->nsamples) {
+        /* gl: the sample list is one texture row, or a band of rows of the
+         * widest texture (TEXFDTD_GL_GATHER_WIDTH narrows it, for tests) */
+        GLint max_tex = 0;
+        glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
+        const char *gw = getenv("TEXFDTD_GL_GATHER_WIDTH");
+        if (gw && atoi(gw) > 0 && atoi(gw) < max_tex)
+            max_tex = atoi(gw);
+        g->gather_w = g->nsamples < (size_t)max_tex ? (int)g->nsamples : max_tex;
+        g->gather_h = (int)((g->nsamples + (size_t)g->gather_w - 1) / (size_t)g->gather_w);
+    }
     slot_bbox(g, m);
     g->slot_cap_steps = BATCH_MAX_STEPS;
     if (g->stride) {
@@ -913,6 +1164,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     if (make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
         || make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
         || make_feature_targets(g, m, err, errlen)
+        || (g->nsamples && make_gather_targets(g, m, err, errlen))
         || upload_static(g, m, err, errlen) || build_update_programs(g, m, err, errlen)) {
         gl_destroy(&g->base);
         return prefix_err(name, err, errlen);
@@ -1003,8 +1255,8 @@ static void pass_e(struct gl_engine *g, const struct step_in *in)
         glUniform1f(g->epass.point_v, in->point_v);
     if (g->dft) {
         glUniform1i(g->epass.dft_on, in->dft_on);
-        glUniform1f(g->epass.dft_wr, in->dft_wr);
-        glUniform1f(g->epass.dft_wi, in->dft_wi);
+        glUniform1fv(g->epass.dft_wr, g->dft_e, in->dft_wr);
+        glUniform1fv(g->epass.dft_wi, g->dft_e, in->dft_wi);
     }
     if (g->compute) {
         glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
@@ -1013,15 +1265,58 @@ static void pass_e(struct gl_engine *g, const struct step_in *in)
         glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     } else if (g->dft) {
         /* Ez and the DFT sums swap together, so their cur stay equal */
-        bind_tex(UNIT_DFT, GL_TEXTURE_2D, g->dft_pp.tex[g->dft_pp.cur]);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_mrt_fbo[1 - g->ez.cur]);
+        const int c = g->dft_pp.cur;
+        bind_tex(UNIT_DFT, GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_mrt_fbo[1 - c]);
         glDrawArrays(GL_TRIANGLES, 0, 3);
+        /* the frequencies beyond the E pass's targets, from the new Ez; before
+         * start_step every sum is 0 in both textures and stays so */
+        if (in->dft_on && g->dft_groups) {
+            bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[1 - g->ez.cur]);
+            glUseProgram(g->dftpass.prog);
+            for (int q = 0; q < g->dft_groups; q++) {
+                const int l0 = g->dft_e + q * DFT_G_MAX;
+                float wr[DFT_G_MAX] = {0}, wi[DFT_G_MAX] = {0};
+                for (int k = 0; k < DFT_G_MAX && l0 + k < g->dft_nf; k++) {
+                    wr[k] = in->dft_wr[l0 + k];
+                    wi[k] = in->dft_wi[l0 + k];
+                }
+                glUniform1i(g->dftpass.dft_first, l0);
+                glUniform1fv(g->dftpass.dft_wr, DFT_G_MAX, wr);
+                glUniform1fv(g->dftpass.dft_wi, DFT_G_MAX, wi);
+                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_group_fbo[2 * q + 1 - c]);
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+            }
+        }
         g->dft_pp.cur ^= 1;
     } else {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
         glDrawArrays(GL_TRIANGLES, 0, 3);
     }
     g->ez.cur ^= 1;
+}
+
+/* The monitors' gather after a step: the bits of every sample into row
+ * rows_taken of the batch (gather.frag / gather.comp, docs/gl.md). */
+static void pass_gather(struct gl_engine *g)
+{
+    const int r = g->rows_taken++;
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(g->gather.prog);
+    if (g->compute) {
+        glUniform1ui(g->gather.row, (GLuint)((size_t)r * g->nsamples));
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
+        glDispatchCompute((GLuint)((g->nsamples + GATHER_LOCAL - 1) / GATHER_LOCAL), 1, 1);
+    } else {
+        bind_tex(UNIT_SAMPLES, GL_TEXTURE_2D, g->sample_tex);
+        glUniform1i(g->gather.row, r * g->gather_h);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->rows_fbo);
+        glViewport(0, r * g->gather_h, g->gather_w, g->gather_h);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glViewport(0, 0, g->nx, g->ny);
+    }
 }
 
 /* k steps in one fragment pass into both pairs (update_k.frag). */
@@ -1157,7 +1452,12 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
             bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
     }
     if (g->dft && g->compute)
-        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_FALSE, 0, GL_READ_WRITE, GL_RG32F);
+        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_TRUE, 0, GL_READ_WRITE, GL_RG32F);
+    if (g->nsamples && g->rows_taken + n > g->sample_rows)
+        return seterr(err, errlen,
+                      "%s: %d steps would gather %d rows of monitor samples, the batch holds "
+                      "%d: read_samples must come first (engine_step does it)",
+                      e->ops->name, n, g->rows_taken + n, g->sample_rows);
     g->last_fence_wall = now_seconds();
     int done = 0, rc = 0;
     while (done < n && !rc) {
@@ -1192,11 +1492,13 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
                 if (g->point)
                     in.point_v = (float)model_point_value(m, t);
                 if (g->dft && t + 1 > m->scene->dft_start) {
-                    double wr, wi;
-                    model_dft_weight(m, t + 1, &wr, &wi);
                     in.dft_on = true;
-                    in.dft_wr = (float)wr;
-                    in.dft_wi = (float)wi;
+                    for (int q = 0; q < g->dft_nf; q++) {
+                        double wr, wi;
+                        model_dft_weight_k(m, q, t + 1, &wr, &wi);
+                        in.dft_wr[q] = (float)wr;
+                        in.dft_wi[q] = (float)wi;
+                    }
                 }
                 if (g->cpml && !g->compute)
                     pass_psi(g, false);
@@ -1205,6 +1507,8 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
                     pass_psi(g, true);
                 pass_e(g, &in);
             }
+            if (g->nsamples)
+                pass_gather(g);
         }
         g->counted += (uint32_t)b;
         /* the counter texel of the newest H texture, into this batch's PBO */
@@ -1262,9 +1566,43 @@ static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
     return 0;
 }
 
+/* The DFT sums of frequency k (the current texture's layer k) as the read
+ * framebuffer's attachment. */
+static void bind_dft_layer(struct gl_engine *g, int k)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->layer_fbo);
+    glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              g->dft_pp.tex[g->compute ? 0 : g->dft_pp.cur], 0, k);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+}
+
+/* Component c (0 R, 1 G) of the bound read framebuffer's RG texels, in bands
+ * of rows, into out[ny][nx]. */
+static int read_rg_component(struct gl_engine *g, int c, float *out, char *err, size_t errlen)
+{
+    const size_t nx = (size_t)g->nx;
+    const int band = 64;
+    float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
+    if (!tmp)
+        return -1;
+    for (int j0 = 0; j0 < g->ny; j0 += band) {
+        const int rows = g->ny - j0 < band ? g->ny - j0 : band;
+        glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
+        for (size_t q = 0; q < nx * (size_t)rows; q++)
+            out[(size_t)j0 * nx + q] = tmp[2 * q + (size_t)c];
+    }
+    free(tmp);
+    return 0;
+}
+
 static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
+    const int k = field_dft_index(f);
+    if (k >= 0 && (!g->dft || k >= g->dft_nf))
+        return seterr(err, errlen, "%s: no field %s in this scene (%s)", e->ops->name,
+                      field_name(f),
+                      g->dft ? "beyond the [monitor.dft] frequencies" : "it has no [monitor.dft]");
     if (begin_transfer(g, err, errlen))
         return -1;
     float *out = dst;
@@ -1272,30 +1610,18 @@ static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, s
     if (f == FIELD_EZ) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, g->ez.fbo[g->ez.cur]);
         glReadPixels(0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, out);
-    } else if (f == FIELD_HX || f == FIELD_HY || f == FIELD_EZ_DFT_RE || f == FIELD_EZ_DFT_IM) {
-        /* RG texels in bands of rows, split into the one component asked for */
-        const bool dft = f == FIELD_EZ_DFT_RE || f == FIELD_EZ_DFT_IM;
-        if (dft && !g->dft)
-            return seterr(err, errlen, "%s: no field %s in this scene (it has no [monitor.dft])",
-                          e->ops->name, field_name(f));
-        glBindFramebuffer(GL_READ_FRAMEBUFFER,
-                          dft ? g->dft_pp.fbo[g->dft_pp.cur] : g->h.fbo[g->h.cur]);
-        const int band = 64;
-        float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
-        if (!tmp)
+    } else if (f == FIELD_HX || f == FIELD_HY) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
+        if (read_rg_component(g, f == FIELD_HX ? 0 : 1, out, err, errlen))
             return -1;
-        const int c = f == FIELD_HX || f == FIELD_EZ_DFT_RE ? 0 : 1;
-        for (int j0 = 0; j0 < g->ny; j0 += band) {
-            const int rows = g->ny - j0 < band ? g->ny - j0 : band;
-            glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
-            for (size_t q = 0; q < nx * (size_t)rows; q++)
-                out[(size_t)j0 * nx + q] = tmp[2 * q + (size_t)c];
-        }
-        free(tmp);
         /* the counter texel is not part of the field: Hx there is never
          * updated, so it is 0 as in the CPU engine */
         if (f == FIELD_HX)
             out[(size_t)(g->ny - 1) * nx + nx - 1] = 0.0f;
+    } else if (k >= 0) {
+        bind_dft_layer(g, k);
+        if (read_rg_component(g, f == field_dft(k, 1) ? 1 : 0, out, err, errlen))
+            return -1;
     } else {
         return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
     }
@@ -1373,6 +1699,40 @@ static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *n
     return 0;
 }
 
+/* The DFT sums through io as the CPU engine lays them out: "ez_dft_re" and
+ * "ez_dft_im", nx ny values per frequency, frequency-major (layer k of the
+ * current texture is frequency k).  rg: 2 nx ny floats of scratch.  A load
+ * fills both textures of gl's pair, so that the layers update_dft.frag has
+ * not written yet (before start_step) read the same whichever is current. */
+static int dft_io(struct gl_engine *g, struct state_io *io, float *rg, char *err, size_t errlen)
+{
+    const size_t n = (size_t)g->nx * (size_t)g->ny, nf = (size_t)g->dft_nf;
+    float *re = xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen);
+    float *im = re ? xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
+    int rc = im ? 0 : -1;
+    for (size_t k = 0; k < nf && !rc && !io->load; k++) {
+        bind_dft_layer(g, (int)k);
+        glReadPixels(0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
+        for (size_t q = 0; q < n; q++)
+            re[k * n + q] = rg[2 * q], im[k * n + q] = rg[2 * q + 1];
+    }
+    if (!rc)
+        rc = io->array(io, "ez_dft_re", re, n * nf, err, errlen)
+             || io->array(io, "ez_dft_im", im, n * nf, err, errlen) ? -1 : 0;
+    for (size_t k = 0; k < nf && !rc && io->load; k++) {
+        for (size_t q = 0; q < n; q++)
+            rg[2 * q] = re[k * n + q], rg[2 * q + 1] = im[k * n + q];
+        for (int c = 0; c < (g->compute ? 1 : 2); c++) {
+            glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, (GLint)k, g->nx, g->ny, 1, GL_RG,
+                            GL_FLOAT, rg);
+        }
+    }
+    free(re);
+    free(im);
+    return rc;
+}
+
 /* The state of gl and gl-compute: the current textures of the ping-pong
  * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
  * counter texel is not state: it reads as Hx = 0 (as gl_read_field) and is
@@ -1400,8 +1760,11 @@ static int gl_state(struct engine *e, struct state_io *io, char *err, size_t err
     for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
         rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
     if (!rc && g->dft)
-        rc = rg_io(io, g->dft_pp.tex[g->dft_pp.cur], g->nx, g->ny, false, "ez_dft_re",
-                   "ez_dft_im", rg, a, b, err, errlen);
+        rc = dft_io(g, io, rg, err, errlen);
+    /* a state is taken between engine_step calls, when every gathered row
+     * has been read: a load starts a fresh batch */
+    if (!rc && io->load)
+        g->rows_taken = 0;
     free(rg);
     free(a);
     free(b);
@@ -1410,6 +1773,48 @@ static int gl_state(struct engine *e, struct state_io *io, char *err, size_t err
         rc = prefix_err(e->ops->name, err, errlen);
     }
     return rc;
+}
+
+/* ---- monitors ---- */
+
+/* The `rows` rows gathered since the last call into dst ([rows][nsamples]
+ * floats), with one readback: gl reads the rows target's first rows H texel
+ * rows (GL_RED_INTEGER: the bits as gathered) and, where the list is a band
+ * (H > 1), moves each step's nsamples values together; gl-compute reads the
+ * storage buffer, already in that layout.  step() has waited for every
+ * batch's fence, so the readback waits for nothing. */
+static int gl_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
+{
+    struct gl_engine *g = G(e);
+    if (rows != g->rows_taken)
+        return seterr(err, errlen, "%s: monitor samples: %d rows asked for, %d recorded",
+                      e->ops->name, rows, g->rows_taken);
+    if (!rows || !g->nsamples) {
+        g->rows_taken = 0;
+        return 0;
+    }
+    if (begin_transfer(g, err, errlen))
+        return -1;
+    const size_t n = g->nsamples;
+    if (g->compute) {
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)rows * n * 4), dst);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    } else {
+        const size_t band = (size_t)g->gather_w * (size_t)g->gather_h;
+        uint32_t *buf = g->gather_h > 1 ? g->rows_host : dst;
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->rows_fbo);
+        glReadPixels(0, 0, g->gather_w, rows * g->gather_h, GL_RED_INTEGER, GL_UNSIGNED_INT, buf);
+        for (size_t r = 0; r < (size_t)rows && g->gather_h > 1; r++)
+            memcpy((uint32_t *)dst + r * n, buf + r * band, n * sizeof *buf);
+    }
+    g->rows_taken = 0;
+    if (check_reset("reading monitor samples", err, errlen)
+        || check_gl("reading monitor samples", err, errlen)) {
+        g->failed = true;
+        return prefix_err(e->ops->name, err, errlen);
+    }
+    return 0;
 }
 
 static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
@@ -1476,11 +1881,21 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "%s", g->compute ? "gl-compute" : "gl");
     snprintf(info->device, sizeof info->device, "%.180s (%.60s)", g->info.renderer,
              g->info.platform);
-    char cuda[32] = "", kdesc[64], feat[160] = "";
+    char cuda[32] = "", kdesc[64], feat[160] = "", dft[64] = "", mon[128] = "";
     snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
+    if (g->dft && g->dft_nf > 1)
+        snprintf(dft, sizeof dft, " DFT(%d frequencies%s)", g->dft_nf,
+                 g->dft_groups ? g->dft_groups > 1 ? ", update_dft passes" : ", an update_dft pass"
+                               : "");
+    else if (g->dft)
+        snprintf(dft, sizeof dft, " DFT");
+    if (g->nsamples)
+        snprintf(mon, sizeof mon, "; monitors: %zu samples gathered per step (%s), read every %d",
+                 g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
+                 g->sample_rows);
     if (has_features(g))
         snprintf(feat, sizeof feat, " with%s%s%s%s%s%s", g->cpml ? " CPML" : "",
-                 g->mur ? " Mur" : "", g->dft ? " DFT" : "", g->point ? " point-source" : "",
+                 g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
                  g->conformal ? " conformal-PEC" : "",
                  g->compute ? " (not fused)"
                  : g->cpml  ? " (+4 psi passes; 1 step per pass)"
@@ -1488,7 +1903,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
     snprintf(info->detail, sizeof info->detail,
-             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s%s",
+             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s%s%s",
              g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
              cuda, denormals_name(g->denormals),
              g->emulate_flush ? "flushed in GLSL" : "as the driver does",
@@ -1498,7 +1913,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              : g->compute ? "two compute dispatches per step"
              : g->k > 1   ? kdesc
                           : "two fragment passes per step",
-             feat);
+             feat, mon);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }
@@ -1831,7 +2246,7 @@ static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl_step,
@@ -1842,12 +2257,13 @@ const struct engine_ops gl_engine_ops = {
     .render_rgba = gl_render_rgba,
     .check_finite = gl_check_finite,
     .state = gl_state,
+    .read_samples = gl_read_samples,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl_step,
@@ -1858,4 +2274,5 @@ const struct engine_ops gl_compute_engine_ops = {
     .render_rgba = gl_render_rgba,
     .check_finite = gl_check_finite,
     .state = gl_state,
+    .read_samples = gl_read_samples,
 };

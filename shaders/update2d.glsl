@@ -14,6 +14,11 @@
  *     MUR                1 with first-order Mur walls
  *     POINT_SRC, POINT_X, POINT_Y   the point source and its cell
  *     DFT                1 with a running DFT of Ez ([monitor.dft])
+ *     DFT_NF             its frequencies (layers of the DFT array textures)
+ *     DFT_E              how many of them (0 .. DFT_E-1) the E pass or
+ *                        dispatch accumulates itself: all in gl-compute, up
+ *                        to 7 in gl (its render targets beside Ez)
+ *     DFT_G              frequencies per update_dft.frag pass (gl: the rest)
  *     CONFORMAL, CUT_X0, CUT_Y0, CUT_W, CUT_H   conformal PEC cut edges and
  *                        the bounding box of their H cells
  * and `#line 1 1` before this file, then `#line 1 2` before the pass itself.
@@ -205,15 +210,17 @@ uniform float point_v;
 #endif
 
 #if DFT
-/* ---- running DFT: re = re + wr ez;  im = im + wi ez, with the final Ez;
- * wr, wi = (float) model_dft_weight(m, n+1) per step, dft_on when n+1 > start */
-uniform float dft_wr, dft_wi;
+/* ---- running DFT at each frequency k of [monitor.dft] (cpu/update2d.inc,
+ * dft_range):  re_k = re_k + wr_k ez;  im_k = im_k + wi_k ez, with the final
+ * Ez; wr_k, wi_k = (float) model_dft_weight_k(m, k, n+1), uniform arrays of
+ * the pass that accumulates frequency k; dft_on when n+1 > start.  The sums
+ * are RG32F array textures, layer k = frequency k. */
 uniform bool dft_on;
-vec2 dft_step(vec2 acc, float ez)
+vec2 dft_step(vec2 acc, float ez, float wr, float wi)
 {
-    precise float tr = F(F(dft_wr) * F(ez));
+    precise float tr = F(F(wr) * F(ez));
     precise float re = F(F(acc.x) + tr);
-    precise float ti = F(F(dft_wi) * F(ez));
+    precise float ti = F(F(wi) * F(ez));
     precise float im = F(F(acc.y) + ti);
     return vec2(re, im);
 }
