@@ -5,8 +5,10 @@
 #
 # Writes docs/images/tutorial_*.png and docs/images/performance_mcells.png;
 # scratch output goes to build/docs/.  On a 2-core machine with Mesa llvmpipe
-# (no GPU) the whole script takes about 2 to 3 minutes, most of it the two
-# 1024 x 1024 x 1000-step runs of the gl engine.
+# (no GPU) the whole script takes about 3 to 4 minutes, most of it the two
+# 1024 x 1024 x 1000-step runs of the gl engine and the two 2000-step cpu
+# runs of the far field.  TEXFDTD_BIN=path runs another build of the
+# command (default bin/texfdtd).
 #
 # Each step below is a command the tutorial shows; the tutorial says which
 # figure comes from which step.
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 T=build/docs
 IMG=docs/images
 mkdir -p "$T" "$IMG"
-BIN=bin/texfdtd
+BIN=${TEXFDTD_BIN:-bin/texfdtd}
 [ -x "$BIN" ] || { echo "figures.sh: $BIN missing: run make first" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "figures.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 say() { printf 'figures.sh: %s\n' "$*" >&2; }
@@ -31,7 +33,7 @@ fi
 
 # 1. Takada et al. Fig. 2: the total field at steps 600 and 900 of
 #    scenes/takada_square.ini (1024 x 1024), as the tutorial's run command.
-say "1/4 takada_square.ini on $ENGINE (1024 x 1024, 1000 steps)"
+say "1/5 takada_square.ini on $ENGINE (1024 x 1024, 1000 steps)"
 $BIN run scenes/takada_square.ini --engine "$ENGINE" --out "$T/takada" --force -q
 # The 1024-pixel pictures, halved (10 pixels per wavelength) side by side.
 gnuplot <<EOF
@@ -56,7 +58,7 @@ EOF
 # 2. The texture layout: which texel holds which field component, and what
 #    each pass reads.  Physical coordinates in cells; texel (a, b) holds
 #    Ez(a, b) in the R32F texture and (Hx(a, b+1/2), Hy(a+1/2, b)) in RG32F.
-say "2/4 texture layout drawing"
+say "2/5 texture layout drawing"
 gnuplot <<'EOF'
 set terminal pngcairo size 1100,580 font "sans,12"
 set output "docs/images/tutorial_texel_layout.png"
@@ -125,7 +127,7 @@ EOF
 
 # 3. GPU against CPU: the tutorial's compare command (1024 x 1024, 1000
 #    steps, every field compared every 100 steps).
-say "3/4 compare takada_square.ini --engines cpu,$ENGINE"
+say "3/5 compare takada_square.ini --engines cpu,$ENGINE"
 $BIN compare scenes/takada_square.ini --engines "cpu,$ENGINE" --out "$T/compare" --force -q \
     > "$T/compare.txt"
 cat "$T/compare.txt"
@@ -134,7 +136,7 @@ cat "$T/compare.txt"
 #    runs in seconds on llvmpipe: the Takada scene at 256 x 256 (square
 #    centred, front starting at the left wall), 4000 steps, both float32
 #    engines against the float64 CPU engine.
-say "4/4 float32 (cpu, $ENGINE) against float64 (cpu-double), 256 x 256, 4000 steps"
+say "4/5 float32 (cpu, $ENGINE) against float64 (cpu-double), 256 x 256, 4000 steps"
 SMALL="--set grid.nx=256 --set grid.ny=256 --set object.square.center_x=127.5 \
 --set object.square.center_y=127.5 --set source.front_offset=0"
 # shellcheck disable=SC2086
@@ -167,6 +169,53 @@ plot "$T/f32f64_cpu.csv" using 1:6 with lines lw 5 lc rgb "#9aa3b5" title "cpu (
      "$T/f32f64_$ENGINE.csv" using 1:6 with points pt 7 ps 0.7 lc rgb "#c0392b" \
      title "$ENGINE (float32)"
 unset multiplot
+EOF
+
+# 5. The echo width of the square (tutorial section 17): the scene with a
+#    CPML and a far-field monitor, a continuous wave (with a flux box around
+#    the square) and a modulated Gaussian pulse at 0.5, 1 and 1.5 f0, on the
+#    cpu engine as the tutorial's commands; then one polar plot, dB.
+say "5/5 takada_square.ini with a CPML and [monitor.far]: continuous wave and pulse (cpu)"
+$BIN run scenes/takada_square.ini --engine cpu --out "$T/far_cw" --force -q \
+    --set boundary.type=cpml --steps 2000 --set monitor.far.start_step=1600 \
+    --set monitor.flux.box.x0=440 --set monitor.flux.box.x1=583 \
+    --set monitor.flux.box.y0=440 --set monitor.flux.box.y1=583 \
+    --set monitor.flux.box.start_step=1600
+sed '/^ramp_periods/d' scenes/takada_square.ini > "$T/takada_pulse.ini"
+$BIN run "$T/takada_pulse.ini" --engine cpu --out "$T/far_pulse" --force -q \
+    --set boundary.type=cpml --steps 2000 --set source.waveform=modulated_gaussian \
+    --set source.bandwidth=1.2 --set monitor.far.frequencies=0.5,1,1.5
+cat "$T/far_cw/flux.csv" >&2
+# one file per curve, closed (the first row again at 360 degrees)
+for f in 500000000 1000000000 1500000000; do
+    grep "^$f," "$T/far_pulse/far_field.csv" | awk -F, '{print} NR == 1 {first = $0}
+        END {split(first, c, ","); print c[1] ",360," c[3] "," c[4] "," c[5]}' \
+        > "$T/far_pulse_$f.csv"
+done
+gnuplot <<EOF
+set terminal pngcairo size 900,960 font "sans,12"
+set output "$IMG/tutorial_takada_far.png"
+set encoding utf8
+set datafile separator ","
+set polar
+set angles degrees
+set theta counterclockwise
+set size square
+unset border; unset xtics; unset ytics; unset raxis
+set grid polar 30 lc rgb "#9aa3b5" dt 3
+set rrange [-10:20]
+set rtics 10 format "%g dB" font "sans,10"
+set ttics 0, 30 format "%g°"
+set key bmargin center horizontal maxrows 2 width 3
+set title "Echo width σ_{2D}/λ of the square (dB), φ from +x; the wave comes from the left"
+plot "$T/far_pulse_500000000.csv" using 2:5 with lines lw 2 lc rgb "#1f4fbf" \\
+         title "0.5 f_0 (k·A = 5)", \\
+     "$T/far_pulse_1000000000.csv" using 2:5 with lines lw 2 lc rgb "#c0392b" \\
+         title "f_0 (k·A = 10)", \\
+     "$T/far_pulse_1500000000.csv" using 2:5 with lines lw 2 lc rgb "#1a7f37" \\
+         title "1.5 f_0 (k·A = 15)", \\
+     "$T/far_cw/far_field.csv" every 5::1 using 2:5 with points pt 6 ps 0.9 lc rgb "#000000" \\
+         title "f_0, continuous wave"
 EOF
 
 # The performance plot of docs/performance.md (data copied from its tables).
