@@ -76,7 +76,8 @@ static const char run_usage[] =
     "  --precision P          single | double (default single; double is cpu only)\n"
     "  --denormals D          cpu: flush | keep (default flush: FTZ+DAZ, as GPU shaders do)\n"
     "  --steps N              override [grid] steps\n"
-    "  --set SECTION.KEY=VAL  override any scene key, e.g. --set grid.nx=512 (repeatable)\n"
+    "  --set SECTION.KEY=VAL  override any scene key, e.g. --set grid.nx=512 (repeatable);\n"
+    "                         SECTION.KEY= (nothing after =) removes the key\n"
     "  --out DIR              output directory (default out/SCENENAME)\n"
     "  --force                write into an existing, non-empty output directory\n"
     "  --device N             GPU index for gl engines (see `texfdtd devices`)\n"
@@ -1021,8 +1022,16 @@ static int cmd_info(int argc, char **argv)
         printf("            dx = %.4g m, dt = %.4g s at %.4g Hz\n", scene_dx(&s), scene_dt(&s),
                s.frequency_hz);
         if (s.source_type == SOURCE_PLANE_WAVE)
-            printf("source      plane wave, angle %g deg, amplitude %g, ramp %g periods\n",
-                   s.angle_deg, s.amplitude, s.ramp_periods);
+        {
+            static const char *const wf[] = {"sine", "gaussian", "modulated_gaussian", "ricker"};
+            printf("source      plane wave, angle %g deg, amplitude %g, ", s.angle_deg, s.amplitude);
+            if (s.waveform == WAVEFORM_SINE)
+                printf("sine, ramp %g periods\n", s.ramp_periods);
+            else if (s.waveform == WAVEFORM_RICKER)
+                printf("ricker wavelet peaking at f0\n");
+            else
+                printf("%s pulse, bandwidth %g f0\n", wf[s.waveform], s.bandwidth);
+        }
         else
             printf("source      point at (%g, %g%s), %s\n", s.point_x, s.point_y, d3 ? ", z" : "",
                    s.waveform == WAVEFORM_GAUSSIAN ? "gaussian" : "sine");
@@ -1039,7 +1048,28 @@ static int cmd_info(int argc, char **argv)
             printf(" at (%g, %g)\n", o->center_x, o->center_y);
         }
         if (s.dft)
-            printf("monitor     DFT of Ez over steps %d .. %d\n", s.dft_start + 1, s.steps);
+            printf("monitor     DFT of Ez over steps %d .. %d at %d frequenc%s\n", s.dft_start + 1,
+                   s.steps, s.dft_nfreq, s.dft_nfreq == 1 ? "y" : "ies");
+        if (s.far.on) {
+            printf("monitor     far field: contour around cells %d .. %d x %d .. %d", s.far.lo[0],
+                   s.far.hi[0], s.far.lo[1], s.far.hi[1]);
+            if (d3)
+                printf(" x %d .. %d", s.far.lo[2], s.far.hi[2]);
+            printf(" (%d cells beyond the objects), %d frequenc%s, steps %d .. %d\n",
+                   s.far.distance, s.far.fr.n, s.far.fr.n == 1 ? "y" : "ies",
+                   s.far.fr.start_step + 1, s.steps);
+        }
+        for (int k = 0; k < s.nflux; k++)
+            printf("monitor     flux %s: %s x %d .. %d, y %d .. %d, %d frequenc%s\n",
+                   s.flux[k].name, s.flux[k].kind == FLUX_BOX ? "box" : "line", s.flux[k].x0,
+                   s.flux[k].x1, s.flux[k].y0, s.flux[k].y1, s.flux[k].fr.n,
+                   s.flux[k].fr.n == 1 ? "y" : "ies");
+        for (int k = 0; k < s.nprobes; k++)
+            printf("probe       %s at (%d, %d", s.probes[k].name, s.probes[k].i, s.probes[k].j),
+            printf(d3 ? ", %d), " : "), ", s.probes[k].k),
+            printf("%s field, every %d step%s\n",
+                   s.probes[k].total ? "total" : "scattered", s.probes[k].every,
+                   s.probes[k].every == 1 ? "" : "s");
         printf("memory      cpu single %s, cpu double %s", fmt_bytes(cpu1, b1, sizeof b1),
                fmt_bytes(cpu2, b2, sizeof b2));
         if (!d3)

@@ -123,6 +123,12 @@ static int apply_set(struct entries *es, const char *arg)
     if (!*section || !*key)
         return seterr(es->err, sizeof es->err,
                       "--set %s: expected section.key=value, e.g. --set grid.steps=500", arg);
+    if (!*value) { /* --set section.key= removes the key: its default applies */
+        struct entry *x = entries_find(es, section, key);
+        if (x)
+            memmove(x, x + 1, (size_t)(es->e + es->n - (x + 1)) * sizeof *x), es->n--;
+        return 0;
+    }
     return entries_add(es, section, key, value, "--set", 0);
 }
 

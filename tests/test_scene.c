@@ -397,6 +397,14 @@ Test(scene, monitors_refused_with_file_and_line)
     const char *pulse[] = {"source.waveform=ricker", "source.bandwidth=1"};
     expect_error(far_scene, pulse, 2, "--set source.bandwidth: bandwidth applies to waveform = "
                                       "gaussian | modulated_gaussian only");
+    /* --set section.key= removes a key from the file: its default applies */
+    struct test_setup t;
+    const char *unset[] = {"source.waveform=gaussian", "source.ramp_periods=", "probe.p.fields="};
+    setup_from_text(&t, "[grid]\nnx = 64\nny = 64\nsteps = 10\n[source]\nramp_periods = 3\n"
+                        "[probe.p]\nx = 3\ny = 4\nfields = all\n", unset, 3);
+    cr_assert_eq(t.scene.waveform, WAVEFORM_GAUSSIAN);
+    cr_assert_eq(t.scene.probes[0].fields, 1u);
+    setup_free(&t);
     const char *ramp[] = {"source.waveform=gaussian", "source.ramp_periods=2"};
     expect_error(far_scene, ramp, 2,
                  "--set source.ramp_periods: ramp_periods applies to waveform = sine only");
