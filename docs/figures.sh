@@ -181,9 +181,8 @@ $BIN run scenes/takada_square.ini --engine cpu --out "$T/far_cw" --force -q \
     --set monitor.flux.box.x0=440 --set monitor.flux.box.x1=583 \
     --set monitor.flux.box.y0=440 --set monitor.flux.box.y1=583 \
     --set monitor.flux.box.start_step=1600
-sed '/^ramp_periods/d' scenes/takada_square.ini > "$T/takada_pulse.ini"
-$BIN run "$T/takada_pulse.ini" --engine cpu --out "$T/far_pulse" --force -q \
-    --set boundary.type=cpml --steps 2000 --set source.waveform=modulated_gaussian \
+$BIN run scenes/takada_square.ini --engine cpu --out "$T/far_pulse" --force -q \
+    --set source.ramp_periods= --set boundary.type=cpml --steps 2000 --set source.waveform=modulated_gaussian \
     --set source.bandwidth=1.2 --set monitor.far.frequencies=0.5,1,1.5
 cat "$T/far_cw/flux.csv" >&2
 # one file per curve, closed (the first row again at 360 degrees)
