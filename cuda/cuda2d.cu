@@ -25,9 +25,10 @@
  * paths launch one small gather kernel after each step (k_gather,
  * common.cuh: a thread per sample).  The temporal path gathers inside
  * k_tb2: the lane that stores a sampled cell writes each of the K steps'
- * values of it to that step's row, from a per-tile list of the samples
- * (built only for scenes with samples, SAMP = true; the kernel without
- * samples is compiled without that code).
+ * values of it to that step's row, from a per-tile list of the samples.
+ * Only the tiles that hold samples run that code, in a launch of their own
+ * (TB2_SAMPLES) on a second stream, beside the launch of the other tiles
+ * (TB2_OTHERS: the kernel of scenes without samples, unchanged).
  */
 #include "common.cuh"
 
@@ -413,17 +414,28 @@ __global__ void __launch_bounds__(256) k_fused2v(PP2<T> d)
  * middle 32 - 2K; rows likewise start K below the strip.  Cells outside the
  * grid compute garbage that no stored cell depends on.
  *
- * Monitors (SAMP): after iteration t, step s's registers EP[s], HX[s], HY[s]
- * hold Ez^(n+s), Hx^(n+s-1/2), Hy^(n+s-1/2) of row r1 - (s-1), final for
- * the stored lanes and rows (those every step computes from true inputs,
- * as the stores of step K).  So each sample of the warp's tile (its 32 - 2K
+ * Monitors (TB2_SAMPLES): after iteration t, step s's registers EP[s],
+ * HX[s], HY[s] hold Ez^(n+s), Hx^(n+s-1/2), Hy^(n+s-1/2) of row r1 - (s-1),
+ * final for the stored lanes and rows (those every step computes from true
+ * inputs, as the stores of step K).  So each sample of the warp's tile (its 32 - 2K
  * stored columns times its R rows) is written by its lane once per step, in
  * the K iterations whose rows r1-K+1 .. r1 hold its row, into step s's row
  * of the batch.  The tile's list is sorted by row: a cursor moves up with
- * r1.  Warps whose tile has no samples test one integer per iteration. */
+ * r1.  The tiles with samples run in a launch of their own (TB2_SAMPLES,
+ * a warp per listed tile); the rest of the grid runs the kernel of scenes
+ * without samples, whose warps return at once on a tile with samples
+ * (TB2_OTHERS).  Both launches read the same old buffers and write
+ * disjoint cells, so they run side by side, on two streams.  (Measured at
+ * 16384^2, K = 6, four probes, against no probes: the gather code in every
+ * warp's loop, behind a test per iteration, cost 5 %; one kernel holding
+ * both versions of the loop, each warp choosing one, 12 %; the two
+ * launches one after the other 3.1 %, the time of the few sampled strips
+ * run alone.) */
 struct alignas(16) Tb2Sample {
     int j, i, f, k; /* row, column, enum field, index into model->samples */
 };
+
+enum tb2_mode { TB2_ALL, TB2_OTHERS, TB2_SAMPLES };
 
 template <typename T> struct Tb2Src {
     int pi, pj; /* point source cell, or -1 */
@@ -434,25 +446,26 @@ template <typename T> struct Tb2Src {
     const uint8_t *slot_pec;
     const T *slot_v;
     long long nslots;
-    /* monitors (SAMP): tile b + bands * strip lists slist[stile[tile]] ..
+    /* monitors: tile b + bands * strip lists slist[stile[tile]] ..
      * slist[stile[tile+1] - 1]; step s (1..srows) writes row s-1 of srow
-     * ([rows][sn]) */
+     * ([rows][sn]); the ntiles tiles with samples are tiles[0 .. ntiles) */
     const int *stile;
     const Tb2Sample *slist;
+    const int *tiles;
     T *srow;
     long long sn;
-    int srows, bands;
+    int srows, bands, ntiles;
 };
 
-template <typename T, bool F, int K, int R, bool SAMP>
-__global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
+/* One warp's strip: band bx, rows from j0 (< ny); G: gather the samples
+ * sq .. se-1 of its tile. */
+template <typename T, bool F, int K, int R, bool G>
+__device__ __forceinline__ void tb2_strip(const PP2<T> &d, const Tb2Src<T> &src, int bx, int j0,
+                                          int sq, int se)
 {
     typedef Ar<T, F> A;
     const int lane = threadIdx.x;
-    const int i = (int)blockIdx.x * (32 - 2 * K) - K + lane;
-    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
-    if (j0 >= d.ny)
-        return;
+    const int i = bx * (32 - 2 * K) - K + lane;
     const bool iin = i >= 0 && i < d.nx;
     const bool own = iin && lane >= K && lane < 32 - K;
     const bool hy_upd = i <= d.nx - 2, icore = i >= 1 && i <= d.nx - 2;
@@ -469,12 +482,6 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
         MT[s] = 0;
     }
     const int jstart = j0 - K, jend = min(j0 + R, d.ny);
-    int sq = 0, se = 0; /* SAMP: this tile's samples not yet passed */
-    if (SAMP) {
-        const int tile = (int)blockIdx.x + src.bands * (j0 / R);
-        sq = src.stile[tile];
-        se = src.stile[tile + 1];
-    }
     T e0 = iin && jstart >= 0 ? d.ez0[i + (long long)jstart * px] : T(0);
     const int iters = R + 2 * K - 1;
     for (int t = 0; t < iters; t++) {
@@ -526,7 +533,7 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
             d.hx1[c] = hx;
             d.hy1[c] = hy;
         }
-        if (SAMP && sq < se) { /* the same branch for the whole warp */
+        if (G && sq < se) { /* the same branch for the whole warp */
             while (sq < se && src.slist[sq].j < rk)
                 sq++;
             for (int q = sq; q < se; q++) {
@@ -546,6 +553,32 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
         }
         e0 = eup;
     }
+}
+
+/* TB2_ALL, TB2_OTHERS: a warp per tile, band blockIdx.x, strip
+ * blockIdx.y * 8 + threadIdx.y; TB2_SAMPLES: a warp per tile with samples,
+ * tiles[blockIdx.x * 8 + threadIdx.y]. */
+template <typename T, bool F, int K, int R, int MODE>
+__global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
+{
+    if (MODE == TB2_SAMPLES) {
+        const int w = (int)(blockIdx.x * blockDim.y + threadIdx.y);
+        if (w >= src.ntiles) /* the same for the whole warp */
+            return;
+        const int tile = src.tiles[w];
+        tb2_strip<T, F, K, R, true>(d, src, tile % src.bands, tile / src.bands * R,
+                                    src.stile[tile], src.stile[tile + 1]);
+        return;
+    }
+    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (j0 >= d.ny) /* the same for the whole warp */
+        return;
+    if (MODE == TB2_OTHERS) {
+        const int tile = (int)blockIdx.x + src.bands * (j0 / R);
+        if (src.stile[tile] < src.stile[tile + 1])
+            return; /* the TB2_SAMPLES launch does this one */
+    }
+    tb2_strip<T, F, K, R, false>(d, src, (int)blockIdx.x, j0, 0, 0);
 }
 
 /* Mur on the ping-pong pair: wall = old(nb) + k (new(nb) - old(wall)). */
@@ -605,7 +638,10 @@ struct cuda2d_engine {
     /* temporal path with monitors: the samples of each tile (Tb2Src) */
     int *tb2_tile;
     Tb2Sample *tb2_list;
-    int tb2_bands;
+    int *tb2_tiles; /* the tiles that have samples */
+    int tb2_bands, tb2_ntiles;
+    cudaStream_t tb2_stream; /* their launch, beside the others' */
+    cudaEvent_t tb2_ev[2];
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -723,36 +759,51 @@ template <typename T, bool F> static void launch_fused2(const cuda2d_engine *c, 
 /* The bands of 32 - 2K stored columns, one a warp (and a block's x). */
 static int tb2_bands(int nx, int K) { return (nx + 32 - 2 * K - 1) / (32 - 2 * K); }
 
-template <typename T, bool F, int K, bool SAMP>
-static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+template <typename T, bool F, int K, int MODE>
+static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src,
+                         cudaStream_t st)
 {
     const int strips = (c->ny + c->R - 1) / c->R;
-    const dim3 b(32, 8), g((unsigned)tb2_bands(c->nx, K), (unsigned)((strips + 7) / 8));
+    const dim3 b(32, 8),
+        g(MODE == TB2_SAMPLES ? (unsigned)((src.ntiles + 7) / 8) : (unsigned)tb2_bands(c->nx, K),
+          MODE == TB2_SAMPLES ? 1u : (unsigned)((strips + 7) / 8));
     if (c->R == 128)
-        k_tb2<T, F, K, 128, SAMP><<<g, b>>>(p, src);
+        k_tb2<T, F, K, 128, MODE><<<g, b, 0, st>>>(p, src);
     else
-        k_tb2<T, F, K, 64, SAMP><<<g, b>>>(p, src);
+        k_tb2<T, F, K, 64, MODE><<<g, b, 0, st>>>(p, src);
 }
 
-template <typename T, bool F, bool SAMP>
-static void launch_tb2_s(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+template <typename T, bool F, int MODE>
+static void launch_tb2_m(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src,
+                         cudaStream_t st)
 {
     switch (c->K) {
-    case 2: launch_tb2_k<T, F, 2, SAMP>(c, p, src); break;
-    case 6: launch_tb2_k<T, F, 6, SAMP>(c, p, src); break;
-    case 8: launch_tb2_k<T, F, 8, SAMP>(c, p, src); break;
-    default: launch_tb2_k<T, F, 4, SAMP>(c, p, src); break;
+    case 2: launch_tb2_k<T, F, 2, MODE>(c, p, src, st); break;
+    case 6: launch_tb2_k<T, F, 6, MODE>(c, p, src, st); break;
+    case 8: launch_tb2_k<T, F, 8, MODE>(c, p, src, st); break;
+    default: launch_tb2_k<T, F, 4, MODE>(c, p, src, st); break;
     }
 }
 
-/* The kernel with the gather only where this launch records samples. */
+/* K steps: one launch, or, where this launch records samples, the tiles
+ * with samples on the second stream beside the others on the default one,
+ * each after what the default stream holds before, and what it takes next
+ * after both. */
 template <typename T, bool F>
-static void launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src)
+static int launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src, char *err,
+                      size_t errlen)
 {
-    if (src.srow)
-        launch_tb2_s<T, F, true>(c, p, src);
-    else
-        launch_tb2_s<T, F, false>(c, p, src);
+    if (!src.srow) {
+        launch_tb2_m<T, F, TB2_ALL>(c, p, src, 0);
+        return 0;
+    }
+    CK(cudaEventRecord(c->tb2_ev[0], 0));
+    CK(cudaStreamWaitEvent(c->tb2_stream, c->tb2_ev[0], 0));
+    launch_tb2_m<T, F, TB2_SAMPLES>(c, p, src, c->tb2_stream);
+    CK(cudaEventRecord(c->tb2_ev[1], c->tb2_stream));
+    launch_tb2_m<T, F, TB2_OTHERS>(c, p, src, 0);
+    CK(cudaStreamWaitEvent(0, c->tb2_ev[1], 0));
+    return 0;
 }
 
 template <typename T, bool F>
@@ -784,13 +835,16 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             /* monitors: the K rows go to the batch (what room it has left) */
             src.stile = c->tb2_tile;
             src.slist = c->tb2_list;
+            src.tiles = c->tb2_tiles;
+            src.ntiles = c->tb2_ntiles;
             src.bands = c->tb2_bands;
             src.sn = (long long)m->nsamples;
             src.srow = NULL;
             src.srows = 0;
             if (m->nsamples && c->smp.rows < m->sample_rows) {
                 src.srow = (T *)c->smp.buf + (size_t)c->smp.rows * m->nsamples;
-                src.srows = m->sample_rows - c->smp.rows < c->K ? m->sample_rows - c->smp.rows : c->K;
+                const int room = m->sample_rows - c->smp.rows;
+                src.srows = room < c->K ? room : c->K;
             }
             if (m->nslots) {
                 CK(cudaEventSynchronize(c->slot_ev));
@@ -804,7 +858,8 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                                    cudaMemcpyHostToDevice));
                 CK(cudaEventRecord(c->slot_ev));
             }
-            launch_tb2<T, F>(c, view_pp<T>(c, m), src);
+            if (launch_tb2<T, F>(c, view_pp<T>(c, m), src, err, errlen))
+                return -1;
             CK(cudaGetLastError());
             swap2(c);
             c->smp.rows += src.srows;
@@ -921,13 +976,20 @@ static void cuda2d_destroy(struct engine *e)
     cuda_samples_free(&c->smp);
     cudaFree(c->tb2_tile);
     cudaFree(c->tb2_list);
+    cudaFree(c->tb2_tiles);
+    if (c->tb2_stream)
+        cudaStreamDestroy(c->tb2_stream);
+    for (int k = 0; k < 2; k++)
+        if (c->tb2_ev[k])
+            cudaEventDestroy(c->tb2_ev[k]);
     free(c);
 }
 
-/* The temporal path's sample lists (k_tb2 with SAMP): each sample belongs to
- * the tile that stores its cell (i, j), band i / (32 - 2K) and strip j / R,
- * tile = band + bands * strip; within a tile the list is sorted by row (then
- * column, field), the order in which the wavefront passes them. */
+/* The temporal path's sample lists (k_tb2, TB2_SAMPLES): each sample
+ * belongs to the tile that stores its cell (i, j), band i / (32 - 2K) and
+ * strip j / R, tile = band + bands * strip; within a tile the list is sorted
+ * by row (then column, field), the order in which the wavefront passes
+ * them. */
 struct tb2_key {
     int tile;
     Tb2Sample s;
@@ -979,8 +1041,22 @@ static int tb2_samples_init(cuda2d_engine *c, const struct model *m, char *err, 
         tile[key[k].tile + 1]++;
         list[k] = key[k].s;
     }
-    for (size_t t = 0; t < ntiles; t++)
+    c->tb2_ntiles = 0;
+    for (size_t t = 0; t < ntiles; t++) {
+        c->tb2_ntiles += tile[t + 1] > 0;
         tile[t + 1] += tile[t];
+    }
+    /* the tiles with samples, for the TB2_SAMPLES launch */
+    int *with = (int *)malloc((size_t)c->tb2_ntiles * sizeof *with);
+    if (!with) {
+        free(key);
+        free(tile);
+        free(list);
+        return seterr(err, errlen, "cuda 2D: out of host memory for the monitor samples");
+    }
+    for (size_t t = 0, q = 0; t < ntiles; t++)
+        if (tile[t + 1] > tile[t])
+            with[q++] = (int)t;
     cudaError_t e1 = cudaMalloc((void **)&c->tb2_tile, (ntiles + 1) * sizeof *tile);
     if (e1 == cudaSuccess)
         e1 = cudaMemcpy(c->tb2_tile, tile, (ntiles + 1) * sizeof *tile, cudaMemcpyHostToDevice);
@@ -988,9 +1064,19 @@ static int tb2_samples_init(cuda2d_engine *c, const struct model *m, char *err, 
         e1 = cudaMalloc((void **)&c->tb2_list, n * sizeof *list);
     if (e1 == cudaSuccess)
         e1 = cudaMemcpy(c->tb2_list, list, n * sizeof *list, cudaMemcpyHostToDevice);
+    if (e1 == cudaSuccess)
+        e1 = cudaMalloc((void **)&c->tb2_tiles, (size_t)c->tb2_ntiles * sizeof *with);
+    if (e1 == cudaSuccess)
+        e1 = cudaMemcpy(c->tb2_tiles, with, (size_t)c->tb2_ntiles * sizeof *with,
+                        cudaMemcpyHostToDevice);
+    if (e1 == cudaSuccess)
+        e1 = cudaStreamCreateWithFlags(&c->tb2_stream, cudaStreamNonBlocking);
+    for (int k = 0; k < 2 && e1 == cudaSuccess; k++)
+        e1 = cudaEventCreateWithFlags(&c->tb2_ev[k], cudaEventDisableTiming);
     free(key);
     free(tile);
     free(list);
+    free(with);
     if (e1 != cudaSuccess)
         return seterr(err, errlen, "cuda 2D: cannot set up the monitor samples: %s",
                       cudaGetErrorString(e1));
@@ -1070,7 +1156,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     const size_t mon_b = cuda_samples_bytes(m, es)
                          + (c->path == PATH2_TEMPORAL && m->nsamples
                                 ? m->nsamples * sizeof(Tb2Sample)
-                                      + (tb2_tiles(c->nx, c->ny, c->K, c->R) + 1) * sizeof(int)
+                                      + (2 * tb2_tiles(c->nx, c->ny, c->K, c->R) + 1) * sizeof(int)
                                 : 0);
     const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + mon_b + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
