@@ -28,6 +28,13 @@
 
 #include "core/monitor.h"
 
+/* OpenMP threads of the cpu engine in the 2D comparisons.  The grids are
+ * small and tests run side by side (--jobs): with every core's thread
+ * spinning at each row barrier, the 2D tests took 12 to 137 s each on the
+ * 16-core H100 machine, with 2 threads 0.6 to 5 s.  The bits do not depend
+ * on the count (tests/test_cpu.c). */
+#define CPU_THREADS 2
+
 static bool gpu_or_skip(const struct model *m)
 {
     char err[ERRLEN];
@@ -280,7 +287,8 @@ static void cuda2d_vs_cpu_bits(const char *text, int steps, const char *expect_p
     for (int pr = 0; pr < 2; pr++) {
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         struct engine_options o = {.precision = p,
-                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
+                                   .threads = CPU_THREADS};
         char err[ERRLEN];
         struct engine *g, *c;
         cr_assert_eq(engine_create("cuda", &t.model, &o, &g, err, sizeof err), 0, "%s", err);
@@ -448,7 +456,8 @@ static void mon_vs_cpu(const char *text, const int *steps, int ncalls, const cha
     for (int pr = 0; pr < 2; pr++) {
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         struct engine_options o = {.precision = p,
-                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
+                                   .threads = CPU_THREADS};
         const size_t es = precision_size(p), ns = m->nsamples;
         char err[ERRLEN], what[600];
         struct engine *g, *c;
