@@ -1,6 +1,7 @@
 /* decomp.c - see decomp.h.  The only file of texfdtd that calls MPI. */
 #define _GNU_SOURCE
 #include "decomp.h"
+#include "model.h"
 #include "util.h"
 
 #include <fcntl.h>
@@ -405,6 +406,91 @@ void decomp_copy_from_global(const struct decomp *d, const void *global, void *l
 {
     const size_t bytes = decomp_local_planes(d) * d->plane * d->elem;
     memcpy(local, (const char *)global + (size_t)decomp_kbase(d) * d->plane * d->elem, bytes);
+}
+
+/* Does sample cell c lie in planes k0 <= k < k1? */
+static bool in_planes(const struct decomp *d, size_t c, int k0, int k1)
+{
+    return c >= (size_t)k0 * d->plane && c < (size_t)k1 * d->plane;
+}
+
+size_t decomp_own_samples(const struct decomp *d, const struct sample *s, size_t n, size_t *own)
+{
+    size_t k = 0;
+    for (size_t q = 0; q < n; q++)
+        if (in_planes(d, s[q].cell, d->k0, d->k1))
+            own[k++] = q;
+    return k;
+}
+
+int decomp_gather_samples(const struct decomp *d, const struct sample *s, size_t n,
+                          const void *mine, int rows, void *all, char *err, size_t errlen)
+{
+    const size_t es = d->elem;
+    if (rows <= 0)
+        return 0;
+    if (!d->comm) {
+        memcpy(all, mine, (size_t)rows * n * es);
+        return 0;
+    }
+#ifdef TEXFDTD_HAVE_MPI
+    size_t nown = 0;
+    for (size_t q = 0; q < n; q++)
+        nown += in_planes(d, s[q].cell, d->k0, d->k1);
+    if ((size_t)rows * n * es > (size_t)INT_MAX)
+        decomp_abort(1, "monitor samples: %d rows of %zu samples are over 2 GiB, more than one "
+                        "MPI gather carries", rows, n); /* the same on every rank */
+    int *counts = NULL, *displs = NULL;
+    char *buf = NULL;
+    int *kr = NULL;
+    if (d->rank == 0) {
+        counts = xcalloc((size_t)d->size, sizeof *counts, "gather counts", err, errlen);
+        displs = xcalloc((size_t)d->size, sizeof *displs, "gather offsets", err, errlen);
+        kr = xcalloc(2 * (size_t)d->size, sizeof *kr, "gather planes", err, errlen);
+        buf = xcalloc((size_t)rows * (n ? n : 1), es, "gathered samples", err, errlen);
+        if (!counts || !displs || !kr || !buf)
+            decomp_abort(1, "%s", err); /* the others are already in the gather */
+        int off = 0;
+        for (int r = 0; r < d->size; r++) {
+            decomp_split_weighted(d->nz, d->size, r, d->pml_n, d->pml_w, &kr[2 * r], &kr[2 * r + 1]);
+            size_t c = 0;
+            for (size_t q = 0; q < n; q++)
+                c += in_planes(d, s[q].cell, kr[2 * r], kr[2 * r + 1]);
+            counts[r] = (int)(c * (size_t)rows * es);
+            displs[r] = off;
+            off += counts[r];
+        }
+    }
+    MPI_Gatherv(mine, (int)(nown * (size_t)rows * es), MPI_BYTE, buf, counts, displs, MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    if (d->rank == 0) {
+        /* rank r's block is [rows][its own count], its samples in list order */
+        size_t *idx = xcalloc(n ? n : 1, sizeof *idx, "gather indices", err, errlen);
+        if (!idx)
+            decomp_abort(1, "%s", err);
+        for (int r = 0; r < d->size; r++) {
+            const char *src = buf + displs[r];
+            size_t cnt = 0;
+            for (size_t q = 0; q < n; q++)
+                if (in_planes(d, s[q].cell, kr[2 * r], kr[2 * r + 1]))
+                    idx[cnt++] = q;
+            for (int t = 0; t < rows; t++) {
+                char *row = (char *)all + (size_t)t * n * es;
+                for (size_t j = 0; j < cnt; j++)
+                    memcpy(row + idx[j] * es, src + ((size_t)t * cnt + j) * es, es);
+            }
+        }
+        free(idx);
+    }
+    free(counts);
+    free(displs);
+    free(kr);
+    free(buf);
+    return 0;
+#else
+    (void)s, (void)mine, (void)all;
+    return seterr(err, errlen, "this build has no MPI");
+#endif
 }
 
 void decomp_log_map(const struct decomp *d, const char *device)

@@ -128,6 +128,25 @@ int decomp_gather(const struct decomp *d, const void *local, void *global, char 
  * every rank holds (engine write_field). */
 void decomp_copy_from_global(const struct decomp *d, const void *global, void *local);
 
+/* ---- the monitors' samples (core/monitor.h) over the slabs -------------------------
+ * The model lists the samples (struct sample: a field at a global cell,
+ * sorted by field, then cell).  Each rank records, after every step, the
+ * values of those in its own planes k0 <= k < k1, in the list's order, one
+ * row per step; read_samples gathers the rows on rank 0 into rows of the
+ * whole list.  Every sample lies in exactly one rank's planes, so rank 0
+ * gets each value from the rank that updated it, bit for bit what one
+ * process records.  One rank: every sample is its own, and the gather is a
+ * copy. */
+struct sample;
+/* The indices, in list order, of the samples s[0 .. n) in this rank's
+ * planes into own[] (room for n); returns how many. */
+size_t decomp_own_samples(const struct decomp *d, const struct sample *s, size_t n, size_t *own);
+/* Collective: every rank's rows of its own samples, mine = [rows][its own
+ * count] values of d->elem bytes in the order of decomp_own_samples, into
+ * all = [rows][n] on rank 0 (all is not touched on other ranks). */
+int decomp_gather_samples(const struct decomp *d, const struct sample *s, size_t n,
+                          const void *mine, int rows, void *all, char *err, size_t errlen);
+
 /* Collective: rank 0 logs one line per rank (its planes, host and device). */
 void decomp_log_map(const struct decomp *d, const char *device);
 

@@ -973,7 +973,7 @@ int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t
         }
         far2d_plot(dir, path, &s->far, sig);
         free(sig);
-    } else if (s->far.on && farfield3d_write_csv(mo, dir, err, errlen)) {
+    } else if (s->far.on && farfield3d_write_csv(m, mo, dir, err, errlen)) {
         return -1;
     }
     if (s->nflux) {
@@ -1041,7 +1041,7 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
             H5Gclose(g);
         free(sig), free(phi), free(fhz);
     } else if (s->far.on) {
-        rc = farfield3d_write_h5(mo, file_id, err, errlen);
+        rc = farfield3d_write_h5(m, mo, file_id, err, errlen);
     }
     if (!rc && s->nflux) {
         hid_t g = H5Gcreate2(file, "flux", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
