@@ -44,10 +44,23 @@ static const int psi_axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
 struct cpu3d_fields {
     struct decomp d; /* this rank's planes; one rank: all of them */
     void *ex, *ey, *ez, *hx, *hy, *hz; /* REAL[local planes][ny][nx] each */
+    uint8_t *mat;    /* the E materials (cpu3d_e_materials), [local planes][ny][nx] */
     void *psi[PSI_COUNT];
     int zs0; /* the first z-slab side (0 low, 1 high) the z psi arrays hold */
     struct mur_plane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];
+};
+
+/* The monitors' samples (core/monitor.h) in this rank's planes: model
+ * sample own[q] is value q of a row, read from field[q] at local index
+ * at[q]; one row after each step into rows (decomp.h says how the rows of
+ * the ranks are put together). */
+struct cpu3d_samples {
+    size_t n;
+    size_t *own, *at;
+    uint8_t *field;
+    void *rows; /* [model->sample_rows][n] */
+    int nrows;  /* recorded since the last read */
 };
 
 struct cpu3d_engine {
@@ -55,10 +68,78 @@ struct cpu3d_engine {
     struct cpu3d_fields f;
     size_t s0, s1; /* the source slots in this rank's planes */
     void *slot_v;
-    float cezh_f[MODEL_MAX_MATERIALS];
-    double cezh_d[MODEL_MAX_MATERIALS];
+    float cezh_f[3][MODEL_MAX_MATERIALS]; /* per E component, indexed by f.mat */
+    double cezh_d[3][MODEL_MAX_MATERIALS];
+    uint8_t slot_kind[MODEL_MAX_MATERIALS];
     int threads;
+    struct cpu3d_samples smp;
 };
+
+/* ---- the materials the E components see --------------------------------------
+ * model->mat gives cell (i, j, k) the material of its corner (i, j, k); the
+ * cell's Ex(i+1/2, j, k), Ey(i, j+1/2, k), Ez(i, j, k+1/2) lie on the three
+ * edges that leave that corner along +x, +y, +z.  Each takes the corner's
+ * material (its cezh, and for Ez the source slot), except an edge that
+ * leaves a PEC corner for a vacuum corner: it lies in the vacuum but for
+ * its end point, and is updated as vacuum.  A PEC body is then the edges
+ * between its corners, the same on every side (with the corner's material
+ * alone, each PEC corner also grew a conducting edge one cell long toward
+ * +x, +y and +z where the body ends: a bed of short wires on three of its
+ * six sides, along E at a pole; a PEC sphere of ka = 3 at 20 cells per
+ * wavelength then scattered as one of ka = 3.65, its extinction 46 % high).
+ * An edge from a PEC corner to a dielectric one stays PEC.
+ * The map holds, per cell, the corner's material index or, for a PEC corner
+ * with such edges, a variant PEC material: index nmats - 1 + b, b the three
+ * bits of the free edges (1 x, 2 y, 4 z), whose cezh is the vacuum's on the
+ * free edges and 0 on the others.  cezh[a][index] is the coefficient of E
+ * component a; slot_kind[index] says what the source slot of an Ez does:
+ * 0 add (dielectric), 1 set (PEC), 2 nothing (a free Ez edge).  Planes kb
+ * .. kb + nzl - 1, [nzl][ny][nx].  The cuda engine uses the same map. */
+int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
+                      float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
+                      uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen)
+{
+    const int nx = m->nx, ny = m->ny, nz = m->nz, nm = m->nmats;
+    bool pec_any = false;
+    for (int q = 0; q < nm; q++)
+        pec_any |= m->mats[q].kind == MATERIAL_PEC;
+    if (pec_any && nm + 7 > MODEL_MAX_MATERIALS)
+        return seterr(err, errlen, "3D engines: %d materials leave no room for the 7 variants of "
+                      "PEC at a body's edges (at most %d in all)", nm, MODEL_MAX_MATERIALS);
+    memset(slot_kind, 0, MODEL_MAX_MATERIALS);
+    for (int a = 0; a < 3; a++)
+        for (int q = 0; q < MODEL_MAX_MATERIALS; q++) {
+            const bool real = q < nm, var = !real && pec_any && q < nm + 7;
+            const int bits = var ? q - nm + 1 : 0;
+            const struct material *t = &m->mats[real ? q : 0];
+            const bool pec = real ? t->kind == MATERIAL_PEC : var;
+            const bool free_edge = var && (bits >> a & 1);
+            cezh_d[a][q] = free_edge ? m->mats[0].cezh : pec ? 0.0 : t->cezh;
+            cezh_f[a][q] = free_edge ? m->mats[0].cezh_f : pec ? 0.0f : t->cezh_f;
+            if (a == 2)
+                slot_kind[q] = free_edge ? 2 : pec ? 1 : 0;
+        }
+    const size_t plane = (size_t)nx * (size_t)ny;
+    for (int kl = 0; kl < nzl; kl++) {
+        const int k = kb + kl;
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                const size_t c = (size_t)i + (size_t)nx * ((size_t)j + (size_t)ny * (size_t)k);
+                uint8_t q = m->mat[c];
+                if (m->mats[q].kind == MATERIAL_PEC) {
+                    /* the neighbour corners along +x, +y, +z, where they exist */
+                    const bool vac[3] = {i + 1 < nx && m->mats[m->mat[c + 1]].kind == MATERIAL_VACUUM,
+                                         j + 1 < ny && m->mats[m->mat[c + (size_t)nx]].kind == MATERIAL_VACUUM,
+                                         k + 1 < nz && m->mats[m->mat[c + plane]].kind == MATERIAL_VACUUM};
+                    const int bits = vac[0] | vac[1] << 1 | vac[2] << 2;
+                    if (bits)
+                        q = (uint8_t)(nm - 1 + bits);
+                }
+                map[(size_t)kl * plane + (size_t)j * nx + i] = q;
+            }
+    }
+    return 0;
+}
 
 #define REAL float
 #define SUFFIX _f
@@ -80,11 +161,16 @@ static void cpu3d_destroy(struct engine *e)
     free(c->f.hx);
     free(c->f.hy);
     free(c->f.hz);
+    free(c->f.mat);
     for (int k = 0; k < PSI_COUNT; k++)
         free(c->f.psi[k]);
     for (int k = 0; k < MUR_PLANES; k++)
         free(c->f.mur_old[k]);
     free(c->slot_v);
+    free(c->smp.own);
+    free(c->smp.at);
+    free(c->smp.field);
+    free(c->smp.rows);
     decomp_free(&c->f.d);
     free(c);
 }
@@ -140,9 +226,26 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         ;
     if (!(c->slot_v = xcalloc(c->s1 > c->s0 ? c->s1 - c->s0 : 1, elem, "slot values", err, errlen)))
         goto fail;
-    for (int k = 0; k < m->nmats; k++) {
-        c->cezh_f[k] = m->mats[k].cezh_f;
-        c->cezh_d[k] = m->mats[k].cezh;
+    if (!(c->f.mat = cpu_alloc_field(decomp_local_cells(d), 1, "E material map", err, errlen))
+        || cpu3d_e_materials(m, decomp_kbase(d), (int)decomp_local_planes(d), c->f.mat, c->cezh_f,
+                             c->cezh_d, c->slot_kind, err, errlen))
+        goto fail;
+    if (m->nsamples) {
+        struct cpu3d_samples *sp = &c->smp;
+        const size_t off = (size_t)decomp_kbase(d) * d->plane;
+        sp->own = xcalloc(m->nsamples, sizeof *sp->own, "monitor samples", err, errlen);
+        sp->at = xcalloc(m->nsamples, sizeof *sp->at, "monitor samples", err, errlen);
+        sp->field = xcalloc(m->nsamples, 1, "monitor samples", err, errlen);
+        if (!sp->own || !sp->at || !sp->field)
+            goto fail;
+        sp->n = decomp_own_samples(d, m->samples, m->nsamples, sp->own);
+        for (size_t q = 0; q < sp->n; q++) {
+            sp->at[q] = m->samples[sp->own[q]].cell - off;
+            sp->field[q] = m->samples[sp->own[q]].field;
+        }
+        if (!(sp->rows = xcalloc((size_t)m->sample_rows * (sp->n ? sp->n : 1), elem,
+                                 "monitor sample rows", err, errlen)))
+            goto fail;
     }
     c->threads = o->threads;
 #ifdef _OPENMP
@@ -162,10 +265,29 @@ fail:
     return -1;
 }
 
+static void *cpu3d_field(struct cpu3d_engine *c, enum field f);
+
+/* The values of this rank's samples into the next row (the step's E^t and
+ * H^(t-1/2), as the model lists them). */
+static void take_samples(struct cpu3d_engine *c, const struct model *m, size_t es)
+{
+    struct cpu3d_samples *sp = &c->smp;
+    if (!m->nsamples || sp->nrows >= m->sample_rows)
+        return;
+    void *fld[8] = {0};
+    static const enum field ids[6] = {FIELD_EX, FIELD_EY, FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_HZ};
+    for (int q = 0; q < 6; q++)
+        fld[ids[q]] = cpu3d_field(c, ids[q]);
+    char *row = (char *)sp->rows + (size_t)sp->nrows * sp->n * es;
+    for (size_t q = 0; q < sp->n; q++)
+        memcpy(row + q * es, (const char *)fld[sp->field[q]] + sp->at[q] * es, es);
+    sp->nrows++;
+}
+
 /* One time step: H, halo of Hx Hy, E, Mur (sweep), the source slots, the
  * point source, then the halo of Ex Ey for the next H update (the H update
- * of plane k1-1 reads E at k1).  Cells carry global indices in the model;
- * off = kbase * nx * ny makes them local. */
+ * of plane k1-1 reads E at k1), and the monitors' samples.  Cells carry
+ * global indices in the model; off = kbase * nx * ny makes them local. */
 static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
 {
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
@@ -188,7 +310,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_range_f(m, t, c->s0, c->s1 - c->s0, c->slot_v);
             rc = sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
-            apply_slots_f(c->f.ez, m, c->slot_v, c->s0, c->s1, off);
+            apply_slots_f(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 float *ez = c->f.ez;
                 ez[pc] = ez[pc] + (float)model_point_value(m, t);
@@ -197,7 +319,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_range_d(m, t, c->s0, c->s1 - c->s0, c->slot_v);
             rc = sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
-            apply_slots_d(c->f.ez, m, c->slot_v, c->s0, c->s1, off);
+            apply_slots_d(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 double *ez = c->f.ez;
                 ez[pc] = ez[pc] + model_point_value(m, t);
@@ -205,7 +327,15 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
         }
         if (!rc)
             rc = decomp_fill_upper_halo(d, (void *const[]){c->f.ex, c->f.ey}, 2, err, errlen);
+        if (!rc)
+            take_samples(c, m, d->elem);
     }
+    _mm_setcsr(saved_csr);
+    /* The monitors' sums (core/monitor.c) run on the host after this, in
+     * float with OpenMP on large groups: leave every thread of the pool in
+     * the caller's mode, not the stepping threads' FTZ/DAZ, so that they
+     * round the same whatever engine made the samples. */
+#pragma omp parallel num_threads(c->threads)
     _mm_setcsr(saved_csr);
     return rc;
 }
@@ -233,6 +363,22 @@ static int cpu3d_read_field(struct engine *e, enum field f, void *dst, char *err
         return seterr(err, errlen, "cpu 3D engine: no field %s (3D has ex ey ez hx hy hz)",
                       field_name(f));
     return decomp_gather(&c->f.d, src, dst, err, errlen);
+}
+
+/* Collective over the ranks: the rows since the last read, rank 0's dst
+ * gets every sample (decomp_gather_samples). */
+static int cpu3d_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
+{
+    struct cpu3d_engine *c = (struct cpu3d_engine *)e;
+    const struct model *m = e->model;
+    if (rows != c->smp.nrows)
+        return seterr(err, errlen, "monitor samples: %d rows asked for, %d recorded", rows,
+                      c->smp.nrows);
+    c->smp.nrows = 0;
+    if (!m->nsamples)
+        return 0;
+    return decomp_gather_samples(&c->f.d, m->samples, m->nsamples, c->smp.rows, rows, dst, err,
+                                 errlen);
 }
 
 /* src is the whole field, on every rank; each takes its planes and halos. */
@@ -317,7 +463,7 @@ static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t 
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT
-            | ENGINE_CAP_MPI,
+            | ENGINE_CAP_MPI | ENGINE_CAP_MONITORS,
     .summary = "3D, plain C, float or double, OpenMP over z planes, MPI z slabs under mpirun",
     .create = cpu3d_create,
     .step = cpu3d_step,
@@ -327,4 +473,5 @@ const struct engine_ops cpu3d_engine_ops = {
     .state = cpu3d_state,
     .describe = cpu3d_describe,
     .destroy = cpu3d_destroy,
+    .read_samples = cpu3d_read_samples,
 };

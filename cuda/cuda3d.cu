@@ -17,6 +17,9 @@
  * face kernels then added ch*psi: ((h - ch*(a - b*ik)) + ch*psi) instead of
  * h - ch*(a - (b*ik + psi)), a different rounding order, rel L2 ~1e-6.)
  *
+ * Materials as update3d.inc: each E component by the map of
+ * cpu3d_e_materials (cpu/cpu3d.c: the corner's material, vacuum on an edge
+ * that leaves a PEC corner for a vacuum one) and cezh[component][index].
  * Staggering as update3d.inc: cell (i, j, k) holds Ex(i+1/2, j, k),
  * Ey(i, j+1/2, k), Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
  * Hz(i+1/2, j+1/2, k).  Arrays are [nz][ny][px] with the row pitch px = nx
@@ -30,6 +33,11 @@
 extern "C" {
 #include "core/decomp.h"
 #include "core/slab3d.h"
+/* The E materials of a slab (cpu/cpu3d.c): the map, the coefficient of each
+ * component by map index, and what an Ez's source slot does. */
+int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
+                      float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
+                      uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen);
 }
 
 #include <stdio.h>
@@ -45,11 +53,14 @@ enum { P_XE, P_XH, P_YE, P_YH, P_ZE, P_ZH };
  * the stored psi) */
 enum { MODE_NONE, MODE_INLINE, MODE_KAPPA };
 
-__constant__ float c_cezh_f[MODEL_MAX_MATERIALS];
-__constant__ double c_cezh_d[MODEL_MAX_MATERIALS];
-template <typename T> __device__ __forceinline__ T cezh(uint8_t m);
-template <> __device__ __forceinline__ float cezh<float>(uint8_t m) { return c_cezh_f[m]; }
-template <> __device__ __forceinline__ double cezh<double>(uint8_t m) { return c_cezh_d[m]; }
+/* cezh of E component a (0 x, 1 y, 2 z) by the cell's E material
+ * (cpu3d_e_materials: the corner's material, but vacuum on an edge that
+ * leaves a PEC corner for a vacuum one) */
+__constant__ float c_cezh_f[3][MODEL_MAX_MATERIALS];
+__constant__ double c_cezh_d[3][MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T cezh(int a, uint8_t m);
+template <> __device__ __forceinline__ float cezh<float>(int a, uint8_t m) { return c_cezh_f[a][m]; }
+template <> __device__ __forceinline__ double cezh<double>(int a, uint8_t m) { return c_cezh_d[a][m]; }
 
 template <typename T> struct Dev3 {
     T *ex, *ey, *ez, *hx, *hy, *hz;
@@ -153,26 +164,26 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
         ys = dslab_e(d.ny, d.N, j, &ky);
         zs = dslab_e(d.nz, d.N, k, &kz);
     }
-    const T ce = cezh<T>(d.mat[c]);
+    const uint8_t mc = d.mat[c];
     const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
         const T dy = A::sub(d.hz[c], d.hz[c - d.sy]), dz = A::sub(d.hy[c], d.hy[c - d.sz]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        d.ex[c] = A::add(d.ex[c], A::mul(ce, A::sub(ty, tz)));
+        d.ex[c] = A::add(d.ex[c], A::mul(cezh<T>(0, mc), A::sub(ty, tz)));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = A::sub(d.hx[c], d.hx[c - d.sz]), dx = A::sub(d.hz[c], d.hz[c - 1]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        d.ey[c] = A::add(d.ey[c], A::mul(ce, A::sub(tz, tx)));
+        d.ey[c] = A::add(d.ey[c], A::mul(cezh<T>(1, mc), A::sub(tz, tx)));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = A::sub(d.hy[c], d.hy[c - 1]), dy = A::sub(d.hx[c], d.hx[c - d.sy]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        d.ez[c] = A::add(d.ez[c], A::mul(ce, A::sub(tx, ty)));
+        d.ez[c] = A::add(d.ez[c], A::mul(cezh<T>(2, mc), A::sub(tx, ty)));
     }
 }
 
@@ -367,18 +378,34 @@ __global__ void k_mur(T *e, MurPlane p, T *old, T kmur)
         e[w] = A::add(old[t], A::mul(kmur, A::sub(e[nb], e[w])));
 }
 
+/* The source slots: kind 1 (PEC) sets Ez, 0 (dielectric) adds, 2 (an Ez
+ * edge that leaves a PEC corner for vacuum, cpu3d_e_materials) leaves it. */
 template <typename T, bool F>
-__global__ void k_slots(T *ez, const long long *cell, const uint8_t *pec, const T *v, long long n)
+__global__ void k_slots(T *ez, const long long *cell, const uint8_t *kind, const T *v, long long n)
 {
     typedef Ar<T, F> A;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (t < n)
-        ez[cell[t]] = pec[t] ? v[t] : A::add(ez[cell[t]], v[t]);
+    if (t < n && kind[t] != 2)
+        ez[cell[t]] = kind[t] ? v[t] : A::add(ez[cell[t]], v[t]);
 }
 
 template <typename T, bool F> __global__ void k_point(T *ez, long long c, T v)
 {
     ez[c] = Ar<T, F>::add(ez[c], v);
+}
+
+/* The monitors' samples (core/monitor.h) of this step into one row: value
+ * t is field f[q[t]] at array index at[t].  A plain copy: the bits the
+ * fields hold. */
+template <typename T> struct Six {
+    const T *f[6];
+};
+template <typename T>
+__global__ void k_gather(Six<T> s, const long long *at, const uint8_t *q, T *row, long long n)
+{
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < n)
+        row[t] = s.f[q[t]][at[t]];
 }
 
 /* ------------------------------------------------------------------------
@@ -490,7 +517,7 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
 
 /* E of cell (i, j, k) from the new H around it; E psi in place (owner only). */
 template <typename T, bool F, bool PML>
-__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, T ce, T &ex, T &ey, T &ez,
+__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t mc, T &ex, T &ey, T &ez,
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
 {
@@ -508,19 +535,19 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, T ce, T
         const T dy = A::sub(hz, hz_jm), dz = A::sub(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        ex = A::add(ex, A::mul(ce, A::sub(ty, tz)));
+        ex = A::add(ex, A::mul(cezh<T>(0, mc), A::sub(ty, tz)));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = A::sub(hx, hx_km), dx = A::sub(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        ey = A::add(ey, A::mul(ce, A::sub(tz, tx)));
+        ey = A::add(ey, A::mul(cezh<T>(1, mc), A::sub(tz, tx)));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = A::sub(hy, hy_im), dy = A::sub(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        ez = A::add(ez, A::mul(ce, A::sub(tx, ty)));
+        ez = A::add(ez, A::mul(cezh<T>(2, mc), A::sub(tx, ty)));
     }
 }
 
@@ -611,7 +638,7 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
                 p.hy1[c] = hy;
                 p.hz1[c] = hz;
                 T ex = exc, ey = eyc, ez = ezc;
-                e3<T, F, PML>(p, i, j, k, cezh<T>(d.mat[c]), ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
+                e3<T, F, PML>(p, i, j, k, d.mat[c], ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
                               hyp, hxp, hz_im, hy_im, s_hx[w - 1][lane]);
                 p.ex1[c] = ex;
                 p.ey1[c] = ey;
@@ -712,11 +739,15 @@ struct cuda3d_engine {
     void *fb[6];
     void *psib[PSI_COUNT];
     void *prof[6][3];
-    uint8_t *mat;
+    uint8_t *mat;      /* the E materials (cpu3d_e_materials), padded like the fields */
+    uint8_t *mat_h;    /* the same on the host while the engine is made, [nzl][ny][nx] */
+    float cezh3_f[3][MODEL_MAX_MATERIALS];
+    double cezh3_d[3][MODEL_MAX_MATERIALS];
+    uint8_t slot_kind[MODEL_MAX_MATERIALS];
     MurPlane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];
     long long *slot_cell;
-    uint8_t *slot_pec;
+    uint8_t *slot_pec; /* per slot: k_slots's kind */
     void *slot_v_d, *slot_v_h;
     /* recorded after each copy out of the pinned slot_v_h / slot_vk_h: a
      * cudaMemcpyAsync from pinned memory reads it when the copy runs, not
@@ -724,6 +755,15 @@ struct cuda3d_engine {
     cudaEvent_t slot_ev;
     Regions regions;
     unsigned long long *first_bad; /* the blow-up check: [6] first bad cell per field */
+    /* the monitors' samples in this rank's planes (decomp_own_samples, in
+     * the model's order): a gather kernel after each step copies them into
+     * the next row of smp_rows; read_samples copies the rows out at once */
+    size_t nown;
+    long long *smp_at; /* per sample: its array index (padded, local planes) */
+    uint8_t *smp_f;    /* per sample: its field, as an index of f[] */
+    void *smp_rows;    /* [model->sample_rows][nown] */
+    void *smp_h;       /* MPI: the rows on the host, for the gather on rank 0 */
+    int smp_n;         /* rows recorded since the last read */
 };
 
 template <typename T> static Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
@@ -821,6 +861,23 @@ static int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t 
                       size_t errlen);
 static int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errlen);
 
+/* After a step (every path): its samples into the next row, on the default
+ * stream after the step's last kernel (f[] names the current fields). */
+template <typename T> static void take_samples(cuda3d_engine *c)
+{
+    const struct model *m = c->base.model;
+    if (!m->nsamples || c->smp_n >= m->sample_rows)
+        return;
+    if (c->nown) {
+        Six<T> sx;
+        for (int q = 0; q < 6; q++)
+            sx.f[q] = (const T *)c->f[q];
+        k_gather<T><<<(unsigned)((c->nown + 255) / 256), 256>>>(
+            sx, c->smp_at, c->smp_f, (T *)c->smp_rows + (size_t)c->smp_n * c->nown, (long long)c->nown);
+    }
+    c->smp_n++;
+}
+
 /* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point.
  * Under MPI a slab's tiles go in three parts so that the exchanges overlap
  * the body (the fused kernel writes the new fields into the other buffers,
@@ -909,6 +966,7 @@ static int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err,
         if (c->point)
             k_point<T, F><<<1, 1>>>(ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                   : model_point_value(m, t)));
+        take_samples<T>(c);
         CK(cudaGetLastError());
         if (mpi && halo_start(c, false, c->f, 0, err, errlen)) /* waited for before the next top plane */
             return -1;
@@ -1185,6 +1243,7 @@ template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct m
         if (c->point)
             k_point<T, F><<<1, 1>>>(d.ez, c->pc, (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t)
                                                                     : model_point_value(m, t)));
+        take_samples<T>(c);
         CK(cudaGetLastError());
         if (mpi && halo_start(c, false, c->f, 0, err, errlen)) /* waited for before the next top H plane */
             return -1;
@@ -1241,6 +1300,7 @@ static void cuda3d_destroy(struct engine *e)
     for (int q = 0; q < MUR_PLANES; q++)
         cudaFree(c->mur_old[q]);
     cudaFree(c->mat);
+    free(c->mat_h);
     for (int q = 0; q < TS_COUNT; q++) {
         cudaFree(c->ts[q].t[0]);
         cudaFree(c->ts[q].t[1]);
@@ -1252,6 +1312,10 @@ static void cuda3d_destroy(struct engine *e)
     if (c->slot_ev)
         cudaEventDestroy(c->slot_ev);
     cudaFree(c->first_bad);
+    cudaFree(c->smp_at);
+    cudaFree(c->smp_f);
+    cudaFree(c->smp_rows);
+    free(c->smp_h);
     if (c->halo != HALO_NONE && c->halo_n > 0 && !c->failed)
         log_info("cuda 3D: rank %d of %d: halo exchange (%s) %.3f s in all, %lld exchanges, "
                  "%.1f us each", c->dc.rank, c->dc.size, halo_names[c->halo], c->halo_ms * 1e-3,
@@ -1499,6 +1563,8 @@ static int halo_setup(cuda3d_engine *c, int ndev /* GPUs the ranks of a host use
 #endif
 }
 
+static int field_index(enum field f);
+
 static int cuda3d_create(const struct model *m, const struct engine_options *o,
                          struct engine **out, char *err, size_t errlen)
 {
@@ -1638,6 +1704,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     }
     const size_t per_cell = (c->fused ? 12 : 6) * es + 1;
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
+                        + m->nsamples * ((size_t)m->sample_rows * es + 9) /* samples */
                         + (64u << 20) /* context and slack */;
     if (cuda_check_memory("cuda 3D", need, per_cell, err, errlen)) {
         decomp_free(&c->dc);
@@ -1662,8 +1729,12 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             ALLOC(c->fb[k], c->cells * es);
     }
     ALLOC(c->mat, c->cells);
-    if (cudaMemcpy2D(c->mat, c->px, m->mat + (size_t)c->kb * c->dc.plane, m->nx, m->nx,
-                     (size_t)m->ny * c->nzl, cudaMemcpyHostToDevice) != cudaSuccess) {
+    if (!(c->mat_h = (uint8_t *)xcalloc((size_t)c->nzl * c->dc.plane, 1, "E material map", err, errlen))
+        || cpu3d_e_materials(m, c->kb, c->nzl, c->mat_h, c->cezh3_f, c->cezh3_d, c->slot_kind, err,
+                             errlen))
+        goto fail;
+    if (cudaMemcpy2D(c->mat, c->px, c->mat_h, m->nx, m->nx, (size_t)m->ny * c->nzl,
+                     cudaMemcpyHostToDevice) != cudaSuccess) {
         seterr(err, errlen, "cuda 3D: cannot copy the material map");
         goto fail;
     }
@@ -1731,7 +1802,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             const size_t s = m->slot_cell[c->s0 + k];
             cell[k] = (long long)(s % (size_t)m->nx)
                       + ((long long)(s / (size_t)m->nx) - (long long)m->ny * c->kb) * c->px;
-            pec[k] = m->mats[m->mat[s]].kind == MATERIAL_PEC;
+            pec[k] = c->slot_kind[c->mat_h[s - (size_t)c->kb * c->dc.plane]];
         }
         ALLOC(c->slot_cell, c->ns * sizeof *cell);
         ALLOC(c->slot_pec, c->ns);
@@ -1748,19 +1819,51 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             goto fail;
         }
     }
-    {
-        float cf[MODEL_MAX_MATERIALS] = {0};
-        double cd[MODEL_MAX_MATERIALS] = {0};
-        for (int k = 0; k < m->nmats; k++) {
-            cf[k] = m->mats[k].cezh_f;
-            cd[k] = m->mats[k].cezh;
-        }
-        if (cudaMemcpyToSymbol(c_cezh_f, cf, sizeof cf) != cudaSuccess
-            || cudaMemcpyToSymbol(c_cezh_d, cd, sizeof cd) != cudaSuccess) {
-            seterr(err, errlen, "cuda 3D: cannot set the coefficient table");
+    if (m->nsamples) { /* this rank's samples: their array indices and fields */
+        size_t *own = (size_t *)malloc(m->nsamples * sizeof *own);
+        long long *at = (long long *)malloc(m->nsamples * sizeof *at);
+        uint8_t *fq = (uint8_t *)malloc(m->nsamples);
+        if (!own || !at || !fq) {
+            free(own);
+            free(at);
+            free(fq);
+            seterr(err, errlen, "cuda 3D: out of host memory");
             goto fail;
         }
+        c->nown = decomp_own_samples(&c->dc, m->samples, m->nsamples, own);
+        for (size_t q = 0; q < c->nown; q++) {
+            const struct sample *x = &m->samples[own[q]];
+            at[q] = (long long)(x->cell % (size_t)m->nx)
+                    + ((long long)(x->cell / (size_t)m->nx) - (long long)m->ny * c->kb) * c->px;
+            fq[q] = (uint8_t)field_index((enum field)x->field);
+        }
+        free(own);
+        cudaError_t e1 = cudaMalloc((void **)&c->smp_at, (c->nown ? c->nown : 1) * sizeof *at);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc((void **)&c->smp_f, c->nown ? c->nown : 1);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->smp_rows, (size_t)m->sample_rows * (c->nown ? c->nown : 1) * es);
+        if (e1 == cudaSuccess && c->nown)
+            e1 = cudaMemcpy(c->smp_at, at, c->nown * sizeof *at, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess && c->nown)
+            e1 = cudaMemcpy(c->smp_f, fq, c->nown, cudaMemcpyHostToDevice);
+        free(at);
+        free(fq);
+        if (e1 != cudaSuccess) {
+            seterr(err, errlen, "cuda 3D: cannot set up the monitor samples: %s", cudaGetErrorString(e1));
+            goto fail;
+        }
+        if (c->dc.comm && !(c->smp_h = xcalloc((size_t)m->sample_rows * (c->nown ? c->nown : 1), es,
+                                                "monitor sample rows", err, errlen)))
+            goto fail;
     }
+    if (cudaMemcpyToSymbol(c_cezh_f, c->cezh3_f, sizeof c->cezh3_f) != cudaSuccess
+        || cudaMemcpyToSymbol(c_cezh_d, c->cezh3_d, sizeof c->cezh3_d) != cudaSuccess) {
+        seterr(err, errlen, "cuda 3D: cannot set the coefficient table");
+        goto fail;
+    }
+    free(c->mat_h);
+    c->mat_h = NULL;
 #undef ALLOC
     if (P > 1) {
         if (halo_setup(c, o->device >= 0 ? 1 : ndev, err, errlen)) /* --device: all on one */
@@ -1788,6 +1891,34 @@ static int field_index(enum field f)
     case FIELD_HZ: return 5;
     default: return -1;
     }
+}
+
+/* The sample rows since the last read: one copy out of the device; one
+ * rank straight into dst, MPI (collective) through the host to rank 0
+ * (decomp_gather_samples). */
+static int cuda3d_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
+{
+    cuda3d_engine *c = (cuda3d_engine *)e;
+    const struct model *m = e->model;
+    if (rows != c->smp_n)
+        return seterr(err, errlen, "monitor samples: %d rows asked for, %d recorded", rows,
+                      c->smp_n);
+    c->smp_n = 0;
+    if (!m->nsamples)
+        return 0;
+    const size_t bytes = (size_t)rows * c->nown * precision_size(e->opt.precision);
+    CK(cudaSetDevice(c->dev));
+    if (!c->dc.comm) {
+        if (bytes)
+            CK(cudaMemcpy(dst, c->smp_rows, bytes, cudaMemcpyDeviceToHost));
+        return 0;
+    }
+    if (bytes) {
+        const cudaError_t ce = cudaMemcpy(c->smp_h, c->smp_rows, bytes, cudaMemcpyDeviceToHost);
+        if (ce != cudaSuccess) /* the other ranks are on their way into the gather */
+            decomp_abort(1, "cuda 3D: reading the monitor samples back: %s", cudaGetErrorString(ce));
+    }
+    return decomp_gather_samples(&c->dc, m->samples, m->nsamples, c->smp_h, rows, dst, err, errlen);
 }
 
 /* One rank: the field straight into dst.  MPI: collective; this rank's
@@ -1941,7 +2072,8 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
 
 extern "C" const struct engine_ops cuda3d_engine_ops = {
     "cuda",
-    ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT | ENGINE_CAP_MPI,
+    ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT | ENGINE_CAP_MPI
+        | ENGINE_CAP_MONITORS,
     "3D CUDA, float or double, CPML strategies combined | regions | per-face, MPI z slabs (a GPU a rank)",
     cuda3d_create,
     cuda3d_step,
@@ -1952,6 +2084,7 @@ extern "C" const struct engine_ops cuda3d_engine_ops = {
     NULL, /* render_rgba */
     cuda3d_check_finite,
     NULL, /* state: no checkpoints yet */
+    cuda3d_read_samples,
 };
 
 /* Benchmark support (cuda_api.h). */
