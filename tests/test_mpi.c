@@ -188,6 +188,108 @@ static void check_scene(const char *text, const int *ranks, int nranks, int snap
     free(dir);
 }
 
+/* ---- the monitors over ranks ------------------------------------------------------- */
+
+/* The bytes of dir/run-A/NAME and dir/run-B/NAME (a CSV file) are the same. */
+static void same_file(const char *dir, const char *A, const char *B, const char *name)
+{
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/run-%s/%s", dir, A, name);
+    snprintf(pb, sizeof pb, "%s/run-%s/%s", dir, B, name);
+    FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
+    cr_assert(fa && fb, "open %s and %s", pa, pb);
+    long n = 0;
+    int ca, cb;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        cr_assert_eq(ca, cb, "%s and %s differ at byte %ld", pa, pb, n);
+        n++;
+    } while (ca != EOF);
+    cr_assert_gt(n, 100, "%s: %ld bytes", pa, n);
+    fclose(fa);
+    fclose(fb);
+}
+
+/* The datasets of the far field and the probes in fields.h5 of run-B
+ * against run-A, bit for bit (doubles), each excited. */
+static void same_monitors(const char *dir, const char *A, const char *B, int P)
+{
+    static const char *const names[] = {
+        "/far/frequency_hz", "/far/e_plane/rcs_over_lambda2", "/far/e_plane/rcs_theta_over_lambda2",
+        "/far/e_plane/rcs_phi_over_lambda2", "/far/h_plane/rcs_over_lambda2",
+        "/far/h_plane/rcs_phi_over_lambda2", "/far/grid/rcs_over_lambda2",
+        "/far/grid/rcs_theta_over_lambda2", "/probes/low/ez", "/probes/low/hx", "/probes/low/ey",
+        "/probes/cut/ex", "/probes/cut/hz", "/probes/cut/hy", "/probes/top/ez", "/probes/top/step",
+    };
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/run-%s/fields.h5", dir, A);
+    snprintf(pb, sizeof pb, "%s/run-%s/fields.h5", dir, B);
+    hid_t fa = H5Fopen(pa, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(pb, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(fa >= 0 && fb >= 0, "open %s and %s", pa, pb);
+    for (size_t q = 0; q < sizeof names / sizeof *names; q++) {
+        size_t na, nb, first;
+        void *a = read_dataset(fa, names[q], &na), *b = read_dataset(fb, names[q], &nb);
+        cr_assert_eq(na, nb, "%s: %zu bytes against %zu", names[q], na, nb);
+        cr_assert(any_nonzero(a, na), "%s: all zero", names[q]);
+        const size_t n = differing(a, b, na, 8, &first);
+        cr_assert_eq(n, 0, "%d ranks (run-%s), %s: %zu values differ from one process, the first "
+                     "at %zu", P, B, names[q], n, first);
+        free(a);
+        free(b);
+    }
+    H5Fclose(fa);
+    H5Fclose(fb);
+}
+
+/* A PEC sphere in the plane wave, its far-field box across the rank
+ * boundaries (2 ranks: z = 15; 3 ranks: 10 and 20, where the box's lower
+ * face lies between planes 9 and 10: its H and outer E on rank 0, its inner
+ * E on rank 1), three frequencies, probes on the planes either side of a
+ * boundary (total and scattered, every step and every third). */
+static const char *far_scene =
+    "[grid]\nnx = 28\nny = 26\nnz = 30\nsteps = 90\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\nangle = 20\nwaveform = modulated_gaussian\nbandwidth = 1\n"
+    "[boundary]\ntype = cpml\ncells = 5\n"
+    "[object.ball]\nshape = sphere\nmaterial = pec\ncenter_x = 14\ncenter_y = 13\ncenter_z = 15\n"
+    "radius = 4\n"
+    "[monitor.far]\nfrequencies = 0.8, 1, 1.2\nangles = 24\ntheta_points = 5\nphi_points = 8\n"
+    "[probe.low]\nx = 6\ny = 13\nz = 9\nfields = all\n"
+    "[probe.cut]\nx = 20\ny = 8\nz = 10\nfields = all\ntotal = false\nevery = 3\n"
+    "[probe.top]\nx = 14\ny = 13\nz = 20\nfields = ez, hy\n"
+    "[output]\nsnapshots = 40\npng = false\n";
+
+static void check_far(const char *engine, const char *extra, const int *ranks, int nranks)
+{
+    char *scene = write_temp_scene(far_scene), *dir = temp_dir();
+    char out[16384];
+    run_engine_ranks(scene, dir, 0, engine, "0", NULL, extra, out, sizeof out);
+    for (int k = 0; k < nranks; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d", ranks[k]);
+        run_engine_ranks(scene, dir, ranks[k], engine, name, NULL, extra, out, sizeof out);
+        same_monitors(dir, "0", name, ranks[k]);
+        same_file(dir, "0", name, "far_field.csv");
+        same_file(dir, "0", name, "probes.csv");
+    }
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+Test(mpi, far_field_and_probes_2_and_3_ranks_bit_identical, .timeout = 240)
+{
+    need_mpi();
+    check_far("cpu", NULL, (const int[]){2, 3}, 2);
+}
+
+Test(mpi, far_field_and_probes_double_3_ranks_bit_identical, .timeout = 240)
+{
+    need_mpi();
+    check_far("cpu", "--precision double", (const int[]){3}, 1);
+}
+
 /* CPML on all faces, a point source, a dielectric box across every rank
  * boundary (2 ranks: z = 15; 3 ranks: 10 and 20), a PEC box across z = 15. */
 static const char *cpml_scene =
@@ -555,4 +657,16 @@ Test(mpi, cuda_mur_plane_wave_uneven_2_ranks_bit_identical, .timeout = 240)
                      "center_z = 14\nwidth = 3\nheight = 3\ndepth = 6\n"
                      "[output]\nsnapshots = 30\npng = false\n",
                      (const struct cuda_run[]){{2, NULL, NULL}, {2, NULL, "fused"}}, 2, 30, 4, NULL);
+}
+
+/* The monitors of the cuda engine over ranks (the gather kernel on each
+ * rank, the rows through the host to rank 0): the far field and probes of
+ * one process, bit for bit, both step paths. */
+Test(mpi, cuda_far_field_and_probes_2_ranks_bit_identical, .timeout = 240)
+{
+    need_gpu_and_mpi();
+    check_far("cuda", NULL, (const int[]){2}, 1);
+    setenv("TEXFDTD_CUDA3D", "fused", 1); /* the ranks inherit it through mpirun */
+    check_far("cuda", NULL, (const int[]){2}, 1);
+    unsetenv("TEXFDTD_CUDA3D");
 }
