@@ -106,10 +106,11 @@ static inline int cuda_pick_device(int want, int *dev, cudaDeviceProp *prop, cha
 /* ---- the monitors' gather (core/monitor.h) -------------------------------
  * model->samples lists (field, cell) pairs sorted by field, then cell, so the
  * samples of field f are one run first[f] .. first[f+1]-1.  After a step,
- * k_gather copies sample k from its field's array at cell[k] (the index in
- * the engine's padded layout) into row[k] of the batch buffer: a thread per
- * sample, nothing read back.  read_samples then copies the rows recorded
- * since the last read to the host with one cudaMemcpy. */
+ * k_sample_gather copies sample k from its field's array at cell[k] (the
+ * index in the engine's padded layout) into row[k] of the batch buffer: a
+ * thread per sample, nothing read back.  read_samples then copies the rows
+ * recorded since the last read to the host with one cudaMemcpy.  (The 3D
+ * engine has its own gather, k_gather in cuda3d.cu, for its MPI slabs.) */
 struct cuda_samples {
     long long first[9]; /* enum field f: samples first[f] .. first[f+1]-1 */
     long long *cell;    /* device: padded index of each sample in its field's array */
@@ -125,7 +126,7 @@ template <typename T> struct GatherArgs {
     long long n;
 };
 
-template <typename T> __global__ void k_gather(GatherArgs<T> g)
+template <typename T> __global__ void k_sample_gather(GatherArgs<T> g)
 {
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k >= g.n)
@@ -199,7 +200,7 @@ static int cuda_samples_take(struct cuda_samples *s, const struct model *m, T *c
     g.cell = s->cell;
     g.row = (T *)s->buf + (size_t)s->rows * m->nsamples;
     g.n = (long long)m->nsamples;
-    k_gather<T><<<(unsigned)((m->nsamples + 255) / 256), 256>>>(g);
+    k_sample_gather<T><<<(unsigned)((m->nsamples + 255) / 256), 256>>>(g);
     CK(cudaGetLastError());
     s->rows++;
     return 0;

@@ -22,7 +22,7 @@
  * Monitors (core/monitor.h): after every step the values of model->samples
  * go into the next row of a batch buffer on the device, and read_samples
  * copies the batch to the host in one cudaMemcpy.  The two-kernel and fused
- * paths launch one small gather kernel after each step (k_gather,
+ * paths launch one small gather kernel after each step (k_sample_gather,
  * common.cuh: a thread per sample).  The temporal path gathers inside
  * k_tb2: the lane that stores a sampled cell writes each of the K steps'
  * values of it to that step's row, from a per-tile list of the samples.
