@@ -499,3 +499,42 @@ Test(far3d, cuda_gathers_the_cpu_bits, .timeout = 300)
         }
     }
 }
+
+/* ---- the convergence table of docs/accuracy.md ---------------------------------------- */
+
+/* Not a check: the table "3D far field (RCS)" of docs/accuracy.md, when
+ * TEXFDTD_FAR3D_TABLE=1 (minutes on two cores; skipped otherwise):
+ *     TEXFDTD_FAR3D_TABLE=1 build/tests/test_far3d --filter 'far3d/convergence*' --verbose
+ * The PEC sphere of ka = 3, 4, 5 at 10 .. 40 cells per wavelength, a
+ * continuous wave, float; rms and largest dB error of the two cuts (360
+ * points each) and the extinction's error against the Mie series. */
+Test(far3d, convergence_table, .timeout = 3600)
+{
+    const char *want = getenv("TEXFDTD_FAR3D_TABLE");
+    if (!want || strcmp(want, "1"))
+        cr_skip_test("the table of docs/accuracy.md: TEXFDTD_FAR3D_TABLE=1");
+    const double kas[3] = {3, 4, 5}, nls[5] = {10, 15, 20, 30, 40};
+    cr_log_info("| ka | cells/lambda | radius (cells) | E-plane rms / max (dB) | H-plane rms / max (dB) | extinction |");
+    cr_log_info("|---|---|---|---|---|---|");
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 5; b++) {
+            static char text[4096];
+            sphere_scene(text, sizeof text, kas[a], nls[b], false, NULL);
+            struct run r;
+            const double t0 = now_seconds();
+            run_scene(&r, "cpu", text, NULL, 0, PRECISION_SINGLE);
+            double rms[2], mx[2];
+            cuts_error(&r, 0, kas[a], 360, rms, mx);
+            const double th = M_PI / 2, ph = 0, lam = nls[b];
+            double complex amp[2];
+            char err[ERRLEN];
+            cr_assert_eq(farfield3d_reactions(&r.t.model, r.e->mon, 0, 1, &th, &ph, amp, err,
+                                              sizeof err), 0, "%s", err);
+            const double ext = -creal(amp[0]) / (lam * lam);
+            cr_log_info("| %g | %g | %.2f | %.2f / %.2f | %.2f / %.2f | %+.1f %% |  (%d^3 cells, %.0f s)",
+                        kas[a], nls[b], kas[a] * nls[b] / (2 * M_PI), rms[0], mx[0], rms[1], mx[1],
+                        100 * (ext / farexact_sphere_extinction_over_lambda2(&sph) - 1),
+                        r.t.scene.nx, now_seconds() - t0);
+            run_free(&r);
+        }
+}
