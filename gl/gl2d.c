@@ -185,6 +185,9 @@ struct gl_engine {
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
     float *slot_host;
+    /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..
+     * ahead_t0 + ahead_b - 1 (ahead_b = 0: none) */
+    int ahead_k, ahead_t0, ahead_b;
 
     /* fenced batches */
     GLuint counter_pbo[2];
@@ -1469,13 +1472,14 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
             break;
         const int t0 = e->step + done;
         g->batch_start[k] = now_seconds();
-        if (g->stride) {
+        if (g->stride && !(k == g->ahead_k && t0 == g->ahead_t0 && b <= g->ahead_b)) {
             compute_slot_values(g, m, t0, b);
             glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
             glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
                             g->slot_host);
             glBindBuffer(GL_TEXTURE_BUFFER, 0);
         }
+        g->ahead_b = 0;
         bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
         for (int s = 0; s < b; s++) {
             const int base = (int)((size_t)s * g->stride);
@@ -1530,6 +1534,26 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
             rc = finish_batch(g, 1 - k, err, errlen);
             adapt_batch(g, 1 - k);
         }
+    }
+    /* With monitors engine_step calls step() for at most sample_rows steps,
+     * often one batch, and reads the samples in between: the slot values of
+     * the next call's first batch are computed and uploaded now, while the
+     * GPU runs this call's last batch, rather than at the start of the next
+     * with the GPU idle.  They go into the buffer that batch will use, whose
+     * previous batch has finished (at most the last batch is in flight). */
+    if (!rc && g->stride && g->nsamples) {
+        const int k = g->batch_no & 1;
+        int b = g->sample_rows < g->batch_steps ? g->sample_rows : g->batch_steps;
+        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
+        compute_slot_values(g, m, e->step + n, b);
+        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
+        glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
+                        g->slot_host);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        glFlush();
+        g->ahead_k = k;
+        g->ahead_t0 = e->step + n;
+        g->ahead_b = b;
     }
     for (int k = 0; k < 2 && !rc; k++)
         if (g->pending[k]) {
