@@ -446,9 +446,14 @@ template <typename T> struct Tb2Src {
     const uint8_t *slot_pec;
     const T *slot_v;
     long long nslots;
-    /* monitors: tile b + bands * strip lists slist[stile[tile]] ..
-     * slist[stile[tile+1] - 1]; step s (1..srows) writes row s-1 of srow
-     * ([rows][sn]); the ntiles tiles with samples are tiles[0 .. ntiles) */
+};
+
+/* The monitors of one launch (an argument of its own, which leaves the
+ * kernel without samples as it was): tile b + bands * strip lists
+ * slist[stile[tile]] .. slist[stile[tile+1] - 1]; step s (1..srows) writes
+ * row s-1 of srow ([rows][sn]); the ntiles tiles with samples are
+ * tiles[0 .. ntiles).  srow NULL: no samples recorded. */
+template <typename T> struct Tb2Mon {
     const int *stile;
     const Tb2Sample *slist;
     const int *tiles;
@@ -457,15 +462,37 @@ template <typename T> struct Tb2Src {
     int srows, bands, ntiles;
 };
 
-/* One warp's strip: band bx, rows from j0 (< ny); G: gather the samples
- * sq .. se-1 of its tile. */
-template <typename T, bool F, int K, int R, bool G>
-__device__ __forceinline__ void tb2_strip(const PP2<T> &d, const Tb2Src<T> &src, int bx, int j0,
-                                          int sq, int se)
+/* A warp per tile.  TB2_ALL, TB2_OTHERS: band blockIdx.x, strip
+ * blockIdx.y * 8 + threadIdx.y (TB2_OTHERS leaves the tiles with samples);
+ * TB2_SAMPLES: the tile tiles[blockIdx.x * 8 + threadIdx.y], and its
+ * samples.  TB2_ALL's PTX is the kernel's from before the monitors,
+ * instruction for instruction (hence the separate argument mon; a version
+ * that took the band as an argument was 1 % slower at 16384^2). */
+template <typename T, bool F, int K, int R, int MODE>
+__global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> mon)
 {
     typedef Ar<T, F> A;
+    const int w = MODE == TB2_SAMPLES ? (int)(blockIdx.x * blockDim.y + threadIdx.y) : 0;
+    if (MODE == TB2_SAMPLES && w >= mon.ntiles) /* the same for the whole warp */
+        return;
+    const int tile = MODE == TB2_SAMPLES ? mon.tiles[w] : 0;
     const int lane = threadIdx.x;
-    const int i = bx * (32 - 2 * K) - K + lane;
+    const int band = MODE == TB2_SAMPLES ? tile % mon.bands : (int)blockIdx.x;
+    const int i = band * (32 - 2 * K) - K + lane;
+    const int j0 = MODE == TB2_SAMPLES ? tile / mon.bands * R
+                                       : (blockIdx.y * blockDim.y + threadIdx.y) * R;
+    if (j0 >= d.ny)
+        return;
+    int sq = 0, se = 0; /* TB2_SAMPLES: the tile's samples not yet passed */
+    if (MODE == TB2_SAMPLES) {
+        sq = mon.stile[tile];
+        se = mon.stile[tile + 1];
+    }
+    if (MODE == TB2_OTHERS) {
+        const int t = (int)blockIdx.x + mon.bands * (j0 / R);
+        if (mon.stile[t] < mon.stile[t + 1])
+            return; /* the TB2_SAMPLES launch does this one */
+    }
     const bool iin = i >= 0 && i < d.nx;
     const bool own = iin && lane >= K && lane < 32 - K;
     const bool hy_upd = i <= d.nx - 2, icore = i >= 1 && i <= d.nx - 2;
@@ -533,52 +560,26 @@ __device__ __forceinline__ void tb2_strip(const PP2<T> &d, const Tb2Src<T> &src,
             d.hx1[c] = hx;
             d.hy1[c] = hy;
         }
-        if (G && sq < se) { /* the same branch for the whole warp */
-            while (sq < se && src.slist[sq].j < rk)
+        if (MODE == TB2_SAMPLES && sq < se) { /* the same branch for the whole warp */
+            while (sq < se && mon.slist[sq].j < rk)
                 sq++;
             for (int q = sq; q < se; q++) {
-                const Tb2Sample x = src.slist[q];
+                const Tb2Sample x = mon.slist[q];
                 if (x.j > r1)
                     break;
                 const int s = r1 - x.j + 1; /* the step that has just made row x.j */
-                if (i == x.i && s <= src.srows) {
+                if (i == x.i && s <= mon.srows) {
                     T v = T(0);
 #pragma unroll
                     for (int u = 1; u <= K; u++)
                         if (u == s)
                             v = x.f == FIELD_EZ ? EP[u] : x.f == FIELD_HX ? HX[u] : HY[u];
-                    src.srow[(long long)(s - 1) * src.sn + x.k] = v;
+                    mon.srow[(long long)(s - 1) * mon.sn + x.k] = v;
                 }
             }
         }
         e0 = eup;
     }
-}
-
-/* TB2_ALL, TB2_OTHERS: a warp per tile, band blockIdx.x, strip
- * blockIdx.y * 8 + threadIdx.y; TB2_SAMPLES: a warp per tile with samples,
- * tiles[blockIdx.x * 8 + threadIdx.y]. */
-template <typename T, bool F, int K, int R, int MODE>
-__global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src)
-{
-    if (MODE == TB2_SAMPLES) {
-        const int w = (int)(blockIdx.x * blockDim.y + threadIdx.y);
-        if (w >= src.ntiles) /* the same for the whole warp */
-            return;
-        const int tile = src.tiles[w];
-        tb2_strip<T, F, K, R, true>(d, src, tile % src.bands, tile / src.bands * R,
-                                    src.stile[tile], src.stile[tile + 1]);
-        return;
-    }
-    const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
-    if (j0 >= d.ny) /* the same for the whole warp */
-        return;
-    if (MODE == TB2_OTHERS) {
-        const int tile = (int)blockIdx.x + src.bands * (j0 / R);
-        if (src.stile[tile] < src.stile[tile + 1])
-            return; /* the TB2_SAMPLES launch does this one */
-    }
-    tb2_strip<T, F, K, R, false>(d, src, (int)blockIdx.x, j0, 0, 0);
 }
 
 /* Mur on the ping-pong pair: wall = old(nb) + k (new(nb) - old(wall)). */
@@ -761,27 +762,27 @@ static int tb2_bands(int nx, int K) { return (nx + 32 - 2 * K - 1) / (32 - 2 * K
 
 template <typename T, bool F, int K, int MODE>
 static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src,
-                         cudaStream_t st)
+                         const Tb2Mon<T> &mon, cudaStream_t st)
 {
     const int strips = (c->ny + c->R - 1) / c->R;
     const dim3 b(32, 8),
-        g(MODE == TB2_SAMPLES ? (unsigned)((src.ntiles + 7) / 8) : (unsigned)tb2_bands(c->nx, K),
+        g(MODE == TB2_SAMPLES ? (unsigned)((mon.ntiles + 7) / 8) : (unsigned)tb2_bands(c->nx, K),
           MODE == TB2_SAMPLES ? 1u : (unsigned)((strips + 7) / 8));
     if (c->R == 128)
-        k_tb2<T, F, K, 128, MODE><<<g, b, 0, st>>>(p, src);
+        k_tb2<T, F, K, 128, MODE><<<g, b, 0, st>>>(p, src, mon);
     else
-        k_tb2<T, F, K, 64, MODE><<<g, b, 0, st>>>(p, src);
+        k_tb2<T, F, K, 64, MODE><<<g, b, 0, st>>>(p, src, mon);
 }
 
 template <typename T, bool F, int MODE>
 static void launch_tb2_m(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src,
-                         cudaStream_t st)
+                         const Tb2Mon<T> &mon, cudaStream_t st)
 {
     switch (c->K) {
-    case 2: launch_tb2_k<T, F, 2, MODE>(c, p, src, st); break;
-    case 6: launch_tb2_k<T, F, 6, MODE>(c, p, src, st); break;
-    case 8: launch_tb2_k<T, F, 8, MODE>(c, p, src, st); break;
-    default: launch_tb2_k<T, F, 4, MODE>(c, p, src, st); break;
+    case 2: launch_tb2_k<T, F, 2, MODE>(c, p, src, mon, st); break;
+    case 6: launch_tb2_k<T, F, 6, MODE>(c, p, src, mon, st); break;
+    case 8: launch_tb2_k<T, F, 8, MODE>(c, p, src, mon, st); break;
+    default: launch_tb2_k<T, F, 4, MODE>(c, p, src, mon, st); break;
     }
 }
 
@@ -790,18 +791,18 @@ static void launch_tb2_m(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T
  * each after what the default stream holds before, and what it takes next
  * after both. */
 template <typename T, bool F>
-static int launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src, char *err,
-                      size_t errlen)
+static int launch_tb2(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T> &src,
+                      const Tb2Mon<T> &mon, char *err, size_t errlen)
 {
-    if (!src.srow) {
-        launch_tb2_m<T, F, TB2_ALL>(c, p, src, 0);
+    if (!mon.srow) {
+        launch_tb2_m<T, F, TB2_ALL>(c, p, src, mon, 0);
         return 0;
     }
     CK(cudaEventRecord(c->tb2_ev[0], 0));
     CK(cudaStreamWaitEvent(c->tb2_stream, c->tb2_ev[0], 0));
-    launch_tb2_m<T, F, TB2_SAMPLES>(c, p, src, c->tb2_stream);
+    launch_tb2_m<T, F, TB2_SAMPLES>(c, p, src, mon, c->tb2_stream);
     CK(cudaEventRecord(c->tb2_ev[1], c->tb2_stream));
-    launch_tb2_m<T, F, TB2_OTHERS>(c, p, src, 0);
+    launch_tb2_m<T, F, TB2_OTHERS>(c, p, src, mon, 0);
     CK(cudaStreamWaitEvent(0, c->tb2_ev[1], 0));
     return 0;
 }
@@ -833,18 +834,19 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             src.slot_v = (const T *)c->slot_vk_d;
             src.nslots = (long long)m->nslots;
             /* monitors: the K rows go to the batch (what room it has left) */
-            src.stile = c->tb2_tile;
-            src.slist = c->tb2_list;
-            src.tiles = c->tb2_tiles;
-            src.ntiles = c->tb2_ntiles;
-            src.bands = c->tb2_bands;
-            src.sn = (long long)m->nsamples;
-            src.srow = NULL;
-            src.srows = 0;
+            Tb2Mon<T> mon;
+            mon.stile = c->tb2_tile;
+            mon.slist = c->tb2_list;
+            mon.tiles = c->tb2_tiles;
+            mon.ntiles = c->tb2_ntiles;
+            mon.bands = c->tb2_bands;
+            mon.sn = (long long)m->nsamples;
+            mon.srow = NULL;
+            mon.srows = 0;
             if (m->nsamples && c->smp.rows < m->sample_rows) {
-                src.srow = (T *)c->smp.buf + (size_t)c->smp.rows * m->nsamples;
+                mon.srow = (T *)c->smp.buf + (size_t)c->smp.rows * m->nsamples;
                 const int room = m->sample_rows - c->smp.rows;
-                src.srows = room < c->K ? room : c->K;
+                mon.srows = room < c->K ? room : c->K;
             }
             if (m->nslots) {
                 CK(cudaEventSynchronize(c->slot_ev));
@@ -858,11 +860,11 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                                    cudaMemcpyHostToDevice));
                 CK(cudaEventRecord(c->slot_ev));
             }
-            if (launch_tb2<T, F>(c, view_pp<T>(c, m), src, err, errlen))
+            if (launch_tb2<T, F>(c, view_pp<T>(c, m), src, mon, err, errlen))
                 return -1;
             CK(cudaGetLastError());
             swap2(c);
-            c->smp.rows += src.srows;
+            c->smp.rows += mon.srows;
             s += c->K;
             continue;
         }
