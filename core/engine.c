@@ -103,21 +103,36 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
     return 0;
 }
 
+/* With monitors: batches of at most sample_rows steps, each one's samples
+ * read, then summed on the host while the device runs the next batch
+ * (step() only queues work on the GPU engines); the sums see the batches in
+ * step order, so the bits do not depend on the overlap. */
 int engine_step(struct engine *e, int n, char *err, size_t errlen)
 {
-    const int batch = e->mon ? e->model->sample_rows : n;
+    if (!e->mon) {
+        if (n > 0 && e->ops->step(e, n, err, errlen))
+            return -1;
+        e->step += n > 0 ? n : 0;
+        return 0;
+    }
+    const int batch = e->model->sample_rows;
+    int pend_first = 0, pend = 0;
     while (n > 0) {
         const int k = n < batch ? n : batch;
         if (e->ops->step(e, k, err, errlen))
             return -1;
-        if (e->mon) {
-            if (e->ops->read_samples(e, monitors_rows(e->mon), k, err, errlen))
-                return -1;
-            monitors_consume(e->mon, e->step, k);
-        }
+        if (pend) /* the previous batch, while this one runs */
+            monitors_consume(e->mon, pend_first, pend);
+        if (e->ops->read_samples(e, monitors_rows_next(e->mon), k, err, errlen))
+            return -1;
+        monitors_flip(e->mon);
+        pend_first = e->step;
+        pend = k;
         e->step += k;
         n -= k;
     }
+    if (pend)
+        monitors_consume(e->mon, pend_first, pend);
     return 0;
 }
 

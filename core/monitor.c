@@ -291,7 +291,12 @@ int monitor_plan_build(struct model *m, char *err, size_t errlen)
     /* rows per read: about 16 MiB of doubles, 1 to 256 steps */
     const size_t per_row = (n ? n : 1) * sizeof(double);
     size_t rows = ((size_t)16 << 20) / per_row;
-    m->sample_rows = rows < 1 ? 1 : rows > 256 ? 256 : (int)rows;
+    m->sample_rows = rows < 1 ? 1 : rows > 240 ? 240 : (int)rows;
+    /* a multiple of 24 where it can be: every K of the CUDA engine's
+     * temporal blocking (2, 4, 6, 8) then divides a batch, and no batch
+     * ends with steps on its slower one-step path */
+    if (m->sample_rows >= 24)
+        m->sample_rows -= m->sample_rows % 24;
     return 0;
 fail:
     free(all.v);
@@ -305,7 +310,8 @@ fail:
 struct monitors {
     const struct model *m;
     enum precision prec;
-    void *rows;               /* [sample_rows][nsamples] */
+    void *buf[2];             /* two batches of [sample_rows][nsamples] */
+    void *rows;               /* the one read last (buf[0] or buf[1]) */
     void **re, **im;          /* per group: [nf][n] sums in the engine's precision */
     double complex **inc;     /* per group: [nf] incident DFT (double) */
     double *wbuf;             /* a batch's DFT weights: [sample_rows][max nf][4] */
@@ -327,14 +333,16 @@ struct monitors *monitors_create(const struct model *m, enum precision prec, cha
     mo->prec = prec;
     const size_t es = (prec == PRECISION_DOUBLE ? sizeof(double) : sizeof(float));
     const int ng = p->ngroups;
-    mo->rows = xcalloc((size_t)m->sample_rows * (m->nsamples ? m->nsamples : 1), es,
-                       "monitor sample rows", err, errlen);
+    for (int b = 0; b < 2; b++)
+        mo->buf[b] = xcalloc((size_t)m->sample_rows * (m->nsamples ? m->nsamples : 1), es,
+                             "monitor sample rows", err, errlen);
+    mo->rows = mo->buf[0];
     mo->re = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->re, "monitors", err, errlen);
     mo->im = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->im, "monitors", err, errlen);
     mo->inc = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->inc, "monitors", err, errlen);
     mo->wbuf = xcalloc((size_t)m->sample_rows * SCENE_MAX_FREQS * 4, sizeof *mo->wbuf,
                        "monitor weights", err, errlen);
-    if (!mo->rows || !mo->re || !mo->im || !mo->inc || !mo->wbuf) {
+    if (!mo->buf[0] || !mo->buf[1] || !mo->re || !mo->im || !mo->inc || !mo->wbuf) {
         monitors_free(mo);
         return NULL;
     }
@@ -367,7 +375,8 @@ void monitors_free(struct monitors *mo)
     free(mo->re);
     free(mo->im);
     free(mo->inc);
-    free(mo->rows);
+    free(mo->buf[0]);
+    free(mo->buf[1]);
     free(mo->wbuf);
     free(mo->series);
     if (mo->csv)
@@ -376,6 +385,13 @@ void monitors_free(struct monitors *mo)
 }
 
 void *monitors_rows(struct monitors *mo) { return mo->rows; }
+
+void *monitors_rows_next(struct monitors *mo)
+{
+    return mo->rows == mo->buf[0] ? mo->buf[1] : mo->buf[0];
+}
+
+void monitors_flip(struct monitors *mo) { mo->rows = monitors_rows_next(mo); }
 
 /* omega of frequency f (units of f0) in radians per step. */
 static double group_omega(const struct model *m, const struct dft_group *g, int k)

@@ -96,10 +96,15 @@ struct monitors;
 struct monitors *monitors_create(const struct model *m, enum precision p, char *err,
                                  size_t errlen);
 void monitors_free(struct monitors *mo);
-/* Where an engine's read_samples puts rows: model->sample_rows rows of
- * model->nsamples values of the engine's precision. */
+/* Two batch buffers of model->sample_rows rows of model->nsamples values
+ * of the engine's precision, so that engine_step can sum one batch on the
+ * host while the device runs the next: monitors_rows is the one read last,
+ * monitors_rows_next the other (where read_samples puts the next batch),
+ * monitors_flip makes the next one the last. */
 void *monitors_rows(struct monitors *mo);
-/* Take in the rows of steps first+1 .. first+rows (the buffer above). */
+void *monitors_rows_next(struct monitors *mo);
+void monitors_flip(struct monitors *mo);
+/* Take in the rows of steps first+1 .. first+rows (monitors_rows). */
 void monitors_consume(struct monitors *mo, int first, int rows);
 /* Checkpoints: the DFT sums through io (the probe series lives in probes.csv),
  * at step `step`. */
