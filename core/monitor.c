@@ -12,6 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#define IF_OPENMP(x) x
+#else
+#define IF_OPENMP(x)
+#endif
 
 #define C0 299792458.0
 
@@ -315,6 +324,7 @@ struct monitors {
     void **re, **im;          /* per group: [nf][n] sums in the engine's precision */
     double complex **inc;     /* per group: [nf] incident DFT (double) */
     double *wbuf;             /* a batch's DFT weights: [sample_rows][max nf][4] */
+    uint8_t **ish;            /* per group: [n] is the sample an H component? */
     /* probes */
     double *series;           /* rows of 2 + ncols */
     size_t nseries, capseries;
@@ -340,9 +350,10 @@ struct monitors *monitors_create(const struct model *m, enum precision prec, cha
     mo->re = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->re, "monitors", err, errlen);
     mo->im = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->im, "monitors", err, errlen);
     mo->inc = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->inc, "monitors", err, errlen);
+    mo->ish = xcalloc((size_t)(ng ? ng : 1), sizeof *mo->ish, "monitors", err, errlen);
     mo->wbuf = xcalloc((size_t)m->sample_rows * SCENE_MAX_FREQS * 4, sizeof *mo->wbuf,
                        "monitor weights", err, errlen);
-    if (!mo->buf[0] || !mo->buf[1] || !mo->re || !mo->im || !mo->inc || !mo->wbuf) {
+    if (!mo->buf[0] || !mo->buf[1] || !mo->re || !mo->im || !mo->inc || !mo->wbuf || !mo->ish) {
         monitors_free(mo);
         return NULL;
     }
@@ -351,10 +362,13 @@ struct monitors *monitors_create(const struct model *m, enum precision prec, cha
         const size_t cnt = (size_t)gr->fr.n * (gr->n ? gr->n : 1);
         if (!(mo->re[g] = xcalloc(cnt, es, "monitor DFT sums", err, errlen))
             || !(mo->im[g] = xcalloc(cnt, es, "monitor DFT sums", err, errlen))
-            || !(mo->inc[g] = xcalloc((size_t)gr->fr.n, sizeof **mo->inc, "monitors", err, errlen))) {
+            || !(mo->inc[g] = xcalloc((size_t)gr->fr.n, sizeof **mo->inc, "monitors", err, errlen))
+            || !(mo->ish[g] = xcalloc(gr->n ? gr->n : 1, 1, "monitors", err, errlen))) {
             monitors_free(mo);
             return NULL;
         }
+        for (size_t q = 0; q < gr->n; q++)
+            mo->ish[g][q] = sample_is_h(m->samples[gr->idx[q]].field);
     }
     return mo;
 }
@@ -371,10 +385,13 @@ void monitors_free(struct monitors *mo)
             free(mo->im[g]);
         if (mo->inc)
             free(mo->inc[g]);
+        if (mo->ish)
+            free(mo->ish[g]);
     }
     free(mo->re);
     free(mo->im);
     free(mo->inc);
+    free(mo->ish);
     free(mo->buf[0]);
     free(mo->buf[1]);
     free(mo->wbuf);
@@ -408,11 +425,37 @@ static void dft_weight(const struct model *m, const struct dft_group *g, double 
     *wi = -scale * sin(omega * ts);
 }
 
+/* The host sums run with IEEE gradual underflow whatever mode the thread was
+ * left in (the cpu engines set flush-to-zero in the OpenMP threads they step
+ * with, and the sums share that pool): every engine's samples are summed
+ * with the same rounding.  Returns the mode to restore. */
+static unsigned ieee_mode_begin(void)
+{
+#ifdef __SSE__
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr & ~0x8040u); /* FTZ (bit 15) and DAZ (bit 6) off */
+    return csr;
+#else
+    return 0;
+#endif
+}
+
+static void ieee_mode_end(unsigned csr)
+{
+#ifdef __SSE__
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
+}
+
 /* The sums of one group over rows r0 .. rows-1 of the batch, in REAL, with
  * the weights w[(r * nf + k) * 4 + (0: E re, 1: E im, 2: H re, 3: H im)]
  * rounded once from double.  The reference order: for each sum, the rows in
  * step order, re = re + wr * v, im = im + wi * v (no fused multiply-add:
- * -ffp-contract=off).  Threads take samples, never one sum between two. */
+ * -ffp-contract=off).  Each thread takes a block of samples and walks the
+ * rows and frequencies over it (the inner loop runs along the samples, so
+ * it vectorises); no sum is ever split between threads. */
 #define DEFINE_ACCUMULATE(REAL, SUFFIX)                                                          \
     static void accumulate##SUFFIX(const struct monitors *mo, int g, int r0, int rows,          \
                                    const double *w)                                             \
@@ -422,20 +465,30 @@ static void dft_weight(const struct model *m, const struct dft_group *g, double 
         const int nf = gr->fr.n;                                                                 \
         const size_t n = gr->n, ns = m->nsamples;                                                \
         const REAL *rowbuf = (const REAL *)mo->rows;                                             \
+        const uint8_t *ish = mo->ish[g];                                                         \
+        const size_t *idx = gr->idx;                                                             \
         REAL *re = (REAL *)mo->re[g], *im = (REAL *)mo->im[g];                                   \
-        _Pragma("omp parallel for if (n * (size_t)(rows - r0) > 65536) schedule(static)")       \
-        for (size_t q = 0; q < n; q++) {                                                         \
-            const size_t x = gr->idx[q];                                                         \
-            const int o = sample_is_h(m->samples[x].field) ? 2 : 0;                              \
+        _Pragma("omp parallel if (n * (size_t)(rows - r0) * (size_t)nf > 65536)")               \
+        {                                                                                        \
+            int t = 0, nt = 1;                                                                   \
+            IF_OPENMP(t = omp_get_thread_num(); nt = omp_get_num_threads();)                     \
+            const size_t q0 = n * (size_t)t / (size_t)nt, q1 = n * (size_t)(t + 1) / (size_t)nt; \
+            const unsigned csr = ieee_mode_begin();                                              \
             for (int r = r0; r < rows; r++) {                                                    \
-                const REAL v = rowbuf[(size_t)r * ns + x];                                       \
+                const REAL *restrict row = rowbuf + (size_t)r * ns;                              \
                 for (int k = 0; k < nf; k++) {                                                   \
-                    const REAL wr = (REAL)w[((size_t)r * nf + k) * 4 + o];                      \
-                    const REAL wi = (REAL)w[((size_t)r * nf + k) * 4 + o + 1];                  \
-                    re[(size_t)k * n + q] = re[(size_t)k * n + q] + wr * v;                      \
-                    im[(size_t)k * n + q] = im[(size_t)k * n + q] + wi * v;                      \
+                    const double *x = w + ((size_t)r * nf + k) * 4;                              \
+                    const REAL er = (REAL)x[0], ei = (REAL)x[1], hr = (REAL)x[2],                \
+                               hi = (REAL)x[3];                                                  \
+                    REAL *restrict rk = re + (size_t)k * n, *restrict ik = im + (size_t)k * n;   \
+                    for (size_t q = q0; q < q1; q++) {                                           \
+                        const REAL v = row[idx[q]];                                              \
+                        rk[q] = rk[q] + (ish[q] ? hr : er) * v;                                  \
+                        ik[q] = ik[q] + (ish[q] ? hi : ei) * v;                                  \
+                    }                                                                            \
                 }                                                                                \
             }                                                                                    \
+            ieee_mode_end(csr);                                                                  \
         }                                                                                        \
     }
 DEFINE_ACCUMULATE(float, _f)
