@@ -1415,6 +1415,27 @@ static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
     return check_gl("after a batch", err, errlen);
 }
 
+static void adapt_batch(struct gl_engine *g, int k);
+
+/* Wait for and check every batch still in flight, the older first (the
+ * slot the next batch would use, batch_no & 1, holds the older). */
+static int finish_pending(struct gl_engine *g, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int a = 0; a < 2 && !rc; a++) {
+        const int k = (g->batch_no + a) & 1;
+        if (g->pending[k]) {
+            rc = finish_batch(g, k, err, errlen);
+            adapt_batch(g, k);
+        }
+    }
+    if (rc) {
+        g->failed = true;
+        prefix_err(g->base.ops->name, err, errlen);
+    }
+    return rc;
+}
+
 static void adapt_batch(struct gl_engine *g, int k)
 {
     const double now = now_seconds();
@@ -1555,29 +1576,30 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
         g->ahead_t0 = e->step + n;
         g->ahead_b = b;
     }
-    for (int k = 0; k < 2 && !rc; k++)
-        if (g->pending[k]) {
-            rc = finish_batch(g, k, err, errlen);
-            adapt_batch(g, k);
-        }
     if (rc) {
         g->failed = true;
-        prefix_err(e->ops->name, err, errlen);
+        return prefix_err(e->ops->name, err, errlen);
     }
-    return rc;
+    /* Without monitors step() returns with its work done and checked.  With
+     * them, engine_step reads this call's samples next and meanwhile sums
+     * the previous call's on the host: the last batch stays in flight, and
+     * read_samples (or any other read) waits for it and checks its fence
+     * and step counter first (finish_pending). */
+    return g->nsamples ? 0 : finish_pending(g, err, errlen);
 }
 
 /* ---- reading ---- */
 
 /* Before moving field data between the GPU and the host: refuse after a
- * failed check, make the context current, let compute writes land, and
- * set plain pixel transfers (no buffer bound, tight rows). */
+ * failed check, make the context current, wait for and check any batch
+ * still in flight, let compute writes land, and set plain pixel transfers
+ * (no buffer bound, tight rows). */
 static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
 {
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
                       g->base.ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
+    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
         return -1;
     if (g->compute)
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
@@ -1805,8 +1827,8 @@ static int gl_state(struct engine *e, struct state_io *io, char *err, size_t err
  * floats), with one readback: gl reads the rows target's first rows H texel
  * rows (GL_RED_INTEGER: the bits as gathered) and, where the list is a band
  * (H > 1), moves each step's nsamples values together; gl-compute reads the
- * storage buffer, already in that layout.  step() has waited for every
- * batch's fence, so the readback waits for nothing. */
+ * storage buffer, already in that layout.  The batch step() left in flight
+ * is waited for and checked first (begin_transfer). */
 static int gl_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
@@ -1847,7 +1869,7 @@ static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t err
     const struct model *m = e->model;
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed", e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
+    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
         return -1;
     if (!g->color_prog) {
         char defs[1024];
@@ -2215,7 +2237,7 @@ static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
                       e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
+    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
         return -1;
     if (!g->check_prog) {
         char defs[128];
