@@ -11,6 +11,8 @@
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
 #                               coalesced and un-coalesced thread mappings
+#   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
+#                               to cuda, gl-compute and gl at 16384^2 (MONITOR_N)
 #
 # The device has no GL headers and a newer glibc: everything is built here and
 # carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
@@ -35,12 +37,14 @@ head -3 "$OUT/device-$stage.txt"
 
 case $stage in
 tests)
-    for t in $B/${DEVICE_TESTS:-test_*}; do
+    # DEVICE_TESTS: suites (names or globs, space-separated), default all
+    for t in $(for n in ${DEVICE_TESTS:-test_*}; do ls $B/$n; done); do
         echo "== $t" >>"$OUT/tests.txt"
         # one test at a time: the CPU references use every core (OpenMP), and
         # several at once oversubscribe the cores and crawl through barriers
-        TEXFDTD_REQUIRE_GPU=1 timeout 300 "$t" --jobs 1 >>"$OUT/tests.txt" 2>&1
-        echo "$(basename $t) rc=$?" | tee -a "$OUT/tests.txt"
+        TEXFDTD_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-300} "$t" --jobs 1 >>"$OUT/tests.txt" 2>&1
+        rc=$?
+        echo "$(basename $t) rc=$rc" | tee -a "$OUT/tests.txt"
     done
     grep -E '^\[(FAIL|====)' "$OUT/tests.txt"
     ;;
@@ -59,6 +63,9 @@ long)
     ;;
 mapping)
     $B/cuda_bench "$OUT" mapping | tee "$OUT/mapping.txt"
+    ;;
+monitors)
+    MONITOR_BENCH=$B/monitor_bench bench/monitor_cost.sh ${MONITOR_N:-16384} | tee "$OUT/monitors.txt"
     ;;
 cli)
     for e in gl gl-compute cuda; do
