@@ -478,7 +478,6 @@ static int out_compute(const struct model *m, const struct monitors *mo, struct 
     return 0;
 }
 
-static double db10(double x) { return x > 0 ? 10.0 * log10(x) : -INFINITY; }
 
 static double deg(double r) { return r * 180.0 / M_PI; }
 
@@ -501,7 +500,7 @@ static void cuts_plot(const char *dir, const struct ff3_out *o, double fhz, doub
     for (int q = 0; q <= o->na; q++) { /* closed curves: the first point again */
         const int p = q % o->na;
         const double t = 360.0 * q / o->na;
-        const double e = db10(o->tot[p]), h = db10(o->tot[o->na + p]);
+        const double e = monitor_db10(o->tot[p]), h = monitor_db10(o->tot[o->na + p]);
         fprintf(d, "%.6f %.6f %.6f %.6f\n", 90.0 - t, e, t - a_deg, h);
         if (isfinite(e))
             lo = fmin(lo, e), hi = fmax(hi, e);
@@ -554,7 +553,7 @@ int farfield3d_write_csv(const struct model *m, struct monitors *mo, const char 
         for (int q = 0; q < o.ndir; q++) {
             const double v = o.tot[(size_t)k * o.ndir + q];
             fprintf(f, "%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", fhz, deg(o.theta[q]), deg(o.phi[q]),
-                    v * lam * lam, v, db10(v));
+                    v * lam * lam, v, monitor_db10(v));
         }
     }
     if (fclose(f)) {
@@ -564,17 +563,6 @@ int farfield3d_write_csv(const struct model *m, struct monitors *mo, const char 
     cuts_plot(dir, &o, s->far.fr.f[0] * s->frequency_hz, s->angle_deg);
     out_free(&o);
     return 0;
-}
-
-static int h5_put(hid_t loc, const char *name, int rank, const hsize_t *dims, const double *v)
-{
-    hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const int rc = d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(sp);
-    return rc ? -1 : 0;
 }
 
 /* The three RCS of directions first .. first + count - 1 of every
@@ -593,7 +581,7 @@ static int put_rcs(hid_t g, const struct ff3_out *o, int first, int count, int r
         for (int k = 0; k < o->nf; k++)
             memcpy(buf + (size_t)k * count, src[w] + (size_t)k * o->ndir + first,
                    (size_t)count * sizeof *buf);
-        rc = h5_put(g, names[w], rank, dims, buf);
+        rc = h5_put_doubles(g, names[w], rank, dims, buf);
     }
     free(buf);
     return rc;
@@ -617,7 +605,7 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
         for (int k = 0; k < o.nf; k++)
             fhz[k] = f->fr.f[k] * s->frequency_hz;
         const hsize_t df = (hsize_t)o.nf;
-        rc = h5_put(g, "frequency_hz", 1, &df, fhz);
+        rc = h5_put_doubles(g, "frequency_hz", 1, &df, fhz);
         for (int a = 0; a < 3 && !rc; a++) {
             static const char *const lo[3] = {"box_x0", "box_y0", "box_z0"};
             static const char *const hi[3] = {"box_x1", "box_y1", "box_z1"};
@@ -641,11 +629,11 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
         for (int a = 0; a < o.na && !rc; a++)
             ang[a] = deg(o.theta[c * o.na + a]);
         if (!rc)
-            rc = h5_put(gc, "theta_deg", 1, &dn, ang);
+            rc = h5_put_doubles(gc, "theta_deg", 1, &dn, ang);
         for (int a = 0; a < o.na && !rc; a++)
             ang[a] = deg(o.phi[c * o.na + a]);
         if (!rc)
-            rc = h5_put(gc, "phi_deg", 1, &dn, ang) || put_rcs(gc, &o, c * o.na, o.na, 2, d2);
+            rc = h5_put_doubles(gc, "phi_deg", 1, &dn, ang) || put_rcs(gc, &o, c * o.na, o.na, 2, d2);
         if (gc >= 0)
             H5Gclose(gc);
     }
@@ -657,11 +645,11 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
         for (int i = 0; i < o.nt && !rc; i++)
             ang[i] = deg(grid_theta(f, i));
         if (!rc)
-            rc = h5_put(gg, "theta_deg", 1, &dt, ang);
+            rc = h5_put_doubles(gg, "theta_deg", 1, &dt, ang);
         for (int j = 0; j < o.np && !rc; j++)
             ang[j] = 360.0 * j / o.np;
         if (!rc)
-            rc = h5_put(gg, "phi_deg", 1, &dp, ang) || put_rcs(gg, &o, 2 * o.na, o.nt * o.np, 3, d3);
+            rc = h5_put_doubles(gg, "phi_deg", 1, &dp, ang) || put_rcs(gg, &o, 2 * o.na, o.nt * o.np, 3, d3);
         if (gg >= 0)
             H5Gclose(gg);
     }

@@ -149,3 +149,14 @@ int h5_file_finish(hid_t file, int rc, const char *tmp, const char *final, char 
         unlink(tmp);
     return rc;
 }
+
+int h5_put_doubles(hid_t loc, const char *name, int rank, const hsize_t *dims, const double *v)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const int rc = d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(sp);
+    return rc ? -1 : 0;
+}

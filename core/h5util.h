@@ -27,6 +27,9 @@ int h5_read_attr_int(hid_t obj, const char *name, long long *v);
 /* Copy every link of group src (datasets, groups) into group dst. */
 int h5_copy_members(hid_t src, hid_t dst);
 
+/* A dataset `name` of doubles, shaped dims[rank], under loc: 0 or -1. */
+int h5_put_doubles(hid_t loc, const char *name, int rank, const hsize_t *dims, const double *v);
+
 /* Close file (written as tmp) and, if rc is 0, put it in place as final
  * (file_commit); otherwise, or if that fails, remove tmp.  Returns rc, or
  * -1 with err filled. */

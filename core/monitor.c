@@ -928,7 +928,6 @@ int monitors_open_probes(struct monitors *mo, const char *dir, int resume, char 
 
 /* ---- files --------------------------------------------------------------- */
 
-static double db10(double x) { return x > 0 ? 10.0 * log10(x) : -INFINITY; }
 
 /* far_field.png by gnuplot: sigma_2D / lambda in dB on a polar plot. */
 static void far2d_plot(const char *dir, const char *csv, const struct scene_far *far,
@@ -938,9 +937,9 @@ static void far2d_plot(const char *dir, const char *csv, const struct scene_far 
         return; /* no gnuplot: the CSV and HDF5 carry the numbers */
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < far->fr.n * far->angles; k++)
-        if (isfinite(db10(sig[k]))) {
-            lo = fmin(lo, db10(sig[k]));
-            hi = fmax(hi, db10(sig[k]));
+        if (isfinite(monitor_db10(sig[k]))) {
+            lo = fmin(lo, monitor_db10(sig[k]));
+            hi = fmax(hi, monitor_db10(sig[k]));
         }
     if (!isfinite(lo))
         return;
@@ -1035,7 +1034,7 @@ int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t
             for (int a = 0; a < na; a++) {
                 const double v = sig[(size_t)k * na + a];
                 fprintf(f, "%.10g,%.10g,%.10g,%.10g,%.6f\n", fhz, 360.0 * a / na, v * lam, v,
-                        db10(v));
+                        monitor_db10(v));
             }
         }
         const int bad = fclose(f);
@@ -1072,17 +1071,6 @@ int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t
 
 /* ---- HDF5 ------------------------------------------------------------------- */
 
-static int h5_put(hid_t loc, const char *name, int rank, const hsize_t *dims, const double *v)
-{
-    hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const int rc = d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(sp);
-    return rc ? -1 : 0;
-}
-
 int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t errlen)
 {
     const hid_t file = (hid_t)file_id;
@@ -1103,8 +1091,8 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
             for (int k = 0; k < nf; k++)
                 fhz[k] = s->far.fr.f[k] * s->frequency_hz;
             const hsize_t d2[2] = {(hsize_t)nf, (hsize_t)na}, dn = (hsize_t)na, df = (hsize_t)nf;
-            rc = h5_put(g, "phi_deg", 1, &dn, phi) || h5_put(g, "frequency_hz", 1, &df, fhz)
-                 || h5_put(g, "sigma_2d_over_lambda", 2, d2, sig)
+            rc = h5_put_doubles(g, "phi_deg", 1, &dn, phi) || h5_put_doubles(g, "frequency_hz", 1, &df, fhz)
+                 || h5_put_doubles(g, "sigma_2d_over_lambda", 2, d2, sig)
                  || h5_attr_int(g, "contour_x0", s->far.lo[0]) || h5_attr_int(g, "contour_x1", s->far.hi[0])
                  || h5_attr_int(g, "contour_y0", s->far.lo[1]) || h5_attr_int(g, "contour_y1", s->far.hi[1])
                  || h5_attr_string(g, "contour", "sides on the H lines x0-1/2, x1+1/2, y0-1/2, y1+1/2 (cells)");
@@ -1129,9 +1117,9 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
             }
             hid_t gi = H5Gcreate2(g, s->flux[i].name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
             const hsize_t d = (hsize_t)nf;
-            rc = gi < 0 || h5_put(gi, "frequency_hz", 1, &d, v[0])
-                 || h5_put(gi, "scattered_over_intensity_m", 1, &d, v[1])
-                 || h5_put(gi, "total_over_intensity_m", 1, &d, v[2]);
+            rc = gi < 0 || h5_put_doubles(gi, "frequency_hz", 1, &d, v[0])
+                 || h5_put_doubles(gi, "scattered_over_intensity_m", 1, &d, v[1])
+                 || h5_put_doubles(gi, "total_over_intensity_m", 1, &d, v[2]);
             if (gi >= 0)
                 H5Gclose(gi);
         }
@@ -1165,14 +1153,14 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
                 }
             const hsize_t d = (hsize_t)n;
             if (!rc)
-                rc = h5_put(gi, "step", 1, &d, st) || h5_put(gi, "time_s", 1, &d, tm);
+                rc = h5_put_doubles(gi, "step", 1, &d, st) || h5_put_doubles(gi, "time_s", 1, &d, tm);
             for (int b = 0; b < 8 && !rc; b++) {
                 if (!(q->fields & (1u << b)))
                     continue;
                 for (size_t r = 0, j = 0; r < mo->nseries; r++)
                     if ((int)mo->series[r * w] % q->every == 0)
                         val[j++] = mo->series[r * w + col];
-                rc = h5_put(gi, probe_field_name(b), 1, &d, val);
+                rc = h5_put_doubles(gi, probe_field_name(b), 1, &d, val);
                 col++;
             }
             free(st), free(tm), free(val);

@@ -38,6 +38,7 @@
 #define TEXFDTD_MONITOR_H
 
 #include <complex.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -86,6 +87,9 @@ void monitor_plan_free(struct model *m);
 
 /* The index within group g of the sample (field, cell); SIZE_MAX if absent. */
 size_t monitor_group_find(const struct model *m, int g, int field, size_t cell);
+
+/* 10 log10(x), -infinity for x <= 0: the dB of the outputs. */
+static inline double monitor_db10(double x) { return x > 0 ? 10.0 * log10(x) : -INFINITY; }
 
 /* Is field f sampled at H times (t - 1/2)? */
 static inline bool sample_is_h(int f) { return f == FIELD_HX || f == FIELD_HY || f == FIELD_HZ; }
