@@ -152,31 +152,6 @@ int farfield3d_plan_build(const struct model *m, void **plan, struct sample **pa
 
 /* ---- the transform ----------------------------------------------------------- */
 
-/* The wavenumber k' (radians per cell) of the grid's plane wave of omega dt
- * = w along the unit vector u: the root of
- *     sum_a sin^2(k' u_a / 2) = (sin(w / 2) / S)^2
- * (Taflove and Hagness, eq. 4.28) by Newton's method from w / S. */
-static double yee_k3(double S, double w, const double u[3])
-{
-    const double rhs = pow(sin(0.5 * w) / S, 2.0);
-    double k = w / S;
-    for (int it = 0; it < 60; it++) {
-        double g = -rhs, dg = 0;
-        for (int a = 0; a < 3; a++) {
-            const double sa = sin(0.5 * k * u[a]);
-            g += sa * sa;
-            dg += sa * cos(0.5 * k * u[a]) * u[a];
-        }
-        if (dg == 0.0)
-            break;
-        const double step = g / dg;
-        k -= step;
-        if (fabs(step) < 1e-15 * k)
-            break;
-    }
-    return k;
-}
-
 static void cross(const double x[3], const double y[3], double out[3])
 {
     out[0] = x[1] * y[2] - x[2] * y[1];
@@ -271,7 +246,7 @@ static void reaction(const struct model *m, const struct ff3_plan *p, const stru
     const double ctr[3] = {gr->cx, gr->cy, gr->cz};
     const double S = m->scene->courant, w = m->omega_dt * f;
     const double u[3] = {sin(theta) * cos(phi), sin(theta) * sin(phi), cos(theta)};
-    const double kp = yee_k3(S, w, u);
+    const double kp = yee_wavenumber(S, w, u);
     /* the test wave: K, W, and the polarisations made perpendicular to K */
     double K[3], Kh[3];
     for (int a = 0; a < 3; a++)

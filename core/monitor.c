@@ -609,19 +609,17 @@ static double complex incident_at(const struct model *m, const struct dft_group 
     return cexp(-I * k * ((x - g->cx) * m->cos_t + (y - g->cy) * m->sin_t));
 }
 
-/* The wavenumber (radians per cell) of a plane wave of frequency f (units
- * of f0) travelling along (ux, uy) on the 2D Yee grid: the root of
- *     sin^2(k ux / 2) + sin^2(k uy / 2) = (sin(omega dt / 2) / S)^2
- * (Taflove and Hagness, eq. 4.12) by Newton's method from the exact k. */
-static double yee_k(const struct model *m, double f, double ux, double uy)
+double yee_wavenumber(double S, double w, const double u[3])
 {
-    const double S = m->scene->courant, w = m->omega_dt * f;
     const double rhs = pow(sin(0.5 * w) / S, 2.0);
     double k = w / S;
-    for (int it = 0; it < 50; it++) {
-        const double sx = sin(0.5 * k * ux), sy = sin(0.5 * k * uy);
-        const double g = sx * sx + sy * sy - rhs;
-        const double dg = sx * cos(0.5 * k * ux) * ux + sy * cos(0.5 * k * uy) * uy;
+    for (int it = 0; it < 60; it++) {
+        double g = -rhs, dg = 0;
+        for (int a = 0; a < 3; a++) {
+            const double sa = sin(0.5 * k * u[a]);
+            g += sa * sa;
+            dg += sa * cos(0.5 * k * u[a]) * u[a];
+        }
         if (dg == 0.0)
             break;
         const double step = g / dg;
@@ -630,6 +628,13 @@ static double yee_k(const struct model *m, double f, double ux, double uy)
             break;
     }
     return k;
+}
+
+/* The 2D grid's wavenumber at frequency f (units of f0) along (ux, uy). */
+static double yee_k(const struct model *m, double f, double ux, double uy)
+{
+    const double u[3] = {ux, uy, 0.0};
+    return yee_wavenumber(m->scene->courant, m->omega_dt * f, u);
 }
 
 /* Ez at an H node, from the two Ez nodes either side of it along the

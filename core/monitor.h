@@ -88,6 +88,12 @@ void monitor_plan_free(struct model *m);
 /* The index within group g of the sample (field, cell); SIZE_MAX if absent. */
 size_t monitor_group_find(const struct model *m, int g, int field, size_t cell);
 
+/* The wavenumber k' (radians per cell) of the Yee grid's plane wave of
+ * omega dt = w along the unit vector u (u[2] = 0 in 2D): the root of
+ *     sum_a sin^2(k' u_a / 2) = (sin(w / 2) / S)^2
+ * (Taflove and Hagness, eqs. 4.12 and 4.28) by Newton's method from w / S. */
+double yee_wavenumber(double S, double w, const double u[3]);
+
 /* 10 log10(x), -infinity for x <= 0: the dB of the outputs. */
 static inline double monitor_db10(double x) { return x > 0 ? 10.0 * log10(x) : -INFINITY; }
 
