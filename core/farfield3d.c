@@ -500,11 +500,7 @@ static void cuts_plot(const char *dir, const struct ff3_out *o, double fhz, doub
                "'' using 3:($4 < %g ? %g : $4) with lines lw 2 title 'H-plane'\n",
             png, lo, hi, fhz * 1e-9, dat, lo, lo, lo, lo);
     fclose(f);
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' >/dev/null 2>&1 </dev/null", script);
-    if (system(cmd) != 0)
-        log_warn("gnuplot could not draw %s", png);
-    unlink(script);
+    monitor_gnuplot(script, png);
     unlink(dat);
 }
 

@@ -934,6 +934,15 @@ int monitors_open_probes(struct monitors *mo, const char *dir, int resume, char 
 /* ---- files --------------------------------------------------------------- */
 
 
+void monitor_gnuplot(const char *script, const char *png)
+{
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' >/dev/null 2>&1 </dev/null", script);
+    if (system(cmd) != 0)
+        log_warn("gnuplot could not draw %s", png);
+    unlink(script);
+}
+
 /* far_field.png by gnuplot: sigma_2D / lambda in dB on a polar plot. */
 static void far2d_plot(const char *dir, const char *csv, const struct scene_far *far,
                        const double *sig)
@@ -971,11 +980,7 @@ static void far2d_plot(const char *dir, const char *csv, const struct scene_far 
                 far->fr.f[k]);
     fprintf(f, "\n");
     fclose(f);
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' >/dev/null 2>&1 </dev/null", script);
-    if (system(cmd) != 0)
-        log_warn("gnuplot could not draw %s", png);
-    unlink(script);
+    monitor_gnuplot(script, png);
 }
 
 /* Warn where a monitor frequency gets (almost) none of the incident wave:

@@ -94,6 +94,9 @@ size_t monitor_group_find(const struct model *m, int g, int field, size_t cell);
  * (Taflove and Hagness, eqs. 4.12 and 4.28) by Newton's method from w / S. */
 double yee_wavenumber(double S, double w, const double u[3]);
 
+/* Run gnuplot on script (which draws png), warn if it fails, remove script. */
+void monitor_gnuplot(const char *script, const char *png);
+
 /* 10 log10(x), -infinity for x <= 0: the dB of the outputs. */
 static inline double monitor_db10(double x) { return x > 0 ? 10.0 * log10(x) : -INFINITY; }
 
