@@ -15,9 +15,21 @@
  *             ping-pong buffers, then Mur, slots, point, DFT (k_fused2,
  *             k_fused2v);
  *   temporal: K steps per kernel, a register wavefront with the slots and
- *             the point source inside (k_tb2); scenes without CPML, Mur
- *             or DFT.
+ *             the point source inside (k_tb2); scenes without CPML, Mur,
+ *             DFT or conformal PEC.
  * Each cell runs update2d.inc's statements on every path, so the bits agree.
+ *
+ * Conformal PEC ([grid] conformal_pec, core/model.h struct cut_edge) runs
+ * on the two-kernel path only, whatever TEXFDTD_CUDA2D asks: k_cut_save2
+ * keeps the cut edges' old H, k_h2 updates every H as usual (CPML psi
+ * included), k_cut_apply2 overwrites the cut edges' H from the old values,
+ * Ez^n and this step's b^n, and k_e2 then reads the new H, as update_h_row
+ * does row by row.  (The fused and temporal kernels take the new H into E
+ * from registers within one pass; the cut edges would need a lookup per
+ * cell inside them, or a fix-up that redoes the E update of their nodes
+ * after the E psi and Mur have advanced.  The two-kernel path needs two
+ * small kernels over the ncut edges and leaves every other kernel as it
+ * was.)
  *
  * Monitors (core/monitor.h): after every step the values of model->samples
  * go into the next row of a batch buffer on the device, and read_samples
@@ -150,6 +162,48 @@ __global__ void k_slots2(T *ez, const long long *cell, const uint8_t *pec, const
 template <typename T, bool F> __global__ void k_point2(T *ez, long long c, T v)
 {
     ez[c] = Ar<T, F>::add(ez[c], v);
+}
+
+/* Conformal PEC (core/model.h, struct cut_edge): the H edges between a PEC
+ * node and a free node Q, cut by the surface at distance d from Q.  Faraday's
+ * law on the face's part outside the conductor (Dey and Mittra 1997, reduced
+ * to TMz) gives
+ *     Hx^{n+1/2} = Hx^{n-1/2} - (a Ez^n_Q + b^n),   Hy^{n+1/2} = Hy^{n-1/2} + (a Ez^n_Q + b^n),
+ * in update_h_row's statements and order (update2d.inc):
+ *     old = H (before the H update);  [the H update];
+ *     t = a * ez[q];  u = t + v;  H = old - u (Hx)  or  old + u (Hy)
+ * with a rounded once on the host (a_f for float) and v = b^n of this step
+ * (model_cut_values_f / _d).  A thread per edge; cell and q are indices in
+ * the padded layout i + j px. */
+template <typename T> struct Cut2 {
+    T *hx, *hy;
+    const T *ez;
+    const long long *cell, *q; /* the edge's H cell, its free Ez node Q */
+    const uint8_t *comp;       /* 0: Hx, 1: Hy */
+    const T *a, *v;            /* a, and this step's b^n */
+    T *old;                    /* H^{n-1/2} of the edge */
+    long long n;
+};
+
+template <typename T> __global__ void k_cut_save2(Cut2<T> k)
+{
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < k.n)
+        k.old[t] = k.comp[t] == 0 ? k.hx[k.cell[t]] : k.hy[k.cell[t]];
+}
+
+template <typename T, bool F> __global__ void k_cut_apply2(Cut2<T> k)
+{
+    typedef Ar<T, F> A;
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= k.n)
+        return;
+    const T tt = A::mul(k.a[t], k.ez[k.q[t]]);
+    const T u = A::add(tt, k.v[t]);
+    if (k.comp[t] == 0)
+        k.hx[k.cell[t]] = A::sub(k.old[t], u);
+    else
+        k.hy[k.cell[t]] = A::add(k.old[t], u);
 }
 
 /* The running DFT at each [monitor.dft] frequency q (model_dft_weight_k):
@@ -643,6 +697,14 @@ struct cuda2d_engine {
     int tb2_bands, tb2_ntiles;
     cudaStream_t tb2_stream; /* their launch, beside the others' */
     cudaEvent_t tb2_ev[2];
+    /* conformal PEC (two-kernel path): per cut edge its H cell and free Ez
+     * node (padded indices), component and a; the old H of the step; b^n of
+     * the step, computed into the pinned cut_v_h and copied as the slot
+     * values are (cut_ev as slot_ev) */
+    long long *cut_cell, *cut_q;
+    uint8_t *cut_comp;
+    void *cut_a, *cut_old, *cut_v_d, *cut_v_h;
+    cudaEvent_t cut_ev;
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -701,6 +763,22 @@ template <typename T> static PP2<T> view_pp(const cuda2d_engine *c, const struct
     p.N = d.N;
     p.ch = d.ch;
     return p;
+}
+
+template <typename T> static Cut2<T> view_cut(const cuda2d_engine *c, const struct model *m)
+{
+    Cut2<T> k;
+    k.hx = (T *)c->hx;
+    k.hy = (T *)c->hy;
+    k.ez = (const T *)c->ez;
+    k.cell = c->cut_cell;
+    k.q = c->cut_q;
+    k.comp = c->cut_comp;
+    k.a = (const T *)c->cut_a;
+    k.v = (const T *)c->cut_v_d;
+    k.old = (T *)c->cut_old;
+    k.n = (long long)m->ncut;
+    return k;
 }
 
 /* After a fused or temporal launch the new buffers become the current ones. */
@@ -877,9 +955,23 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T), cudaMemcpyHostToDevice));
             CK(cudaEventRecord(c->slot_ev));
         }
+        if (m->ncut) { /* b^n of the cut edges, as the slot values (two-kernel path) */
+            CK(cudaEventSynchronize(c->cut_ev));
+            if (sizeof(T) == 4)
+                model_cut_values_f(m, t, (float *)c->cut_v_h);
+            else
+                model_cut_values_d(m, t, (double *)c->cut_v_h);
+            CK(cudaMemcpyAsync(c->cut_v_d, c->cut_v_h, m->ncut * sizeof(T), cudaMemcpyHostToDevice));
+            CK(cudaEventRecord(c->cut_ev));
+        }
         if (c->path == PATH2_TWO) {
             const Dev2<T> d = view2<T>(c, m);
+            const unsigned ncb = (unsigned)((m->ncut + 255) / 256);
+            if (m->ncut)
+                k_cut_save2<T><<<ncb, 256>>>(view_cut<T>(c, m));
             k_h2<T, F><<<g, b>>>(d);
+            if (m->ncut)
+                k_cut_apply2<T, F><<<ncb, 256>>>(view_cut<T>(c, m));
             if (mur)
                 k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
             k_e2<T, F><<<g, b>>>(d);
@@ -979,6 +1071,15 @@ static void cuda2d_destroy(struct engine *e)
     cudaFree(c->tb2_tile);
     cudaFree(c->tb2_list);
     cudaFree(c->tb2_tiles);
+    cudaFree(c->cut_cell);
+    cudaFree(c->cut_q);
+    cudaFree(c->cut_comp);
+    cudaFree(c->cut_a);
+    cudaFree(c->cut_old);
+    cudaFree(c->cut_v_d);
+    cudaFreeHost(c->cut_v_h);
+    if (c->cut_ev)
+        cudaEventDestroy(c->cut_ev);
     if (c->tb2_stream)
         cudaStreamDestroy(c->tb2_stream);
     for (int k = 0; k < 2; k++)
@@ -1110,7 +1211,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     c->nf = m->scene->dft ? m->scene->dft_nfreq : 0;
     c->vacuum = m->nslots == 0;
     /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
-     * temporal needs a scene without CPML, Mur, slots and DFT, else fused.
+     * temporal needs a scene without CPML, Mur and DFT, else fused; a
+     * scene with conformal cut edges runs the two-kernel path (see the top).
      * TEXFDTD_CUDA2D_K (2, 4, 6 = default, 8) and TEXFDTD_CUDA2D_ROWS
      * (fused 16, 32 = default, 64; temporal 64, 128) tune them. */
     {
@@ -1130,6 +1232,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         if (c->path == PATH2_TEMPORAL
             && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
             c->path = PATH2_FUSED;
+        if (m->ncut)
+            c->path = PATH2_TWO;
         c->K = ke ? atoi(ke) : 6; /* 6: fastest at 4096^2 and 16384^2 on the H100 */
         if (c->K != 2 && c->K != 4 && c->K != 6 && c->K != 8)
             c->K = 6;
@@ -1140,12 +1244,13 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                    : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
         else
             c->R = r == 16 || r == 32 || r == 64 ? r : 32;
-        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s", path2_name[c->path],
+        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s", path2_name[c->path],
                  c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
                  c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "",
                  !m->nsamples ? ""
                  : c->path == PATH2_TEMPORAL ? ", monitor samples gathered inside the kernel"
-                                             : ", monitor samples gathered after each step");
+                                             : ", monitor samples gathered after each step",
+                 m->ncut ? ", conformal PEC cut edges (two kernels only)" : "");
     }
     const bool pp = c->path != PATH2_TWO;
     const size_t es = c->es, N = (size_t)c->N;
@@ -1160,7 +1265,10 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                                 ? m->nsamples * sizeof(Tb2Sample)
                                       + (2 * tb2_tiles(c->nx, c->ny, c->K, c->R) + 1) * sizeof(int)
                                 : 0);
-    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + mon_b + (64u << 20);
+    /* conformal PEC: cell, q, component, a, old H and b^n per cut edge */
+    const size_t cut_b = m->ncut * (2 * sizeof(long long) + 1 + 3 * es);
+    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + cut_b + mon_b
+                        + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
         free(c);
         return -1;
@@ -1266,6 +1374,54 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         free(pec);
         if (e1 != cudaSuccess || e2 != cudaSuccess || e3 != cudaSuccess || e4 != cudaSuccess) {
             seterr(err, errlen, "cuda 2D: cannot set up the source slots");
+            goto fail;
+        }
+    }
+    if (m->ncut) {
+        const size_t n = m->ncut;
+        ALLOC(c->cut_cell, n * sizeof(long long));
+        ALLOC(c->cut_q, n * sizeof(long long));
+        ALLOC(c->cut_comp, n);
+        ALLOC(c->cut_a, n * es);
+        ALLOC(c->cut_old, n * es);
+        ALLOC(c->cut_v_d, n * es);
+        /* host staging: cell, q, a (as long long, long long, double) and comp */
+        const size_t nx = (size_t)m->nx;
+        long long *cell = (long long *)malloc(n * sizeof *cell);
+        long long *q = (long long *)malloc(n * sizeof *q);
+        double *a = (double *)malloc(n * sizeof *a); /* es bytes each: float or double */
+        uint8_t *comp = (uint8_t *)malloc(n);
+        cudaError_t e1 = cudaErrorMemoryAllocation;
+        if (cell && q && a && comp) {
+            for (size_t k = 0; k < n; k++) {
+                const model::cut_edge *ce = &m->cut[k]; /* nested in struct model, for C++ */
+                cell[k] = (long long)(ce->cell % nx) + (long long)(ce->cell / nx) * c->px;
+                q[k] = (long long)(ce->q % nx) + (long long)(ce->q / nx) * c->px;
+                comp[k] = (uint8_t)ce->comp;
+                if (es == 4)
+                    ((float *)a)[k] = ce->a_f;
+                else
+                    a[k] = ce->a;
+            }
+            e1 = cudaMemcpy(c->cut_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMemcpy(c->cut_q, q, n * sizeof *q, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMemcpy(c->cut_comp, comp, n, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMemcpy(c->cut_a, a, n * es, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMallocHost(&c->cut_v_h, n * es);
+            if (e1 == cudaSuccess)
+                e1 = cudaEventCreateWithFlags(&c->cut_ev, cudaEventDisableTiming);
+        }
+        free(cell);
+        free(q);
+        free(a);
+        free(comp);
+        if (e1 != cudaSuccess) {
+            seterr(err, errlen, "cuda 2D: cannot set up the %zu conformal cut edges: %s", n,
+                   cudaGetErrorString(e1));
             goto fail;
         }
     }
@@ -1414,19 +1570,20 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s",
+             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals),
              !e->model->nsamples ? ""
              : c->path == PATH2_TEMPORAL ? ", monitor samples gathered in k_tb2"
-                                         : ", monitor samples gathered after each step");
+                                         : ", monitor samples gathered after each step",
+             e->model->ncut ? ", conformal PEC cut edges" : "");
 }
 
 extern "C" const struct engine_ops cuda_engine_ops = {
     "cuda",
     ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
-        | ENGINE_CAP_DFT_MULTI,
+        | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,

@@ -21,7 +21,11 @@
  * on the GPU and everything the host makes of them (probe series, DFT
  * phasors, far field, flux) are the CPU engine's bits, float (flush) and
  * double (keep), on every path; so is the [monitor.dft] at several
- * frequencies. */
+ * frequencies.
+ *
+ * Conformal PEC scenes (which the 2D engine runs on the two-kernel path
+ * only): fields, DFT phasors and monitor results are the CPU engine's bits,
+ * float (flush) and double (keep). */
 #include "helpers.h"
 
 #include <complex.h>
@@ -649,6 +653,152 @@ Test(cuda2d, dft_several_frequencies_bit_identical_to_cpu, .timeout = 120)
     }
     unsetenv("TEXFDTD_CUDA2D");
     unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+/* ---- conformal PEC ([grid] conformal_pec, core/model.h struct cut_edge) ----
+ * The engine runs such scenes on the two-kernel path, whatever
+ * TEXFDTD_CUDA2D asks (unset: temporal by default, which falls back; two;
+ * fused; temporal): the cut edges' old H is kept before the H kernel and
+ * their H replaced after it, from Ez^n and this step's b^n, as
+ * update_h_row does.  Float (flush) and double (keep) must both give the
+ * CPU engine's bits. */
+static const char *const conformal_paths[4] = {NULL, "two", "fused", "temporal"};
+
+static void set_path(const char *path)
+{
+    if (path)
+        setenv("TEXFDTD_CUDA2D", path, 1);
+    else
+        unsetenv("TEXFDTD_CUDA2D");
+}
+
+/* The cut edges of a scene's model (> 0, or the test would not test them). */
+static size_t cut_edges_of(const char *text)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const size_t n = t.model.ncut;
+    setup_free(&t);
+    cr_assert_gt(n, 0, "the scene has no conformal cut edges");
+    return n;
+}
+
+/* (a) Fields and DFT phasors: a PEC cylinder off the grid's axes (radius
+ * 17.7 about (61.3, 48.6)) beside a dielectric block (slots of both kinds),
+ * a plane wave at 30 degrees, [monitor.dft] at two frequencies; PEC, CPML
+ * and Mur boundaries; and a point source near the cylinder (b^n = 0, the
+ * PEC slots 0) with Mur.  300 steps in calls of 100 and 200. */
+Test(cuda2d, conformal_bit_identical_to_cpu, .timeout = 120)
+{
+    const char *sources[4] = {"angle = 30\nfront_offset = 5\n", "angle = 30\nfront_offset = 5\n",
+                              "angle = 30\nfront_offset = 5\n",
+                              "type = point\ncenter_x = 30\ncenter_y = 70\n"};
+    const char *bounds[4] = {"", "[boundary]\ntype = cpml\ncells = 10\n", "[boundary]\ntype = mur\n",
+                             "[boundary]\ntype = mur\n"};
+    char text[2048];
+    for (int b = 0; b < 4; b++) {
+        snprintf(text, sizeof text,
+                 "[grid]\nnx = 130\nny = 97\nsteps = 300\ncourant = 0.5\n"
+                 "cells_per_wavelength = 20\nconformal_pec = true\n"
+                 "[source]\n%s"
+                 "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
+                 "center_y = 48.6\nradius = 17.7\n"
+                 "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
+                 "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"
+                 "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n%s",
+                 sources[b], bounds[b]);
+        const size_t ncut = cut_edges_of(text);
+        for (int k = 0; k < 4; k++) {
+            set_path(conformal_paths[k]);
+            cr_log_info("conformal, %zu cut edges, %s%sTEXFDTD_CUDA2D=%s", ncut, sources[b],
+                        bounds[b], conformal_paths[k] ? conformal_paths[k] : "(unset)");
+            cuda2d_vs_cpu_bits(text, 300, "two kernels", true);
+        }
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+/* (b) Monitors: a conformal PEC cylinder (radius 15.2 about (70.3, 62.6)) in
+ * a CPML or Mur box, a plane wave at 30 degrees, the far field at three
+ * frequencies, a flux box, and probes of every field on cut edges (their H
+ * cell and their free Ez node, picked from the model's list: first, last
+ * and between, Hx and Hy), inside the cylinder and in the open.  360 steps
+ * in calls of 37, 300 and 23. */
+static void conformal_mon_scene(char *text, size_t len, const char *waveform, const char *boundary)
+{
+    size_t n = (size_t)snprintf(
+        text, len,
+        "[grid]\nnx = 150\nny = 130\nsteps = 360\ncourant = 0.5\ncells_per_wavelength = 20\n"
+        "conformal_pec = true\n"
+        "[source]\nangle = 30\nfront_offset = 5\n%s"
+        "[boundary]\n%s"
+        "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 70.3\ncenter_y = 62.6\n"
+        "radius = 15.2\n"
+        "[monitor.far]\nfrequencies = 0.9, 1, 1.1\nstart_step = 100\n"
+        "[monitor.flux.box]\nx0 = 40\ny0 = 35\nx1 = 110\ny1 = 100\nstart_step = 60\n"
+        "[probe.open]\nx = 30\ny = 40\nfields = all\n"
+        "[probe.inside]\nx = 70\ny = 62\nfields = ez, hx\ntotal = false\nevery = 3\n",
+        waveform, boundary);
+    cr_assert_lt(n, len);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    cr_assert_gt(m->ncut, 8, "%zu cut edges", m->ncut);
+    /* edges 0, ncut-1 and six between; the first Hx and the first Hy edge */
+    size_t pick[10];
+    int np = 0;
+    for (int k = 0; k < 8; k++)
+        pick[np++] = (size_t)k * (m->ncut - 1) / 7;
+    for (int comp = 0; comp < 2; comp++)
+        for (size_t q = 0; q < m->ncut; q++)
+            if (m->cut[q].comp == comp) {
+                pick[np++] = q;
+                break;
+            }
+    size_t cells[20];
+    int nc = 0;
+    for (int k = 0; k < np; k++) {
+        const size_t at[2] = {m->cut[pick[k]].cell, m->cut[pick[k]].q};
+        for (int w = 0; w < 2; w++) {
+            bool seen = false;
+            for (int r = 0; r < nc; r++)
+                seen = seen || cells[r] == at[w];
+            if (!seen)
+                cells[nc++] = at[w];
+        }
+    }
+    for (int k = 0; k < nc; k++) {
+        n += (size_t)snprintf(text + n, len - n,
+                              "[probe.cut%d]\nx = %zu\ny = %zu\nfields = all\ntotal = %s\n"
+                              "every = %d\n", k, cells[k] % (size_t)m->nx, cells[k] / (size_t)m->nx,
+                              k % 2 ? "true" : "false", k % 3 == 2 ? 3 : 1);
+        cr_assert_lt(n, len);
+    }
+    cr_log_info("conformal monitors: %zu cut edges, probes on %d of their cells", m->ncut, nc);
+    setup_free(&t);
+}
+
+static void conformal_mon(const char *waveform, int nbounds)
+{
+    const char *bounds[2] = {"type = cpml\ncells = 10\n", "type = mur\n"};
+    const int steps[3] = {37, 300, 23};
+    char text[8192];
+    for (int b = 0; b < nbounds; b++) {
+        conformal_mon_scene(text, sizeof text, waveform, bounds[b]);
+        for (int k = 0; k < 4; k++) {
+            set_path(conformal_paths[k]);
+            cr_log_info("%s%sTEXFDTD_CUDA2D=%s", waveform, bounds[b],
+                        conformal_paths[k] ? conformal_paths[k] : "(unset)");
+            mon_vs_cpu(text, steps, 3, "two kernels");
+        }
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+Test(cuda2d, conformal_monitors_sine_bit_identical_to_cpu, .timeout = 120) { conformal_mon("", 2); }
+Test(cuda2d, conformal_monitors_pulse_bit_identical_to_cpu, .timeout = 120)
+{
+    conformal_mon("waveform = modulated_gaussian\nbandwidth = 1\n", 1);
 }
 
 /* ---- the blow-up check (engine_check_finite) on the device ----
