@@ -318,11 +318,7 @@ Test(compare_far, gpu_engines_give_the_cpu_far_field, .timeout = 300)
         cr_skip_test("no GPU engine in this build");
     }
     char *dir = temp_dir_tagged("cmpfar"), *scene = write_temp_scene(pec_scene);
-    /* the staircase: the cuda engine has no conformal PEC boundary and
-     * refuses conformal scenes (its caps, core/engine.h) */
-    const int rc = run_cmd(out, sizeof out,
-                           "%s compare %s --analytic --engines %s --out %s/g -q "
-                           "--set grid.conformal_pec=false",
+    const int rc = run_cmd(out, sizeof out, "%s compare %s --analytic --engines %s --out %s/g -q",
                            texfdtd_bin(), scene, list, dir);
     if (rc == 1 && !required) {
         unlink(scene);
