@@ -454,6 +454,32 @@ static int out_compute(const struct model *m, const struct monitors *mo, struct 
 }
 
 
+static void out_release(void *p)
+{
+    out_free(p);
+    free(p);
+}
+
+/* The transform at every output direction, made once for far_field.csv,
+ * its plot and /far in fields.h5 (kept in the monitors' cache). */
+static const struct ff3_out *out_get(const struct model *m, struct monitors *mo, char *err,
+                                     size_t errlen)
+{
+    struct ff3_out *o = monitors_cache_get(mo, MONITOR_CACHE_FAR3D);
+    if (o)
+        return o;
+    if (!(o = malloc(sizeof *o))) {
+        seterr(err, errlen, "out of memory for the far field");
+        return NULL;
+    }
+    if (out_compute(m, mo, o, err, errlen)) {
+        free(o);
+        return NULL;
+    }
+    monitors_cache_put(mo, MONITOR_CACHE_FAR3D, o, out_release);
+    return o;
+}
+
 static double deg(double r) { return r * 180.0 / M_PI; }
 
 /* far_field.png by gnuplot: the two cuts, sigma / lambda^2 in dB (first
@@ -508,31 +534,26 @@ int farfield3d_write_csv(const struct model *m, struct monitors *mo, const char 
                          size_t errlen)
 {
     const struct scene *s = m->scene;
-    struct ff3_out o;
-    if (out_compute(m, mo, &o, err, errlen))
+    const struct ff3_out *o = out_get(m, mo, err, errlen);
+    if (!o)
         return -1;
     char path[4300];
     snprintf(path, sizeof path, "%s/far_field.csv", dir);
     FILE *f = fopen(path, "w");
-    if (!f) {
-        out_free(&o);
+    if (!f)
         return seterr(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    }
     fprintf(f, "frequency_hz,theta_deg,phi_deg,rcs_m2,rcs_over_lambda2,rcs_db_lambda2\n");
-    for (int k = 0; k < o.nf; k++) {
+    for (int k = 0; k < o->nf; k++) {
         const double fhz = s->far.fr.f[k] * s->frequency_hz, lam = C0 / fhz;
-        for (int q = 0; q < o.ndir; q++) {
-            const double v = o.tot[(size_t)k * o.ndir + q];
-            fprintf(f, "%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", fhz, deg(o.theta[q]), deg(o.phi[q]),
+        for (int q = 0; q < o->ndir; q++) {
+            const double v = o->tot[(size_t)k * o->ndir + q];
+            fprintf(f, "%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", fhz, deg(o->theta[q]), deg(o->phi[q]),
                     v * lam * lam, v, monitor_db10(v));
         }
     }
-    if (fclose(f)) {
-        out_free(&o);
+    if (fclose(f))
         return seterr(err, errlen, "%s: cannot write", path);
-    }
-    cuts_plot(dir, &o, s->far.fr.f[0] * s->frequency_hz, s->angle_deg);
-    out_free(&o);
+    cuts_plot(dir, o, s->far.fr.f[0] * s->frequency_hz, s->angle_deg);
     return 0;
 }
 
@@ -564,18 +585,18 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
     const hid_t file = (hid_t)file_id;
     const struct scene *s = m->scene;
     const struct scene_far *f = &s->far;
-    struct ff3_out o;
-    if (out_compute(m, mo, &o, err, errlen))
+    const struct ff3_out *o = out_get(m, mo, err, errlen);
+    if (!o)
         return -1;
     int rc = 0;
-    double *fhz = malloc((size_t)o.nf * sizeof *fhz), *ang = malloc((size_t)(o.ndir + 1) * sizeof *ang);
+    double *fhz = malloc((size_t)o->nf * sizeof *fhz), *ang = malloc((size_t)(o->ndir + 1) * sizeof *ang);
     hid_t g = H5Gcreate2(file, "far", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (!fhz || !ang || g < 0)
         rc = -1;
     if (!rc) {
-        for (int k = 0; k < o.nf; k++)
+        for (int k = 0; k < o->nf; k++)
             fhz[k] = f->fr.f[k] * s->frequency_hz;
-        const hsize_t df = (hsize_t)o.nf;
+        const hsize_t df = (hsize_t)o->nf;
         rc = h5_put_doubles(g, "frequency_hz", 1, &df, fhz);
         for (int a = 0; a < 3 && !rc; a++) {
             static const char *const lo[3] = {"box_x0", "box_y0", "box_z0"};
@@ -593,34 +614,34 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
                                              "/ lambda^2; theta and phi polarised parts");
     }
     static const char *const cuts[2] = {"e_plane", "h_plane"};
-    for (int c = 0; c < 2 && !rc && o.na > 0; c++) {
+    for (int c = 0; c < 2 && !rc && o->na > 0; c++) {
         hid_t gc = H5Gcreate2(g, cuts[c], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        const hsize_t dn = (hsize_t)o.na, d2[2] = {(hsize_t)o.nf, (hsize_t)o.na};
+        const hsize_t dn = (hsize_t)o->na, d2[2] = {(hsize_t)o->nf, (hsize_t)o->na};
         rc = gc < 0;
-        for (int a = 0; a < o.na && !rc; a++)
-            ang[a] = deg(o.theta[c * o.na + a]);
+        for (int a = 0; a < o->na && !rc; a++)
+            ang[a] = deg(o->theta[c * o->na + a]);
         if (!rc)
             rc = h5_put_doubles(gc, "theta_deg", 1, &dn, ang);
-        for (int a = 0; a < o.na && !rc; a++)
-            ang[a] = deg(o.phi[c * o.na + a]);
+        for (int a = 0; a < o->na && !rc; a++)
+            ang[a] = deg(o->phi[c * o->na + a]);
         if (!rc)
-            rc = h5_put_doubles(gc, "phi_deg", 1, &dn, ang) || put_rcs(gc, &o, c * o.na, o.na, 2, d2);
+            rc = h5_put_doubles(gc, "phi_deg", 1, &dn, ang) || put_rcs(gc, o, c * o->na, o->na, 2, d2);
         if (gc >= 0)
             H5Gclose(gc);
     }
-    if (!rc && o.nt > 0 && o.np > 0) {
+    if (!rc && o->nt > 0 && o->np > 0) {
         hid_t gg = H5Gcreate2(g, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        const hsize_t dt = (hsize_t)o.nt, dp = (hsize_t)o.np;
-        const hsize_t d3[3] = {(hsize_t)o.nf, (hsize_t)o.nt, (hsize_t)o.np};
+        const hsize_t dt = (hsize_t)o->nt, dp = (hsize_t)o->np;
+        const hsize_t d3[3] = {(hsize_t)o->nf, (hsize_t)o->nt, (hsize_t)o->np};
         rc = gg < 0;
-        for (int i = 0; i < o.nt && !rc; i++)
+        for (int i = 0; i < o->nt && !rc; i++)
             ang[i] = deg(grid_theta(f, i));
         if (!rc)
             rc = h5_put_doubles(gg, "theta_deg", 1, &dt, ang);
-        for (int j = 0; j < o.np && !rc; j++)
-            ang[j] = 360.0 * j / o.np;
+        for (int j = 0; j < o->np && !rc; j++)
+            ang[j] = 360.0 * j / o->np;
         if (!rc)
-            rc = h5_put_doubles(gg, "phi_deg", 1, &dp, ang) || put_rcs(gg, &o, 2 * o.na, o.nt * o.np, 3, d3);
+            rc = h5_put_doubles(gg, "phi_deg", 1, &dp, ang) || put_rcs(gg, o, 2 * o->na, o->nt * o->np, 3, d3);
         if (gg >= 0)
             H5Gclose(gg);
     }
@@ -628,7 +649,6 @@ int farfield3d_write_h5(const struct model *m, struct monitors *mo, long long fi
         H5Gclose(g);
     free(fhz);
     free(ang);
-    out_free(&o);
     if (rc && !err[0])
         seterr(err, errlen, "cannot write /far into fields.h5");
     return rc;

@@ -258,7 +258,6 @@ int monitor_plan_build(struct model *m, char *err, size_t errlen)
         if (rc || group_finish(&b, g, &all))
             goto fail;
     }
-    const size_t probe_first = all.n;
     for (int k = 0; k < s->nprobes; k++) {
         const struct scene_probe *q = &s->probes[k];
         const size_t cell = (size_t)q->i + (size_t)m->nx * ((size_t)q->j + (size_t)m->ny * (size_t)q->k);
@@ -271,7 +270,6 @@ int monitor_plan_build(struct model *m, char *err, size_t errlen)
             }
         }
     }
-    (void)probe_first;
 
     /* the global list: sorted, unique; then every index is mapped to it */
     m->samples = malloc((all.n ? all.n : 1) * sizeof *m->samples);
@@ -326,6 +324,10 @@ struct monitors {
     double complex **inc;     /* per group: [nf] incident DFT (double) */
     double *wbuf;             /* a batch's DFT weights: [sample_rows][max nf][4] */
     uint8_t **ish;            /* per group: [n] is the sample an H component? */
+    struct {
+        void *data;
+        void (*free_fn)(void *);
+    } cache[MONITOR_CACHE_COUNT]; /* monitors_cache_get */
     /* probes */
     double *series;           /* rows of 2 + ncols */
     size_t nseries, capseries;
@@ -374,6 +376,23 @@ struct monitors *monitors_create(const struct model *m, enum precision prec, cha
     return mo;
 }
 
+void *monitors_cache_get(const struct monitors *mo, int slot) { return mo->cache[slot].data; }
+
+void monitors_cache_put(struct monitors *mo, int slot, void *data, void (*free_fn)(void *))
+{
+    if (mo->cache[slot].data)
+        mo->cache[slot].free_fn(mo->cache[slot].data);
+    mo->cache[slot].data = data;
+    mo->cache[slot].free_fn = free_fn;
+}
+
+/* The sums change: what was made of them goes. */
+static void cache_drop(struct monitors *mo)
+{
+    for (int k = 0; k < MONITOR_CACHE_COUNT; k++)
+        monitors_cache_put(mo, k, NULL, NULL);
+}
+
 void monitors_free(struct monitors *mo)
 {
     if (!mo)
@@ -399,6 +418,7 @@ void monitors_free(struct monitors *mo)
     free(mo->series);
     if (mo->csv)
         fclose(mo->csv);
+    cache_drop(mo);
     free(mo);
 }
 
@@ -513,6 +533,7 @@ void monitors_consume(struct monitors *mo, int first, int rows)
     const struct monitor_plan *p = m->plan;
     if (decomp_rank() != 0)
         return; /* MPI: the samples reach rank 0 only, and rank 0 writes */
+    cache_drop(mo);
     for (int g = 0; g < p->ngroups; g++) {
         const struct dft_group *gr = &p->groups[g];
         const int nf = gr->fr.n;
@@ -577,8 +598,10 @@ int monitors_state(struct monitors *mo, struct state_io *io, int step, char *err
             return -1;
     }
     /* the incident sums depend on the step only: recomputed */
-    if (io->load)
+    if (io->load) {
         incident_replay(mo, step);
+        cache_drop(mo);
+    }
     return 0;
 }
 
@@ -719,6 +742,25 @@ int monitors_far2d(const struct monitors *mo, int nang, double *out, char *err, 
     return 0;
 }
 
+/* sigma_2D / lambda at the scene's angles, [nf][angles], made once for all
+ * outputs; NULL when out of memory. */
+static const double *far2d_results(struct monitors *mo, char *err, size_t errlen)
+{
+    const double *sig = monitors_cache_get(mo, MONITOR_CACHE_FAR2D);
+    if (sig)
+        return sig;
+    const struct scene *s = mo->m->scene;
+    double *v = malloc((size_t)s->far.fr.n * (size_t)s->far.angles * sizeof *v);
+    if (!v || monitors_far2d(mo, s->far.angles, v, err, errlen)) {
+        free(v);
+        if (!err[0])
+            seterr(err, errlen, "out of memory for the far field");
+        return NULL;
+    }
+    monitors_cache_put(mo, MONITOR_CACHE_FAR2D, v, free);
+    return v;
+}
+
 /* Flux of the scattered and the total field through group g's elements:
  *     P / I = sum_e Re[ Ez (ny Hx - nx Hy)^* ]
  * in cells (a width: the power per unit length over the incident intensity
@@ -779,7 +821,9 @@ static int probe_push(struct monitors *mo, const double *row, size_t w)
     return 0;
 }
 
-/* The incident value of field f at cell (i, j) and its time (t, or t - 1/2). */
+/* The incident value of field f at cell (i, j) and its time (t, or t - 1/2).
+ * In 3D the same: Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
+ * and the plane wave does not depend on z. */
 static double probe_incident(const struct model *m, int f, int i, int j, int t)
 {
     switch (f) {
@@ -788,13 +832,6 @@ static double probe_incident(const struct model *m, int f, int i, int j, int t)
     case FIELD_HY: return -m->cos_t * model_incident(m, i + 0.5, j, t - 0.5);
     default: return 0.0; /* 3D: the incident wave has Ez and H in the xy plane only */
     }
-}
-
-static double probe_incident3(const struct model *m, int f, int i, int j, int t)
-{
-    /* 3D cells: Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2):
-     * the plane wave does not depend on z */
-    return probe_incident(m, f, i, j, t);
 }
 
 static void probe_record(struct monitors *mo, int t, int r)
@@ -830,8 +867,7 @@ static void probe_record(struct monitors *mo, int t, int r)
             double val = mo->prec == PRECISION_SINGLE ? ((const float *)mo->rows)[x]
                                                       : ((const double *)mo->rows)[x];
             if (q->total)
-                val += m->nz > 1 ? probe_incident3(m, f, q->i, q->j, t)
-                                 : probe_incident(m, f, q->i, q->j, t);
+                val += probe_incident(m, f, q->i, q->j, t);
             v[c++] = val;
         }
     }
@@ -1028,16 +1064,13 @@ int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t
     char path[4300];
     if (s->far.on && m->nz == 1) {
         const int na = s->far.angles;
-        double *sig = malloc((size_t)s->far.fr.n * na * sizeof *sig);
+        const double *sig = far2d_results(mo, err, errlen);
         if (!sig)
-            return seterr(err, errlen, "out of memory for the far field");
-        monitors_far2d(mo, na, sig, err, errlen);
+            return -1;
         snprintf(path, sizeof path, "%s/far_field.csv", dir);
         FILE *f = fopen(path, "w");
-        if (!f) {
-            free(sig);
+        if (!f)
             return seterr(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        }
         fprintf(f, "frequency_hz,phi_deg,sigma_2d_m,sigma_2d_over_lambda,sigma_2d_db_lambda\n");
         for (int k = 0; k < s->far.fr.n; k++) {
             const double fhz = s->far.fr.f[k] * s->frequency_hz, lam = C0 / fhz;
@@ -1047,13 +1080,9 @@ int monitors_write_files(struct monitors *mo, const char *dir, char *err, size_t
                         monitor_db10(v));
             }
         }
-        const int bad = fclose(f);
-        if (bad) {
-            free(sig);
+        if (fclose(f))
             return seterr(err, errlen, "%s: cannot write", path);
-        }
         far2d_plot(dir, path, &s->far, sig);
-        free(sig);
     } else if (s->far.on && farfield3d_write_csv(m, mo, dir, err, errlen)) {
         return -1;
     }
@@ -1089,13 +1118,12 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
     int rc = 0;
     if (s->far.on && m->nz == 1) {
         const int na = s->far.angles, nf = s->far.fr.n;
-        double *sig = malloc((size_t)nf * na * sizeof *sig), *phi = malloc((size_t)na * sizeof *phi),
-               *fhz = malloc((size_t)nf * sizeof *fhz);
+        const double *sig = far2d_results(mo, err, errlen);
+        double *phi = malloc((size_t)na * sizeof *phi), *fhz = malloc((size_t)nf * sizeof *fhz);
         hid_t g = H5Gcreate2(file, "far", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (!sig || !phi || !fhz || g < 0)
             rc = -1;
         if (!rc) {
-            monitors_far2d(mo, na, sig, err, errlen);
             for (int a = 0; a < na; a++)
                 phi[a] = 360.0 * a / na;
             for (int k = 0; k < nf; k++)
@@ -1109,7 +1137,7 @@ int monitors_write_h5(struct monitors *mo, long long file_id, char *err, size_t 
         }
         if (g >= 0)
             H5Gclose(g);
-        free(sig), free(phi), free(fhz);
+        free(phi), free(fhz);
     } else if (s->far.on) {
         rc = farfield3d_write_h5(m, mo, file_id, err, errlen);
     }

@@ -124,6 +124,13 @@ void monitors_consume(struct monitors *mo, int first, int rows);
 int monitors_state(struct monitors *mo, struct state_io *io, int step, char *err, size_t errlen);
 
 /* ---- results ------------------------------------------------------------- */
+/* Results made from the DFT sums (the far fields), kept for every output
+ * (far_field.csv, the plot, /far in fields.h5) until the sums change:
+ * monitors_cache_get returns NULL when there is none or the sums have moved
+ * on since; monitors_cache_put hands data over (free_fn frees it). */
+enum { MONITOR_CACHE_FAR2D, MONITOR_CACHE_FAR3D, MONITOR_CACHE_COUNT };
+void *monitors_cache_get(const struct monitors *mo, int slot);
+void monitors_cache_put(struct monitors *mo, int slot, void *data, void (*free_fn)(void *));
 /* The incident DFT D(f) of group g at frequency index k (see above). */
 double complex monitors_incident_dft(const struct monitors *mo, int g, int k);
 /* The normalised phasor X / D of sample q (index within group g), frequency k. */
