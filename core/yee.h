@@ -41,35 +41,88 @@
  * Taflove and Hagness, ch. 3).
  */
 
+/* ---- Building blocks ----------------------------------------------------
+ * a - b;   a + b c;   a - b c                  (each product rounded, then the sum) */
+Y_FN Y_REAL Y_NAME(yee_diff)(Y_REAL a, Y_REAL b)
+{
+    Y_LET r = Y_SUB(a, b);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_add_mul)(Y_REAL a, Y_REAL b, Y_REAL c)
+{
+    Y_LET t = Y_MUL(b, c);
+    Y_LET r = Y_ADD(a, t);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_sub_mul)(Y_REAL a, Y_REAL b, Y_REAL c)
+{
+    Y_LET t = Y_MUL(b, c);
+    Y_LET r = Y_SUB(a, t);
+    return r;
+}
+
 /* ---- The Yee updates ----------------------------------------------------
- * An H component from the difference d = e1 - e0 of the E components on
- * either side of it:
+ * A field component from the difference of its two neighbours across it
+ * (2D TMz, H from Ez):
  *   Hx(i, j+1/2) -= S [Ez(i, j+1) - Ez(i, j)]      yee_h_sub(hx, S, ez_n, ez_c)
  *   Hy(i+1/2, j) += S [Ez(i+1, j) - Ez(i, j)]      yee_h_add(hy, S, ez_e, ez_c)
- * and, inside a CPML slab, with the stretched difference t = d ik + psi:
- *   h -= c t,  h += c t                           yee_sub_ct, yee_add_ct */
-Y_FN Y_REAL Y_NAME(yee_sub_ct)(Y_REAL h, Y_REAL c, Y_REAL t)
-{
-    Y_LET ct = Y_MUL(c, t);
-    Y_LET r = Y_SUB(h, ct);
-    return r;
-}
-
-Y_FN Y_REAL Y_NAME(yee_add_ct)(Y_REAL h, Y_REAL c, Y_REAL t)
-{
-    Y_LET ct = Y_MUL(c, t);
-    Y_LET r = Y_ADD(h, ct);
-    return r;
-}
-
+ * or from a curl of two differences (2D Ez; every 3D component):
+ *   Ez(i, j) += (S / eps_r) {[Hy(i+1/2, j) - Hy(i-1/2, j)] - [Hx(i, j+1/2) - Hx(i, j-1/2)]}
+ *                                                yee_curl_add(ez, cezh, hy_c, hy_w, hx_c, hx_s)
+ *   3D H:  h -= S [(p1 - p0) - (q1 - q0)]        yee_curl_sub
+ * Inside a CPML slab each difference d becomes the stretched t = d ik + psi
+ * (below) and the update is yee_add_mul / yee_sub_mul of the terms. */
 Y_FN Y_REAL Y_NAME(yee_h_sub)(Y_REAL h, Y_REAL c, Y_REAL e1, Y_REAL e0)
 {
-    Y_LET d = Y_SUB(e1, e0);
-    return Y_NAME(yee_sub_ct)(h, c, d);
+    return Y_NAME(yee_sub_mul)(h, c, Y_NAME(yee_diff)(e1, e0));
 }
 
 Y_FN Y_REAL Y_NAME(yee_h_add)(Y_REAL h, Y_REAL c, Y_REAL e1, Y_REAL e0)
 {
-    Y_LET d = Y_SUB(e1, e0);
-    return Y_NAME(yee_add_ct)(h, c, d);
+    return Y_NAME(yee_add_mul)(h, c, Y_NAME(yee_diff)(e1, e0));
+}
+
+Y_FN Y_REAL Y_NAME(yee_curl_add)(Y_REAL f, Y_REAL c, Y_REAL p1, Y_REAL p0, Y_REAL q1, Y_REAL q0)
+{
+    Y_LET dp = Y_SUB(p1, p0);
+    Y_LET dq = Y_SUB(q1, q0);
+    Y_LET curl = Y_SUB(dp, dq);
+    return Y_NAME(yee_add_mul)(f, c, curl);
+}
+
+Y_FN Y_REAL Y_NAME(yee_curl_sub)(Y_REAL f, Y_REAL c, Y_REAL p1, Y_REAL p0, Y_REAL q1, Y_REAL q0)
+{
+    Y_LET dp = Y_SUB(p1, p0);
+    Y_LET dq = Y_SUB(q1, q0);
+    Y_LET curl = Y_SUB(dp, dq);
+    return Y_NAME(yee_sub_mul)(f, c, curl);
+}
+
+/* ---- CPML (Roden and Gedney 2000; coefficients b, c, ik per position from
+ * core/model.c) ----
+ *   psi = b psi + c d                              yee_psi(psi, b, c, d)
+ *   t = d ik + psi                                 yee_pml_term(d, ik, psi) */
+Y_FN Y_REAL Y_NAME(yee_psi)(Y_REAL psi, Y_REAL b, Y_REAL c, Y_REAL d)
+{
+    Y_LET t = Y_MUL(b, psi);
+    Y_LET u = Y_MUL(c, d);
+    Y_LET r = Y_ADD(t, u);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_pml_term)(Y_REAL d, Y_REAL ik, Y_REAL psi)
+{
+    Y_LET t = Y_MUL(d, ik);
+    Y_LET r = Y_ADD(t, psi);
+    return r;
+}
+
+/* ---- Mur, first order: the wall from its old value e0, its neighbour's
+ * old value e1 and the neighbour's new value n1, k = (S - 1) / (S + 1):
+ *   wall = e1 + k (n1 - e0)                        yee_mur(e1, k, n1, e0) */
+Y_FN Y_REAL Y_NAME(yee_mur)(Y_REAL e1, Y_REAL k, Y_REAL n1, Y_REAL e0)
+{
+    return Y_NAME(yee_add_mul)(e1, k, Y_NAME(yee_diff)(n1, e0));
 }
