@@ -5,8 +5,30 @@
 #
 # The binaries are built for the device in build-dev/ without MPI (its image
 # has no OpenMPI): make BUILD=build-dev BIN=build-dev/bin MPI=0 ...
+#
+# BASE=COMMIT instead packs the texfdtd, gl_bench and cuda_bench of that
+# commit, with its shaders, into .devbuild/base.tar.xz (built in a temporary
+# git worktree), for `bench/device_run.sh sidebyside`.
 set -eu
 cd "$(dirname "$0")/.."
+if [ -n "${BASE:-}" ]; then
+    wt=$(mktemp -d)
+    git worktree add -q --detach "$wt" "$BASE"
+    (cd "$wt" && make --no-print-directory -j2 BUILD=build-dev BIN=build-dev/bin MPI=0 \
+        build-dev/bin/texfdtd build-dev/bench/gl_bench build-dev/bench/cuda_bench >/dev/null)
+    tmp=$(mktemp -d)
+    cp "$wt"/build-dev/bin/texfdtd "$wt"/build-dev/bench/gl_bench "$wt"/build-dev/bench/cuda_bench "$tmp"/
+    strip --strip-debug "$tmp"/*
+    cp -r "$wt"/shaders "$tmp"/
+    [ ! -f "$wt"/core/yee.h ] || cp "$wt"/core/yee.h "$tmp"/shaders/
+    git -C "$wt" rev-parse --short=12 HEAD >"$tmp"/COMMIT
+    mkdir -p .devbuild
+    tar -cJf .devbuild/base.tar.xz -C "$tmp" .
+    rm -rf "$tmp"
+    git worktree remove --force "$wt"
+    ls -la .devbuild/base.tar.xz
+    exit 0
+fi
 D=${BUILD:-build-dev}
 make --no-print-directory BUILD=$D BIN=$D/bin MPI=0 $D/bin/texfdtd $D/bench/gl_bench \
     $D/bench/monitor_bench \
@@ -19,6 +41,9 @@ for t in $D/tests/test_*; do
     case $t in *.d) ;; *) cp "$t" "$tmp"/ ;; esac
 done
 strip --strip-debug "$tmp"/*
+cp -r shaders "$tmp"/
+[ ! -f core/yee.h ] || cp core/yee.h "$tmp"/shaders/
+git rev-parse --short=12 HEAD >"$tmp"/COMMIT
 mkdir -p .devbuild
 tar -cJf .devbuild/bins.tar.xz -C "$tmp" .
 rm -rf "$tmp"

@@ -13,6 +13,12 @@
 #                               coalesced and un-coalesced thread mappings
 #   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
 #                               to cuda, gl-compute and gl at 16384^2 (MONITOR_N)
+#   bench/device_run.sh sidebyside  the speed of the current binaries beside those
+#                               of an earlier commit (.devbuild/base.tar.xz, made by
+#                               BASE=COMMIT bench/device_pack.sh), alternately, in one
+#                               run: cuda_bench quick (2D paths at 4096^2 and 16384^2,
+#                               3D cubes to 512^3) and gl_bench speed of gl and
+#                               gl-compute at 16384^2, each binary with its own shaders
 #
 # The device has no GL headers and a newer glibc: everything is built here and
 # carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
@@ -66,6 +72,25 @@ mapping)
     ;;
 monitors)
     MONITOR_BENCH=$B/monitor_bench bench/monitor_cost.sh ${MONITOR_N:-16384} | tee "$OUT/monitors.txt"
+    ;;
+sidebyside)
+    B0=/tmp/devbase
+    mkdir -p $B0 && tar -xJf .devbuild/base.tar.xz -C $B0
+    echo "base: $(cat $B0/COMMIT)  current: $(cat $B/COMMIT 2>/dev/null || echo working tree)" |
+        tee "$OUT/sidebyside.txt"
+    $B/gl_bench copy 1024 10 | tee -a "$OUT/sidebyside.txt"
+    for r in 1 2; do
+        for b in $B0 $B; do
+            name=current
+            [ $b = $B0 ] && name=base
+            echo "== round $r: $name" | tee -a "$OUT/sidebyside.txt"
+            timeout 240 $b/cuda_bench "$OUT/cuda-$name-$r" quick 2>&1 | tee -a "$OUT/sidebyside.txt"
+            for e in gl gl-compute; do
+                TEXFDTD_SHADER_DIR=$b/shaders timeout 120 $b/gl_bench speed $e 16384 1000 1 2>&1 |
+                    sed "s/^/$name /" | tee -a "$OUT/sidebyside.txt"
+            done
+        done
+    done
     ;;
 cli)
     for e in gl gl-compute cuda; do
