@@ -12,6 +12,7 @@
 #include <complex.h>
 
 #include "compare/farexact.h"
+#include "gauss_legendre.h"
 
 static struct farexact_cyl2 c2, d2;
 static struct farexact_cyl c1;
@@ -200,29 +201,6 @@ Test(exact_cyl, small_ka_absorption)
     cr_assert_lt(fabs(te - want_te), 1e-4 * want_te, "TE %.10g, Rayleigh %.10g", te, want_te);
 }
 
-/* Gauss-Legendre nodes and weights on [0, b] (Newton on P_n). */
-static void gauss_legendre(int n, double b, double *x, double *w)
-{
-    for (int i = 0; i < n; i++) {
-        double z = cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0.0;
-        for (int it = 0; it < 100; it++) {
-            double p0 = 1.0, p1 = z;
-            for (int k = 2; k <= n; k++) {
-                const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
-                p0 = p1;
-                p1 = p2;
-            }
-            dp = n * (z * p1 - p0) / (z * z - 1.0);
-            const double dz = p1 / dp;
-            z -= dz;
-            if (fabs(dz) < 1e-16)
-                break;
-        }
-        x[i] = b * (1.0 - z) / 2.0;
-        w[i] = b / ((1.0 - z * z) * dp * dp);
-    }
-}
-
 /* The absorbed width from the near field inside, in units of lambda:
  * (1 / 2 pi) int_0^ka int_0^2pi (eps'' |E|^2 + mu'' |eta0 H|^2) u du dphi,
  * u = k rho (|E| normalised to the incident E for TM, E / eta0 to the
@@ -231,7 +209,11 @@ static double volume_absorption(const struct farexact_cyl2 *c)
 {
     enum { NR = 64, NP = 128 };
     double x[NR], w[NR];
-    gauss_legendre(NR, c->ka, x, w);
+    gauss_legendre(NR, x, w);
+    for (int i = 0; i < NR; i++) { /* [-1, 1] -> [0, ka] */
+        x[i] = c->ka * (1.0 + x[i]) / 2.0;
+        w[i] *= c->ka / 2.0;
+    }
     const double ee = -cimag(c->eps), mm = -cimag(c->mu);
     double sum = 0.0;
     for (int i = 0; i < NR; i++) {
