@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "farexact.h"
 #include "analytic.h"
+#include "cbessel.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -95,36 +96,242 @@ int farexact_cyl_init(struct farexact_cyl *c, double ka, double eps_r, char *err
     return 0;
 }
 
+/* The sums over a_n shared by farexact_cyl and farexact_cyl2 (a_-n = a_n). */
+static double complex series_amplitude(const double complex *an, int nmax, double psi)
+{
+    double complex t = an[0];
+    for (int n = 1; n <= nmax; n++)
+        t += 2.0 * an[n] * cos((double)n * psi);
+    return t;
+}
+
+static double series_total(const double complex *an, int nmax)
+{
+    double s = 0.0;
+    for (int n = nmax; n >= 1; n--) /* small terms first */
+        s += 2.0 * abs2(an[n]);
+    s += abs2(an[0]);
+    return 2.0 / M_PI * s;
+}
+
+static double series_extinction(const double complex *an, int nmax)
+{
+    double s = 0.0;
+    for (int n = nmax; n >= 1; n--)
+        s += 2.0 * creal(an[n]);
+    s += creal(an[0]);
+    return -2.0 / M_PI * s;
+}
+
 double complex farexact_cyl_amplitude(const struct farexact_cyl *c, double psi)
 {
-    double complex t = c->an[0];
-    for (int n = 1; n <= c->nmax; n++)
-        t += 2.0 * c->an[n] * cos((double)n * psi);
-    return t;
+    return series_amplitude(c->an, c->nmax, psi);
 }
 
 double farexact_cyl_sigma_over_lambda(const struct farexact_cyl *c, double psi)
 {
-    const double complex t = farexact_cyl_amplitude(c, psi);
-    return 2.0 / M_PI * abs2(t);
+    return 2.0 / M_PI * abs2(farexact_cyl_amplitude(c, psi));
 }
 
 double farexact_cyl_total_over_lambda(const struct farexact_cyl *c)
 {
-    double s = 0.0;
-    for (int n = c->nmax; n >= 1; n--) /* small terms first */
-        s += 2.0 * abs2(c->an[n]);
-    s += abs2(c->an[0]);
-    return 2.0 / M_PI * s;
+    return series_total(c->an, c->nmax);
 }
 
 double farexact_cyl_extinction_over_lambda(const struct farexact_cyl *c)
 {
+    return series_extinction(c->an, c->nmax);
+}
+
+/* ---- the material cylinder, TM and TE ------------------------------------ */
+
+int farexact_cyl2_init(struct farexact_cyl2 *c, enum farexact_pol pol, double ka, int pec,
+                       double complex eps, double complex mu, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    if (pol != FAREXACT_TM && pol != FAREXACT_TE)
+        return seterr(err, errlen, "cylinder series: polarisation %d is neither TM (0) nor TE (1)",
+                      (int)pol);
+    if (!(ka > 0.0) || !isfinite(ka))
+        return seterr(err, errlen, "cylinder series: need k a > 0 (k a = %g)", ka);
+    c->pol = pol;
+    c->ka = ka;
+    c->pec = pec != 0;
+    double complex *ratio = NULL;
+    if (!c->pec) {
+        if (!isfinite(creal(eps)) || !isfinite(cimag(eps)) || !isfinite(creal(mu)) ||
+            !isfinite(cimag(mu)) || eps == 0.0 || mu == 0.0)
+            return seterr(err, errlen,
+                          "cylinder series: eps = %g%+gi, mu = %g%+gi must be finite and nonzero",
+                          creal(eps), cimag(eps), creal(mu), cimag(mu));
+        c->eps = eps;
+        c->mu = mu;
+        c->eta = csqrt(mu / eps);
+        c->index = mu / c->eta;
+        c->k1a = c->index * ka;
+        c->p = pol == FAREXACT_TM ? 1.0 / c->eta : c->eta;
+    }
+    const double k1abs = c->pec ? 0.0 : cabs(c->k1a);
+    const int order = analytic_nmax(fmax(ka, k1abs));
+    if (order > FAREXACT_MAX_ORDER)
+        return seterr(err, errlen,
+                      "cylinder series: k a = %g (|k1 a| = %g) needs order %d, above the %d this "
+                      "build keeps",
+                      ka, k1abs, order, FAREXACT_MAX_ORDER);
+    if (!c->pec) {
+        ratio = xcalloc((size_t)order + 2, sizeof *ratio, "Bessel ratios", err, errlen);
+        if (!ratio)
+            return -1;
+        /* order + 1 >= 1 entries: the pair at n = 0 reads ratio[1] */
+        if (cbessel_j(c->k1a, order + 1, c->j1a, NULL, ratio, err, errlen)) {
+            free(ratio);
+            return -1;
+        }
+    }
+    double j_prev = -j1(ka), y_prev = -y1(ka); /* J_{-1} = -J_1, Y_{-1} = -Y_1 */
+    int last = -1;
+    for (int n = 0; n <= order; n++) {
+        const double j = jn(n, ka), y = yn(n, ka);
+        if (!isfinite(y) || !isfinite(y_prev))
+            break; /* |a_n| far below 1e-300 from here on */
+        /* exterior values over |H_n(ka)| (see cyl_coef) */
+        const double h = hypot(j, y);
+        const double jn_ = j / h, yn_ = y / h;
+        const double djn = j_prev / h - (double)n / ka * jn_;
+        const double dyn = y_prev / h - (double)n / ka * yn_;
+        const double complex hn = jn_ - I * yn_, dhn = djn - I * dyn;
+        double complex a;
+        if (c->pec) {
+            a = pol == FAREXACT_TM ? -jn_ / hn : -djn / dhn;
+        } else {
+            double complex jp, djp; /* (J_n(k1 a), J_n'(k1 a)) up to a factor */
+            cbessel_j_pair(c->k1a, n, ratio, &jp, &djp);
+            a = -(c->p * djp * jn_ - jp * djn) / (c->p * djp * hn - jp * dhn);
+        }
+        if (!isfinite(creal(a)) || !isfinite(cimag(a))) {
+            free(ratio);
+            return seterr(err, errlen, "cylinder series: a_%d is not finite at k a = %g", n, ka);
+        }
+        c->an[n] = a;
+        c->hka[n] = j - I * y;
+        c->ahn[n] = (a * hn) * h; /* a_n H_n(ka), of the size of J_n(ka) */
+        c->tn[n] = j + c->ahn[n];
+        last = n;
+        j_prev = j;
+        y_prev = y;
+    }
+    free(ratio);
+    c->nmax = last;
+    return 0;
+}
+
+double complex farexact_cyl2_amplitude(const struct farexact_cyl2 *c, double psi)
+{
+    return series_amplitude(c->an, c->nmax, psi);
+}
+
+double farexact_cyl2_sigma_over_lambda(const struct farexact_cyl2 *c, double psi)
+{
+    return 2.0 / M_PI * abs2(farexact_cyl2_amplitude(c, psi));
+}
+
+double farexact_cyl2_total_over_lambda(const struct farexact_cyl2 *c)
+{
+    return series_total(c->an, c->nmax);
+}
+
+double farexact_cyl2_extinction_over_lambda(const struct farexact_cyl2 *c)
+{
+    return series_extinction(c->an, c->nmax);
+}
+
+double farexact_cyl2_absorption_over_lambda(const struct farexact_cyl2 *c)
+{
+    if (c->pec)
+        return 0.0;
+    /* 1/4 - |a + 1/2|^2 = -(Re a + |a|^2), term by term: no difference of totals */
     double s = 0.0;
-    for (int n = c->nmax; n >= 1; n--)
-        s += 2.0 * creal(c->an[n]);
-    s += creal(c->an[0]);
-    return -2.0 / M_PI * s;
+    for (int n = c->nmax; n >= 0; n--)
+        s += (n ? 2.0 : 1.0) * -(creal(c->an[n]) + abs2(c->an[n]));
+    return 2.0 / M_PI * s;
+}
+
+/* i^-n for n >= 0 */
+static double complex i_pow_minus(int n)
+{
+    static const double complex p[4] = {1.0, -I, -1.0, I};
+    return p[n & 3];
+}
+
+void farexact_cyl2_field(const struct farexact_cyl2 *c, double krho, double psi,
+                         struct farexact_field *f)
+{
+    /* F = sum_n eps_n i^-n g_n(rho) cos(n psi) (eps_0 = 1, eps_n = 2): dF/drho
+     * takes g_n' (times k), dF/dphi = -sum eps_n i^-n g_n n sin(n psi). */
+    double complex F = 0.0, dFr = 0.0, dFp = 0.0; /* dF/d(k rho), dF/dphi */
+    double complex medium; /* mu (TM) or eps (TE) at the point */
+    if (krho >= c->ka) {
+        /* incident, closed form */
+        const double complex e = cexp(-I * krho * cos(psi));
+        F = e;
+        dFr = -I * cos(psi) * e;
+        dFp = I * krho * sin(psi) * e;
+        double hprev_re = -j1(krho), hprev_im = y1(krho); /* H_{-1} = -H_1 */
+        for (int n = 0; n <= c->nmax; n++) {
+            const double jr = jn(n, krho), yr = yn(n, krho);
+            const double complex hr = jr - I * yr;
+            const double complex hprev = hprev_re + I * hprev_im;
+            hprev_re = jr;
+            hprev_im = -yr;
+            if (!isfinite(yr) || c->ahn[n] == 0.0)
+                break;
+            const double complex q = c->ahn[n] / c->hka[n]; /* a_n */
+            const double complex g = q * hr, dg = q * (hprev - (double)n / krho * hr);
+            const double complex w = (n ? 2.0 : 1.0) * i_pow_minus(n);
+            F += w * g * cos(n * psi);
+            dFr += w * dg * cos(n * psi);
+            dFp -= w * g * (double)n * sin(n * psi);
+        }
+        medium = 1.0;
+    } else if (c->pec) {
+        f->z = f->rho = f->phi = 0.0;
+        return;
+    } else {
+        /* c_n J_n(k1 rho) = tn (J_n(k1 rho) / J_n(k1 a)); d/d(k rho) brings N */
+        const double complex z = c->index * krho;
+        double complex *jz = malloc(((size_t)c->nmax + 2) * sizeof *jz);
+        if (!jz || cbessel_j(z, c->nmax + 1, jz, NULL, NULL, NULL, 0)) {
+            free(jz);
+            f->z = f->rho = f->phi = NAN;
+            return;
+        }
+        for (int n = 0; n <= c->nmax; n++) {
+            if (c->j1a[n] == 0.0)
+                break; /* underflowed: the term is negligible */
+            const double complex q = c->tn[n] / c->j1a[n]; /* c_n */
+            const double complex jprev = n ? jz[n - 1] : -jz[1];
+            const double complex djz = z == 0.0 ? (n == 1 ? 0.5 : 0.0)
+                                                : jprev - (double)n / z * jz[n];
+            const double complex w = (n ? 2.0 : 1.0) * i_pow_minus(n);
+            F += w * q * jz[n] * cos(n * psi);
+            dFr += w * q * c->index * djz * cos(n * psi);
+            /* dF/dphi / (k rho): J_n(z) / (k rho) -> N / 2 at rho = 0 for n = 1 */
+            const double complex jr = krho > 0.0 ? jz[n] / krho : (n == 1 ? c->index / 2.0 : 0.0);
+            dFp -= w * q * jr * (double)n * sin(n * psi);
+        }
+        free(jz);
+        medium = c->pol == FAREXACT_TM ? c->mu : c->eps;
+        /* dFp holds (1 / k rho) dF/dphi here */
+        const double complex s = c->pol == FAREXACT_TM ? 1.0 : -1.0;
+        f->z = F;
+        f->rho = s * I / medium * dFp;
+        f->phi = -s * I / medium * dFr;
+        return;
+    }
+    const double complex s = c->pol == FAREXACT_TM ? 1.0 : -1.0;
+    f->z = F;
+    f->rho = s * I / medium * (dFp / krho);
+    f->phi = -s * I / medium * dFr;
 }
 
 /* ---- sphere -------------------------------------------------------------- */

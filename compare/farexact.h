@@ -1,7 +1,8 @@
 /* farexact.h - exact far fields (echo width, radar cross section) of a
  * circular cylinder (2D, TMz, PEC or lossless dielectric) and of a PEC sphere
  * (3D, Mie series): the references the near-to-far-field transform is
- * checked against.
+ * checked against; and (farexact_cyl2) the cylinder of any complex eps and mu,
+ * or PEC, in both polarisations, with its near field and absorption width.
  *
  * Convention: time factor exp(+i omega t) as everywhere in the project
  * (analytic.h, core/model.h), outgoing waves H^(2), h^(2).  Every quantity
@@ -146,6 +147,127 @@ double farexact_cyl_total_over_lambda(const struct farexact_cyl *c);
 
 /* Extinction width sigma_ext / lambda = -(2/pi) Re sum_n a_n = -(2/pi) Re T(0). */
 double farexact_cyl_extinction_over_lambda(const struct farexact_cyl *c);
+
+/* ---- 2D: the material cylinder, TMz and TEz ------------------------------
+ * A circular cylinder of radius a, relative permittivity eps and permeability
+ * mu (complex; exp(+i omega t), so a lossy medium has eps = eps' - i eps'',
+ * mu = mu' - i mu'', e.g. eps = eps_r - i sigma / (omega eps0) or the eps(omega)
+ * of compare/dispersion.h), or a PEC, in vacuum; both polarisations:
+ *   TM: the field F = Ez, incident Ez = exp(-i k rho cos psi);
+ *   TE: the field F = Hz, incident Hz = exp(-i k rho cos psi);
+ * a unit phasor at the axis, psi = phi - theta as for farexact_cyl above.
+ * Outside F = sum_n i^-n [J_n(k rho) + a_n H_n(k rho)] exp(i n psi); inside
+ * F = sum_n i^-n c_n J_n(k1 rho) exp(i n psi), with
+ *     eta = sqrt(mu / eps)   (relative wave impedance, principal root, Re >= 0),
+ *     N = mu / eta           (refractive index sqrt(eps mu), Im N <= 0 when
+ *                             passive: the branch that goes with eta),
+ *     k1 = N k.
+ * Continuity at rho = a of F and of the tangential field (TM: H_phi =
+ * (1 / (i omega mu0 mu)) dEz/drho; TE: E_phi = -(1 / (i omega eps0 eps)) dHz/drho)
+ * gives, term by term,
+ *     c_n J_n(k1 a)     = J_n(ka) + a_n H_n(ka)
+ *     p c_n J_n'(k1 a)  = J_n'(ka) + a_n H_n'(ka),
+ *     p = k1 / (k mu) = 1 / eta (TM),   p = k1 / (k eps) = eta (TE),
+ * and, with D_n = J_n'(k1 a) / J_n(k1 a),
+ *     a_n = -[p D_n J_n(ka) - J_n'(ka)] / [p D_n H_n(ka) - H_n'(ka)]
+ * (Balanis, Advanced Engineering EM, sec. 11.5-11.6; Harrington,
+ * Time-Harmonic EM Fields, sec. 5-8; both with j -> i; the TE form is the
+ * dual: eps <-> mu, E -> H, H -> -E).  mu = 1, real eps gives the TM
+ * coefficients of farexact_cyl; p and k1 swap their roles under the duality
+ * TM(eps, mu) = TE(mu, eps) exactly.  PEC: TM a_n = -J_n(ka) / H_n(ka) (Ez = 0
+ * on the surface), TE a_n = -J_n'(ka) / H_n'(ka) (E_phi = 0, i.e. dHz/drho = 0);
+ * they are the limits of a good conductor (|eps| -> infinity: p D_n -> infinity
+ * for TM, -> 0 for TE, the surface impedance eta -> 0).
+ * The interior Bessel functions are compare/cbessel.h's (complex k1 a,
+ * |Im k1 a| <= 700); the exterior ones glibc jn() and yn() at the real ka,
+ * scaled as in farexact_cyl (a_n is a ratio; the pair (J_n(k1 a), J_n'(k1 a))
+ * is taken up to a factor from the ratios, so nothing overflows or underflows).
+ * Far field, echo width, total scattering and extinction widths: the formulas
+ * of farexact_cyl with these a_n (for TE, sigma_2D = lim 2 pi rho |Hs|^2 /
+ * |Hinc|^2, the same normalisation).  Absorption width: the incident power
+ * the cylinder takes, per unit length, over the incident intensity:
+ *     sigma_abs / lambda = sigma_ext / lambda - sigma_s / lambda
+ *                        = -(2 / pi) sum_{n=-inf}^{inf} (Re a_n + |a_n|^2)
+ *                        = (2 / pi) sum_n (1/4 - |a_n + 1/2|^2),
+ * zero for a lossless cylinder (each |a_n + 1/2| = 1/2) and equal to the
+ * volume integral k int (eps''|E|^2 + mu''|eta0 H|^2) dA over the cylinder
+ * for a unit incident field (|Einc| = 1 for TM; |eta0 Hinc| = 1 for TE),
+ * which tests/test_exact_cyl.c checks by quadrature of the near field.
+ * Truncation: nmax = analytic_nmax(max(ka, |k1 a|)), and the series stops
+ * where Y_n(ka) overflows, as for farexact_cyl.
+ * Impedance matching (eps = mu): p = 1 and TM = TE, but the backscatter is NOT
+ * zero for a circular cylinder (Weston's theorem needs a body invariant under
+ * a 90-degree rotation about the incident direction, which an infinite
+ * cylinder across the wave is not).  In the small-ka limit (a_0 from the
+ * eps term, a_1 from the mu term)
+ *     T(pi) = a_0 - 2 a_1 -> -(i pi (ka)^2 / 4) [(eps - 1) - 2 (mu - 1) / (mu + 1)],
+ * nonzero for eps = mu != 1 (the in-plane magnetic dipole is depolarised,
+ * the axial electric one is not).  At larger ka it is smaller than a
+ * dielectric's of the same k1 but not small: eps = mu = 2 against eps = 4,
+ * mu = 1 (TM), sigma_2D(pi) / lambda = 0.891 against 3.655 at ka = 3, 0.691
+ * against 7.80 at ka = 10, 1.54 against 149 at ka = 100 (tests/test_exact_cyl.c,
+ * docs/accuracy.md section 8).  An FDTD test must compare it with this series,
+ * not with zero.
+ */
+enum farexact_pol { FAREXACT_TM = 0, FAREXACT_TE = 1 };
+
+struct farexact_cyl2 {
+    enum farexact_pol pol;
+    double ka;                  /* k a, k the vacuum wavenumber */
+    int pec;                    /* 1: perfect conductor (eps, mu unused) */
+    double complex eps, mu;     /* relative, exp(+i omega t) */
+    double complex eta, index;  /* sqrt(mu / eps) and N = mu / eta */
+    double complex k1a;         /* N k a */
+    double complex p;           /* 1 / eta (TM) or eta (TE) */
+    int nmax;                   /* highest order kept */
+    double complex an[FAREXACT_MAX_ORDER + 1];  /* a_n, a_-n = a_n */
+    double complex ahn[FAREXACT_MAX_ORDER + 1]; /* a_n H_n(ka) */
+    double complex hka[FAREXACT_MAX_ORDER + 1]; /* H_n(ka) (0 where not needed) */
+    double complex tn[FAREXACT_MAX_ORDER + 1];  /* c_n J_n(k1 a) = J_n(ka) + a_n H_n(ka) */
+    double complex j1a[FAREXACT_MAX_ORDER + 1]; /* J_n(k1 a) (0 where it underflows) */
+};
+
+/* Set up the series for polarisation pol, size parameter ka > 0, and either a
+ * PEC (pec = 1; eps, mu ignored) or a material of relative eps and mu
+ * (finite, nonzero, |Im k1 a| <= 700).  Returns -1 with err for bad input or
+ * an order above FAREXACT_MAX_ORDER.  The struct is large (~160 kB): keep it
+ * off the stack. */
+int farexact_cyl2_init(struct farexact_cyl2 *c, enum farexact_pol pol, double ka, int pec,
+                       double complex eps, double complex mu, char *err, size_t errlen);
+
+/* T(psi) = a_0 + 2 sum a_n cos(n psi), Fs ~ sqrt(2 / (pi k rho)) exp(-i (k rho - pi/4)) T. */
+double complex farexact_cyl2_amplitude(const struct farexact_cyl2 *c, double psi);
+
+/* sigma_2D / lambda = (2 / pi) |T(psi)|^2 (psi = pi: backscatter). */
+double farexact_cyl2_sigma_over_lambda(const struct farexact_cyl2 *c, double psi);
+
+/* sigma_s / lambda = (2 / pi) sum_n |a_n|^2 (n from -inf to inf). */
+double farexact_cyl2_total_over_lambda(const struct farexact_cyl2 *c);
+
+/* sigma_ext / lambda = -(2 / pi) Re T(0). */
+double farexact_cyl2_extinction_over_lambda(const struct farexact_cyl2 *c);
+
+/* sigma_abs / lambda = (2 / pi) sum_n (1/4 - |a_n + 1/2|^2) = ext - sca; 0 for PEC. */
+double farexact_cyl2_absorption_over_lambda(const struct farexact_cyl2 *c);
+
+/* The total field at (rho, psi), rho >= 0 in units of 1 / k (i.e. the point
+ * is at distance rho / k from the axis: pass k rho), inside or outside, for a
+ * unit incident phasor at the axis, in polar components about the axis
+ * (phi = psi + theta the absolute polar angle; Fx = F_rho cos phi - F_phi sin
+ * phi, Fy = F_rho sin phi + F_phi cos phi):
+ *   TM: z = Ez, rho = eta0 H_rho, phi = eta0 H_phi, with
+ *       eta0 H_rho = (i / (mu k rho)) dEz/dphi,  eta0 H_phi = -(i / (mu k)) dEz/drho;
+ *   TE: z = Hz, rho = E_rho / eta0, phi = E_phi / eta0, with
+ *       E_rho / eta0 = -(i / (eps k rho)) dHz/dphi,  E_phi / eta0 = (i / (eps k)) dHz/drho;
+ * (mu, eps those of the medium at the point; Faraday's and Ampere's laws
+ * with exp(+i omega t)).  Outside the incident part is the closed form
+ * exp(-i k rho cos psi), the scattered part the series; a point on the
+ * surface (k rho = ka) is taken outside.  Inside a PEC all is 0. */
+struct farexact_field {
+    double complex z, rho, phi;
+};
+void farexact_cyl2_field(const struct farexact_cyl2 *c, double krho, double psi,
+                         struct farexact_field *f);
 
 /* The PEC sphere: a_n, b_n for n = 1..nmax (index 0 unused), exp(+i omega t). */
 struct farexact_sphere {

@@ -11,6 +11,7 @@
 
 #include "compare/analytic.h"
 #include "compare/farexact.h"
+#include "gauss_legendre.h"
 
 /* large: keep them off the stack */
 static struct farexact_cyl cyl, cyl2;
@@ -317,29 +318,6 @@ Test(farexact_sphere, riccati_bessel_wronskian_and_start)
         for (int n = 0; n < nmax; n++)
             cr_assert_lt(fabs(psi2[n] - psi[n]), 1e-14 * (fabs(psi[n]) + fabs(psi[n + 1])),
                          "x %g n %d: %.17g vs %.17g", x, n, psi[n], psi2[n]);
-    }
-}
-
-/* Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_n). */
-static void gauss_legendre(int n, double *x, double *w)
-{
-    for (int i = 0; i < n; i++) {
-        double z = cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0.0;
-        for (int it = 0; it < 100; it++) {
-            double p0 = 1.0, p1 = z;
-            for (int k = 2; k <= n; k++) {
-                const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
-                p0 = p1;
-                p1 = p2;
-            }
-            dp = n * (z * p1 - p0) / (z * z - 1.0);
-            const double dz = p1 / dp;
-            z -= dz;
-            if (fabs(dz) < 1e-16)
-                break;
-        }
-        x[i] = z;
-        w[i] = 2.0 / ((1.0 - z * z) * dp * dp);
     }
 }
 
