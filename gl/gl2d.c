@@ -58,10 +58,9 @@
 #define _GNU_SOURCE
 #include <GL/glew.h>
 
-#include "core/engine.h"
 #include "core/util.h"
-#include "gl/egl.h"
 #include "gl/gl.h"
+#include "gl/gl2d_internal.h"
 #include "gl/shader.h"
 
 #include <math.h>
@@ -93,277 +92,6 @@
 #define GL_STEPS_PER_PASS_MAX 2
 #define LOCAL_X 16
 #define LOCAL_Y 16
-/* DFT frequencies per fragment pass: the E pass has Ez and 7 sums as its 8
- * render targets (GL 4.3 guarantees 8), update_dft.frag 8 sums */
-#define DFT_E_MAX 7
-#define DFT_G_MAX 8
-#define GATHER_LOCAL 64 /* gather.comp's work group */
-
-/* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
- * write tex[1 - cur], then swap. */
-struct pingpong {
-    GLuint tex[2], fbo[2];
-    int cur;
-};
-
-/* What a shader stage does with denormals, probed at start. */
-struct denormal_probe {
-    bool flushes_results, flushes_inputs;
-};
-
-struct pass {
-    GLuint prog;
-    GLint slot_base; /* uniform location, E pass only */
-    GLint cut_base;  /* H pass: this step's first cut-edge value */
-    GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
-    GLint dft_first; /* update_dft.frag: its first frequency */
-    GLint axis;      /* psi passes */
-    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
-};
-
-/* The per-step inputs of an E pass beyond the slot values. */
-struct step_in {
-    int slot_base, cut_base;
-    float point_v;
-    float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
-    bool dft_on;
-};
-
-/* CPML psi textures, shaped like the slabs (core/model.h storage columns). */
-enum { PSI_HXY, PSI_HYX, PSI_EZY, PSI_EZX, PSI_COUNT };
-
-struct gl_engine {
-    struct engine base;
-    bool compute;
-    bool failed; /* a check failed: refuse further work */
-    struct egl_ctx *egl;
-    struct egl_ctx_info info;
-    char shader_dir[4096];
-    enum denormals denormals; /* what this engine's arithmetic does */
-    bool emulate_flush;       /* FTZ/DAZ done in GLSL (the driver keeps denormals) */
-    struct denormal_probe probe_frag, probe_comp;
-
-    int nx, ny;
-    int local_x, local_y; /* compute work-group size (TEXFDTD_GL_LOCAL=WxH) */
-    struct pingpong ez, h;
-    GLuint mat_tex, slot_tex, vao;
-    int slot_x0, slot_y0, slot_w, slot_h;
-    struct pass hpass, epass;
-    bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
-    struct pass hepass;
-    int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
-    struct pass kpass;
-    GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
-
-    /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
-     * boundaries, DFT, point source, conformal PEC") */
-    bool cpml, mur, dft, point, conformal;
-    int pml_n;
-    GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
-    struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
-    struct pass psi_hpass, psi_epass; /* gl: the psi passes */
-    /* [monitor.dft]: RG32F 2D array textures, layer k = frequency k; gl
-     * ping-pongs the pair (cur follows ez.cur), gl-compute updates tex[0]
-     * in place */
-    int dft_nf;                    /* frequencies */
-    int dft_e;                     /* gl: how many the E pass accumulates */
-    int dft_groups;                /* gl: update_dft passes for the rest */
-    struct {
-        GLuint tex[2];
-        int cur;
-    } dft_pp;
-    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + layers 0 .. dft_e-1 of DFT tex[c] */
-    GLuint *dft_group_fbo;         /* gl: [group][c], the group's layers of DFT tex[c] */
-    struct pass dftpass;           /* gl: update_dft.frag */
-    GLuint layer_fbo;              /* one layer of a DFT texture, to clear or read it */
-    int point_x, point_y;
-    GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
-    int cut_x0, cut_y0, cut_w, cut_h;
-
-    size_t nslots;
-    size_t stride;       /* values per step in the slot buffers: slots, then cut edges */
-    int slot_cap_steps;  /* steps of slot values one buffer holds */
-    GLuint slot_buf[2], slot_tbo[2];
-    float *slot_host;
-    /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..
-     * ahead_t0 + ahead_b - 1 (ahead_b = 0: none) */
-    int ahead_k, ahead_t0, ahead_b;
-
-    /* fenced batches */
-    GLuint counter_pbo[2];
-    GLsync fence[2];
-    uint32_t expect[2]; /* counter value the batch must leave */
-    int batch_len[2];
-    double batch_start[2]; /* wall clock when the batch began to be sent */
-    bool pending[2];
-    int batch_no;
-    uint32_t counted;   /* H passes sent so far */
-    int batch_steps;
-    bool batch_fixed;   /* TEXFDTD_GL_BATCH_STEPS */
-    double fence_timeout_s;
-    double last_fence_wall;
-
-    /* monitors (core/monitor.h): the gather of model->samples per step */
-    size_t nsamples;
-    int sample_rows;     /* model->sample_rows: rows a batch holds */
-    int rows_taken;      /* rows gathered since the last read_samples */
-    int gather_w, gather_h; /* gl: the sample list's texture, W x H */
-    GLuint sample_tex, rows_tex, rows_fbo; /* gl */
-    GLuint sample_buf, rows_buf;           /* gl-compute */
-    uint32_t *rows_host; /* gl with H > 1: a batch as read, before compaction */
-    struct pass gather;
-
-    GLuint color_prog, color_tex, color_fbo;
-    GLuint check_prog, check_buf; /* the blow-up check (check_finite.comp), built on first use */
-};
-
-static struct gl_engine *G(struct engine *e) { return (struct gl_engine *)e; }
-
-/* ---- small GL helpers ---- */
-
-static const char *gl_error_name(GLenum e)
-{
-    switch (e) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_CONTEXT_LOST: return "GL_CONTEXT_LOST";
-    default: return "GL error";
-    }
-}
-
-/* GL errors are collected at a few places (after creation, after each batch,
- * after each readback) rather than after every call. */
-static int check_gl(const char *where, char *err, size_t errlen)
-{
-    const GLenum e = glGetError();
-    if (e == GL_NO_ERROR)
-        return 0;
-    while (glGetError() != GL_NO_ERROR)
-        ;
-    return seterr(err, errlen, "%s: %s (0x%04x)", where, gl_error_name(e), e);
-}
-
-static int check_reset(const char *where, char *err, size_t errlen)
-{
-    GLenum s = GL_NO_ERROR;
-    if (glGetGraphicsResetStatus)
-        s = glGetGraphicsResetStatus();
-    else if (glGetGraphicsResetStatusARB)
-        s = glGetGraphicsResetStatusARB();
-    if (s == GL_NO_ERROR)
-        return 0;
-    return seterr(err, errlen,
-                  "%s: the GPU context was reset (%s); results are lost and nothing was "
-                  "written",
-                  where,
-                  s == GL_GUILTY_CONTEXT_RESET     ? "caused by this program's work"
-                  : s == GL_INNOCENT_CONTEXT_RESET ? "caused by other work on the GPU"
-                                                   : "cause unknown");
-}
-
-/* "what failed" -> "<engine>: what failed" */
-static int prefix_err(const char *name, char *err, size_t errlen)
-{
-    char tmp[ERRLEN];
-    snprintf(tmp, sizeof tmp, "%s", err ? err : "");
-    return seterr(err, errlen, "%s: %s", name, tmp);
-}
-
-static void tex_params(GLenum target)
-{
-    glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-}
-
-static GLuint make_tex(GLenum ifmt, int w, int h)
-{
-    GLuint t;
-    glGenTextures(1, &t);
-    glBindTexture(GL_TEXTURE_2D, t);
-    glTexStorage2D(GL_TEXTURE_2D, 1, ifmt, w, h);
-    tex_params(GL_TEXTURE_2D);
-    return t;
-}
-
-static int make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t errlen)
-{
-    glGenFramebuffers(1, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE)
-        return seterr(err, errlen,
-                      "%s render target is not complete (status 0x%04x): this driver cannot "
-                      "render to it, and half floats are never used instead",
-                      what, st);
-    return 0;
-}
-
-/* A framebuffer rendering into two textures at once (MRT): Ez and H of the
- * multi-step pass. */
-static int make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
-                     size_t errlen)
-{
-    glGenFramebuffers(1, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex0, 0);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, tex1, 0);
-    const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
-    glDrawBuffers(2, bufs);
-    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE)
-        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
-                      st);
-    return 0;
-}
-
-static int make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
-                     size_t errlen)
-{
-    for (int k = 0; k < 2; k++) {
-        p->tex[k] = make_tex(ifmt, w, h);
-        if (check_gl(what, err, errlen) || make_fbo(p->tex[k], &p->fbo[k], what, err, errlen))
-            return -1;
-        const float zero[4] = {0, 0, 0, 0};
-        glClearBufferfv(GL_COLOR, 0, zero);
-    }
-    p->cur = 0;
-    return 0;
-}
-
-static void free_pair(struct pingpong *p)
-{
-    glDeleteFramebuffers(2, p->fbo);
-    glDeleteTextures(2, p->tex);
-}
-
-static void bind_tex(int unit, GLenum target, GLuint tex)
-{
-    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
-    glBindTexture(target, tex);
-}
-
-static void set_sampler(GLuint prog, const char *name, int unit)
-{
-    const GLint loc = glGetUniformLocation(prog, name);
-    if (loc >= 0)
-        glProgramUniform1i(prog, loc, unit);
-}
-
-/* Texture units of the update passes. */
-enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
-/* ... and of the features, fixed by layout(binding) in update2d.glsl and the
- * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT; storage
- * buffers (gather.comp): 1 the sample list, 2 the rows */
-enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
-       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14 };
-enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
-enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -579,7 +307,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         set_sampler(p, "slot_values", UNIT_SLOTVAL);
         g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
         for (int c = 0; c < 2; c++)
-            if (make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
+            if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
                           "Ez + H of the multi-step pass", err, errlen))
                 return -1;
     }
@@ -622,7 +350,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         set_sampler(g->gather.prog, "h_tex", UNIT_H);
         pass_locations(&g->gather);
     }
-    return check_gl("building the update programs", err, errlen);
+    return gl2d_check_gl("building the update programs", err, errlen);
 }
 
 /* ---- the denormal probe ---- */
@@ -643,8 +371,8 @@ static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_pr
         memcpy(&v, &bits[k], 4);
         glProgramUniform1f(prog, glGetUniformLocation(prog, names[k]), v);
     }
-    GLuint tex = make_tex(GL_RG32UI, 1, 1), fbo = 0;
-    if (make_fbo(tex, &fbo, "denormal probe", err, errlen)) {
+    GLuint tex = gl2d_make_tex(GL_RG32UI, 1, 1), fbo = 0;
+    if (gl2d_make_fbo(tex, &fbo, "denormal probe", err, errlen)) {
         glDeleteTextures(1, &tex);
         glDeleteProgram(prog);
         return -1;
@@ -665,7 +393,7 @@ static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_pr
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &tex);
     glDeleteProgram(prog);
-    if (check_gl(compute ? "compute denormal probe" : "fragment denormal probe", err, errlen))
+    if (gl2d_check_gl(compute ? "compute denormal probe" : "fragment denormal probe", err, errlen))
         return -1;
     out->flushes_results = got[0] == 0;
     out->flushes_inputs = got[1] == 0;
@@ -691,8 +419,8 @@ static void gl_destroy(struct engine *e)
         for (int k = 0; k < 2; k++)
             if (g->fence[k])
                 glDeleteSync(g->fence[k]);
-        free_pair(&g->ez);
-        free_pair(&g->h);
+        gl2d_free_pair(&g->ez);
+        gl2d_free_pair(&g->h);
         glDeleteTextures(1, &g->mat_tex);
         glDeleteTextures(1, &g->slot_tex);
         glDeleteTextures(2, g->slot_tbo);
@@ -707,7 +435,7 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->psi_hpass.prog);
         glDeleteProgram(g->psi_epass.prog);
         for (int k = 0; k < PSI_COUNT; k++)
-            free_pair(&g->psi[k]);
+            gl2d_free_pair(&g->psi[k]);
         glDeleteTextures(2, g->dft_pp.tex);
         glDeleteFramebuffers(2, g->dft_mrt_fbo);
         if (g->dft_group_fbo)
@@ -828,8 +556,8 @@ static int make_dft_targets(struct gl_engine *g, const struct model *m, char *er
         glGenTextures(1, &g->dft_pp.tex[c]);
         glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
         glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_RG32F, m->nx, m->ny, g->dft_nf);
-        tex_params(GL_TEXTURE_2D_ARRAY);
-        if (check_gl("allocating the DFT sums (RG32F array)", err, errlen))
+        gl2d_tex_params(GL_TEXTURE_2D_ARRAY);
+        if (gl2d_check_gl("allocating the DFT sums (RG32F array)", err, errlen))
             return -1;
         glBindFramebuffer(GL_FRAMEBUFFER, g->layer_fbo);
         for (int k = 0; k < g->dft_nf; k++) {
@@ -891,14 +619,14 @@ static int make_gather_targets(struct gl_engine *g, const struct model *m, char 
                      NULL, GL_DYNAMIC_READ);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     } else {
-        g->sample_tex = make_tex(GL_RG32UI, g->gather_w, g->gather_h);
+        g->sample_tex = gl2d_make_tex(GL_RG32UI, g->gather_w, g->gather_h);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->gather_w, g->gather_h, GL_RG_INTEGER,
                         GL_UNSIGNED_INT, list);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        g->rows_tex = make_tex(GL_R32UI, g->gather_w, g->gather_h * g->sample_rows);
-        if (make_fbo(g->rows_tex, &g->rows_fbo, "monitor rows (R32UI)", err, errlen)) {
+        g->rows_tex = gl2d_make_tex(GL_R32UI, g->gather_w, g->gather_h * g->sample_rows);
+        if (gl2d_make_fbo(g->rows_tex, &g->rows_fbo, "monitor rows (R32UI)", err, errlen)) {
             free(list);
             return -1;
         }
@@ -910,7 +638,7 @@ static int make_gather_targets(struct gl_engine *g, const struct model *m, char 
         }
     }
     free(list);
-    return check_gl("allocating the monitors' gather", err, errlen);
+    return gl2d_check_gl("allocating the monitors' gather", err, errlen);
 }
 
 /* The CPML psi pairs (shaped like the slabs), the DFT sums and, for `gl`,
@@ -922,19 +650,19 @@ static int make_feature_targets(struct gl_engine *g, const struct model *m, char
         const int N2 = 2 * g->pml_n;
         const int w[PSI_COUNT] = {m->nx, N2, m->nx, N2}, h[PSI_COUNT] = {N2, m->ny, N2, m->ny};
         for (int k = 0; k < PSI_COUNT; k++)
-            if (make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
+            if (gl2d_make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
                 return -1;
     }
     if (g->dft && make_dft_targets(g, m, err, errlen))
         return -1;
-    return check_gl("allocating the CPML and DFT textures", err, errlen);
+    return gl2d_check_gl("allocating the CPML and DFT textures", err, errlen);
 }
 
 static int upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    g->mat_tex = make_tex(GL_R8UI, m->nx, m->ny);
+    g->mat_tex = gl2d_make_tex(GL_R8UI, m->nx, m->ny);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, m->nx, m->ny, GL_RED_INTEGER, GL_UNSIGNED_BYTE, m->mat);
 
     const size_t bb = (size_t)g->slot_w * (size_t)g->slot_h;
@@ -946,7 +674,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
         const int j = (int)(m->slot_cell[k] / (size_t)m->nx) - g->slot_y0;
         idx[(size_t)i + (size_t)j * (size_t)g->slot_w] = (uint32_t)k;
     }
-    g->slot_tex = make_tex(GL_R32UI, g->slot_w, g->slot_h);
+    g->slot_tex = gl2d_make_tex(GL_R32UI, g->slot_w, g->slot_h);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->slot_w, g->slot_h, GL_RED_INTEGER, GL_UNSIGNED_INT,
                     idx);
     free(idx);
@@ -981,7 +709,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
                 t[2] = ax[r]->ikf[i];
             }
         }
-        g->prof_tex = make_tex(GL_RGBA32F, w, 4);
+        g->prof_tex = gl2d_make_tex(GL_RGBA32F, w, 4);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 4, GL_RGBA, GL_FLOAT, prof);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
@@ -1007,7 +735,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
             edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
             edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
         }
-        g->cut_idx_tex = make_tex(GL_RG32UI, g->cut_w, g->cut_h);
+        g->cut_idx_tex = gl2d_make_tex(GL_RG32UI, g->cut_w, g->cut_h);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
                         GL_UNSIGNED_INT, map);
@@ -1029,7 +757,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
         glBufferData(GL_PIXEL_PACK_BUFFER, 8, NULL, GL_STREAM_READ);
     }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    return check_gl("uploading the material map and slot tables", err, errlen);
+    return gl2d_check_gl("uploading the material map and slot tables", err, errlen);
 }
 
 /* The counter texel starts at COUNTER_ONE (0 steps) in both H textures. */
@@ -1138,7 +866,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     }
     if (check_sizes(g, m, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
 
     /* Denormals: probe the stage this engine computes in; FLUSH is asked
@@ -1150,7 +878,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     if (probe_denormals(g, false, &g->probe_frag, err, errlen)
         || probe_denormals(g, true, &g->probe_comp, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
     if (o->denormals == DENORMALS_KEEP && probe_keeps(pr)) {
         g->denormals = DENORMALS_KEEP;
@@ -1164,18 +892,18 @@ static int gl_create_common(const struct model *m, const struct engine_options *
                      name, g->info.renderer, compute ? "compute" : "fragment");
     }
 
-    if (make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
-        || make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
+    if (gl2d_make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
+        || gl2d_make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
         || make_feature_targets(g, m, err, errlen)
         || (g->nsamples && make_gather_targets(g, m, err, errlen))
         || upload_static(g, m, err, errlen) || build_update_programs(g, m, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
     reset_counter(g);
-    if (check_gl("allocating the field textures", err, errlen)) {
+    if (gl2d_check_gl("allocating the field textures", err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
 
     const char *fixed = getenv("TEXFDTD_GL_BATCH_STEPS");
@@ -1393,8 +1121,8 @@ static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
                       r == GL_TIMEOUT_EXPIRED ? "still running" : "done", took);
     if (r == GL_WAIT_FAILED)
         return seterr(err, errlen, "waiting for a fence failed (%s)",
-                      gl_error_name(glGetError()));
-    if (check_reset("at a fence", err, errlen))
+                      gl2d_error_name(glGetError()));
+    if (gl2d_check_reset("at a fence", err, errlen))
         return -1;
     glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
     const uint32_t *p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, 8, GL_MAP_READ_BIT);
@@ -1406,13 +1134,13 @@ static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     if (!p)
         return seterr(err, errlen, "cannot map the step counter (%s)",
-                      gl_error_name(glGetError()));
+                      gl2d_error_name(glGetError()));
     if (got != g->expect[k])
         return seterr(err, errlen,
                       "the GPU step counter reads %ld steps where %ld were sent: work was "
                       "dropped or the readback is stale; results are discarded",
                       (long)got - (long)COUNTER_ONE, (long)g->expect[k] - (long)COUNTER_ONE);
-    return check_gl("after a batch", err, errlen);
+    return gl2d_check_gl("after a batch", err, errlen);
 }
 
 static void adapt_batch(struct gl_engine *g, int k);
@@ -1431,7 +1159,7 @@ static int finish_pending(struct gl_engine *g, char *err, size_t errlen)
     }
     if (rc) {
         g->failed = true;
-        prefix_err(g->base.ops->name, err, errlen);
+        gl2d_prefix_err(g->base.ops->name, err, errlen);
     }
     return rc;
 }
@@ -1578,7 +1306,7 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
     }
     if (rc) {
         g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     }
     /* Without monitors step() returns with its work done and checked.  With
      * them, engine_step reads this call's samples next and meanwhile sums
@@ -1671,9 +1399,9 @@ static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, s
     } else {
         return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
     }
-    if (check_reset("reading a field", err, errlen) || check_gl("reading a field", err, errlen)) {
+    if (gl2d_check_reset("reading a field", err, errlen) || gl2d_check_gl("reading a field", err, errlen)) {
         g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     }
     return 0;
 }
@@ -1814,9 +1542,9 @@ static int gl_state(struct engine *e, struct state_io *io, char *err, size_t err
     free(rg);
     free(a);
     free(b);
-    if (!rc && (check_reset("checkpoint", err, errlen) || check_gl("checkpoint", err, errlen))) {
+    if (!rc && (gl2d_check_reset("checkpoint", err, errlen) || gl2d_check_gl("checkpoint", err, errlen))) {
         g->failed = true;
-        rc = prefix_err(e->ops->name, err, errlen);
+        rc = gl2d_prefix_err(e->ops->name, err, errlen);
     }
     return rc;
 }
@@ -1855,10 +1583,10 @@ static int gl_read_samples(struct engine *e, void *dst, int rows, char *err, siz
             memcpy((uint32_t *)dst + r * n, buf + r * band, n * sizeof *buf);
     }
     g->rows_taken = 0;
-    if (check_reset("reading monitor samples", err, errlen)
-        || check_gl("reading monitor samples", err, errlen)) {
+    if (gl2d_check_reset("reading monitor samples", err, errlen)
+        || gl2d_check_gl("reading monitor samples", err, errlen)) {
         g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     }
     return 0;
 }
@@ -1890,8 +1618,8 @@ static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t err
         for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
             glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, u[k].n),
                                (float)u[k].v);
-        g->color_tex = make_tex(GL_RGBA8, g->nx, g->ny);
-        if (make_fbo(g->color_tex, &g->color_fbo, "picture (RGBA8)", err, errlen))
+        g->color_tex = gl2d_make_tex(GL_RGBA8, g->nx, g->ny);
+        if (gl2d_make_fbo(g->color_tex, &g->color_fbo, "picture (RGBA8)", err, errlen))
             return -1;
     }
     if (g->compute)
@@ -1909,8 +1637,8 @@ static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t err
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, g->nx, g->ny, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    if (check_reset("drawing a picture", err, errlen) || check_gl("drawing a picture", err, errlen))
-        return prefix_err(e->ops->name, err, errlen);
+    if (gl2d_check_reset("drawing a picture", err, errlen) || gl2d_check_gl("drawing a picture", err, errlen))
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     return 0;
 }
 
@@ -2035,7 +1763,7 @@ int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errl
     }
     free(row);
     reset_counter(g);
-    return check_gl("filling random fields", err, errlen);
+    return gl2d_check_gl("filling random fields", err, errlen);
 }
 
 int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
@@ -2080,7 +1808,7 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
         glClearBufferData(GL_COPY_WRITE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                           &pattern);
     }
-    if (check_gl("allocating the copy buffers", err, errlen)) {
+    if (gl2d_check_gl("allocating the copy buffers", err, errlen)) {
         glDeleteBuffers(2, buf);
         return -1;
     }
@@ -2125,7 +1853,7 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
     glDeleteQueries(1, &q);
     glDeleteProgram(prog);
     glDeleteBuffers(2, buf);
-    return check_gl("copy bandwidth", err, errlen);
+    return gl2d_check_gl("copy bandwidth", err, errlen);
 }
 
 int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
@@ -2143,8 +1871,8 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
     const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
     if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
         return -1;
-    GLuint tex = make_tex((GLenum)format, w, h), fbo, q;
-    if (make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
+    GLuint tex = gl2d_make_tex((GLenum)format, w, h), fbo, q;
+    if (gl2d_make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
         glDeleteTextures(1, &tex);
         glDeleteProgram(prog);
         return -1;
@@ -2174,7 +1902,7 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &tex);
     glDeleteProgram(prog);
-    return check_gl("write cap", err, errlen);
+    return gl2d_check_gl("write cap", err, errlen);
 }
 
 /* ---- writing a field, and the blow-up check ---- */
@@ -2216,9 +1944,9 @@ static int gl_write_field(struct engine *e, enum field f, const void *src, char 
         }
         free(rg);
     }
-    if (check_reset("writing a field", err, errlen) || check_gl("writing a field", err, errlen)) {
+    if (gl2d_check_reset("writing a field", err, errlen) || gl2d_check_gl("writing a field", err, errlen)) {
         g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     }
     return 0;
 }
@@ -2246,7 +1974,7 @@ static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *
         const char *cs[1] = {"check_finite.comp"};
         if (gl_program_build(g->shader_dir, NULL, cs, 1, defs, &g->check_prog, err, errlen)) {
             g->check_prog = 0;
-            return prefix_err(e->ops->name, err, errlen);
+            return gl2d_prefix_err(e->ops->name, err, errlen);
         }
         set_sampler(g->check_prog, "ez_tex", UNIT_EZ);
         set_sampler(g->check_prog, "h_tex", UNIT_H);
@@ -2271,10 +1999,10 @@ static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *
     GLuint first[3] = {0, 0, 0};
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof first, first);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
-    if (check_reset("the blow-up check", err, errlen)
-        || check_gl("the blow-up check", err, errlen)) {
+    if (gl2d_check_reset("the blow-up check", err, errlen)
+        || gl2d_check_gl("the blow-up check", err, errlen)) {
         g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
+        return gl2d_prefix_err(e->ops->name, err, errlen);
     }
     static const enum field order[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
     for (int k = 0; k < 3; k++)
