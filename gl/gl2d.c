@@ -190,7 +190,7 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
 
 /* ---- programs ---- */
 
-static void make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
+void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
                          size_t len)
 {
     snprintf(buf, len,
@@ -207,12 +207,12 @@ static void make_defines(const struct gl_engine *g, const struct model *m, bool 
              g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX);
 }
 
-static bool has_features(const struct gl_engine *g)
+bool gl2d_has_features(const struct gl_engine *g)
 {
     return g->cpml || g->mur || g->dft || g->point || g->conformal;
 }
 
-static void set_coefficients(GLuint prog, const struct model *m)
+void gl2d_set_coefficients(GLuint prog, const struct model *m)
 {
     float cezh[MODEL_MAX_MATERIALS];
     GLuint kind[MODEL_MAX_MATERIALS];
@@ -250,7 +250,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
                                  size_t errlen)
 {
     char defs[1024];
-    make_defines(g, m, g->emulate_flush, defs, sizeof defs);
+    gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
     const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
     const char *es[2] = {"fullscreen.vert", "update_e.frag"};
     const char *hc[1] = {"update_h.comp"}, *ec[1] = {"update_e.comp"};
@@ -261,7 +261,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
         return -1;
     const GLuint progs[2] = {g->hpass.prog, g->epass.prog};
     for (int k = 0; k < 2; k++) {
-        set_coefficients(progs[k], m);
+        gl2d_set_coefficients(progs[k], m);
         set_sampler(progs[k], "ez_tex", UNIT_EZ);
         set_sampler(progs[k], "h_tex", UNIT_H);
         set_sampler(progs[k], "mat_tex", UNIT_MAT);
@@ -283,7 +283,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
             return -1;
         struct pass *pp[2] = {&g->psi_hpass, &g->psi_epass};
         for (int k = 0; k < 2; k++) {
-            set_coefficients(pp[k]->prog, m);
+            gl2d_set_coefficients(pp[k]->prog, m);
             set_sampler(pp[k]->prog, "ez_tex", UNIT_EZ);
             set_sampler(pp[k]->prog, "h_tex", UNIT_H);
             pass_locations(pp[k]);
@@ -299,7 +299,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
                              errlen))
             return -1;
         const GLuint p = g->kpass.prog;
-        set_coefficients(p, m);
+        gl2d_set_coefficients(p, m);
         set_sampler(p, "ez_tex", UNIT_EZ);
         set_sampler(p, "h_tex", UNIT_H);
         set_sampler(p, "mat_tex", UNIT_MAT);
@@ -317,7 +317,7 @@ static int build_update_programs(struct gl_engine *g, const struct model *m, cha
                              errlen))
             return -1;
         const GLuint p = g->hepass.prog;
-        set_coefficients(p, m);
+        gl2d_set_coefficients(p, m);
         set_sampler(p, "ez_tex", UNIT_EZ);
         set_sampler(p, "h_tex", UNIT_H);
         set_sampler(p, "mat_tex", UNIT_MAT);
@@ -761,7 +761,7 @@ static int upload_static(struct gl_engine *g, const struct model *m, char *err, 
 }
 
 /* The counter texel starts at COUNTER_ONE (0 steps) in both H textures. */
-static void reset_counter(struct gl_engine *g)
+void gl2d_reset_counter(struct gl_engine *g)
 {
     float v[2] = {0, 0};
     const uint32_t one = COUNTER_ONE + g->counted;
@@ -811,7 +811,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
      * cannot see a Mur wall's neighbour across tiles: scenes with any of the
      * features run two dispatches. */
     const char *fz = getenv("TEXFDTD_GL_FUSED");
-    g->fused = compute && !(fz && !strcmp(fz, "0")) && !has_features(g);
+    g->fused = compute && !(fz && !strcmp(fz, "0")) && !gl2d_has_features(g);
     g->local_x = LOCAL_X;
     g->local_y = LOCAL_Y;
     const char *lz = getenv("TEXFDTD_GL_LOCAL");
@@ -841,7 +841,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
     /* update_k.frag knows PEC boxes with slots only, and the monitors
      * gather after every step */
-    if (has_features(g) || g->nsamples)
+    if (gl2d_has_features(g) || g->nsamples)
         g->k = 1;
     if (g->nsamples) {
         /* gl: the sample list is one texture row, or a band of rows of the
@@ -900,7 +900,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
     }
-    reset_counter(g);
+    gl2d_reset_counter(g);
     if (gl2d_check_gl("allocating the field textures", err, errlen)) {
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
@@ -1147,7 +1147,7 @@ static void adapt_batch(struct gl_engine *g, int k);
 
 /* Wait for and check every batch still in flight, the older first (the
  * slot the next batch would use, batch_no & 1, holds the older). */
-static int finish_pending(struct gl_engine *g, char *err, size_t errlen)
+int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen)
 {
     int rc = 0;
     for (int a = 0; a < 2 && !rc; a++) {
@@ -1312,334 +1312,8 @@ static int gl_step(struct engine *e, int n, char *err, size_t errlen)
      * them, engine_step reads this call's samples next and meanwhile sums
      * the previous call's on the host: the last batch stays in flight, and
      * read_samples (or any other read) waits for it and checks its fence
-     * and step counter first (finish_pending). */
-    return g->nsamples ? 0 : finish_pending(g, err, errlen);
-}
-
-/* ---- reading ---- */
-
-/* Before moving field data between the GPU and the host: refuse after a
- * failed check, make the context current, wait for and check any batch
- * still in flight, let compute writes land, and set plain pixel transfers
- * (no buffer bound, tight rows). */
-static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
-{
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      g->base.ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    return 0;
-}
-
-/* The DFT sums of frequency k (the current texture's layer k) as the read
- * framebuffer's attachment. */
-static void bind_dft_layer(struct gl_engine *g, int k)
-{
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->layer_fbo);
-    glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                              g->dft_pp.tex[g->compute ? 0 : g->dft_pp.cur], 0, k);
-    glReadBuffer(GL_COLOR_ATTACHMENT0);
-}
-
-/* Component c (0 R, 1 G) of the bound read framebuffer's RG texels, in bands
- * of rows, into out[ny][nx]. */
-static int read_rg_component(struct gl_engine *g, int c, float *out, char *err, size_t errlen)
-{
-    const size_t nx = (size_t)g->nx;
-    const int band = 64;
-    float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
-    if (!tmp)
-        return -1;
-    for (int j0 = 0; j0 < g->ny; j0 += band) {
-        const int rows = g->ny - j0 < band ? g->ny - j0 : band;
-        glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
-        for (size_t q = 0; q < nx * (size_t)rows; q++)
-            out[(size_t)j0 * nx + q] = tmp[2 * q + (size_t)c];
-    }
-    free(tmp);
-    return 0;
-}
-
-static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const int k = field_dft_index(f);
-    if (k >= 0 && (!g->dft || k >= g->dft_nf))
-        return seterr(err, errlen, "%s: no field %s in this scene (%s)", e->ops->name,
-                      field_name(f),
-                      g->dft ? "beyond the [monitor.dft] frequencies" : "it has no [monitor.dft]");
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    float *out = dst;
-    const size_t nx = (size_t)g->nx;
-    if (f == FIELD_EZ) {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->ez.fbo[g->ez.cur]);
-        glReadPixels(0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, out);
-    } else if (f == FIELD_HX || f == FIELD_HY) {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
-        if (read_rg_component(g, f == FIELD_HX ? 0 : 1, out, err, errlen))
-            return -1;
-        /* the counter texel is not part of the field: Hx there is never
-         * updated, so it is 0 as in the CPU engine */
-        if (f == FIELD_HX)
-            out[(size_t)(g->ny - 1) * nx + nx - 1] = 0.0f;
-    } else if (k >= 0) {
-        bind_dft_layer(g, k);
-        if (read_rg_component(g, f == field_dft(k, 1) ? 1 : 0, out, err, errlen))
-            return -1;
-    } else {
-        return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
-    }
-    if (gl2d_check_reset("reading a field", err, errlen) || gl2d_check_gl("reading a field", err, errlen)) {
-        g->failed = true;
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-/* ---- checkpoints ---- */
-
-/* A whole texture to or from the host: w x h texels of 1 (GL_RED) or 2
- * (GL_RG) floats, row 0 first. */
-static void tex_io(bool load, GLuint tex, GLenum fmt, int w, int h, float *buf)
-{
-    glBindTexture(GL_TEXTURE_2D, tex);
-    if (load)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_FLOAT, buf);
-    else
-        glGetTexImage(GL_TEXTURE_2D, 0, fmt, GL_FLOAT, buf);
-}
-
-/* One RG texture as two arrays in the CPU engine's layout, through io.
- * counter: the texture is H, whose last texel's R holds the step counter,
- * saved as Hx = 0 (which it is in the CPU engine). */
-static int rg_io(struct state_io *io, GLuint tex, int w, int h, bool counter, const char *n0,
-                 const char *n1, float *rg, float *a, float *b, char *err, size_t errlen)
-{
-    const size_t n = (size_t)w * (size_t)h;
-    if (!io->load) {
-        tex_io(false, tex, GL_RG, w, h, rg);
-        for (size_t q = 0; q < n; q++)
-            a[q] = rg[2 * q], b[q] = rg[2 * q + 1];
-        if (counter)
-            a[n - 1] = 0.0f;
-    }
-    if (io->array(io, n0, a, n, err, errlen) || io->array(io, n1, b, n, err, errlen))
-        return -1;
-    if (io->load) {
-        for (size_t q = 0; q < n; q++)
-            rg[2 * q] = a[q], rg[2 * q + 1] = b[q];
-        tex_io(true, tex, GL_RG, w, h, rg);
-    }
-    return 0;
-}
-
-/* One CPML psi texture through io.  psi_hxy and psi_ezy textures (nx x 2N,
- * texel (i, side N + k)) are stored as the CPU engine stores them; psi_hyx
- * and psi_ezx (2N x ny, texel (side N + k, j)) are transposed to the CPU's
- * [2 sides][ny][N]. */
-static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *name, float *tex,
-                  float *cpu, char *err, size_t errlen)
-{
-    const int N = g->pml_n, ny = g->ny;
-    const bool along_y = k == PSI_HXY || k == PSI_EZY;
-    const int w = along_y ? g->nx : 2 * N, h = along_y ? 2 * N : ny;
-    const size_t n = (size_t)w * (size_t)h;
-    const GLuint t = g->psi[k].tex[g->psi[k].cur];
-    float *host = along_y ? tex : cpu;
-    if (!io->load)
-        tex_io(false, t, GL_RED, w, h, tex);
-    for (int side = 0; side < 2 && !along_y && !io->load; side++)
-        for (int j = 0; j < ny; j++)
-            memcpy(cpu + ((size_t)side * ny + j) * N, tex + (size_t)j * 2 * N + side * N,
-                   (size_t)N * sizeof(float));
-    if (io->array(io, name, host, n, err, errlen))
-        return -1;
-    for (int side = 0; side < 2 && !along_y && io->load; side++)
-        for (int j = 0; j < ny; j++)
-            memcpy(tex + (size_t)j * 2 * N + side * N, cpu + ((size_t)side * ny + j) * N,
-                   (size_t)N * sizeof(float));
-    if (io->load)
-        tex_io(true, t, GL_RED, w, h, tex);
-    return 0;
-}
-
-/* The DFT sums through io as the CPU engine lays them out: "ez_dft_re" and
- * "ez_dft_im", nx ny values per frequency, frequency-major (layer k of the
- * current texture is frequency k).  rg: 2 nx ny floats of scratch.  A load
- * fills both textures of gl's pair, so that the layers update_dft.frag has
- * not written yet (before start_step) read the same whichever is current. */
-static int dft_io(struct gl_engine *g, struct state_io *io, float *rg, char *err, size_t errlen)
-{
-    const size_t n = (size_t)g->nx * (size_t)g->ny, nf = (size_t)g->dft_nf;
-    float *re = xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen);
-    float *im = re ? xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    int rc = im ? 0 : -1;
-    for (size_t k = 0; k < nf && !rc && !io->load; k++) {
-        bind_dft_layer(g, (int)k);
-        glReadPixels(0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
-        for (size_t q = 0; q < n; q++)
-            re[k * n + q] = rg[2 * q], im[k * n + q] = rg[2 * q + 1];
-    }
-    if (!rc)
-        rc = io->array(io, "ez_dft_re", re, n * nf, err, errlen)
-             || io->array(io, "ez_dft_im", im, n * nf, err, errlen) ? -1 : 0;
-    for (size_t k = 0; k < nf && !rc && io->load; k++) {
-        for (size_t q = 0; q < n; q++)
-            rg[2 * q] = re[k * n + q], rg[2 * q + 1] = im[k * n + q];
-        for (int c = 0; c < (g->compute ? 1 : 2); c++) {
-            glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
-            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, (GLint)k, g->nx, g->ny, 1, GL_RG,
-                            GL_FLOAT, rg);
-        }
-    }
-    free(re);
-    free(im);
-    return rc;
-}
-
-/* The state of gl and gl-compute: the current textures of the ping-pong
- * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
- * counter texel is not state: it reads as Hx = 0 (as gl_read_field) and is
- * set again after a load. */
-static int gl_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const size_t n = (size_t)g->nx * (size_t)g->ny;
-    float *rg = xcalloc(2 * n, sizeof(float), "checkpoint buffer", err, errlen);
-    float *a = rg ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    float *b = a ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    int rc = b ? 0 : -1;
-    if (!rc && !io->load)
-        tex_io(false, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
-    if (!rc && (rc = io->array(io, "ez", a, n, err, errlen)) == 0 && io->load)
-        tex_io(true, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
-    if (!rc)
-        rc = rg_io(io, g->h.tex[g->h.cur], g->nx, g->ny, true, "hx", "hy", rg, a, b, err, errlen);
-    if (!rc && io->load)
-        reset_counter(g);
-    static const char *const psi_names[PSI_COUNT] = {"psi_hxy", "psi_hyx", "psi_ezy", "psi_ezx"};
-    static const int psi_order[PSI_COUNT] = {PSI_HXY, PSI_EZY, PSI_HYX, PSI_EZX};
-    for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
-        rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
-    if (!rc && g->dft)
-        rc = dft_io(g, io, rg, err, errlen);
-    /* a state is taken between engine_step calls, when every gathered row
-     * has been read: a load starts a fresh batch */
-    if (!rc && io->load)
-        g->rows_taken = 0;
-    free(rg);
-    free(a);
-    free(b);
-    if (!rc && (gl2d_check_reset("checkpoint", err, errlen) || gl2d_check_gl("checkpoint", err, errlen))) {
-        g->failed = true;
-        rc = gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    return rc;
-}
-
-/* ---- monitors ---- */
-
-/* The `rows` rows gathered since the last call into dst ([rows][nsamples]
- * floats), with one readback: gl reads the rows target's first rows H texel
- * rows (GL_RED_INTEGER: the bits as gathered) and, where the list is a band
- * (H > 1), moves each step's nsamples values together; gl-compute reads the
- * storage buffer, already in that layout.  The batch step() left in flight
- * is waited for and checked first (begin_transfer). */
-static int gl_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (rows != g->rows_taken)
-        return seterr(err, errlen, "%s: monitor samples: %d rows asked for, %d recorded",
-                      e->ops->name, rows, g->rows_taken);
-    if (!rows || !g->nsamples) {
-        g->rows_taken = 0;
-        return 0;
-    }
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const size_t n = g->nsamples;
-    if (g->compute) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)rows * n * 4), dst);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    } else {
-        const size_t band = (size_t)g->gather_w * (size_t)g->gather_h;
-        uint32_t *buf = g->gather_h > 1 ? g->rows_host : dst;
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->rows_fbo);
-        glReadPixels(0, 0, g->gather_w, rows * g->gather_h, GL_RED_INTEGER, GL_UNSIGNED_INT, buf);
-        for (size_t r = 0; r < (size_t)rows && g->gather_h > 1; r++)
-            memcpy((uint32_t *)dst + r * n, buf + r * band, n * sizeof *buf);
-    }
-    g->rows_taken = 0;
-    if (gl2d_check_reset("reading monitor samples", err, errlen)
-        || gl2d_check_gl("reading monitor samples", err, errlen)) {
-        g->failed = true;
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const struct model *m = e->model;
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed", e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (!g->color_prog) {
-        char defs[1024];
-        make_defines(g, m, false, defs, sizeof defs);
-        const char *st[2] = {"fullscreen.vert", "colormap.frag"};
-        if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
-            return -1;
-        set_coefficients(g->color_prog, m);
-        set_sampler(g->color_prog, "ez_tex", UNIT_EZ);
-        set_sampler(g->color_prog, "mat_tex", UNIT_MAT);
-        const struct {
-            const char *n;
-            double v;
-        } u[] = {{"omega_dt", m->omega_dt},  {"cos_t", m->cos_t},
-                 {"sin_t", m->sin_t},        {"d0", m->d0},
-                 {"courant", m->scene->courant}, {"ramp_steps", m->ramp_steps},
-                 {"amplitude", m->amplitude}};
-        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
-            glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, u[k].n),
-                               (float)u[k].v);
-        g->color_tex = gl2d_make_tex(GL_RGBA8, g->nx, g->ny);
-        if (gl2d_make_fbo(g->color_tex, &g->color_fbo, "picture (RGBA8)", err, errlen))
-            return -1;
-    }
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, g->nx, g->ny);
-    glUseProgram(g->color_prog);
-    glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, "step_n"),
-                       (float)e->step);
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->color_fbo);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->color_fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, g->nx, g->ny, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    if (gl2d_check_reset("drawing a picture", err, errlen) || gl2d_check_gl("drawing a picture", err, errlen))
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    return 0;
+     * and step counter first (gl2d_finish_pending). */
+    return g->nsamples ? 0 : gl2d_finish_pending(g, err, errlen);
 }
 
 /* ---- describe ---- */
@@ -1667,7 +1341,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         snprintf(mon, sizeof mon, "; monitors: %zu samples gathered per step (%s), read every %d",
                  g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
                  g->sample_rows);
-    if (has_features(g))
+    if (gl2d_has_features(g))
         snprintf(feat, sizeof feat, " with%s%s%s%s%s%s", g->cpml ? " CPML" : "",
                  g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
                  g->conformal ? " conformal-PEC" : "",
@@ -1720,303 +1394,6 @@ int gl_engine_steps_per_pass(const struct engine *e)
     return ((const struct gl_engine *)e)->k;
 }
 
-/* ---- bench helpers ---- */
-
-static bool is_gl_engine(const struct engine *e)
-{
-    return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
-}
-
-int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    const size_t nx = (size_t)g->nx;
-    float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
-    if (!row)
-        return -1;
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    for (int pass = 0; pass < 2; pass++) {
-        const int comps = pass == 0 ? 1 : 2;
-        glBindTexture(GL_TEXTURE_2D, pass == 0 ? g->ez.tex[g->ez.cur] : g->h.tex[g->h.cur]);
-        for (int j = 0; j < g->ny; j++) {
-            for (size_t q = 0; q < nx * (size_t)comps; q++) {
-                x ^= x << 13; /* xorshift64 */
-                x ^= x >> 7;
-                x ^= x << 17;
-                row[q] = (float)((double)(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-            }
-            if (pass == 0 && (j == 0 || j == g->ny - 1))
-                memset(row, 0, nx * sizeof(float));
-            if (pass == 0) {
-                row[0] = 0;
-                row[nx - 1] = 0;
-            }
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, j, g->nx, 1, pass == 0 ? GL_RED : GL_RG,
-                            GL_FLOAT, row);
-        }
-    }
-    free(row);
-    reset_counter(g);
-    return gl2d_check_gl("filling random fields", err, errlen);
-}
-
-int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    GLuint q;
-    glGenQueries(1, &q);
-    glBeginQuery(GL_TIME_ELAPSED, q);
-    const int rc = engine_step(e, n, err, errlen);
-    glEndQuery(GL_TIME_ELAPSED);
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-    glDeleteQueries(1, &q);
-    *gpu_seconds = (double)ns * 1e-9;
-    return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
-                            char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    GLuint buf[2], q, prog = 0;
-    glGenBuffers(2, buf);
-    for (int k = 0; k < 2; k++) { /* immutable, no client access: device memory */
-        glBindBuffer(GL_COPY_WRITE_BUFFER, buf[k]);
-        glBufferStorage(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, 0);
-        const GLuint pattern = 0x3f9e3779u + (GLuint)k;
-        glClearBufferData(GL_COPY_WRITE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                          &pattern);
-    }
-    if (gl2d_check_gl("allocating the copy buffers", err, errlen)) {
-        glDeleteBuffers(2, buf);
-        return -1;
-    }
-    const char *cs[1] = {"copy.comp"};
-    if (gl_program_build(g->shader_dir, NULL, cs, 1, "", &prog, err, errlen)) {
-        glDeleteBuffers(2, buf);
-        return -1;
-    }
-    glGenQueries(1, &q);
-    double *t = calloc((size_t)reps, sizeof *t);
-    double best[2];
-    for (int how = 0; how < 2; how++) { /* 0: glCopyBufferSubData, 1: compute copy */
-        for (int r = -2; r < reps; r++) {   /* two warm-ups */
-            glBeginQuery(GL_TIME_ELAPSED, q);
-            if (how == 0) {
-                glBindBuffer(GL_COPY_READ_BUFFER, buf[0]);
-                glBindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
-                glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                                    (GLsizeiptr)bytes);
-            } else {
-                glUseProgram(prog);
-                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
-                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
-                const GLuint vec4s = (GLuint)(bytes / 16);
-                glUniform1ui(glGetUniformLocation(prog, "n"), vec4s);
-                glDispatchCompute((vec4s + 255) / 256 < 65535 ? (vec4s + 255) / 256 : 65535, 1,
-                                  1);
-                glMemoryBarrier(GL_ALL_BARRIER_BITS);
-            }
-            glEndQuery(GL_TIME_ELAPSED);
-            GLuint64 ns = 0;
-            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-            if (r >= 0)
-                t[r] = (double)ns * 1e-9;
-        }
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        best[how] = 2.0 * (double)bytes / t[reps / 2];
-    }
-    bytes_per_s[0] = best[0];
-    bytes_per_s[1] = best[1];
-    free(t);
-    glDeleteQueries(1, &q);
-    glDeleteProgram(prog);
-    glDeleteBuffers(2, buf);
-    return gl2d_check_gl("copy bandwidth", err, errlen);
-}
-
-int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
-                       double *bytes_per_s, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    const int bpt = format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
-    char defs[64];
-    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", bpt / 4);
-    GLuint prog;
-    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
-    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
-        return -1;
-    GLuint tex = gl2d_make_tex((GLenum)format, w, h), fbo, q;
-    if (gl2d_make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
-        glDeleteTextures(1, &tex);
-        glDeleteProgram(prog);
-        return -1;
-    }
-    glUseProgram(prog);
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, w, h);
-    glGenQueries(1, &q);
-    double *t = calloc((size_t)reps, sizeof *t);
-    const int draws = 20;
-    for (int r = -2; r < reps; r++) {
-        glBeginQuery(GL_TIME_ELAPSED, q);
-        for (int d = 0; d < draws; d++) {
-            glUniform1f(glGetUniformLocation(prog, "value"), (float)(r * draws + d) * 1e-3f);
-            glDrawArrays(GL_TRIANGLES, 0, 3);
-        }
-        glEndQuery(GL_TIME_ELAPSED);
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-        if (r >= 0)
-            t[r] = (double)ns * 1e-9;
-    }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    *bytes_per_s = (double)draws * (double)w * (double)h * bpt / t[reps / 2];
-    free(t);
-    glDeleteQueries(1, &q);
-    glDeleteFramebuffers(1, &fbo);
-    glDeleteTextures(1, &tex);
-    glDeleteProgram(prog);
-    return gl2d_check_gl("write cap", err, errlen);
-}
-
-/* ---- writing a field, and the blow-up check ---- */
-
-/* Replace Ez, Hx or Hy with src ([ny][nx] floats, x fastest), in both
- * textures of the pair, so that cells a step never updates (the outer ring,
- * the last Hx row and Hy column) read the same in both.  Each H texture is
- * read back and only the component asked for is replaced; the counter texel
- * keeps its step counter (Hx there is not stored: it reads as 0, and no
- * update reads it). */
-static int gl_write_field(struct engine *e, enum field f, const void *src, char *err,
-                          size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (f != FIELD_EZ && f != FIELD_HX && f != FIELD_HY)
-        return seterr(err, errlen, "%s: cannot write field %s (only ez, hx, hy)", e->ops->name,
-                      field_name(f));
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const float *in = src;
-    const size_t n = (size_t)g->nx * (size_t)g->ny;
-    if (f == FIELD_EZ) {
-        for (int k = 0; k < 2; k++) {
-            glBindTexture(GL_TEXTURE_2D, g->ez.tex[k]);
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, in);
-        }
-    } else {
-        float *rg = xcalloc(2 * n, sizeof(float), "H write buffer", err, errlen);
-        if (!rg)
-            return -1;
-        const size_t c = f == FIELD_HX ? 0 : 1;
-        for (int k = 0; k < 2; k++) {
-            glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
-            glGetTexImage(GL_TEXTURE_2D, 0, GL_RG, GL_FLOAT, rg);
-            for (size_t q = 0; q < n; q++)
-                if (!(c == 0 && q == n - 1)) /* the counter texel's R */
-                    rg[2 * q + c] = in[q];
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
-        }
-        free(rg);
-    }
-    if (gl2d_check_reset("writing a field", err, errlen) || gl2d_check_gl("writing a field", err, errlen)) {
-        g->failed = true;
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-#define CHECK_LOCAL 16 /* check_finite.comp's work group: CHECK_LOCAL^2 invocations */
-
-/* The blow-up check on the GPU: check_finite.comp scans the current Ez and H
- * textures and leaves, per field, the lowest linear index of a NaN or Inf in
- * a buffer of three words; those 12 bytes are all that is read back.  The
- * same compute program serves gl (whose context is GL 4.3 too) and
- * gl-compute.  Fields in scene_fields() order: Ez, Hx, Hy. */
-static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
-                           size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (!g->check_prog) {
-        char defs[128];
-        snprintf(defs, sizeof defs, "#define NX %d\n#define NY %d\n#define CHECK_LOCAL %d\n",
-                 g->nx, g->ny, CHECK_LOCAL);
-        const char *cs[1] = {"check_finite.comp"};
-        if (gl_program_build(g->shader_dir, NULL, cs, 1, defs, &g->check_prog, err, errlen)) {
-            g->check_prog = 0;
-            return gl2d_prefix_err(e->ops->name, err, errlen);
-        }
-        set_sampler(g->check_prog, "ez_tex", UNIT_EZ);
-        set_sampler(g->check_prog, "h_tex", UNIT_H);
-        glGenBuffers(1, &g->check_buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, 3 * sizeof(GLuint), NULL, GL_DYNAMIC_READ);
-    }
-    /* gl-compute wrote the textures with imageStore: make them visible to
-     * texelFetch (the fragment passes' render targets need nothing) */
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    const GLuint none[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof none, none);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, g->check_buf);
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->check_prog);
-    glDispatchCompute((GLuint)((g->nx + CHECK_LOCAL - 1) / CHECK_LOCAL),
-                      (GLuint)((g->ny + CHECK_LOCAL - 1) / CHECK_LOCAL), 1);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    GLuint first[3] = {0, 0, 0};
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof first, first);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
-    if (gl2d_check_reset("the blow-up check", err, errlen)
-        || gl2d_check_gl("the blow-up check", err, errlen)) {
-        g->failed = true;
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    static const enum field order[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
-    for (int k = 0; k < 3; k++)
-        if (first[k] != 0xffffffffu) {
-            if ((size_t)first[k] >= (size_t)g->nx * (size_t)g->ny)
-                return seterr(err, errlen, "%s: the blow-up check returned cell %u of %d x %d",
-                              e->ops->name, first[k], g->nx, g->ny);
-            *f = order[k];
-            *cell = first[k];
-            return 1;
-        }
-    return 0;
-}
-
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
@@ -2024,14 +1401,14 @@ const struct engine_ops gl_engine_ops = {
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl_step,
-    .read_field = gl_read_field,
-    .write_field = gl_write_field,
+    .read_field = gl2d_read_field,
+    .write_field = gl2d_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
-    .render_rgba = gl_render_rgba,
-    .check_finite = gl_check_finite,
-    .state = gl_state,
-    .read_samples = gl_read_samples,
+    .render_rgba = gl2d_render_rgba,
+    .check_finite = gl2d_check_finite,
+    .state = gl2d_state,
+    .read_samples = gl2d_read_samples,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
@@ -2041,12 +1418,12 @@ const struct engine_ops gl_compute_engine_ops = {
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl_step,
-    .read_field = gl_read_field,
-    .write_field = gl_write_field,
+    .read_field = gl2d_read_field,
+    .write_field = gl2d_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
-    .render_rgba = gl_render_rgba,
-    .check_finite = gl_check_finite,
-    .state = gl_state,
-    .read_samples = gl_read_samples,
+    .render_rgba = gl2d_render_rgba,
+    .check_finite = gl2d_check_finite,
+    .state = gl2d_state,
+    .read_samples = gl2d_read_samples,
 };

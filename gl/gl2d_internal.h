@@ -22,6 +22,10 @@
  *                CLI's helpers
  *   glutil.c     small GL helpers: errors, textures, framebuffers, ping-pong
  *                pairs
+ *   readback.c   field reads and writes, the monitors' rows, the blow-up check
+ *   state.c      checkpoints: the current textures to and from state_io
+ *   colour.c     the picture (colormap.frag into an RGBA8 target)
+ *   bench.c      bench/gl_bench.c's helpers (gl/gl.h)
  *
  * Textures:
  *   ez   R32F pair     Ez(i, j)
@@ -254,5 +258,43 @@ int gl2d_make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char
 int gl2d_make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
                    size_t errlen);
 void gl2d_free_pair(struct pingpong *p);
+
+/* ---- not yet in their own files (gl2d.c) ---- */
+
+/* The GLSL #defines of the update passes (grid, slots, features). */
+void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
+                       size_t len);
+/* The scene needs more than a PEC box with slots (CPML, Mur, DFT, point
+ * source, conformal PEC): one step per fragment pass, two dispatches. */
+bool gl2d_has_features(const struct gl_engine *g);
+/* The material coefficients (ch, cezh[], kind[], mur_k) as uniforms of prog. */
+void gl2d_set_coefficients(GLuint prog, const struct model *m);
+/* Wait for and check every batch still in flight; on failure the engine
+ * refuses further work. */
+int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
+/* The step counter texel of both H textures, for the steps sent so far. */
+void gl2d_reset_counter(struct gl_engine *g);
+
+/* ---- readback.c: fields, monitor rows, the blow-up check ---- */
+
+/* Before moving field data between the GPU and the host: refuse after a
+ * failed check, make the context current, finish the batches in flight,
+ * plain pixel transfers. */
+int gl2d_begin_transfer(struct gl_engine *g, char *err, size_t errlen);
+/* Layer k of the current DFT texture as the read framebuffer. */
+void gl2d_bind_dft_layer(struct gl_engine *g, int k);
+/* The engine ops (core/engine.h). */
+int gl2d_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
+int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err, size_t errlen);
+int gl2d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
+int gl2d_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen);
+
+/* ---- state.c: checkpoints ---- */
+
+int gl2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen);
+
+/* ---- colour.c: the picture ---- */
+
+int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen);
 
 #endif
