@@ -22,6 +22,10 @@
  *                CLI's helpers
  *   glutil.c     small GL helpers: errors, textures, framebuffers, ping-pong
  *                pairs
+ *   programs.c   the update passes' GLSL programs: #defines, coefficients,
+ *                uniform locations
+ *   textures.c   the textures and buffers beyond the Ez and H pairs, made and
+ *                filled at create
  *   readback.c   field reads and writes, the monitors' rows, the blow-up check
  *   state.c      checkpoints: the current textures to and from state_io
  *   colour.c     the picture (colormap.frag into an RGBA8 target)
@@ -261,6 +265,14 @@ void gl2d_free_pair(struct pingpong *p);
 
 /* ---- not yet in their own files (gl2d.c) ---- */
 
+/* Wait for and check every batch still in flight; on failure the engine
+ * refuses further work. */
+int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
+/* The step counter texel of both H textures, for the steps sent so far. */
+void gl2d_reset_counter(struct gl_engine *g);
+
+/* ---- programs.c: the update passes' programs ---- */
+
 /* The GLSL #defines of the update passes (grid, slots, features). */
 void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
                        size_t len);
@@ -269,11 +281,26 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
 bool gl2d_has_features(const struct gl_engine *g);
 /* The material coefficients (ch, cezh[], kind[], mur_k) as uniforms of prog. */
 void gl2d_set_coefficients(GLuint prog, const struct model *m);
-/* Wait for and check every batch still in flight; on failure the engine
- * refuses further work. */
-int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
-/* The step counter texel of both H textures, for the steps sent so far. */
-void gl2d_reset_counter(struct gl_engine *g);
+/* Every program the engine's passes need, with their samplers, uniforms and
+ * (gl, multi-step) render targets. */
+int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err,
+                               size_t errlen);
+
+/* ---- textures.c: the textures and buffers beyond the Ez and H pairs ---- */
+
+/* Bounding boxes of the source slots' cells and of the cut edges' H cells
+ * (1 x 1 at the origin, read by nothing, when there are none). */
+void gl2d_slot_bbox(struct gl_engine *g, const struct model *m);
+void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
+/* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
+int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
+                              size_t errlen);
+/* The monitors' sample list and the rows of one batch. */
+int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err,
+                             size_t errlen);
+/* The material map, slot index map, slot-value buffers, CPML profiles, cut
+ * edges and the step counter's pixel buffers. */
+int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 
 /* ---- readback.c: fields, monitor rows, the blow-up check ---- */
 
