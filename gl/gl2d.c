@@ -1,59 +1,16 @@
-/* gl2d.c - the GL engines: 2D TMz FDTD as ping-ponged float textures.
+/* gl2d.c - the GL engines `gl` (fragment passes) and `gl-compute` (compute
+ * dispatches) as core/engine.h engines: their ops tables, create (sizes and
+ * memory checked first, the EGL context, the denormal probe, steps per pass,
+ * batch size and fence timeout, then the textures of textures.c and the
+ * programs of programs.c), describe and destroy, and the command line's
+ * helpers of gl/gl.h.
  *
- *   gl          per time step one fragment pass for H and one for E, each a
- *               full-screen triangle into the other texture of its pair
- *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
- *   gl-compute  the same update as two compute dispatches on the same
- *               textures (texelFetch in, imageStore out)
- *
- * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
- * statement for statement with `precise` everywhere, and add source-slot
- * values tabulated on the host by model_slot_values_f(), so their float32
- * fields equal the CPU engine's bit for bit in the matching denormal mode.
- *
- * Textures:
- *   ez   R32F pair     Ez(i, j)
- *   h    RG32F pair    (Hx(i, j+1/2), Hy(i+1/2, j)); texel (nx-1, ny-1) holds
- *                      the step counter (see update2d.glsl)
- *   mat  R8UI          material index per cell
- *   slot R32UI         slot index per cell of the slots' bounding box
- *   slot_values        R32F texture buffer: a batch of steps' slot values
- *                      (then the conformal cut edges' b^n), two buffers used
- *                      in turn
- * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
- *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
- *                      gl: small psi passes before the H and E passes;
- *                      gl-compute: updated in place through images
- *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
- *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
- *                      frequency (gl: a pair; render targets beside Ez in
- *                      the E pass, the frequencies beyond 7 in update_dft
- *                      passes; gl-compute: one array image, in place)
- *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
- * Mur walls and the point source need no texture (uniforms).  Scenes with
- * any of these run one step per fragment pass and, in gl-compute, two
- * dispatches per step.
- *
- * Monitors (core/monitor.h: probes, flux, the far field) need one small pass
- * per step that copies the bits of model->samples into the next row of a
- * batch on the GPU, and one readback per read_samples call (every
- * model->sample_rows steps at most), never one per step:
- *   gl          sample list RG32UI texture (cell, field), W x H texels;
- *               rows target R32UI, W x (sample_rows H): step r of the batch
- *               draws gather.frag into texel rows r H .. r H + H-1; one
- *               glReadPixels reads the batch
- *   gl-compute  sample list and rows in storage buffers; gather.comp, one
- *               invocation per sample, writes rows[r][q]; one
- *               glGetBufferSubData reads the batch
- * (docs/gl.md, "Monitors").  Scenes with monitors run one step per fragment
- * pass.
- *
- * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
- * of a fraction of a second of GPU time, each closed by a fence; at most two
- * batches are in flight.  At each fence the host checks that it signalled in
- * time, that the context was not reset, and that the step counter the H passes
- * carry equals the steps sent; otherwise step() fails and the engine refuses
- * further work.
+ * gl2d_internal.h describes the engines (2D TMz FDTD on ping-ponged float
+ * textures, bit-identical to the CPU engine), their textures and passes, and
+ * lists the files: the step goes through batch.c (fenced batches), step.c
+ * (the passes of a step in cpu/update2d.inc's order), frag2d.c and
+ * compute2d.c (each engine's passes); readback.c, state.c and colour.c move
+ * data back to the host.
  */
 #define _GNU_SOURCE
 #include <GL/glew.h>
@@ -68,17 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE__
-#include <xmmintrin.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#define COUNTER_ONE 0x3f800000u     /* counter bits for 0 steps: 1.0f */
-#define BATCH_TARGET_S 0.25         /* GPU time per fenced batch */
 #define BATCH_FIRST_S 0.05          /* ... of the first batch, from a guessed speed */
-#define BATCH_MAX_STEPS 100000
 #define FENCE_TIMEOUT_S_DEFAULT 60.0
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
 /* Steps per fragment pass of `gl`, chosen by measurement (docs/gl.md): on the
@@ -310,18 +258,6 @@ static double env_double(const char *name, double dflt)
     return *end ? dflt : d;
 }
 
-/* The counter texel starts at COUNTER_ONE (0 steps) in both H textures. */
-void gl2d_reset_counter(struct gl_engine *g)
-{
-    float v[2] = {0, 0};
-    const uint32_t one = COUNTER_ONE + g->counted;
-    memcpy(&v[0], &one, 4);
-    for (int k = 0; k < 2; k++) {
-        glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, v);
-    }
-}
-
 static int gl_create_common(const struct model *m, const struct engine_options *o, bool compute,
                             struct engine **out, char *err, size_t errlen)
 {
@@ -482,390 +418,6 @@ static int gl_compute_create(const struct model *m, const struct engine_options 
     return gl_create_common(m, o, true, out, err, errlen);
 }
 
-/* ---- stepping ---- */
-
-/* gl, CPML: the new psi of the H slabs (first) or the E slabs, one small
- * pass per texture into the other texture of its pair; the H or E pass then
- * samples the new ones (UNIT_PSI0 + k). */
-static void pass_psi(struct gl_engine *g, bool e_slabs)
-{
-    const struct pass *ps = e_slabs ? &g->psi_epass : &g->psi_hpass;
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(ps->prog);
-    for (int a = 0; a < 2; a++) {
-        const int k = (e_slabs ? PSI_EZY : PSI_HXY) + a;
-        struct pingpong *pp = &g->psi[k];
-        glUniform1i(ps->axis, a);
-        bind_tex(UNIT_PSI_OLD, GL_TEXTURE_2D, pp->tex[pp->cur]);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, pp->fbo[1 - pp->cur]);
-        glViewport(0, 0, a == 0 ? g->nx : 2 * g->pml_n, a == 0 ? 2 * g->pml_n : g->ny);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        pp->cur ^= 1;
-        bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, pp->tex[pp->cur]);
-    }
-    glViewport(0, 0, g->nx, g->ny);
-}
-
-static void pass_h(struct gl_engine *g, int cut_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
-    if (g->compute) {
-        glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
-        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    } else {
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-    }
-    g->h.cur ^= 1;
-}
-
-static void pass_e(struct gl_engine *g, const struct step_in *in)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->epass.prog);
-    glUniform1i(g->epass.slot_base, in->slot_base);
-    if (g->point)
-        glUniform1f(g->epass.point_v, in->point_v);
-    if (g->dft) {
-        glUniform1i(g->epass.dft_on, in->dft_on);
-        glUniform1fv(g->epass.dft_wr, g->dft_e, in->dft_wr);
-        glUniform1fv(g->epass.dft_wi, g->dft_e, in->dft_wi);
-    }
-    if (g->compute) {
-        glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    } else if (g->dft) {
-        /* Ez and the DFT sums swap together, so their cur stay equal */
-        const int c = g->dft_pp.cur;
-        bind_tex(UNIT_DFT, GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_mrt_fbo[1 - c]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        /* the frequencies beyond the E pass's targets, from the new Ez; before
-         * start_step every sum is 0 in both textures and stays so */
-        if (in->dft_on && g->dft_groups) {
-            bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[1 - g->ez.cur]);
-            glUseProgram(g->dftpass.prog);
-            for (int q = 0; q < g->dft_groups; q++) {
-                const int l0 = g->dft_e + q * DFT_G_MAX;
-                float wr[DFT_G_MAX] = {0}, wi[DFT_G_MAX] = {0};
-                for (int k = 0; k < DFT_G_MAX && l0 + k < g->dft_nf; k++) {
-                    wr[k] = in->dft_wr[l0 + k];
-                    wi[k] = in->dft_wi[l0 + k];
-                }
-                glUniform1i(g->dftpass.dft_first, l0);
-                glUniform1fv(g->dftpass.dft_wr, DFT_G_MAX, wr);
-                glUniform1fv(g->dftpass.dft_wi, DFT_G_MAX, wi);
-                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_group_fbo[2 * q + 1 - c]);
-                glDrawArrays(GL_TRIANGLES, 0, 3);
-            }
-        }
-        g->dft_pp.cur ^= 1;
-    } else {
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-    }
-    g->ez.cur ^= 1;
-}
-
-/* The monitors' gather after a step: the bits of every sample into row
- * rows_taken of the batch (gather.frag / gather.comp, docs/gl.md). */
-static void pass_gather(struct gl_engine *g)
-{
-    const int r = g->rows_taken++;
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->gather.prog);
-    if (g->compute) {
-        glUniform1ui(g->gather.row, (GLuint)((size_t)r * g->nsamples));
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
-        glDispatchCompute((GLuint)((g->nsamples + GATHER_LOCAL - 1) / GATHER_LOCAL), 1, 1);
-    } else {
-        bind_tex(UNIT_SAMPLES, GL_TEXTURE_2D, g->sample_tex);
-        glUniform1i(g->gather.row, r * g->gather_h);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->rows_fbo);
-        glViewport(0, r * g->gather_h, g->gather_w, g->gather_h);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        glViewport(0, 0, g->nx, g->ny);
-    }
-}
-
-/* k steps in one fragment pass into both pairs (update_k.frag). */
-static void pass_k(struct gl_engine *g, int slot_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->kpass.prog);
-    glUniform1i(g->kpass.slot_base, slot_base);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->mrt_fbo[1 - g->ez.cur]);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    g->h.cur ^= 1;
-    g->ez.cur ^= 1;
-}
-
-/* H and E of one step in one dispatch (gl-compute, fused). */
-static void pass_he(struct gl_engine *g, int slot_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->hepass.prog);
-    glUniform1i(g->hepass.slot_base, slot_base);
-    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
-    glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-    glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                      (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    g->h.cur ^= 1;
-    g->ez.cur ^= 1;
-}
-
-/* Slot values of steps t0 .. t0+b-1, step-major, computed in IEEE mode (the
- * OpenMP threads may still carry a CPU engine's FTZ/DAZ). */
-static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
-{
-#pragma omp parallel for schedule(static)
-    for (int s = 0; s < b; s++) {
-#ifdef __SSE__
-        const unsigned csr = _mm_getcsr();
-        _mm_setcsr(csr & ~0x8040u);
-#endif
-        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride);
-        if (m->ncut)
-            model_cut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots);
-#ifdef __SSE__
-        _mm_setcsr(csr);
-#endif
-    }
-}
-
-/* Wait for batch slot k and check it: in time, no reset, counter right. */
-static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
-{
-    if (!g->pending[k])
-        return 0;
-    g->pending[k] = false;
-    /* The limit holds from the moment the batch began to be sent: drivers
-     * that block while queueing (llvmpipe) spend the batch's time there. */
-    double left = g->fence_timeout_s - (now_seconds() - g->batch_start[k]);
-    const GLuint64 timeout = left > 0 ? (GLuint64)(left * 1e9) : 0;
-    const GLenum r = glClientWaitSync(g->fence[k], GL_SYNC_FLUSH_COMMANDS_BIT, timeout);
-    glDeleteSync(g->fence[k]);
-    g->fence[k] = 0;
-    const double took = now_seconds() - g->batch_start[k];
-    if (r == GL_TIMEOUT_EXPIRED || (r != GL_WAIT_FAILED && took > g->fence_timeout_s))
-        return seterr(err, errlen,
-                      "a batch of %d steps did not finish within %.3g s (fence timeout; %s "
-                      "after %.3g s): the GPU is hung or far slower than measured, results are "
-                      "discarded",
-                      g->batch_len[k], g->fence_timeout_s,
-                      r == GL_TIMEOUT_EXPIRED ? "still running" : "done", took);
-    if (r == GL_WAIT_FAILED)
-        return seterr(err, errlen, "waiting for a fence failed (%s)",
-                      gl2d_error_name(glGetError()));
-    if (gl2d_check_reset("at a fence", err, errlen))
-        return -1;
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
-    const uint32_t *p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, 8, GL_MAP_READ_BIT);
-    uint32_t got = 0;
-    if (p) {
-        got = p[0];
-        glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
-    }
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    if (!p)
-        return seterr(err, errlen, "cannot map the step counter (%s)",
-                      gl2d_error_name(glGetError()));
-    if (got != g->expect[k])
-        return seterr(err, errlen,
-                      "the GPU step counter reads %ld steps where %ld were sent: work was "
-                      "dropped or the readback is stale; results are discarded",
-                      (long)got - (long)COUNTER_ONE, (long)g->expect[k] - (long)COUNTER_ONE);
-    return gl2d_check_gl("after a batch", err, errlen);
-}
-
-static void adapt_batch(struct gl_engine *g, int k);
-
-/* Wait for and check every batch still in flight, the older first (the
- * slot the next batch would use, batch_no & 1, holds the older). */
-int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen)
-{
-    int rc = 0;
-    for (int a = 0; a < 2 && !rc; a++) {
-        const int k = (g->batch_no + a) & 1;
-        if (g->pending[k]) {
-            rc = finish_batch(g, k, err, errlen);
-            adapt_batch(g, k);
-        }
-    }
-    if (rc) {
-        g->failed = true;
-        gl2d_prefix_err(g->base.ops->name, err, errlen);
-    }
-    return rc;
-}
-
-static void adapt_batch(struct gl_engine *g, int k)
-{
-    const double now = now_seconds();
-    const double dt = now - g->last_fence_wall;
-    g->last_fence_wall = now;
-    if (g->batch_fixed || dt <= 0)
-        return;
-    double b = g->batch_len[k] * BATCH_TARGET_S / dt;
-    if (b > 4.0 * g->batch_steps)
-        b = 4.0 * g->batch_steps;
-    g->batch_steps = b < 1 ? 1 : b > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)b;
-}
-
-static int gl_step(struct engine *e, int n, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const struct model *m = e->model;
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, g->nx, g->ny);
-    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
-    bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
-    if (g->cpml)
-        bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
-    if (g->conformal) {
-        bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
-        bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
-    }
-    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
-        if (g->compute)
-            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
-                               GL_R32F);
-        else
-            bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
-    }
-    if (g->dft && g->compute)
-        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_TRUE, 0, GL_READ_WRITE, GL_RG32F);
-    if (g->nsamples && g->rows_taken + n > g->sample_rows)
-        return seterr(err, errlen,
-                      "%s: %d steps would gather %d rows of monitor samples, the batch holds "
-                      "%d: read_samples must come first (engine_step does it)",
-                      e->ops->name, n, g->rows_taken + n, g->sample_rows);
-    g->last_fence_wall = now_seconds();
-    int done = 0, rc = 0;
-    while (done < n && !rc) {
-        int b = n - done;
-        b = b < g->batch_steps ? b : g->batch_steps;
-        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
-        const int k = g->batch_no & 1;
-        if ((rc = finish_batch(g, k, err, errlen)))
-            break;
-        const int t0 = e->step + done;
-        g->batch_start[k] = now_seconds();
-        if (g->stride && !(k == g->ahead_k && t0 == g->ahead_t0 && b <= g->ahead_b)) {
-            compute_slot_values(g, m, t0, b);
-            glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-            glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
-                            g->slot_host);
-            glBindBuffer(GL_TEXTURE_BUFFER, 0);
-        }
-        g->ahead_b = 0;
-        bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
-        for (int s = 0; s < b; s++) {
-            const int base = (int)((size_t)s * g->stride);
-            if (g->k > 1 && b - s >= g->k) {
-                pass_k(g, base);
-                s += g->k - 1;
-            } else if (g->fused) {
-                pass_he(g, base);
-            } else {
-                /* the step from t to t+1: update2d.inc's order, the values
-                 * rounded to float as cpu_step rounds them */
-                const int t = t0 + s;
-                struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
-                if (g->point)
-                    in.point_v = (float)model_point_value(m, t);
-                if (g->dft && t + 1 > m->scene->dft_start) {
-                    in.dft_on = true;
-                    for (int q = 0; q < g->dft_nf; q++) {
-                        double wr, wi;
-                        model_dft_weight_k(m, q, t + 1, &wr, &wi);
-                        in.dft_wr[q] = (float)wr;
-                        in.dft_wi[q] = (float)wi;
-                    }
-                }
-                if (g->cpml && !g->compute)
-                    pass_psi(g, false);
-                pass_h(g, in.cut_base);
-                if (g->cpml && !g->compute)
-                    pass_psi(g, true);
-                pass_e(g, &in);
-            }
-            if (g->nsamples)
-                pass_gather(g);
-        }
-        g->counted += (uint32_t)b;
-        /* the counter texel of the newest H texture, into this batch's PBO */
-        if (g->compute)
-            glMemoryBarrier(GL_ALL_BARRIER_BITS);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
-        glReadPixels(g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, NULL);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        g->fence[k] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        glFlush();
-        g->expect[k] = COUNTER_ONE + g->counted;
-        g->batch_len[k] = b;
-        g->pending[k] = true;
-        g->batch_no++;
-        done += b;
-        /* at most two batches in flight: wait for the older one */
-        if (g->pending[1 - k]) {
-            rc = finish_batch(g, 1 - k, err, errlen);
-            adapt_batch(g, 1 - k);
-        }
-    }
-    /* With monitors engine_step calls step() for at most sample_rows steps,
-     * often one batch, and reads the samples in between: the slot values of
-     * the next call's first batch are computed and uploaded now, while the
-     * GPU runs this call's last batch, rather than at the start of the next
-     * with the GPU idle.  They go into the buffer that batch will use, whose
-     * previous batch has finished (at most the last batch is in flight). */
-    if (!rc && g->stride && g->nsamples) {
-        const int k = g->batch_no & 1;
-        int b = g->sample_rows < g->batch_steps ? g->sample_rows : g->batch_steps;
-        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
-        compute_slot_values(g, m, e->step + n, b);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-        glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
-                        g->slot_host);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
-        glFlush();
-        g->ahead_k = k;
-        g->ahead_t0 = e->step + n;
-        g->ahead_b = b;
-    }
-    if (rc) {
-        g->failed = true;
-        return gl2d_prefix_err(e->ops->name, err, errlen);
-    }
-    /* Without monitors step() returns with its work done and checked.  With
-     * them, engine_step reads this call's samples next and meanwhile sums
-     * the previous call's on the host: the last batch stays in flight, and
-     * read_samples (or any other read) waits for it and checks its fence
-     * and step counter first (gl2d_finish_pending). */
-    return g->nsamples ? 0 : gl2d_finish_pending(g, err, errlen);
-}
-
 /* ---- describe ---- */
 
 static const char *probe_words(const struct denormal_probe *p)
@@ -950,7 +502,7 @@ const struct engine_ops gl_engine_ops = {
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
-    .step = gl_step,
+    .step = gl2d_step,
     .read_field = gl2d_read_field,
     .write_field = gl2d_write_field,
     .describe = gl_describe,
@@ -967,7 +519,7 @@ const struct engine_ops gl_compute_engine_ops = {
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
-    .step = gl_step,
+    .step = gl2d_step,
     .read_field = gl2d_read_field,
     .write_field = gl2d_write_field,
     .describe = gl_describe,

@@ -22,6 +22,12 @@
  *                CLI's helpers
  *   glutil.c     small GL helpers: errors, textures, framebuffers, ping-pong
  *                pairs
+ *   batch.c      step(): the steps in fenced batches, the slot values of a
+ *                batch, the fences and the step counter
+ *   step.c       a batch of steps as passes in cpu/update2d.inc's order, both
+ *                engines; what every pass binds
+ *   frag2d.c     the fragment passes of `gl` (psi, H, E + DFT, gather, k steps)
+ *   compute2d.c  the compute dispatches of `gl-compute` (H, E, fused, gather)
  *   programs.c   the update passes' GLSL programs: #defines, coefficients,
  *                uniform locations
  *   textures.c   the textures and buffers beyond the Ez and H pairs, made and
@@ -92,6 +98,7 @@
 #define DFT_E_MAX 7
 #define DFT_G_MAX 8
 #define GATHER_LOCAL 64 /* gather.comp's work group */
+#define BATCH_MAX_STEPS 100000 /* steps of a batch, at most */
 
 /* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
  * write tex[1 - cur], then swap. */
@@ -263,14 +270,6 @@ int gl2d_make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *wh
                    size_t errlen);
 void gl2d_free_pair(struct pingpong *p);
 
-/* ---- not yet in their own files (gl2d.c) ---- */
-
-/* Wait for and check every batch still in flight; on failure the engine
- * refuses further work. */
-int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
-/* The step counter texel of both H textures, for the steps sent so far. */
-void gl2d_reset_counter(struct gl_engine *g);
-
 /* ---- programs.c: the update passes' programs ---- */
 
 /* The GLSL #defines of the update passes (grid, slots, features). */
@@ -301,6 +300,47 @@ int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *e
 /* The material map, slot index map, slot-value buffers, CPML profiles, cut
  * edges and the step counter's pixel buffers. */
 int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+
+/* ---- batch.c: step() in fenced batches ---- */
+
+/* Wait for and check every batch still in flight; on failure the engine
+ * refuses further work. */
+int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
+/* The step counter texel of both H textures, for the steps sent so far. */
+void gl2d_reset_counter(struct gl_engine *g);
+/* The engine op (core/engine.h): n steps in fenced batches. */
+int gl2d_step(struct engine *e, int n, char *err, size_t errlen);
+
+/* ---- step.c: a batch of steps as passes, both engines ---- */
+
+/* What every pass reads, bound once per step() call: the vertex array, the
+ * viewport, the material and slot maps, the CPML profiles and psi textures
+ * (gl-compute: images, updated in place), the cut edges, gl-compute's DFT
+ * image. */
+void gl2d_bind_inputs(struct gl_engine *g);
+/* The start of every update pass: the current Ez and H at UNIT_EZ and
+ * UNIT_H, and prog in use. */
+void gl2d_use_pass(struct gl_engine *g, GLuint prog);
+/* The E pass's per-step uniforms (both engines). */
+void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in);
+/* Steps t0 .. t0+b-1, with the batch's slot values bound at UNIT_SLOTVAL
+ * (step s at s * stride); with monitors, a gather after each. */
+void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b);
+
+/* ---- frag2d.c: the passes of `gl` ---- */
+
+void gl2d_frag_psi(struct gl_engine *g, bool e_slabs);
+void gl2d_frag_h(struct gl_engine *g, int cut_base);
+void gl2d_frag_e(struct gl_engine *g, const struct step_in *in);
+void gl2d_frag_gather(struct gl_engine *g);
+void gl2d_frag_k(struct gl_engine *g, int slot_base);
+
+/* ---- compute2d.c: the dispatches of `gl-compute` ---- */
+
+void gl2d_compute_h(struct gl_engine *g, int cut_base);
+void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
+void gl2d_compute_he(struct gl_engine *g, int slot_base);
+void gl2d_compute_gather(struct gl_engine *g);
 
 /* ---- readback.c: fields, monitor rows, the blow-up check ---- */
 
