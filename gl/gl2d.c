@@ -452,18 +452,24 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                             : " (1 step per pass)");
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
-    snprintf(info->detail, sizeof info->detail,
-             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s%s%s",
-             g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
-             cuda, denormals_name(g->denormals),
-             g->emulate_flush ? "flushed in GLSL" : "as the driver does",
-             probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
-             g->compute ? "compute" : "fragment",
-             g->fused     ? "one fused compute dispatch per step"
-             : g->compute ? "two compute dispatches per step"
-             : g->k > 1   ? kdesc
-                          : "two fragment passes per step",
-             feat, mon);
+    /* The context and the way of stepping (at most 367 characters: it always
+     * fits), then the features and the monitors in what is left: the bytes
+     * one snprintf of it all would give, without a bound the compiler has to
+     * assume may cut the first part (-Wformat-truncation at -O1). */
+    const int n = snprintf(
+        info->detail, sizeof info->detail,
+        "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s",
+        g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
+        cuda, denormals_name(g->denormals),
+        g->emulate_flush ? "flushed in GLSL" : "as the driver does",
+        probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
+        g->compute ? "compute" : "fragment",
+        g->fused     ? "one fused compute dispatch per step"
+        : g->compute ? "two compute dispatches per step"
+        : g->k > 1   ? kdesc
+                     : "two fragment passes per step");
+    if (n >= 0 && (size_t)n < sizeof info->detail)
+        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s", feat, mon);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }
