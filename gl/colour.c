@@ -55,7 +55,8 @@ int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, g->nx, g->ny, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    if (gl2d_check_reset("drawing a picture", err, errlen) || gl2d_check_gl("drawing a picture", err, errlen))
+    if (gl2d_check_reset("drawing a picture", err, errlen)
+        || gl2d_check_gl("drawing a picture", err, errlen))
         return gl2d_prefix_err(e->ops->name, err, errlen);
     return 0;
 }

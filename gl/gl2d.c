@@ -459,7 +459,8 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     const int n = snprintf(
         info->detail, sizeof info->detail,
         "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s",
-        g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
+        g->info.vendor, g->info.version,
+        g->info.robust ? "robust context" : "no reset notification",
         cuda, denormals_name(g->denormals),
         g->emulate_flush ? "flushed in GLSL" : "as the driver does",
         probe_words(g->compute ? &g->probe_comp : &g->probe_frag),

@@ -292,11 +292,9 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
-int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
-                              size_t errlen);
+int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 /* The monitors' sample list and the rows of one batch. */
-int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err,
-                             size_t errlen);
+int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 /* The material map, slot index map, slot-value buffers, CPML profiles, cut
  * edges and the step counter's pixel buffers. */
 int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen);

@@ -96,7 +96,7 @@ int gl2d_make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t e
 /* A framebuffer rendering into two textures at once (MRT): Ez and H of the
  * multi-step pass. */
 int gl2d_make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
-                     size_t errlen)
+                   size_t errlen)
 {
     glGenFramebuffers(1, fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
@@ -112,11 +112,12 @@ int gl2d_make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char
 }
 
 int gl2d_make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
-                     size_t errlen)
+                   size_t errlen)
 {
     for (int k = 0; k < 2; k++) {
         p->tex[k] = gl2d_make_tex(ifmt, w, h);
-        if (gl2d_check_gl(what, err, errlen) || gl2d_make_fbo(p->tex[k], &p->fbo[k], what, err, errlen))
+        if (gl2d_check_gl(what, err, errlen)
+            || gl2d_make_fbo(p->tex[k], &p->fbo[k], what, err, errlen))
             return -1;
         const float zero[4] = {0, 0, 0, 0};
         glClearBufferfv(GL_COLOR, 0, zero);

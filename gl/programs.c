@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
-                         size_t len)
+                       size_t len)
 {
     snprintf(buf, len,
              "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
@@ -70,8 +70,7 @@ static void pass_locations(struct pass *p)
         p->row = glGetUniformLocation(p->prog, "row_base");
 }
 
-int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err,
-                                 size_t errlen)
+int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     char defs[1024];
     gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
@@ -132,7 +131,7 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
         g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
         for (int c = 0; c < 2; c++)
             if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
-                          "Ez + H of the multi-step pass", err, errlen))
+                               "Ez + H of the multi-step pass", err, errlen))
                 return -1;
     }
     if (g->fused) {

@@ -96,7 +96,8 @@ int gl2d_read_field(struct engine *e, enum field f, void *dst, char *err, size_t
     } else {
         return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
     }
-    if (gl2d_check_reset("reading a field", err, errlen) || gl2d_check_gl("reading a field", err, errlen)) {
+    if (gl2d_check_reset("reading a field", err, errlen)
+        || gl2d_check_gl("reading a field", err, errlen)) {
         g->failed = true;
         return gl2d_prefix_err(e->ops->name, err, errlen);
     }
@@ -109,8 +110,7 @@ int gl2d_read_field(struct engine *e, enum field f, void *dst, char *err, size_t
  * read back and only the component asked for is replaced; the counter texel
  * keeps its step counter (Hx there is not stored: it reads as 0, and no
  * update reads it). */
-int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err,
-                          size_t errlen)
+int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
     if (f != FIELD_EZ && f != FIELD_HX && f != FIELD_HY)
@@ -140,7 +140,8 @@ int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err,
         }
         free(rg);
     }
-    if (gl2d_check_reset("writing a field", err, errlen) || gl2d_check_gl("writing a field", err, errlen)) {
+    if (gl2d_check_reset("writing a field", err, errlen)
+        || gl2d_check_gl("writing a field", err, errlen)) {
         g->failed = true;
         return gl2d_prefix_err(e->ops->name, err, errlen);
     }
@@ -154,8 +155,7 @@ int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err,
  * a buffer of three words; those 12 bytes are all that is read back.  The
  * same compute program serves gl (whose context is GL 4.3 too) and
  * gl-compute.  Fields in scene_fields() order: Ez, Hx, Hy. */
-int gl2d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
-                           size_t errlen)
+int gl2d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen)
 {
     struct gl_engine *g = G(e);
     if (g->failed)

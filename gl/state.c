@@ -144,7 +144,9 @@ int gl2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
     free(rg);
     free(a);
     free(b);
-    if (!rc && (gl2d_check_reset("checkpoint", err, errlen) || gl2d_check_gl("checkpoint", err, errlen))) {
+    if (!rc
+        && (gl2d_check_reset("checkpoint", err, errlen)
+            || gl2d_check_gl("checkpoint", err, errlen))) {
         g->failed = true;
         rc = gl2d_prefix_err(e->ops->name, err, errlen);
     }

@@ -136,8 +136,7 @@ static int make_dft_targets(struct gl_engine *g, const struct model *m, char *er
  * rows of one batch.  gl: textures, the list W x H texels of (cell, field),
  * the padding of its last row marked by field 0xffffffff; gl-compute:
  * storage buffers. */
-int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err,
-                               size_t errlen)
+int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     const size_t n = g->nsamples;
     const size_t cap = g->compute ? n : (size_t)g->gather_w * (size_t)g->gather_h;
@@ -182,8 +181,7 @@ int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *e
 
 /* The CPML psi pairs (shaped like the slabs), the DFT sums and, for `gl`,
  * their render targets. */
-int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
-                                size_t errlen)
+int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     if (g->cpml) {
         const int N2 = 2 * g->pml_n;
