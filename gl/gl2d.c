@@ -1,67 +1,23 @@
-/* gl2d.c - the GL engines: 2D TMz FDTD as ping-ponged float textures.
+/* gl2d.c - the GL engines `gl` (fragment passes) and `gl-compute` (compute
+ * dispatches) as core/engine.h engines: their ops tables, create (sizes and
+ * memory checked first, the EGL context, the denormal probe, steps per pass,
+ * batch size and fence timeout, then the textures of textures.c and the
+ * programs of programs.c), describe and destroy, and the command line's
+ * helpers of gl/gl.h.
  *
- *   gl          per time step one fragment pass for H and one for E, each a
- *               full-screen triangle into the other texture of its pair
- *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
- *   gl-compute  the same update as two compute dispatches on the same
- *               textures (texelFetch in, imageStore out)
- *
- * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
- * statement for statement with `precise` everywhere, and add source-slot
- * values tabulated on the host by model_slot_values_f(), so their float32
- * fields equal the CPU engine's bit for bit in the matching denormal mode.
- *
- * Textures:
- *   ez   R32F pair     Ez(i, j)
- *   h    RG32F pair    (Hx(i, j+1/2), Hy(i+1/2, j)); texel (nx-1, ny-1) holds
- *                      the step counter (see update2d.glsl)
- *   mat  R8UI          material index per cell
- *   slot R32UI         slot index per cell of the slots' bounding box
- *   slot_values        R32F texture buffer: a batch of steps' slot values
- *                      (then the conformal cut edges' b^n), two buffers used
- *                      in turn
- * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
- *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
- *                      gl: small psi passes before the H and E passes;
- *                      gl-compute: updated in place through images
- *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
- *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
- *                      frequency (gl: a pair; render targets beside Ez in
- *                      the E pass, the frequencies beyond 7 in update_dft
- *                      passes; gl-compute: one array image, in place)
- *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
- * Mur walls and the point source need no texture (uniforms).  Scenes with
- * any of these run one step per fragment pass and, in gl-compute, two
- * dispatches per step.
- *
- * Monitors (core/monitor.h: probes, flux, the far field) need one small pass
- * per step that copies the bits of model->samples into the next row of a
- * batch on the GPU, and one readback per read_samples call (every
- * model->sample_rows steps at most), never one per step:
- *   gl          sample list RG32UI texture (cell, field), W x H texels;
- *               rows target R32UI, W x (sample_rows H): step r of the batch
- *               draws gather.frag into texel rows r H .. r H + H-1; one
- *               glReadPixels reads the batch
- *   gl-compute  sample list and rows in storage buffers; gather.comp, one
- *               invocation per sample, writes rows[r][q]; one
- *               glGetBufferSubData reads the batch
- * (docs/gl.md, "Monitors").  Scenes with monitors run one step per fragment
- * pass.
- *
- * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
- * of a fraction of a second of GPU time, each closed by a fence; at most two
- * batches are in flight.  At each fence the host checks that it signalled in
- * time, that the context was not reset, and that the step counter the H passes
- * carry equals the steps sent; otherwise step() fails and the engine refuses
- * further work.
+ * gl2d_internal.h describes the engines (2D TMz FDTD on ping-ponged float
+ * textures, bit-identical to the CPU engine), their textures and passes, and
+ * lists the files: the step goes through batch.c (fenced batches), step.c
+ * (the passes of a step in cpu/update2d.inc's order), frag2d.c and
+ * compute2d.c (each engine's passes); readback.c, state.c and colour.c move
+ * data back to the host.
  */
 #define _GNU_SOURCE
 #include <GL/glew.h>
 
-#include "core/engine.h"
 #include "core/util.h"
-#include "gl/egl.h"
 #include "gl/gl.h"
+#include "gl/gl2d_internal.h"
 #include "gl/shader.h"
 
 #include <math.h>
@@ -69,17 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE__
-#include <xmmintrin.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#define COUNTER_ONE 0x3f800000u     /* counter bits for 0 steps: 1.0f */
-#define BATCH_TARGET_S 0.25         /* GPU time per fenced batch */
 #define BATCH_FIRST_S 0.05          /* ... of the first batch, from a guessed speed */
-#define BATCH_MAX_STEPS 100000
 #define FENCE_TIMEOUT_S_DEFAULT 60.0
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
 /* Steps per fragment pass of `gl`, chosen by measurement (docs/gl.md): on the
@@ -93,277 +40,6 @@
 #define GL_STEPS_PER_PASS_MAX 2
 #define LOCAL_X 16
 #define LOCAL_Y 16
-/* DFT frequencies per fragment pass: the E pass has Ez and 7 sums as its 8
- * render targets (GL 4.3 guarantees 8), update_dft.frag 8 sums */
-#define DFT_E_MAX 7
-#define DFT_G_MAX 8
-#define GATHER_LOCAL 64 /* gather.comp's work group */
-
-/* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
- * write tex[1 - cur], then swap. */
-struct pingpong {
-    GLuint tex[2], fbo[2];
-    int cur;
-};
-
-/* What a shader stage does with denormals, probed at start. */
-struct denormal_probe {
-    bool flushes_results, flushes_inputs;
-};
-
-struct pass {
-    GLuint prog;
-    GLint slot_base; /* uniform location, E pass only */
-    GLint cut_base;  /* H pass: this step's first cut-edge value */
-    GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
-    GLint dft_first; /* update_dft.frag: its first frequency */
-    GLint axis;      /* psi passes */
-    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
-};
-
-/* The per-step inputs of an E pass beyond the slot values. */
-struct step_in {
-    int slot_base, cut_base;
-    float point_v;
-    float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
-    bool dft_on;
-};
-
-/* CPML psi textures, shaped like the slabs (core/model.h storage columns). */
-enum { PSI_HXY, PSI_HYX, PSI_EZY, PSI_EZX, PSI_COUNT };
-
-struct gl_engine {
-    struct engine base;
-    bool compute;
-    bool failed; /* a check failed: refuse further work */
-    struct egl_ctx *egl;
-    struct egl_ctx_info info;
-    char shader_dir[4096];
-    enum denormals denormals; /* what this engine's arithmetic does */
-    bool emulate_flush;       /* FTZ/DAZ done in GLSL (the driver keeps denormals) */
-    struct denormal_probe probe_frag, probe_comp;
-
-    int nx, ny;
-    int local_x, local_y; /* compute work-group size (TEXFDTD_GL_LOCAL=WxH) */
-    struct pingpong ez, h;
-    GLuint mat_tex, slot_tex, vao;
-    int slot_x0, slot_y0, slot_w, slot_h;
-    struct pass hpass, epass;
-    bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
-    struct pass hepass;
-    int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
-    struct pass kpass;
-    GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
-
-    /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
-     * boundaries, DFT, point source, conformal PEC") */
-    bool cpml, mur, dft, point, conformal;
-    int pml_n;
-    GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
-    struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
-    struct pass psi_hpass, psi_epass; /* gl: the psi passes */
-    /* [monitor.dft]: RG32F 2D array textures, layer k = frequency k; gl
-     * ping-pongs the pair (cur follows ez.cur), gl-compute updates tex[0]
-     * in place */
-    int dft_nf;                    /* frequencies */
-    int dft_e;                     /* gl: how many the E pass accumulates */
-    int dft_groups;                /* gl: update_dft passes for the rest */
-    struct {
-        GLuint tex[2];
-        int cur;
-    } dft_pp;
-    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + layers 0 .. dft_e-1 of DFT tex[c] */
-    GLuint *dft_group_fbo;         /* gl: [group][c], the group's layers of DFT tex[c] */
-    struct pass dftpass;           /* gl: update_dft.frag */
-    GLuint layer_fbo;              /* one layer of a DFT texture, to clear or read it */
-    int point_x, point_y;
-    GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
-    int cut_x0, cut_y0, cut_w, cut_h;
-
-    size_t nslots;
-    size_t stride;       /* values per step in the slot buffers: slots, then cut edges */
-    int slot_cap_steps;  /* steps of slot values one buffer holds */
-    GLuint slot_buf[2], slot_tbo[2];
-    float *slot_host;
-    /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..
-     * ahead_t0 + ahead_b - 1 (ahead_b = 0: none) */
-    int ahead_k, ahead_t0, ahead_b;
-
-    /* fenced batches */
-    GLuint counter_pbo[2];
-    GLsync fence[2];
-    uint32_t expect[2]; /* counter value the batch must leave */
-    int batch_len[2];
-    double batch_start[2]; /* wall clock when the batch began to be sent */
-    bool pending[2];
-    int batch_no;
-    uint32_t counted;   /* H passes sent so far */
-    int batch_steps;
-    bool batch_fixed;   /* TEXFDTD_GL_BATCH_STEPS */
-    double fence_timeout_s;
-    double last_fence_wall;
-
-    /* monitors (core/monitor.h): the gather of model->samples per step */
-    size_t nsamples;
-    int sample_rows;     /* model->sample_rows: rows a batch holds */
-    int rows_taken;      /* rows gathered since the last read_samples */
-    int gather_w, gather_h; /* gl: the sample list's texture, W x H */
-    GLuint sample_tex, rows_tex, rows_fbo; /* gl */
-    GLuint sample_buf, rows_buf;           /* gl-compute */
-    uint32_t *rows_host; /* gl with H > 1: a batch as read, before compaction */
-    struct pass gather;
-
-    GLuint color_prog, color_tex, color_fbo;
-    GLuint check_prog, check_buf; /* the blow-up check (check_finite.comp), built on first use */
-};
-
-static struct gl_engine *G(struct engine *e) { return (struct gl_engine *)e; }
-
-/* ---- small GL helpers ---- */
-
-static const char *gl_error_name(GLenum e)
-{
-    switch (e) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_CONTEXT_LOST: return "GL_CONTEXT_LOST";
-    default: return "GL error";
-    }
-}
-
-/* GL errors are collected at a few places (after creation, after each batch,
- * after each readback) rather than after every call. */
-static int check_gl(const char *where, char *err, size_t errlen)
-{
-    const GLenum e = glGetError();
-    if (e == GL_NO_ERROR)
-        return 0;
-    while (glGetError() != GL_NO_ERROR)
-        ;
-    return seterr(err, errlen, "%s: %s (0x%04x)", where, gl_error_name(e), e);
-}
-
-static int check_reset(const char *where, char *err, size_t errlen)
-{
-    GLenum s = GL_NO_ERROR;
-    if (glGetGraphicsResetStatus)
-        s = glGetGraphicsResetStatus();
-    else if (glGetGraphicsResetStatusARB)
-        s = glGetGraphicsResetStatusARB();
-    if (s == GL_NO_ERROR)
-        return 0;
-    return seterr(err, errlen,
-                  "%s: the GPU context was reset (%s); results are lost and nothing was "
-                  "written",
-                  where,
-                  s == GL_GUILTY_CONTEXT_RESET     ? "caused by this program's work"
-                  : s == GL_INNOCENT_CONTEXT_RESET ? "caused by other work on the GPU"
-                                                   : "cause unknown");
-}
-
-/* "what failed" -> "<engine>: what failed" */
-static int prefix_err(const char *name, char *err, size_t errlen)
-{
-    char tmp[ERRLEN];
-    snprintf(tmp, sizeof tmp, "%s", err ? err : "");
-    return seterr(err, errlen, "%s: %s", name, tmp);
-}
-
-static void tex_params(GLenum target)
-{
-    glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-}
-
-static GLuint make_tex(GLenum ifmt, int w, int h)
-{
-    GLuint t;
-    glGenTextures(1, &t);
-    glBindTexture(GL_TEXTURE_2D, t);
-    glTexStorage2D(GL_TEXTURE_2D, 1, ifmt, w, h);
-    tex_params(GL_TEXTURE_2D);
-    return t;
-}
-
-static int make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t errlen)
-{
-    glGenFramebuffers(1, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE)
-        return seterr(err, errlen,
-                      "%s render target is not complete (status 0x%04x): this driver cannot "
-                      "render to it, and half floats are never used instead",
-                      what, st);
-    return 0;
-}
-
-/* A framebuffer rendering into two textures at once (MRT): Ez and H of the
- * multi-step pass. */
-static int make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
-                     size_t errlen)
-{
-    glGenFramebuffers(1, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex0, 0);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, tex1, 0);
-    const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
-    glDrawBuffers(2, bufs);
-    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE)
-        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
-                      st);
-    return 0;
-}
-
-static int make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
-                     size_t errlen)
-{
-    for (int k = 0; k < 2; k++) {
-        p->tex[k] = make_tex(ifmt, w, h);
-        if (check_gl(what, err, errlen) || make_fbo(p->tex[k], &p->fbo[k], what, err, errlen))
-            return -1;
-        const float zero[4] = {0, 0, 0, 0};
-        glClearBufferfv(GL_COLOR, 0, zero);
-    }
-    p->cur = 0;
-    return 0;
-}
-
-static void free_pair(struct pingpong *p)
-{
-    glDeleteFramebuffers(2, p->fbo);
-    glDeleteTextures(2, p->tex);
-}
-
-static void bind_tex(int unit, GLenum target, GLuint tex)
-{
-    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
-    glBindTexture(target, tex);
-}
-
-static void set_sampler(GLuint prog, const char *name, int unit)
-{
-    const GLint loc = glGetUniformLocation(prog, name);
-    if (loc >= 0)
-        glProgramUniform1i(prog, loc, unit);
-}
-
-/* Texture units of the update passes. */
-enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
-/* ... and of the features, fixed by layout(binding) in update2d.glsl and the
- * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT; storage
- * buffers (gather.comp): 1 the sample list, 2 the rows */
-enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
-       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14 };
-enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
-enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -460,171 +136,6 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
     return 0;
 }
 
-/* ---- programs ---- */
-
-static void make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
-                         size_t len)
-{
-    snprintf(buf, len,
-             "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
-             "#define SLOT_Y0 %d\n#define FLUSH_DENORMALS %d\n#define LOCAL_X %d\n"
-             "#define LOCAL_Y %d\n#define CPML %d\n#define PML_N %d\n#define PSI_IN_PLACE %d\n"
-             "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
-             "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
-             "#define CUT_W %d\n#define CUT_H %d\n#define DFT_NF %d\n#define DFT_E %d\n"
-             "#define DFT_G %d\n",
-             m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
-             g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
-             g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
-             g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX);
-}
-
-static bool has_features(const struct gl_engine *g)
-{
-    return g->cpml || g->mur || g->dft || g->point || g->conformal;
-}
-
-static void set_coefficients(GLuint prog, const struct model *m)
-{
-    float cezh[MODEL_MAX_MATERIALS];
-    GLuint kind[MODEL_MAX_MATERIALS];
-    for (int k = 0; k < m->nmats; k++) {
-        cezh[k] = m->mats[k].cezh_f;
-        kind[k] = (GLuint)m->mats[k].kind;
-    }
-    GLint loc;
-    if ((loc = glGetUniformLocation(prog, "ch")) >= 0)
-        glProgramUniform1f(prog, loc, m->ch_f);
-    if ((loc = glGetUniformLocation(prog, "cezh")) >= 0)
-        glProgramUniform1fv(prog, loc, m->nmats, cezh);
-    if ((loc = glGetUniformLocation(prog, "kind")) >= 0)
-        glProgramUniform1uiv(prog, loc, m->nmats, kind);
-    if ((loc = glGetUniformLocation(prog, "mur_k")) >= 0)
-        glProgramUniform1f(prog, loc, m->mur_k_f);
-}
-
-static void pass_locations(struct pass *p)
-{
-    p->slot_base = glGetUniformLocation(p->prog, "slot_base");
-    p->cut_base = glGetUniformLocation(p->prog, "cut_base");
-    p->point_v = glGetUniformLocation(p->prog, "point_v");
-    p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
-    p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
-    p->dft_on = glGetUniformLocation(p->prog, "dft_on");
-    p->dft_first = glGetUniformLocation(p->prog, "dft_first");
-    p->axis = glGetUniformLocation(p->prog, "axis");
-    p->row = glGetUniformLocation(p->prog, "row0");
-    if (p->row < 0)
-        p->row = glGetUniformLocation(p->prog, "row_base");
-}
-
-static int build_update_programs(struct gl_engine *g, const struct model *m, char *err,
-                                 size_t errlen)
-{
-    char defs[1024];
-    make_defines(g, m, g->emulate_flush, defs, sizeof defs);
-    const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
-    const char *es[2] = {"fullscreen.vert", "update_e.frag"};
-    const char *hc[1] = {"update_h.comp"}, *ec[1] = {"update_e.comp"};
-    if (gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? hc : hs, g->compute ? 1 : 2,
-                         defs, &g->hpass.prog, err, errlen)
-        || gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? ec : es,
-                            g->compute ? 1 : 2, defs, &g->epass.prog, err, errlen))
-        return -1;
-    const GLuint progs[2] = {g->hpass.prog, g->epass.prog};
-    for (int k = 0; k < 2; k++) {
-        set_coefficients(progs[k], m);
-        set_sampler(progs[k], "ez_tex", UNIT_EZ);
-        set_sampler(progs[k], "h_tex", UNIT_H);
-        set_sampler(progs[k], "mat_tex", UNIT_MAT);
-        set_sampler(progs[k], "slot_tex", UNIT_SLOT);
-        set_sampler(progs[k], "slot_values", UNIT_SLOTVAL);
-        const GLint img = glGetUniformLocation(progs[k], k == 0 ? "h_out" : "ez_out");
-        if (g->compute && img >= 0)
-            glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
-    }
-    pass_locations(&g->hpass);
-    pass_locations(&g->epass);
-    if (g->cpml && !g->compute) {
-        const char *ph[2] = {"fullscreen.vert", "update_psi_h.frag"};
-        const char *pe[2] = {"fullscreen.vert", "update_psi_e.frag"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", ph, 2, defs, &g->psi_hpass.prog, err,
-                             errlen)
-            || gl_program_build(g->shader_dir, "update2d.glsl", pe, 2, defs, &g->psi_epass.prog,
-                                err, errlen))
-            return -1;
-        struct pass *pp[2] = {&g->psi_hpass, &g->psi_epass};
-        for (int k = 0; k < 2; k++) {
-            set_coefficients(pp[k]->prog, m);
-            set_sampler(pp[k]->prog, "ez_tex", UNIT_EZ);
-            set_sampler(pp[k]->prog, "h_tex", UNIT_H);
-            pass_locations(pp[k]);
-        }
-    }
-    if (g->k > 1) {
-        char kdefs[1536];
-        snprintf(kdefs, sizeof kdefs,
-                 "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
-                 defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
-        const char *st[2] = {"fullscreen.vert", "update_k.frag"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
-                             errlen))
-            return -1;
-        const GLuint p = g->kpass.prog;
-        set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
-        for (int c = 0; c < 2; c++)
-            if (make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
-                          "Ez + H of the multi-step pass", err, errlen))
-                return -1;
-    }
-    if (g->fused) {
-        const char *he[1] = {"update_he.comp"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
-                             errlen))
-            return -1;
-        const GLuint p = g->hepass.prog;
-        set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
-        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
-        g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
-    }
-    if (g->dft_groups) {
-        const char *st[2] = {"fullscreen.vert", "update_dft.frag"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, defs, &g->dftpass.prog, err,
-                             errlen))
-            return -1;
-        set_sampler(g->dftpass.prog, "ez_tex", UNIT_EZ);
-        pass_locations(&g->dftpass);
-    }
-    if (g->nsamples) {
-        char gdefs[512];
-        snprintf(gdefs, sizeof gdefs,
-                 "#define NX %d\n#define NY %d\n#define NSAMPLES %zu\n#define FIELD_EZ %d\n"
-                 "#define FIELD_HX %d\n#define FIELD_HY %d\n#define GATHER_LOCAL %d\n",
-                 m->nx, m->ny, g->nsamples, (int)FIELD_EZ, (int)FIELD_HX, (int)FIELD_HY,
-                 GATHER_LOCAL);
-        const char *gf[2] = {"fullscreen.vert", "gather.frag"}, *gc[1] = {"gather.comp"};
-        if (gl_program_build(g->shader_dir, "gather.glsl", g->compute ? gc : gf,
-                             g->compute ? 1 : 2, gdefs, &g->gather.prog, err, errlen))
-            return -1;
-        set_sampler(g->gather.prog, "ez_tex", UNIT_EZ);
-        set_sampler(g->gather.prog, "h_tex", UNIT_H);
-        pass_locations(&g->gather);
-    }
-    return check_gl("building the update programs", err, errlen);
-}
-
 /* ---- the denormal probe ---- */
 
 static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_probe *out,
@@ -643,8 +154,8 @@ static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_pr
         memcpy(&v, &bits[k], 4);
         glProgramUniform1f(prog, glGetUniformLocation(prog, names[k]), v);
     }
-    GLuint tex = make_tex(GL_RG32UI, 1, 1), fbo = 0;
-    if (make_fbo(tex, &fbo, "denormal probe", err, errlen)) {
+    GLuint tex = gl2d_make_tex(GL_RG32UI, 1, 1), fbo = 0;
+    if (gl2d_make_fbo(tex, &fbo, "denormal probe", err, errlen)) {
         glDeleteTextures(1, &tex);
         glDeleteProgram(prog);
         return -1;
@@ -665,7 +176,7 @@ static int probe_denormals(struct gl_engine *g, bool compute, struct denormal_pr
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &tex);
     glDeleteProgram(prog);
-    if (check_gl(compute ? "compute denormal probe" : "fragment denormal probe", err, errlen))
+    if (gl2d_check_gl(compute ? "compute denormal probe" : "fragment denormal probe", err, errlen))
         return -1;
     out->flushes_results = got[0] == 0;
     out->flushes_inputs = got[1] == 0;
@@ -691,8 +202,8 @@ static void gl_destroy(struct engine *e)
         for (int k = 0; k < 2; k++)
             if (g->fence[k])
                 glDeleteSync(g->fence[k]);
-        free_pair(&g->ez);
-        free_pair(&g->h);
+        gl2d_free_pair(&g->ez);
+        gl2d_free_pair(&g->h);
         glDeleteTextures(1, &g->mat_tex);
         glDeleteTextures(1, &g->slot_tex);
         glDeleteTextures(2, g->slot_tbo);
@@ -707,7 +218,7 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->psi_hpass.prog);
         glDeleteProgram(g->psi_epass.prog);
         for (int k = 0; k < PSI_COUNT; k++)
-            free_pair(&g->psi[k]);
+            gl2d_free_pair(&g->psi[k]);
         glDeleteTextures(2, g->dft_pp.tex);
         glDeleteFramebuffers(2, g->dft_mrt_fbo);
         if (g->dft_group_fbo)
@@ -747,303 +258,6 @@ static double env_double(const char *name, double dflt)
     return *end ? dflt : d;
 }
 
-static void slot_bbox(struct gl_engine *g, const struct model *m)
-{
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t k = 0; k < m->nslots; k++) {
-        const int i = (int)(m->slot_cell[k] % (size_t)m->nx);
-        const int j = (int)(m->slot_cell[k] / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
-    }
-    if (x1 < 0) { /* no slots: a 1x1 texture nothing reads */
-        x0 = y0 = 0;
-        x1 = y1 = 0;
-    }
-    g->slot_x0 = x0;
-    g->slot_y0 = y0;
-    g->slot_w = x1 - x0 + 1;
-    g->slot_h = y1 - y0 + 1;
-}
-
-/* Bounding box of the cut edges' H cells (a 1x1 box nothing reads if none). */
-static void cut_bbox(struct gl_engine *g, const struct model *m)
-{
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t q = 0; q < m->ncut; q++) {
-        const int i = (int)(m->cut[q].cell % (size_t)m->nx);
-        const int j = (int)(m->cut[q].cell / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
-    }
-    if (x1 < 0) {
-        x0 = y0 = 0;
-        x1 = y1 = 0;
-    }
-    g->cut_x0 = x0;
-    g->cut_y0 = y0;
-    g->cut_w = x1 - x0 + 1;
-    g->cut_h = y1 - y0 + 1;
-}
-
-/* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
- * layers l0 .. l0+nl-1 of the array texture `arr` after it, all drawn. */
-static int make_layers_fbo(GLuint first, GLuint arr, int l0, int nl, GLuint *fbo, const char *what,
-                           char *err, size_t errlen)
-{
-    GLenum bufs[1 + DFT_G_MAX];
-    int n = 0;
-    glGenFramebuffers(1, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    if (first) {
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, first, 0);
-        bufs[n] = GL_COLOR_ATTACHMENT0;
-        n++;
-    }
-    for (int k = 0; k < nl; k++, n++) {
-        glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)n, arr, 0, l0 + k);
-        bufs[n] = GL_COLOR_ATTACHMENT0 + (GLenum)n;
-    }
-    glDrawBuffers(n, bufs);
-    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE)
-        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
-                      st);
-    return 0;
-}
-
-/* The DFT sums: RG32F array textures of dft_nf layers, zeroed (both of the
- * pair in gl, one in gl-compute), and in gl the E pass's render targets
- * (Ez + layers 0 .. dft_e-1) and each update_dft pass's (DFT_G_MAX layers,
- * fewer in the last). */
-static int make_dft_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
-{
-    const float zero[4] = {0, 0, 0, 0};
-    glGenFramebuffers(1, &g->layer_fbo);
-    for (int c = 0; c < (g->compute ? 1 : 2); c++) {
-        glGenTextures(1, &g->dft_pp.tex[c]);
-        glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
-        glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_RG32F, m->nx, m->ny, g->dft_nf);
-        tex_params(GL_TEXTURE_2D_ARRAY);
-        if (check_gl("allocating the DFT sums (RG32F array)", err, errlen))
-            return -1;
-        glBindFramebuffer(GL_FRAMEBUFFER, g->layer_fbo);
-        for (int k = 0; k < g->dft_nf; k++) {
-            glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, g->dft_pp.tex[c], 0, k);
-            const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-            if (st != GL_FRAMEBUFFER_COMPLETE)
-                return seterr(err, errlen,
-                              "DFT (RG32F array layer) render target is not complete (status "
-                              "0x%04x)",
-                              st);
-            glClearBufferfv(GL_COLOR, 0, zero);
-        }
-    }
-    g->dft_pp.cur = 0;
-    if (g->compute)
-        return 0;
-    for (int c = 0; c < 2; c++)
-        if (make_layers_fbo(g->ez.tex[c], g->dft_pp.tex[c], 0, g->dft_e, &g->dft_mrt_fbo[c],
-                            "Ez + DFT of the E pass", err, errlen))
-            return -1;
-    g->dft_group_fbo = xcalloc(2 * (size_t)(g->dft_groups ? g->dft_groups : 1),
-                               sizeof *g->dft_group_fbo, "DFT framebuffers", err, errlen);
-    if (!g->dft_group_fbo)
-        return -1;
-    for (int q = 0; q < g->dft_groups; q++) {
-        const int l0 = g->dft_e + q * DFT_G_MAX;
-        const int nl = g->dft_nf - l0 < DFT_G_MAX ? g->dft_nf - l0 : DFT_G_MAX;
-        for (int c = 0; c < 2; c++)
-            if (make_layers_fbo(0, g->dft_pp.tex[c], l0, nl, &g->dft_group_fbo[2 * q + c],
-                                "DFT of an update_dft pass", err, errlen))
-                return -1;
-    }
-    return 0;
-}
-
-/* The monitors' gather (docs/gl.md, "Monitors"): the sample list and the
- * rows of one batch.  gl: textures, the list W x H texels of (cell, field),
- * the padding of its last row marked by field 0xffffffff; gl-compute:
- * storage buffers. */
-static int make_gather_targets(struct gl_engine *g, const struct model *m, char *err,
-                               size_t errlen)
-{
-    const size_t n = g->nsamples;
-    const size_t cap = g->compute ? n : (size_t)g->gather_w * (size_t)g->gather_h;
-    uint32_t *list = xcalloc(2 * cap, sizeof *list, "monitor sample list", err, errlen);
-    if (!list)
-        return -1;
-    for (size_t q = 0; q < cap; q++) {
-        list[2 * q] = q < n ? (uint32_t)m->samples[q].cell : 0;
-        list[2 * q + 1] = q < n ? (uint32_t)m->samples[q].field : 0xffffffffu;
-    }
-    if (g->compute) {
-        glGenBuffers(1, &g->sample_buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->sample_buf);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(8 * n), list, GL_STATIC_DRAW);
-        glGenBuffers(1, &g->rows_buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(4 * n * (size_t)g->sample_rows),
-                     NULL, GL_DYNAMIC_READ);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    } else {
-        g->sample_tex = make_tex(GL_RG32UI, g->gather_w, g->gather_h);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->gather_w, g->gather_h, GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, list);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        g->rows_tex = make_tex(GL_R32UI, g->gather_w, g->gather_h * g->sample_rows);
-        if (make_fbo(g->rows_tex, &g->rows_fbo, "monitor rows (R32UI)", err, errlen)) {
-            free(list);
-            return -1;
-        }
-        if (g->gather_h > 1
-            && !(g->rows_host = xcalloc(cap * (size_t)g->sample_rows, sizeof *g->rows_host,
-                                        "monitor rows", err, errlen))) {
-            free(list);
-            return -1;
-        }
-    }
-    free(list);
-    return check_gl("allocating the monitors' gather", err, errlen);
-}
-
-/* The CPML psi pairs (shaped like the slabs), the DFT sums and, for `gl`,
- * their render targets. */
-static int make_feature_targets(struct gl_engine *g, const struct model *m, char *err,
-                                size_t errlen)
-{
-    if (g->cpml) {
-        const int N2 = 2 * g->pml_n;
-        const int w[PSI_COUNT] = {m->nx, N2, m->nx, N2}, h[PSI_COUNT] = {N2, m->ny, N2, m->ny};
-        for (int k = 0; k < PSI_COUNT; k++)
-            if (make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
-                return -1;
-    }
-    if (g->dft && make_dft_targets(g, m, err, errlen))
-        return -1;
-    return check_gl("allocating the CPML and DFT textures", err, errlen);
-}
-
-static int upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
-{
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    g->mat_tex = make_tex(GL_R8UI, m->nx, m->ny);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, m->nx, m->ny, GL_RED_INTEGER, GL_UNSIGNED_BYTE, m->mat);
-
-    const size_t bb = (size_t)g->slot_w * (size_t)g->slot_h;
-    uint32_t *idx = xcalloc(bb, sizeof *idx, "slot index map", err, errlen);
-    if (!idx)
-        return -1;
-    for (size_t k = 0; k < m->nslots; k++) {
-        const int i = (int)(m->slot_cell[k] % (size_t)m->nx) - g->slot_x0;
-        const int j = (int)(m->slot_cell[k] / (size_t)m->nx) - g->slot_y0;
-        idx[(size_t)i + (size_t)j * (size_t)g->slot_w] = (uint32_t)k;
-    }
-    g->slot_tex = make_tex(GL_R32UI, g->slot_w, g->slot_h);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->slot_w, g->slot_h, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                    idx);
-    free(idx);
-
-    const size_t floats = (size_t)g->slot_cap_steps * (g->stride ? g->stride : 1);
-    glGenBuffers(2, g->slot_buf);
-    glGenTextures(2, g->slot_tbo);
-    for (int k = 0; k < 2; k++) {
-        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(floats * 4), NULL, GL_STREAM_DRAW);
-        glBindTexture(GL_TEXTURE_BUFFER, g->slot_tbo[k]);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, g->slot_buf[k]);
-    }
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    g->slot_host = xcalloc(floats, sizeof(float), "slot values", err, errlen);
-    if (!g->slot_host)
-        return -1;
-
-    if (g->cpml) {
-        /* the CPML profiles, rounded once on the host (core/model.h) */
-        const int w = m->nx > m->ny ? m->nx : m->ny;
-        float *prof = xcalloc((size_t)w * 4 * 4, sizeof(float), "CPML profiles", err, errlen);
-        if (!prof)
-            return -1;
-        const struct pml_axis *ax[4] = {&m->pml_xe, &m->pml_xh, &m->pml_ye, &m->pml_yh};
-        for (int r = 0; r < 4; r++) {
-            const int n = r < 2 ? m->nx : m->ny;
-            for (int i = 0; i < n; i++) {
-                float *t = prof + ((size_t)r * (size_t)w + (size_t)i) * 4;
-                t[0] = ax[r]->bf[i];
-                t[1] = ax[r]->cf[i];
-                t[2] = ax[r]->ikf[i];
-            }
-        }
-        g->prof_tex = make_tex(GL_RGBA32F, w, 4);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 4, GL_RGBA, GL_FLOAT, prof);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        free(prof);
-    }
-    if (g->conformal) {
-        /* index map over the cut cells' bounding box, and the static part of
-         * each edge: a (float bits) and the free node q = (i, j) */
-        const size_t bw = (size_t)g->cut_w, bh = (size_t)g->cut_h;
-        uint32_t *map = xcalloc(bw * bh * 2, sizeof *map, "cut-edge map", err, errlen);
-        uint32_t *edges = xcalloc(m->ncut * 4, sizeof *edges, "cut edges", err, errlen);
-        if (!map || !edges) {
-            free(map);
-            free(edges);
-            return -1;
-        }
-        for (size_t q = 0; q < m->ncut; q++) {
-            const struct cut_edge *ce = &m->cut[q];
-            const size_t i = ce->cell % (size_t)m->nx - (size_t)g->cut_x0;
-            const size_t j = ce->cell / (size_t)m->nx - (size_t)g->cut_y0;
-            map[(i + j * bw) * 2 + (ce->comp ? 1 : 0)] = (uint32_t)q + 1;
-            memcpy(&edges[4 * q], &ce->a_f, 4);
-            edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
-            edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
-        }
-        g->cut_idx_tex = make_tex(GL_RG32UI, g->cut_w, g->cut_h);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, map);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glGenBuffers(1, &g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->cut_edge_buf);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ncut * 16), edges, GL_STATIC_DRAW);
-        glGenTextures(1, &g->cut_edge_tbo);
-        glBindTexture(GL_TEXTURE_BUFFER, g->cut_edge_tbo);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32UI, g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
-        free(map);
-        free(edges);
-    }
-
-    glGenBuffers(2, g->counter_pbo);
-    for (int k = 0; k < 2; k++) {
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
-        glBufferData(GL_PIXEL_PACK_BUFFER, 8, NULL, GL_STREAM_READ);
-    }
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    return check_gl("uploading the material map and slot tables", err, errlen);
-}
-
-/* The counter texel starts at COUNTER_ONE (0 steps) in both H textures. */
-static void reset_counter(struct gl_engine *g)
-{
-    float v[2] = {0, 0};
-    const uint32_t one = COUNTER_ONE + g->counted;
-    memcpy(&v[0], &one, 4);
-    for (int k = 0; k < 2; k++) {
-        glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, v);
-    }
-}
-
 static int gl_create_common(const struct model *m, const struct engine_options *o, bool compute,
                             struct engine **out, char *err, size_t errlen)
 {
@@ -1077,13 +291,13 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->point_x = (int)(pc % (size_t)m->nx);
         g->point_y = (int)(pc / (size_t)m->nx);
     }
-    cut_bbox(g, m);
+    gl2d_cut_bbox(g, m);
     g->stride = m->nslots + m->ncut;
     /* The fused dispatch recomputes halo H (psi would be updated twice) and
      * cannot see a Mur wall's neighbour across tiles: scenes with any of the
      * features run two dispatches. */
     const char *fz = getenv("TEXFDTD_GL_FUSED");
-    g->fused = compute && !(fz && !strcmp(fz, "0")) && !has_features(g);
+    g->fused = compute && !(fz && !strcmp(fz, "0")) && !gl2d_has_features(g);
     g->local_x = LOCAL_X;
     g->local_y = LOCAL_Y;
     const char *lz = getenv("TEXFDTD_GL_LOCAL");
@@ -1113,7 +327,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
     /* update_k.frag knows PEC boxes with slots only, and the monitors
      * gather after every step */
-    if (has_features(g) || g->nsamples)
+    if (gl2d_has_features(g) || g->nsamples)
         g->k = 1;
     if (g->nsamples) {
         /* gl: the sample list is one texture row, or a band of rows of the
@@ -1126,7 +340,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->gather_w = g->nsamples < (size_t)max_tex ? (int)g->nsamples : max_tex;
         g->gather_h = (int)((g->nsamples + (size_t)g->gather_w - 1) / (size_t)g->gather_w);
     }
-    slot_bbox(g, m);
+    gl2d_slot_bbox(g, m);
     g->slot_cap_steps = BATCH_MAX_STEPS;
     if (g->stride) {
         GLint max_tbo = 0;
@@ -1138,7 +352,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     }
     if (check_sizes(g, m, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
 
     /* Denormals: probe the stage this engine computes in; FLUSH is asked
@@ -1150,7 +364,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     if (probe_denormals(g, false, &g->probe_frag, err, errlen)
         || probe_denormals(g, true, &g->probe_comp, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
     if (o->denormals == DENORMALS_KEEP && probe_keeps(pr)) {
         g->denormals = DENORMALS_KEEP;
@@ -1164,18 +378,18 @@ static int gl_create_common(const struct model *m, const struct engine_options *
                      name, g->info.renderer, compute ? "compute" : "fragment");
     }
 
-    if (make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
-        || make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
-        || make_feature_targets(g, m, err, errlen)
-        || (g->nsamples && make_gather_targets(g, m, err, errlen))
-        || upload_static(g, m, err, errlen) || build_update_programs(g, m, err, errlen)) {
+    if (gl2d_make_pair(&g->ez, GL_R32F, m->nx, m->ny, "Ez (R32F)", err, errlen)
+        || gl2d_make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
+        || gl2d_make_feature_targets(g, m, err, errlen)
+        || (g->nsamples && gl2d_make_gather_targets(g, m, err, errlen))
+        || gl2d_upload_static(g, m, err, errlen) || gl2d_build_update_programs(g, m, err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
-    reset_counter(g);
-    if (check_gl("allocating the field textures", err, errlen)) {
+    gl2d_reset_counter(g);
+    if (gl2d_check_gl("allocating the field textures", err, errlen)) {
         gl_destroy(&g->base);
-        return prefix_err(name, err, errlen);
+        return gl2d_prefix_err(name, err, errlen);
     }
 
     const char *fixed = getenv("TEXFDTD_GL_BATCH_STEPS");
@@ -1204,716 +418,6 @@ static int gl_compute_create(const struct model *m, const struct engine_options 
     return gl_create_common(m, o, true, out, err, errlen);
 }
 
-/* ---- stepping ---- */
-
-/* gl, CPML: the new psi of the H slabs (first) or the E slabs, one small
- * pass per texture into the other texture of its pair; the H or E pass then
- * samples the new ones (UNIT_PSI0 + k). */
-static void pass_psi(struct gl_engine *g, bool e_slabs)
-{
-    const struct pass *ps = e_slabs ? &g->psi_epass : &g->psi_hpass;
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(ps->prog);
-    for (int a = 0; a < 2; a++) {
-        const int k = (e_slabs ? PSI_EZY : PSI_HXY) + a;
-        struct pingpong *pp = &g->psi[k];
-        glUniform1i(ps->axis, a);
-        bind_tex(UNIT_PSI_OLD, GL_TEXTURE_2D, pp->tex[pp->cur]);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, pp->fbo[1 - pp->cur]);
-        glViewport(0, 0, a == 0 ? g->nx : 2 * g->pml_n, a == 0 ? 2 * g->pml_n : g->ny);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        pp->cur ^= 1;
-        bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, pp->tex[pp->cur]);
-    }
-    glViewport(0, 0, g->nx, g->ny);
-}
-
-static void pass_h(struct gl_engine *g, int cut_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
-    if (g->compute) {
-        glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
-        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    } else {
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-    }
-    g->h.cur ^= 1;
-}
-
-static void pass_e(struct gl_engine *g, const struct step_in *in)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->epass.prog);
-    glUniform1i(g->epass.slot_base, in->slot_base);
-    if (g->point)
-        glUniform1f(g->epass.point_v, in->point_v);
-    if (g->dft) {
-        glUniform1i(g->epass.dft_on, in->dft_on);
-        glUniform1fv(g->epass.dft_wr, g->dft_e, in->dft_wr);
-        glUniform1fv(g->epass.dft_wi, g->dft_e, in->dft_wi);
-    }
-    if (g->compute) {
-        glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-        glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                          (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    } else if (g->dft) {
-        /* Ez and the DFT sums swap together, so their cur stay equal */
-        const int c = g->dft_pp.cur;
-        bind_tex(UNIT_DFT, GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_mrt_fbo[1 - c]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        /* the frequencies beyond the E pass's targets, from the new Ez; before
-         * start_step every sum is 0 in both textures and stays so */
-        if (in->dft_on && g->dft_groups) {
-            bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[1 - g->ez.cur]);
-            glUseProgram(g->dftpass.prog);
-            for (int q = 0; q < g->dft_groups; q++) {
-                const int l0 = g->dft_e + q * DFT_G_MAX;
-                float wr[DFT_G_MAX] = {0}, wi[DFT_G_MAX] = {0};
-                for (int k = 0; k < DFT_G_MAX && l0 + k < g->dft_nf; k++) {
-                    wr[k] = in->dft_wr[l0 + k];
-                    wi[k] = in->dft_wi[l0 + k];
-                }
-                glUniform1i(g->dftpass.dft_first, l0);
-                glUniform1fv(g->dftpass.dft_wr, DFT_G_MAX, wr);
-                glUniform1fv(g->dftpass.dft_wi, DFT_G_MAX, wi);
-                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dft_group_fbo[2 * q + 1 - c]);
-                glDrawArrays(GL_TRIANGLES, 0, 3);
-            }
-        }
-        g->dft_pp.cur ^= 1;
-    } else {
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->ez.fbo[1 - g->ez.cur]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-    }
-    g->ez.cur ^= 1;
-}
-
-/* The monitors' gather after a step: the bits of every sample into row
- * rows_taken of the batch (gather.frag / gather.comp, docs/gl.md). */
-static void pass_gather(struct gl_engine *g)
-{
-    const int r = g->rows_taken++;
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->gather.prog);
-    if (g->compute) {
-        glUniform1ui(g->gather.row, (GLuint)((size_t)r * g->nsamples));
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
-        glDispatchCompute((GLuint)((g->nsamples + GATHER_LOCAL - 1) / GATHER_LOCAL), 1, 1);
-    } else {
-        bind_tex(UNIT_SAMPLES, GL_TEXTURE_2D, g->sample_tex);
-        glUniform1i(g->gather.row, r * g->gather_h);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->rows_fbo);
-        glViewport(0, r * g->gather_h, g->gather_w, g->gather_h);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        glViewport(0, 0, g->nx, g->ny);
-    }
-}
-
-/* k steps in one fragment pass into both pairs (update_k.frag). */
-static void pass_k(struct gl_engine *g, int slot_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->kpass.prog);
-    glUniform1i(g->kpass.slot_base, slot_base);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->mrt_fbo[1 - g->ez.cur]);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    g->h.cur ^= 1;
-    g->ez.cur ^= 1;
-}
-
-/* H and E of one step in one dispatch (gl-compute, fused). */
-static void pass_he(struct gl_engine *g, int slot_base)
-{
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->hepass.prog);
-    glUniform1i(g->hepass.slot_base, slot_base);
-    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
-    glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
-    glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
-                      (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    g->h.cur ^= 1;
-    g->ez.cur ^= 1;
-}
-
-/* Slot values of steps t0 .. t0+b-1, step-major, computed in IEEE mode (the
- * OpenMP threads may still carry a CPU engine's FTZ/DAZ). */
-static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
-{
-#pragma omp parallel for schedule(static)
-    for (int s = 0; s < b; s++) {
-#ifdef __SSE__
-        const unsigned csr = _mm_getcsr();
-        _mm_setcsr(csr & ~0x8040u);
-#endif
-        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride);
-        if (m->ncut)
-            model_cut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots);
-#ifdef __SSE__
-        _mm_setcsr(csr);
-#endif
-    }
-}
-
-/* Wait for batch slot k and check it: in time, no reset, counter right. */
-static int finish_batch(struct gl_engine *g, int k, char *err, size_t errlen)
-{
-    if (!g->pending[k])
-        return 0;
-    g->pending[k] = false;
-    /* The limit holds from the moment the batch began to be sent: drivers
-     * that block while queueing (llvmpipe) spend the batch's time there. */
-    double left = g->fence_timeout_s - (now_seconds() - g->batch_start[k]);
-    const GLuint64 timeout = left > 0 ? (GLuint64)(left * 1e9) : 0;
-    const GLenum r = glClientWaitSync(g->fence[k], GL_SYNC_FLUSH_COMMANDS_BIT, timeout);
-    glDeleteSync(g->fence[k]);
-    g->fence[k] = 0;
-    const double took = now_seconds() - g->batch_start[k];
-    if (r == GL_TIMEOUT_EXPIRED || (r != GL_WAIT_FAILED && took > g->fence_timeout_s))
-        return seterr(err, errlen,
-                      "a batch of %d steps did not finish within %.3g s (fence timeout; %s "
-                      "after %.3g s): the GPU is hung or far slower than measured, results are "
-                      "discarded",
-                      g->batch_len[k], g->fence_timeout_s,
-                      r == GL_TIMEOUT_EXPIRED ? "still running" : "done", took);
-    if (r == GL_WAIT_FAILED)
-        return seterr(err, errlen, "waiting for a fence failed (%s)",
-                      gl_error_name(glGetError()));
-    if (check_reset("at a fence", err, errlen))
-        return -1;
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
-    const uint32_t *p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, 8, GL_MAP_READ_BIT);
-    uint32_t got = 0;
-    if (p) {
-        got = p[0];
-        glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
-    }
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    if (!p)
-        return seterr(err, errlen, "cannot map the step counter (%s)",
-                      gl_error_name(glGetError()));
-    if (got != g->expect[k])
-        return seterr(err, errlen,
-                      "the GPU step counter reads %ld steps where %ld were sent: work was "
-                      "dropped or the readback is stale; results are discarded",
-                      (long)got - (long)COUNTER_ONE, (long)g->expect[k] - (long)COUNTER_ONE);
-    return check_gl("after a batch", err, errlen);
-}
-
-static void adapt_batch(struct gl_engine *g, int k);
-
-/* Wait for and check every batch still in flight, the older first (the
- * slot the next batch would use, batch_no & 1, holds the older). */
-static int finish_pending(struct gl_engine *g, char *err, size_t errlen)
-{
-    int rc = 0;
-    for (int a = 0; a < 2 && !rc; a++) {
-        const int k = (g->batch_no + a) & 1;
-        if (g->pending[k]) {
-            rc = finish_batch(g, k, err, errlen);
-            adapt_batch(g, k);
-        }
-    }
-    if (rc) {
-        g->failed = true;
-        prefix_err(g->base.ops->name, err, errlen);
-    }
-    return rc;
-}
-
-static void adapt_batch(struct gl_engine *g, int k)
-{
-    const double now = now_seconds();
-    const double dt = now - g->last_fence_wall;
-    g->last_fence_wall = now;
-    if (g->batch_fixed || dt <= 0)
-        return;
-    double b = g->batch_len[k] * BATCH_TARGET_S / dt;
-    if (b > 4.0 * g->batch_steps)
-        b = 4.0 * g->batch_steps;
-    g->batch_steps = b < 1 ? 1 : b > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)b;
-}
-
-static int gl_step(struct engine *e, int n, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const struct model *m = e->model;
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, g->nx, g->ny);
-    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
-    bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
-    if (g->cpml)
-        bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
-    if (g->conformal) {
-        bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
-        bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
-    }
-    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
-        if (g->compute)
-            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
-                               GL_R32F);
-        else
-            bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
-    }
-    if (g->dft && g->compute)
-        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_TRUE, 0, GL_READ_WRITE, GL_RG32F);
-    if (g->nsamples && g->rows_taken + n > g->sample_rows)
-        return seterr(err, errlen,
-                      "%s: %d steps would gather %d rows of monitor samples, the batch holds "
-                      "%d: read_samples must come first (engine_step does it)",
-                      e->ops->name, n, g->rows_taken + n, g->sample_rows);
-    g->last_fence_wall = now_seconds();
-    int done = 0, rc = 0;
-    while (done < n && !rc) {
-        int b = n - done;
-        b = b < g->batch_steps ? b : g->batch_steps;
-        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
-        const int k = g->batch_no & 1;
-        if ((rc = finish_batch(g, k, err, errlen)))
-            break;
-        const int t0 = e->step + done;
-        g->batch_start[k] = now_seconds();
-        if (g->stride && !(k == g->ahead_k && t0 == g->ahead_t0 && b <= g->ahead_b)) {
-            compute_slot_values(g, m, t0, b);
-            glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-            glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
-                            g->slot_host);
-            glBindBuffer(GL_TEXTURE_BUFFER, 0);
-        }
-        g->ahead_b = 0;
-        bind_tex(UNIT_SLOTVAL, GL_TEXTURE_BUFFER, g->slot_tbo[k]);
-        for (int s = 0; s < b; s++) {
-            const int base = (int)((size_t)s * g->stride);
-            if (g->k > 1 && b - s >= g->k) {
-                pass_k(g, base);
-                s += g->k - 1;
-            } else if (g->fused) {
-                pass_he(g, base);
-            } else {
-                /* the step from t to t+1: update2d.inc's order, the values
-                 * rounded to float as cpu_step rounds them */
-                const int t = t0 + s;
-                struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
-                if (g->point)
-                    in.point_v = (float)model_point_value(m, t);
-                if (g->dft && t + 1 > m->scene->dft_start) {
-                    in.dft_on = true;
-                    for (int q = 0; q < g->dft_nf; q++) {
-                        double wr, wi;
-                        model_dft_weight_k(m, q, t + 1, &wr, &wi);
-                        in.dft_wr[q] = (float)wr;
-                        in.dft_wi[q] = (float)wi;
-                    }
-                }
-                if (g->cpml && !g->compute)
-                    pass_psi(g, false);
-                pass_h(g, in.cut_base);
-                if (g->cpml && !g->compute)
-                    pass_psi(g, true);
-                pass_e(g, &in);
-            }
-            if (g->nsamples)
-                pass_gather(g);
-        }
-        g->counted += (uint32_t)b;
-        /* the counter texel of the newest H texture, into this batch's PBO */
-        if (g->compute)
-            glMemoryBarrier(GL_ALL_BARRIER_BITS);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
-        glReadPixels(g->nx - 1, g->ny - 1, 1, 1, GL_RG, GL_FLOAT, NULL);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        g->fence[k] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        glFlush();
-        g->expect[k] = COUNTER_ONE + g->counted;
-        g->batch_len[k] = b;
-        g->pending[k] = true;
-        g->batch_no++;
-        done += b;
-        /* at most two batches in flight: wait for the older one */
-        if (g->pending[1 - k]) {
-            rc = finish_batch(g, 1 - k, err, errlen);
-            adapt_batch(g, 1 - k);
-        }
-    }
-    /* With monitors engine_step calls step() for at most sample_rows steps,
-     * often one batch, and reads the samples in between: the slot values of
-     * the next call's first batch are computed and uploaded now, while the
-     * GPU runs this call's last batch, rather than at the start of the next
-     * with the GPU idle.  They go into the buffer that batch will use, whose
-     * previous batch has finished (at most the last batch is in flight). */
-    if (!rc && g->stride && g->nsamples) {
-        const int k = g->batch_no & 1;
-        int b = g->sample_rows < g->batch_steps ? g->sample_rows : g->batch_steps;
-        b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
-        compute_slot_values(g, m, e->step + n, b);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
-        glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4),
-                        g->slot_host);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
-        glFlush();
-        g->ahead_k = k;
-        g->ahead_t0 = e->step + n;
-        g->ahead_b = b;
-    }
-    if (rc) {
-        g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
-    }
-    /* Without monitors step() returns with its work done and checked.  With
-     * them, engine_step reads this call's samples next and meanwhile sums
-     * the previous call's on the host: the last batch stays in flight, and
-     * read_samples (or any other read) waits for it and checks its fence
-     * and step counter first (finish_pending). */
-    return g->nsamples ? 0 : finish_pending(g, err, errlen);
-}
-
-/* ---- reading ---- */
-
-/* Before moving field data between the GPU and the host: refuse after a
- * failed check, make the context current, wait for and check any batch
- * still in flight, let compute writes land, and set plain pixel transfers
- * (no buffer bound, tight rows). */
-static int begin_transfer(struct gl_engine *g, char *err, size_t errlen)
-{
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      g->base.ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    return 0;
-}
-
-/* The DFT sums of frequency k (the current texture's layer k) as the read
- * framebuffer's attachment. */
-static void bind_dft_layer(struct gl_engine *g, int k)
-{
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->layer_fbo);
-    glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                              g->dft_pp.tex[g->compute ? 0 : g->dft_pp.cur], 0, k);
-    glReadBuffer(GL_COLOR_ATTACHMENT0);
-}
-
-/* Component c (0 R, 1 G) of the bound read framebuffer's RG texels, in bands
- * of rows, into out[ny][nx]. */
-static int read_rg_component(struct gl_engine *g, int c, float *out, char *err, size_t errlen)
-{
-    const size_t nx = (size_t)g->nx;
-    const int band = 64;
-    float *tmp = xcalloc(2 * nx * (size_t)band, sizeof(float), "readback band", err, errlen);
-    if (!tmp)
-        return -1;
-    for (int j0 = 0; j0 < g->ny; j0 += band) {
-        const int rows = g->ny - j0 < band ? g->ny - j0 : band;
-        glReadPixels(0, j0, g->nx, rows, GL_RG, GL_FLOAT, tmp);
-        for (size_t q = 0; q < nx * (size_t)rows; q++)
-            out[(size_t)j0 * nx + q] = tmp[2 * q + (size_t)c];
-    }
-    free(tmp);
-    return 0;
-}
-
-static int gl_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const int k = field_dft_index(f);
-    if (k >= 0 && (!g->dft || k >= g->dft_nf))
-        return seterr(err, errlen, "%s: no field %s in this scene (%s)", e->ops->name,
-                      field_name(f),
-                      g->dft ? "beyond the [monitor.dft] frequencies" : "it has no [monitor.dft]");
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    float *out = dst;
-    const size_t nx = (size_t)g->nx;
-    if (f == FIELD_EZ) {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->ez.fbo[g->ez.cur]);
-        glReadPixels(0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, out);
-    } else if (f == FIELD_HX || f == FIELD_HY) {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->h.fbo[g->h.cur]);
-        if (read_rg_component(g, f == FIELD_HX ? 0 : 1, out, err, errlen))
-            return -1;
-        /* the counter texel is not part of the field: Hx there is never
-         * updated, so it is 0 as in the CPU engine */
-        if (f == FIELD_HX)
-            out[(size_t)(g->ny - 1) * nx + nx - 1] = 0.0f;
-    } else if (k >= 0) {
-        bind_dft_layer(g, k);
-        if (read_rg_component(g, f == field_dft(k, 1) ? 1 : 0, out, err, errlen))
-            return -1;
-    } else {
-        return seterr(err, errlen, "%s: no field %d", e->ops->name, (int)f);
-    }
-    if (check_reset("reading a field", err, errlen) || check_gl("reading a field", err, errlen)) {
-        g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-/* ---- checkpoints ---- */
-
-/* A whole texture to or from the host: w x h texels of 1 (GL_RED) or 2
- * (GL_RG) floats, row 0 first. */
-static void tex_io(bool load, GLuint tex, GLenum fmt, int w, int h, float *buf)
-{
-    glBindTexture(GL_TEXTURE_2D, tex);
-    if (load)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_FLOAT, buf);
-    else
-        glGetTexImage(GL_TEXTURE_2D, 0, fmt, GL_FLOAT, buf);
-}
-
-/* One RG texture as two arrays in the CPU engine's layout, through io.
- * counter: the texture is H, whose last texel's R holds the step counter,
- * saved as Hx = 0 (which it is in the CPU engine). */
-static int rg_io(struct state_io *io, GLuint tex, int w, int h, bool counter, const char *n0,
-                 const char *n1, float *rg, float *a, float *b, char *err, size_t errlen)
-{
-    const size_t n = (size_t)w * (size_t)h;
-    if (!io->load) {
-        tex_io(false, tex, GL_RG, w, h, rg);
-        for (size_t q = 0; q < n; q++)
-            a[q] = rg[2 * q], b[q] = rg[2 * q + 1];
-        if (counter)
-            a[n - 1] = 0.0f;
-    }
-    if (io->array(io, n0, a, n, err, errlen) || io->array(io, n1, b, n, err, errlen))
-        return -1;
-    if (io->load) {
-        for (size_t q = 0; q < n; q++)
-            rg[2 * q] = a[q], rg[2 * q + 1] = b[q];
-        tex_io(true, tex, GL_RG, w, h, rg);
-    }
-    return 0;
-}
-
-/* One CPML psi texture through io.  psi_hxy and psi_ezy textures (nx x 2N,
- * texel (i, side N + k)) are stored as the CPU engine stores them; psi_hyx
- * and psi_ezx (2N x ny, texel (side N + k, j)) are transposed to the CPU's
- * [2 sides][ny][N]. */
-static int psi_io(struct gl_engine *g, struct state_io *io, int k, const char *name, float *tex,
-                  float *cpu, char *err, size_t errlen)
-{
-    const int N = g->pml_n, ny = g->ny;
-    const bool along_y = k == PSI_HXY || k == PSI_EZY;
-    const int w = along_y ? g->nx : 2 * N, h = along_y ? 2 * N : ny;
-    const size_t n = (size_t)w * (size_t)h;
-    const GLuint t = g->psi[k].tex[g->psi[k].cur];
-    float *host = along_y ? tex : cpu;
-    if (!io->load)
-        tex_io(false, t, GL_RED, w, h, tex);
-    for (int side = 0; side < 2 && !along_y && !io->load; side++)
-        for (int j = 0; j < ny; j++)
-            memcpy(cpu + ((size_t)side * ny + j) * N, tex + (size_t)j * 2 * N + side * N,
-                   (size_t)N * sizeof(float));
-    if (io->array(io, name, host, n, err, errlen))
-        return -1;
-    for (int side = 0; side < 2 && !along_y && io->load; side++)
-        for (int j = 0; j < ny; j++)
-            memcpy(tex + (size_t)j * 2 * N + side * N, cpu + ((size_t)side * ny + j) * N,
-                   (size_t)N * sizeof(float));
-    if (io->load)
-        tex_io(true, t, GL_RED, w, h, tex);
-    return 0;
-}
-
-/* The DFT sums through io as the CPU engine lays them out: "ez_dft_re" and
- * "ez_dft_im", nx ny values per frequency, frequency-major (layer k of the
- * current texture is frequency k).  rg: 2 nx ny floats of scratch.  A load
- * fills both textures of gl's pair, so that the layers update_dft.frag has
- * not written yet (before start_step) read the same whichever is current. */
-static int dft_io(struct gl_engine *g, struct state_io *io, float *rg, char *err, size_t errlen)
-{
-    const size_t n = (size_t)g->nx * (size_t)g->ny, nf = (size_t)g->dft_nf;
-    float *re = xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen);
-    float *im = re ? xcalloc(n * nf, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    int rc = im ? 0 : -1;
-    for (size_t k = 0; k < nf && !rc && !io->load; k++) {
-        bind_dft_layer(g, (int)k);
-        glReadPixels(0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
-        for (size_t q = 0; q < n; q++)
-            re[k * n + q] = rg[2 * q], im[k * n + q] = rg[2 * q + 1];
-    }
-    if (!rc)
-        rc = io->array(io, "ez_dft_re", re, n * nf, err, errlen)
-             || io->array(io, "ez_dft_im", im, n * nf, err, errlen) ? -1 : 0;
-    for (size_t k = 0; k < nf && !rc && io->load; k++) {
-        for (size_t q = 0; q < n; q++)
-            rg[2 * q] = re[k * n + q], rg[2 * q + 1] = im[k * n + q];
-        for (int c = 0; c < (g->compute ? 1 : 2); c++) {
-            glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
-            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, (GLint)k, g->nx, g->ny, 1, GL_RG,
-                            GL_FLOAT, rg);
-        }
-    }
-    free(re);
-    free(im);
-    return rc;
-}
-
-/* The state of gl and gl-compute: the current textures of the ping-pong
- * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
- * counter texel is not state: it reads as Hx = 0 (as gl_read_field) and is
- * set again after a load. */
-static int gl_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const size_t n = (size_t)g->nx * (size_t)g->ny;
-    float *rg = xcalloc(2 * n, sizeof(float), "checkpoint buffer", err, errlen);
-    float *a = rg ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    float *b = a ? xcalloc(n, sizeof(float), "checkpoint buffer", err, errlen) : NULL;
-    int rc = b ? 0 : -1;
-    if (!rc && !io->load)
-        tex_io(false, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
-    if (!rc && (rc = io->array(io, "ez", a, n, err, errlen)) == 0 && io->load)
-        tex_io(true, g->ez.tex[g->ez.cur], GL_RED, g->nx, g->ny, a);
-    if (!rc)
-        rc = rg_io(io, g->h.tex[g->h.cur], g->nx, g->ny, true, "hx", "hy", rg, a, b, err, errlen);
-    if (!rc && io->load)
-        reset_counter(g);
-    static const char *const psi_names[PSI_COUNT] = {"psi_hxy", "psi_hyx", "psi_ezy", "psi_ezx"};
-    static const int psi_order[PSI_COUNT] = {PSI_HXY, PSI_EZY, PSI_HYX, PSI_EZX};
-    for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
-        rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
-    if (!rc && g->dft)
-        rc = dft_io(g, io, rg, err, errlen);
-    /* a state is taken between engine_step calls, when every gathered row
-     * has been read: a load starts a fresh batch */
-    if (!rc && io->load)
-        g->rows_taken = 0;
-    free(rg);
-    free(a);
-    free(b);
-    if (!rc && (check_reset("checkpoint", err, errlen) || check_gl("checkpoint", err, errlen))) {
-        g->failed = true;
-        rc = prefix_err(e->ops->name, err, errlen);
-    }
-    return rc;
-}
-
-/* ---- monitors ---- */
-
-/* The `rows` rows gathered since the last call into dst ([rows][nsamples]
- * floats), with one readback: gl reads the rows target's first rows H texel
- * rows (GL_RED_INTEGER: the bits as gathered) and, where the list is a band
- * (H > 1), moves each step's nsamples values together; gl-compute reads the
- * storage buffer, already in that layout.  The batch step() left in flight
- * is waited for and checked first (begin_transfer). */
-static int gl_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (rows != g->rows_taken)
-        return seterr(err, errlen, "%s: monitor samples: %d rows asked for, %d recorded",
-                      e->ops->name, rows, g->rows_taken);
-    if (!rows || !g->nsamples) {
-        g->rows_taken = 0;
-        return 0;
-    }
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const size_t n = g->nsamples;
-    if (g->compute) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)rows * n * 4), dst);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    } else {
-        const size_t band = (size_t)g->gather_w * (size_t)g->gather_h;
-        uint32_t *buf = g->gather_h > 1 ? g->rows_host : dst;
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, g->rows_fbo);
-        glReadPixels(0, 0, g->gather_w, rows * g->gather_h, GL_RED_INTEGER, GL_UNSIGNED_INT, buf);
-        for (size_t r = 0; r < (size_t)rows && g->gather_h > 1; r++)
-            memcpy((uint32_t *)dst + r * n, buf + r * band, n * sizeof *buf);
-    }
-    g->rows_taken = 0;
-    if (check_reset("reading monitor samples", err, errlen)
-        || check_gl("reading monitor samples", err, errlen)) {
-        g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-static int gl_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    const struct model *m = e->model;
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed", e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (!g->color_prog) {
-        char defs[1024];
-        make_defines(g, m, false, defs, sizeof defs);
-        const char *st[2] = {"fullscreen.vert", "colormap.frag"};
-        if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
-            return -1;
-        set_coefficients(g->color_prog, m);
-        set_sampler(g->color_prog, "ez_tex", UNIT_EZ);
-        set_sampler(g->color_prog, "mat_tex", UNIT_MAT);
-        const struct {
-            const char *n;
-            double v;
-        } u[] = {{"omega_dt", m->omega_dt},  {"cos_t", m->cos_t},
-                 {"sin_t", m->sin_t},        {"d0", m->d0},
-                 {"courant", m->scene->courant}, {"ramp_steps", m->ramp_steps},
-                 {"amplitude", m->amplitude}};
-        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
-            glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, u[k].n),
-                               (float)u[k].v);
-        g->color_tex = make_tex(GL_RGBA8, g->nx, g->ny);
-        if (make_fbo(g->color_tex, &g->color_fbo, "picture (RGBA8)", err, errlen))
-            return -1;
-    }
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, g->nx, g->ny);
-    glUseProgram(g->color_prog);
-    glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, "step_n"),
-                       (float)e->step);
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->color_fbo);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, g->color_fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, g->nx, g->ny, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    if (check_reset("drawing a picture", err, errlen) || check_gl("drawing a picture", err, errlen))
-        return prefix_err(e->ops->name, err, errlen);
-    return 0;
-}
-
 /* ---- describe ---- */
 
 static const char *probe_words(const struct denormal_probe *p)
@@ -1939,7 +443,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         snprintf(mon, sizeof mon, "; monitors: %zu samples gathered per step (%s), read every %d",
                  g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
                  g->sample_rows);
-    if (has_features(g))
+    if (gl2d_has_features(g))
         snprintf(feat, sizeof feat, " with%s%s%s%s%s%s", g->cpml ? " CPML" : "",
                  g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
                  g->conformal ? " conformal-PEC" : "",
@@ -1948,18 +452,25 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                             : " (1 step per pass)");
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
-    snprintf(info->detail, sizeof info->detail,
-             "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s%s%s",
-             g->info.vendor, g->info.version, g->info.robust ? "robust context" : "no reset notification",
-             cuda, denormals_name(g->denormals),
-             g->emulate_flush ? "flushed in GLSL" : "as the driver does",
-             probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
-             g->compute ? "compute" : "fragment",
-             g->fused     ? "one fused compute dispatch per step"
-             : g->compute ? "two compute dispatches per step"
-             : g->k > 1   ? kdesc
-                          : "two fragment passes per step",
-             feat, mon);
+    /* The context and the way of stepping (at most 367 characters: it always
+     * fits), then the features and the monitors in what is left: the bytes
+     * one snprintf of it all would give, without a bound the compiler has to
+     * assume may cut the first part (-Wformat-truncation at -O1). */
+    const int n = snprintf(
+        info->detail, sizeof info->detail,
+        "%.60s; %.100s; %s%s; denormals %s (%s; driver %s them in %s shaders); %s",
+        g->info.vendor, g->info.version,
+        g->info.robust ? "robust context" : "no reset notification",
+        cuda, denormals_name(g->denormals),
+        g->emulate_flush ? "flushed in GLSL" : "as the driver does",
+        probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
+        g->compute ? "compute" : "fragment",
+        g->fused     ? "one fused compute dispatch per step"
+        : g->compute ? "two compute dispatches per step"
+        : g->k > 1   ? kdesc
+                     : "two fragment passes per step");
+    if (n >= 0 && (size_t)n < sizeof info->detail)
+        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s", feat, mon);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }
@@ -1992,318 +503,21 @@ int gl_engine_steps_per_pass(const struct engine *e)
     return ((const struct gl_engine *)e)->k;
 }
 
-/* ---- bench helpers ---- */
-
-static bool is_gl_engine(const struct engine *e)
-{
-    return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
-}
-
-int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    const size_t nx = (size_t)g->nx;
-    float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
-    if (!row)
-        return -1;
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    for (int pass = 0; pass < 2; pass++) {
-        const int comps = pass == 0 ? 1 : 2;
-        glBindTexture(GL_TEXTURE_2D, pass == 0 ? g->ez.tex[g->ez.cur] : g->h.tex[g->h.cur]);
-        for (int j = 0; j < g->ny; j++) {
-            for (size_t q = 0; q < nx * (size_t)comps; q++) {
-                x ^= x << 13; /* xorshift64 */
-                x ^= x >> 7;
-                x ^= x << 17;
-                row[q] = (float)((double)(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-            }
-            if (pass == 0 && (j == 0 || j == g->ny - 1))
-                memset(row, 0, nx * sizeof(float));
-            if (pass == 0) {
-                row[0] = 0;
-                row[nx - 1] = 0;
-            }
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, j, g->nx, 1, pass == 0 ? GL_RED : GL_RG,
-                            GL_FLOAT, row);
-        }
-    }
-    free(row);
-    reset_counter(g);
-    return check_gl("filling random fields", err, errlen);
-}
-
-int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    GLuint q;
-    glGenQueries(1, &q);
-    glBeginQuery(GL_TIME_ELAPSED, q);
-    const int rc = engine_step(e, n, err, errlen);
-    glEndQuery(GL_TIME_ELAPSED);
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-    glDeleteQueries(1, &q);
-    *gpu_seconds = (double)ns * 1e-9;
-    return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
-                            char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    GLuint buf[2], q, prog = 0;
-    glGenBuffers(2, buf);
-    for (int k = 0; k < 2; k++) { /* immutable, no client access: device memory */
-        glBindBuffer(GL_COPY_WRITE_BUFFER, buf[k]);
-        glBufferStorage(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, 0);
-        const GLuint pattern = 0x3f9e3779u + (GLuint)k;
-        glClearBufferData(GL_COPY_WRITE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                          &pattern);
-    }
-    if (check_gl("allocating the copy buffers", err, errlen)) {
-        glDeleteBuffers(2, buf);
-        return -1;
-    }
-    const char *cs[1] = {"copy.comp"};
-    if (gl_program_build(g->shader_dir, NULL, cs, 1, "", &prog, err, errlen)) {
-        glDeleteBuffers(2, buf);
-        return -1;
-    }
-    glGenQueries(1, &q);
-    double *t = calloc((size_t)reps, sizeof *t);
-    double best[2];
-    for (int how = 0; how < 2; how++) { /* 0: glCopyBufferSubData, 1: compute copy */
-        for (int r = -2; r < reps; r++) {   /* two warm-ups */
-            glBeginQuery(GL_TIME_ELAPSED, q);
-            if (how == 0) {
-                glBindBuffer(GL_COPY_READ_BUFFER, buf[0]);
-                glBindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
-                glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                                    (GLsizeiptr)bytes);
-            } else {
-                glUseProgram(prog);
-                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
-                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
-                const GLuint vec4s = (GLuint)(bytes / 16);
-                glUniform1ui(glGetUniformLocation(prog, "n"), vec4s);
-                glDispatchCompute((vec4s + 255) / 256 < 65535 ? (vec4s + 255) / 256 : 65535, 1,
-                                  1);
-                glMemoryBarrier(GL_ALL_BARRIER_BITS);
-            }
-            glEndQuery(GL_TIME_ELAPSED);
-            GLuint64 ns = 0;
-            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-            if (r >= 0)
-                t[r] = (double)ns * 1e-9;
-        }
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        best[how] = 2.0 * (double)bytes / t[reps / 2];
-    }
-    bytes_per_s[0] = best[0];
-    bytes_per_s[1] = best[1];
-    free(t);
-    glDeleteQueries(1, &q);
-    glDeleteProgram(prog);
-    glDeleteBuffers(2, buf);
-    return check_gl("copy bandwidth", err, errlen);
-}
-
-int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
-                       double *bytes_per_s, char *err, size_t errlen)
-{
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    const int bpt = format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
-    char defs[64];
-    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", bpt / 4);
-    GLuint prog;
-    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
-    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
-        return -1;
-    GLuint tex = make_tex((GLenum)format, w, h), fbo, q;
-    if (make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
-        glDeleteTextures(1, &tex);
-        glDeleteProgram(prog);
-        return -1;
-    }
-    glUseProgram(prog);
-    glBindVertexArray(g->vao);
-    glViewport(0, 0, w, h);
-    glGenQueries(1, &q);
-    double *t = calloc((size_t)reps, sizeof *t);
-    const int draws = 20;
-    for (int r = -2; r < reps; r++) {
-        glBeginQuery(GL_TIME_ELAPSED, q);
-        for (int d = 0; d < draws; d++) {
-            glUniform1f(glGetUniformLocation(prog, "value"), (float)(r * draws + d) * 1e-3f);
-            glDrawArrays(GL_TRIANGLES, 0, 3);
-        }
-        glEndQuery(GL_TIME_ELAPSED);
-        GLuint64 ns = 0;
-        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-        if (r >= 0)
-            t[r] = (double)ns * 1e-9;
-    }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    *bytes_per_s = (double)draws * (double)w * (double)h * bpt / t[reps / 2];
-    free(t);
-    glDeleteQueries(1, &q);
-    glDeleteFramebuffers(1, &fbo);
-    glDeleteTextures(1, &tex);
-    glDeleteProgram(prog);
-    return check_gl("write cap", err, errlen);
-}
-
-/* ---- writing a field, and the blow-up check ---- */
-
-/* Replace Ez, Hx or Hy with src ([ny][nx] floats, x fastest), in both
- * textures of the pair, so that cells a step never updates (the outer ring,
- * the last Hx row and Hy column) read the same in both.  Each H texture is
- * read back and only the component asked for is replaced; the counter texel
- * keeps its step counter (Hx there is not stored: it reads as 0, and no
- * update reads it). */
-static int gl_write_field(struct engine *e, enum field f, const void *src, char *err,
-                          size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (f != FIELD_EZ && f != FIELD_HX && f != FIELD_HY)
-        return seterr(err, errlen, "%s: cannot write field %s (only ez, hx, hy)", e->ops->name,
-                      field_name(f));
-    if (begin_transfer(g, err, errlen))
-        return -1;
-    const float *in = src;
-    const size_t n = (size_t)g->nx * (size_t)g->ny;
-    if (f == FIELD_EZ) {
-        for (int k = 0; k < 2; k++) {
-            glBindTexture(GL_TEXTURE_2D, g->ez.tex[k]);
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RED, GL_FLOAT, in);
-        }
-    } else {
-        float *rg = xcalloc(2 * n, sizeof(float), "H write buffer", err, errlen);
-        if (!rg)
-            return -1;
-        const size_t c = f == FIELD_HX ? 0 : 1;
-        for (int k = 0; k < 2; k++) {
-            glBindTexture(GL_TEXTURE_2D, g->h.tex[k]);
-            glGetTexImage(GL_TEXTURE_2D, 0, GL_RG, GL_FLOAT, rg);
-            for (size_t q = 0; q < n; q++)
-                if (!(c == 0 && q == n - 1)) /* the counter texel's R */
-                    rg[2 * q + c] = in[q];
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->nx, g->ny, GL_RG, GL_FLOAT, rg);
-        }
-        free(rg);
-    }
-    if (check_reset("writing a field", err, errlen) || check_gl("writing a field", err, errlen)) {
-        g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
-    }
-    return 0;
-}
-
-#define CHECK_LOCAL 16 /* check_finite.comp's work group: CHECK_LOCAL^2 invocations */
-
-/* The blow-up check on the GPU: check_finite.comp scans the current Ez and H
- * textures and leaves, per field, the lowest linear index of a NaN or Inf in
- * a buffer of three words; those 12 bytes are all that is read back.  The
- * same compute program serves gl (whose context is GL 4.3 too) and
- * gl-compute.  Fields in scene_fields() order: Ez, Hx, Hy. */
-static int gl_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
-                           size_t errlen)
-{
-    struct gl_engine *g = G(e);
-    if (g->failed)
-        return seterr(err, errlen, "%s: an earlier check failed; the fields are not trusted",
-                      e->ops->name);
-    if (egl_context_make_current(g->egl, err, errlen) || finish_pending(g, err, errlen))
-        return -1;
-    if (!g->check_prog) {
-        char defs[128];
-        snprintf(defs, sizeof defs, "#define NX %d\n#define NY %d\n#define CHECK_LOCAL %d\n",
-                 g->nx, g->ny, CHECK_LOCAL);
-        const char *cs[1] = {"check_finite.comp"};
-        if (gl_program_build(g->shader_dir, NULL, cs, 1, defs, &g->check_prog, err, errlen)) {
-            g->check_prog = 0;
-            return prefix_err(e->ops->name, err, errlen);
-        }
-        set_sampler(g->check_prog, "ez_tex", UNIT_EZ);
-        set_sampler(g->check_prog, "h_tex", UNIT_H);
-        glGenBuffers(1, &g->check_buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, 3 * sizeof(GLuint), NULL, GL_DYNAMIC_READ);
-    }
-    /* gl-compute wrote the textures with imageStore: make them visible to
-     * texelFetch (the fragment passes' render targets need nothing) */
-    if (g->compute)
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    const GLuint none[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->check_buf);
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof none, none);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, g->check_buf);
-    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
-    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
-    glUseProgram(g->check_prog);
-    glDispatchCompute((GLuint)((g->nx + CHECK_LOCAL - 1) / CHECK_LOCAL),
-                      (GLuint)((g->ny + CHECK_LOCAL - 1) / CHECK_LOCAL), 1);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    GLuint first[3] = {0, 0, 0};
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof first, first);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
-    if (check_reset("the blow-up check", err, errlen)
-        || check_gl("the blow-up check", err, errlen)) {
-        g->failed = true;
-        return prefix_err(e->ops->name, err, errlen);
-    }
-    static const enum field order[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
-    for (int k = 0; k < 3; k++)
-        if (first[k] != 0xffffffffu) {
-            if ((size_t)first[k] >= (size_t)g->nx * (size_t)g->ny)
-                return seterr(err, errlen, "%s: the blow-up check returned cell %u of %d x %d",
-                              e->ops->name, first[k], g->nx, g->ny);
-            *f = order[k];
-            *cell = first[k];
-            return 1;
-        }
-    return 0;
-}
-
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
-    .step = gl_step,
-    .read_field = gl_read_field,
-    .write_field = gl_write_field,
+    .step = gl2d_step,
+    .read_field = gl2d_read_field,
+    .write_field = gl2d_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
-    .render_rgba = gl_render_rgba,
-    .check_finite = gl_check_finite,
-    .state = gl_state,
-    .read_samples = gl_read_samples,
+    .render_rgba = gl2d_render_rgba,
+    .check_finite = gl2d_check_finite,
+    .state = gl2d_state,
+    .read_samples = gl2d_read_samples,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
@@ -2312,13 +526,13 @@ const struct engine_ops gl_compute_engine_ops = {
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
-    .step = gl_step,
-    .read_field = gl_read_field,
-    .write_field = gl_write_field,
+    .step = gl2d_step,
+    .read_field = gl2d_read_field,
+    .write_field = gl2d_write_field,
     .describe = gl_describe,
     .destroy = gl_destroy,
-    .render_rgba = gl_render_rgba,
-    .check_finite = gl_check_finite,
-    .state = gl_state,
-    .read_samples = gl_read_samples,
+    .render_rgba = gl2d_render_rgba,
+    .check_finite = gl2d_check_finite,
+    .state = gl2d_state,
+    .read_samples = gl2d_read_samples,
 };

@@ -1,0 +1,196 @@
+/* bench.c - what bench/gl_bench.c calls beyond the engine interface
+ * (declared in gl/gl.h): random fields, steps timed with GPU queries, the
+ * copy bandwidth and the render-target write cap of the device.
+ */
+#define _GNU_SOURCE
+#include "gl/gl2d_internal.h"
+
+#include "core/util.h"
+#include "gl/gl.h"
+#include "gl/shader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_gl_engine(const struct engine *e)
+{
+    return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
+}
+
+int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    const size_t nx = (size_t)g->nx;
+    float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
+    if (!row)
+        return -1;
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        const int comps = pass == 0 ? 1 : 2;
+        glBindTexture(GL_TEXTURE_2D, pass == 0 ? g->ez.tex[g->ez.cur] : g->h.tex[g->h.cur]);
+        for (int j = 0; j < g->ny; j++) {
+            for (size_t q = 0; q < nx * (size_t)comps; q++) {
+                x ^= x << 13; /* xorshift64 */
+                x ^= x >> 7;
+                x ^= x << 17;
+                row[q] = (float)((double)(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+            }
+            if (pass == 0 && (j == 0 || j == g->ny - 1))
+                memset(row, 0, nx * sizeof(float));
+            if (pass == 0) {
+                row[0] = 0;
+                row[nx - 1] = 0;
+            }
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, j, g->nx, 1, pass == 0 ? GL_RED : GL_RG,
+                            GL_FLOAT, row);
+        }
+    }
+    free(row);
+    gl2d_reset_counter(g);
+    return gl2d_check_gl("filling random fields", err, errlen);
+}
+
+int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    GLuint q;
+    glGenQueries(1, &q);
+    glBeginQuery(GL_TIME_ELAPSED, q);
+    const int rc = engine_step(e, n, err, errlen);
+    glEndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+    glDeleteQueries(1, &q);
+    *gpu_seconds = (double)ns * 1e-9;
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
+                            char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    GLuint buf[2], q, prog = 0;
+    glGenBuffers(2, buf);
+    for (int k = 0; k < 2; k++) { /* immutable, no client access: device memory */
+        glBindBuffer(GL_COPY_WRITE_BUFFER, buf[k]);
+        glBufferStorage(GL_COPY_WRITE_BUFFER, (GLsizeiptr)bytes, NULL, 0);
+        const GLuint pattern = 0x3f9e3779u + (GLuint)k;
+        glClearBufferData(GL_COPY_WRITE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                          &pattern);
+    }
+    if (gl2d_check_gl("allocating the copy buffers", err, errlen)) {
+        glDeleteBuffers(2, buf);
+        return -1;
+    }
+    const char *cs[1] = {"copy.comp"};
+    if (gl_program_build(g->shader_dir, NULL, cs, 1, "", &prog, err, errlen)) {
+        glDeleteBuffers(2, buf);
+        return -1;
+    }
+    glGenQueries(1, &q);
+    double *t = calloc((size_t)reps, sizeof *t);
+    double best[2];
+    for (int how = 0; how < 2; how++) { /* 0: glCopyBufferSubData, 1: compute copy */
+        for (int r = -2; r < reps; r++) {   /* two warm-ups */
+            glBeginQuery(GL_TIME_ELAPSED, q);
+            if (how == 0) {
+                glBindBuffer(GL_COPY_READ_BUFFER, buf[0]);
+                glBindBuffer(GL_COPY_WRITE_BUFFER, buf[1]);
+                glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                                    (GLsizeiptr)bytes);
+            } else {
+                glUseProgram(prog);
+                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
+                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
+                const GLuint vec4s = (GLuint)(bytes / 16);
+                glUniform1ui(glGetUniformLocation(prog, "n"), vec4s);
+                glDispatchCompute((vec4s + 255) / 256 < 65535 ? (vec4s + 255) / 256 : 65535, 1,
+                                  1);
+                glMemoryBarrier(GL_ALL_BARRIER_BITS);
+            }
+            glEndQuery(GL_TIME_ELAPSED);
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+            if (r >= 0)
+                t[r] = (double)ns * 1e-9;
+        }
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        best[how] = 2.0 * (double)bytes / t[reps / 2];
+    }
+    bytes_per_s[0] = best[0];
+    bytes_per_s[1] = best[1];
+    free(t);
+    glDeleteQueries(1, &q);
+    glDeleteProgram(prog);
+    glDeleteBuffers(2, buf);
+    return gl2d_check_gl("copy bandwidth", err, errlen);
+}
+
+int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
+                       double *bytes_per_s, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e))
+        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
+    struct gl_engine *g = G(e);
+    if (egl_context_make_current(g->egl, err, errlen))
+        return -1;
+    const int bpt = format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
+    char defs[64];
+    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", bpt / 4);
+    GLuint prog;
+    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
+    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
+        return -1;
+    GLuint tex = gl2d_make_tex((GLenum)format, w, h), fbo, q;
+    if (gl2d_make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
+        glDeleteTextures(1, &tex);
+        glDeleteProgram(prog);
+        return -1;
+    }
+    glUseProgram(prog);
+    glBindVertexArray(g->vao);
+    glViewport(0, 0, w, h);
+    glGenQueries(1, &q);
+    double *t = calloc((size_t)reps, sizeof *t);
+    const int draws = 20;
+    for (int r = -2; r < reps; r++) {
+        glBeginQuery(GL_TIME_ELAPSED, q);
+        for (int d = 0; d < draws; d++) {
+            glUniform1f(glGetUniformLocation(prog, "value"), (float)(r * draws + d) * 1e-3f);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        }
+        glEndQuery(GL_TIME_ELAPSED);
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+        if (r >= 0)
+            t[r] = (double)ns * 1e-9;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    *bytes_per_s = (double)draws * (double)w * (double)h * bpt / t[reps / 2];
+    free(t);
+    glDeleteQueries(1, &q);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    glDeleteProgram(prog);
+    return gl2d_check_gl("write cap", err, errlen);
+}

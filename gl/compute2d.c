@@ -1,0 +1,65 @@
+/* compute2d.c - the passes of the `gl-compute` engine: compute dispatches
+ * over the same textures as `gl` (frag2d.c), texelFetch from the current
+ * texture of a pair, imageStore into the other, then swap; the CPML psi and
+ * the DFT sums are updated in place through images (bound by step.c).
+ *
+ * One step (step.c): the H dispatch then the E dispatch (update_h.comp,
+ * update_e.comp), or, for a PEC box with slots only, one fused dispatch
+ * (update_he.comp); then, with monitors, gather.comp into the batch's next
+ * row of the rows buffer.  Each update dispatch ends with the barrier that
+ * makes its imageStores visible to the next pass's texelFetch.
+ */
+#define _GNU_SOURCE
+#include "gl/gl2d_internal.h"
+
+/* One invocation per cell in local_x x local_y work groups, then the
+ * barrier for the next pass's texelFetch and image access. */
+static void dispatch_cells(const struct gl_engine *g)
+{
+    glDispatchCompute((GLuint)((g->nx + g->local_x - 1) / g->local_x),
+                      (GLuint)((g->ny + g->local_y - 1) / g->local_y), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+}
+
+void gl2d_compute_h(struct gl_engine *g, int cut_base)
+{
+    gl2d_use_pass(g, g->hpass.prog);
+    if (g->conformal)
+        glUniform1i(g->hpass.cut_base, cut_base);
+    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
+    dispatch_cells(g);
+    g->h.cur ^= 1;
+}
+
+void gl2d_compute_e(struct gl_engine *g, const struct step_in *in)
+{
+    gl2d_use_pass(g, g->epass.prog);
+    gl2d_e_uniforms(g, in);
+    glBindImageTexture(0, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    dispatch_cells(g);
+    g->ez.cur ^= 1;
+}
+
+/* H and E of one step in one dispatch (gl-compute, fused). */
+void gl2d_compute_he(struct gl_engine *g, int slot_base)
+{
+    gl2d_use_pass(g, g->hepass.prog);
+    glUniform1i(g->hepass.slot_base, slot_base);
+    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
+    glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    dispatch_cells(g);
+    g->h.cur ^= 1;
+    g->ez.cur ^= 1;
+}
+
+/* The monitors' gather after a step: one invocation per sample writes
+ * rows[r][q], r = rows_taken (gather.comp, docs/gl.md). */
+void gl2d_compute_gather(struct gl_engine *g)
+{
+    const int r = g->rows_taken++;
+    gl2d_use_pass(g, g->gather.prog);
+    glUniform1ui(g->gather.row, (GLuint)((size_t)r * g->nsamples));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
+    glDispatchCompute((GLuint)((g->nsamples + GATHER_LOCAL - 1) / GATHER_LOCAL), 1, 1);
+}

@@ -1,0 +1,365 @@
+/* gl2d_internal.h - what the files of the GL engines share: the engine
+ * struct, the texture units, and the functions one file offers the others
+ * (all named gl2d_...).  Not part of any interface outside gl/.
+ *
+ * The engines, `gl` and `gl-compute`: 2D TMz FDTD as ping-ponged float
+ * textures.
+ *
+ *   gl          per time step one fragment pass for H and one for E, each a
+ *               full-screen triangle into the other texture of its pair
+ *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
+ *   gl-compute  the same update as two compute dispatches on the same
+ *               textures (texelFetch in, imageStore out)
+ *
+ * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
+ * statement for statement with `precise` everywhere, and add source-slot
+ * values tabulated on the host by model_slot_values_f(), so their float32
+ * fields equal the CPU engine's bit for bit in the matching denormal mode.
+ *
+ * Where things are (docs/gl.md has the same table):
+ *   gl2d.c       the engine ops tables; create (sizes, memory, the denormal
+ *                probe, batch and pass settings), describe, destroy; the
+ *                CLI's helpers
+ *   glutil.c     small GL helpers: errors, textures, framebuffers, ping-pong
+ *                pairs
+ *   batch.c      step(): the steps in fenced batches, the slot values of a
+ *                batch, the fences and the step counter
+ *   step.c       a batch of steps as passes in cpu/update2d.inc's order, both
+ *                engines; what every pass binds
+ *   frag2d.c     the fragment passes of `gl` (psi, H, E + DFT, gather, k steps)
+ *   compute2d.c  the compute dispatches of `gl-compute` (H, E, fused, gather)
+ *   programs.c   the update passes' GLSL programs: #defines, coefficients,
+ *                uniform locations
+ *   textures.c   the textures and buffers beyond the Ez and H pairs, made and
+ *                filled at create
+ *   readback.c   field reads and writes, the monitors' rows, the blow-up check
+ *   state.c      checkpoints: the current textures to and from state_io
+ *   colour.c     the picture (colormap.frag into an RGBA8 target)
+ *   bench.c      bench/gl_bench.c's helpers (gl/gl.h)
+ *
+ * Textures:
+ *   ez   R32F pair     Ez(i, j)
+ *   h    RG32F pair    (Hx(i, j+1/2), Hy(i+1/2, j)); texel (nx-1, ny-1) holds
+ *                      the step counter (see update2d.glsl)
+ *   mat  R8UI          material index per cell
+ *   slot R32UI         slot index per cell of the slots' bounding box
+ *   slot_values        R32F texture buffer: a batch of steps' slot values
+ *                      (then the conformal cut edges' b^n), two buffers used
+ *                      in turn
+ * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
+ *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
+ *                      gl: small psi passes before the H and E passes;
+ *                      gl-compute: updated in place through images
+ *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
+ *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
+ *                      frequency (gl: a pair; render targets beside Ez in
+ *                      the E pass, the frequencies beyond 7 in update_dft
+ *                      passes; gl-compute: one array image, in place)
+ *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
+ * Mur walls and the point source need no texture (uniforms).  Scenes with
+ * any of these run one step per fragment pass and, in gl-compute, two
+ * dispatches per step.
+ *
+ * Monitors (core/monitor.h: probes, flux, the far field) need one small pass
+ * per step that copies the bits of model->samples into the next row of a
+ * batch on the GPU, and one readback per read_samples call (every
+ * model->sample_rows steps at most), never one per step:
+ *   gl          sample list RG32UI texture (cell, field), W x H texels;
+ *               rows target R32UI, W x (sample_rows H): step r of the batch
+ *               draws gather.frag into texel rows r H .. r H + H-1; one
+ *               glReadPixels reads the batch
+ *   gl-compute  sample list and rows in storage buffers; gather.comp, one
+ *               invocation per sample, writes rows[r][q]; one
+ *               glGetBufferSubData reads the batch
+ * (docs/gl.md, "Monitors").  Scenes with monitors run one step per fragment
+ * pass.
+ *
+ * Never a silent wrong answer (issue 3, item 7): the steps are sent in batches
+ * of a fraction of a second of GPU time, each closed by a fence; at most two
+ * batches are in flight.  At each fence the host checks that it signalled in
+ * time, that the context was not reset, and that the step counter the H passes
+ * carry equals the steps sent; otherwise step() fails and the engine refuses
+ * further work.
+ */
+#ifndef TEXFDTD_GL2D_INTERNAL_H
+#define TEXFDTD_GL2D_INTERNAL_H
+
+#include <GL/glew.h>
+
+#include "core/engine.h"
+#include "gl/egl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DFT frequencies per fragment pass: the E pass has Ez and 7 sums as its 8
+ * render targets (GL 4.3 guarantees 8), update_dft.frag 8 sums */
+#define DFT_E_MAX 7
+#define DFT_G_MAX 8
+#define GATHER_LOCAL 64 /* gather.comp's work group */
+#define BATCH_MAX_STEPS 100000 /* steps of a batch, at most */
+
+/* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
+ * write tex[1 - cur], then swap. */
+struct pingpong {
+    GLuint tex[2], fbo[2];
+    int cur;
+};
+
+/* What a shader stage does with denormals, probed at start. */
+struct denormal_probe {
+    bool flushes_results, flushes_inputs;
+};
+
+struct pass {
+    GLuint prog;
+    GLint slot_base; /* uniform location, E pass only */
+    GLint cut_base;  /* H pass: this step's first cut-edge value */
+    GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
+    GLint dft_first; /* update_dft.frag: its first frequency */
+    GLint axis;      /* psi passes */
+    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
+};
+
+/* The per-step inputs of an E pass beyond the slot values. */
+struct step_in {
+    int slot_base, cut_base;
+    float point_v;
+    float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
+    bool dft_on;
+};
+
+/* CPML psi textures, shaped like the slabs (core/model.h storage columns). */
+enum { PSI_HXY, PSI_HYX, PSI_EZY, PSI_EZX, PSI_COUNT };
+
+struct gl_engine {
+    struct engine base;
+    bool compute;
+    bool failed; /* a check failed: refuse further work */
+    struct egl_ctx *egl;
+    struct egl_ctx_info info;
+    char shader_dir[4096];
+    enum denormals denormals; /* what this engine's arithmetic does */
+    bool emulate_flush;       /* FTZ/DAZ done in GLSL (the driver keeps denormals) */
+    struct denormal_probe probe_frag, probe_comp;
+
+    int nx, ny;
+    int local_x, local_y; /* compute work-group size (TEXFDTD_GL_LOCAL=WxH) */
+    struct pingpong ez, h;
+    GLuint mat_tex, slot_tex, vao;
+    int slot_x0, slot_y0, slot_w, slot_h;
+    struct pass hpass, epass;
+    bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
+    struct pass hepass;
+    int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
+    struct pass kpass;
+    GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
+
+    /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
+     * boundaries, DFT, point source, conformal PEC") */
+    bool cpml, mur, dft, point, conformal;
+    int pml_n;
+    GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
+    struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
+    struct pass psi_hpass, psi_epass; /* gl: the psi passes */
+    /* [monitor.dft]: RG32F 2D array textures, layer k = frequency k; gl
+     * ping-pongs the pair (cur follows ez.cur), gl-compute updates tex[0]
+     * in place */
+    int dft_nf;                    /* frequencies */
+    int dft_e;                     /* gl: how many the E pass accumulates */
+    int dft_groups;                /* gl: update_dft passes for the rest */
+    struct {
+        GLuint tex[2];
+        int cur;
+    } dft_pp;
+    GLuint dft_mrt_fbo[2];         /* gl: Ez tex[c] + layers 0 .. dft_e-1 of DFT tex[c] */
+    GLuint *dft_group_fbo;         /* gl: [group][c], the group's layers of DFT tex[c] */
+    struct pass dftpass;           /* gl: update_dft.frag */
+    GLuint layer_fbo;              /* one layer of a DFT texture, to clear or read it */
+    int point_x, point_y;
+    GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
+    int cut_x0, cut_y0, cut_w, cut_h;
+
+    size_t nslots;
+    size_t stride;       /* values per step in the slot buffers: slots, then cut edges */
+    int slot_cap_steps;  /* steps of slot values one buffer holds */
+    GLuint slot_buf[2], slot_tbo[2];
+    float *slot_host;
+    /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..
+     * ahead_t0 + ahead_b - 1 (ahead_b = 0: none) */
+    int ahead_k, ahead_t0, ahead_b;
+
+    /* fenced batches */
+    GLuint counter_pbo[2];
+    GLsync fence[2];
+    uint32_t expect[2]; /* counter value the batch must leave */
+    int batch_len[2];
+    double batch_start[2]; /* wall clock when the batch began to be sent */
+    bool pending[2];
+    int batch_no;
+    uint32_t counted;   /* H passes sent so far */
+    int batch_steps;
+    bool batch_fixed;   /* TEXFDTD_GL_BATCH_STEPS */
+    double fence_timeout_s;
+    double last_fence_wall;
+
+    /* monitors (core/monitor.h): the gather of model->samples per step */
+    size_t nsamples;
+    int sample_rows;     /* model->sample_rows: rows a batch holds */
+    int rows_taken;      /* rows gathered since the last read_samples */
+    int gather_w, gather_h; /* gl: the sample list's texture, W x H */
+    GLuint sample_tex, rows_tex, rows_fbo; /* gl */
+    GLuint sample_buf, rows_buf;           /* gl-compute */
+    uint32_t *rows_host; /* gl with H > 1: a batch as read, before compaction */
+    struct pass gather;
+
+    GLuint color_prog, color_tex, color_fbo;
+    GLuint check_prog, check_buf; /* the blow-up check (check_finite.comp), built on first use */
+};
+
+static inline struct gl_engine *G(struct engine *e) { return (struct gl_engine *)e; }
+
+/* Texture units of the update passes. */
+enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
+/* ... and of the features, fixed by layout(binding) in update2d.glsl and the
+ * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT; storage
+ * buffers (gather.comp): 1 the sample list, 2 the rows */
+enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
+       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14 };
+enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
+enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
+
+static inline void bind_tex(int unit, GLenum target, GLuint tex)
+{
+    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+    glBindTexture(target, tex);
+}
+
+/* Sampler `name` of prog reads texture unit `unit` (if prog has it). */
+static inline void set_sampler(GLuint prog, const char *name, int unit)
+{
+    const GLint loc = glGetUniformLocation(prog, name);
+    if (loc >= 0)
+        glProgramUniform1i(prog, loc, unit);
+}
+
+/* ---- glutil.c: errors, textures, framebuffers ---- */
+
+/* The name of a glGetError() value. */
+const char *gl2d_error_name(GLenum e);
+/* GL errors are collected at a few places (after creation, after each batch,
+ * after each readback) rather than after every call: 0, or -1 with the first
+ * pending error in err as "where: NAME (0x....)". */
+int gl2d_check_gl(const char *where, char *err, size_t errlen);
+/* 0, or -1 with err if the context was reset (robust contexts). */
+int gl2d_check_reset(const char *where, char *err, size_t errlen);
+/* "what failed" -> "<name>: what failed"; returns -1. */
+int gl2d_prefix_err(const char *name, char *err, size_t errlen);
+/* GL_NEAREST, GL_CLAMP_TO_EDGE on the bound texture of target. */
+void gl2d_tex_params(GLenum target);
+/* An immutable w x h 2D texture of format ifmt, left bound. */
+GLuint gl2d_make_tex(GLenum ifmt, int w, int h);
+/* A framebuffer with tex as its colour attachment 0, checked complete. */
+int gl2d_make_fbo(GLuint tex, GLuint *fbo, const char *what, char *err, size_t errlen);
+/* A framebuffer rendering into tex0 and tex1 at once (MRT). */
+int gl2d_make_fbo2(GLuint tex0, GLuint tex1, GLuint *fbo, const char *what, char *err,
+                   size_t errlen);
+/* Both textures of a pair, with their framebuffers, cleared to 0; cur = 0. */
+int gl2d_make_pair(struct pingpong *p, GLenum ifmt, int w, int h, const char *what, char *err,
+                   size_t errlen);
+void gl2d_free_pair(struct pingpong *p);
+
+/* ---- programs.c: the update passes' programs ---- */
+
+/* The GLSL #defines of the update passes (grid, slots, features). */
+void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
+                       size_t len);
+/* The scene needs more than a PEC box with slots (CPML, Mur, DFT, point
+ * source, conformal PEC): one step per fragment pass, two dispatches. */
+bool gl2d_has_features(const struct gl_engine *g);
+/* The material coefficients (ch, cezh[], kind[], mur_k) as uniforms of prog. */
+void gl2d_set_coefficients(GLuint prog, const struct model *m);
+/* Every program the engine's passes need, with their samplers, uniforms and
+ * (gl, multi-step) render targets. */
+int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err,
+                               size_t errlen);
+
+/* ---- textures.c: the textures and buffers beyond the Ez and H pairs ---- */
+
+/* Bounding boxes of the source slots' cells and of the cut edges' H cells
+ * (1 x 1 at the origin, read by nothing, when there are none). */
+void gl2d_slot_bbox(struct gl_engine *g, const struct model *m);
+void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
+/* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
+int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+/* The monitors' sample list and the rows of one batch. */
+int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+/* The material map, slot index map, slot-value buffers, CPML profiles, cut
+ * edges and the step counter's pixel buffers. */
+int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+
+/* ---- batch.c: step() in fenced batches ---- */
+
+/* Wait for and check every batch still in flight; on failure the engine
+ * refuses further work. */
+int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
+/* The step counter texel of both H textures, for the steps sent so far. */
+void gl2d_reset_counter(struct gl_engine *g);
+/* The engine op (core/engine.h): n steps in fenced batches. */
+int gl2d_step(struct engine *e, int n, char *err, size_t errlen);
+
+/* ---- step.c: a batch of steps as passes, both engines ---- */
+
+/* What every pass reads, bound once per step() call: the vertex array, the
+ * viewport, the material and slot maps, the CPML profiles and psi textures
+ * (gl-compute: images, updated in place), the cut edges, gl-compute's DFT
+ * image. */
+void gl2d_bind_inputs(struct gl_engine *g);
+/* The start of every update pass: the current Ez and H at UNIT_EZ and
+ * UNIT_H, and prog in use. */
+void gl2d_use_pass(struct gl_engine *g, GLuint prog);
+/* The E pass's per-step uniforms (both engines). */
+void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in);
+/* Steps t0 .. t0+b-1, with the batch's slot values bound at UNIT_SLOTVAL
+ * (step s at s * stride); with monitors, a gather after each. */
+void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b);
+
+/* ---- frag2d.c: the passes of `gl` ---- */
+
+void gl2d_frag_psi(struct gl_engine *g, bool e_slabs);
+void gl2d_frag_h(struct gl_engine *g, int cut_base);
+void gl2d_frag_e(struct gl_engine *g, const struct step_in *in);
+void gl2d_frag_gather(struct gl_engine *g);
+void gl2d_frag_k(struct gl_engine *g, int slot_base);
+
+/* ---- compute2d.c: the dispatches of `gl-compute` ---- */
+
+void gl2d_compute_h(struct gl_engine *g, int cut_base);
+void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
+void gl2d_compute_he(struct gl_engine *g, int slot_base);
+void gl2d_compute_gather(struct gl_engine *g);
+
+/* ---- readback.c: fields, monitor rows, the blow-up check ---- */
+
+/* Before moving field data between the GPU and the host: refuse after a
+ * failed check, make the context current, finish the batches in flight,
+ * plain pixel transfers. */
+int gl2d_begin_transfer(struct gl_engine *g, char *err, size_t errlen);
+/* Layer k of the current DFT texture as the read framebuffer. */
+void gl2d_bind_dft_layer(struct gl_engine *g, int k);
+/* The engine ops (core/engine.h). */
+int gl2d_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
+int gl2d_write_field(struct engine *e, enum field f, const void *src, char *err, size_t errlen);
+int gl2d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err, size_t errlen);
+int gl2d_read_samples(struct engine *e, void *dst, int rows, char *err, size_t errlen);
+
+/* ---- state.c: checkpoints ---- */
+
+int gl2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen);
+
+/* ---- colour.c: the picture ---- */
+
+int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,177 @@
+/* programs.c - the GLSL programs of the update passes, built at create:
+ * the #defines that size them (grid, slots, features), the material
+ * coefficients as uniforms, each pass's uniform locations, and which program
+ * each engine needs: gl the H and E fragment passes (and the psi passes, the
+ * multi-step pass update_k.frag, the update_dft passes), gl-compute the H
+ * and E dispatches (or the fused update_he.comp), both the monitors' gather.
+ * The sources are in shaders/, loaded by gl/shader.c.
+ */
+#define _GNU_SOURCE
+#include "gl/gl2d_internal.h"
+
+#include "core/model.h"
+#include "gl/shader.h"
+
+#include <stdio.h>
+
+void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
+                       size_t len)
+{
+    snprintf(buf, len,
+             "#define NX %d\n#define NY %d\n#define NMATS %d\n#define SLOT_X0 %d\n"
+             "#define SLOT_Y0 %d\n#define FLUSH_DENORMALS %d\n#define LOCAL_X %d\n"
+             "#define LOCAL_Y %d\n#define CPML %d\n#define PML_N %d\n#define PSI_IN_PLACE %d\n"
+             "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
+             "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
+             "#define CUT_W %d\n#define CUT_H %d\n#define DFT_NF %d\n#define DFT_E %d\n"
+             "#define DFT_G %d\n",
+             m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
+             g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
+             g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
+             g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX);
+}
+
+bool gl2d_has_features(const struct gl_engine *g)
+{
+    return g->cpml || g->mur || g->dft || g->point || g->conformal;
+}
+
+void gl2d_set_coefficients(GLuint prog, const struct model *m)
+{
+    float cezh[MODEL_MAX_MATERIALS];
+    GLuint kind[MODEL_MAX_MATERIALS];
+    for (int k = 0; k < m->nmats; k++) {
+        cezh[k] = m->mats[k].cezh_f;
+        kind[k] = (GLuint)m->mats[k].kind;
+    }
+    GLint loc;
+    if ((loc = glGetUniformLocation(prog, "ch")) >= 0)
+        glProgramUniform1f(prog, loc, m->ch_f);
+    if ((loc = glGetUniformLocation(prog, "cezh")) >= 0)
+        glProgramUniform1fv(prog, loc, m->nmats, cezh);
+    if ((loc = glGetUniformLocation(prog, "kind")) >= 0)
+        glProgramUniform1uiv(prog, loc, m->nmats, kind);
+    if ((loc = glGetUniformLocation(prog, "mur_k")) >= 0)
+        glProgramUniform1f(prog, loc, m->mur_k_f);
+}
+
+static void pass_locations(struct pass *p)
+{
+    p->slot_base = glGetUniformLocation(p->prog, "slot_base");
+    p->cut_base = glGetUniformLocation(p->prog, "cut_base");
+    p->point_v = glGetUniformLocation(p->prog, "point_v");
+    p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
+    p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
+    p->dft_on = glGetUniformLocation(p->prog, "dft_on");
+    p->dft_first = glGetUniformLocation(p->prog, "dft_first");
+    p->axis = glGetUniformLocation(p->prog, "axis");
+    p->row = glGetUniformLocation(p->prog, "row0");
+    if (p->row < 0)
+        p->row = glGetUniformLocation(p->prog, "row_base");
+}
+
+int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    char defs[1024];
+    gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
+    const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
+    const char *es[2] = {"fullscreen.vert", "update_e.frag"};
+    const char *hc[1] = {"update_h.comp"}, *ec[1] = {"update_e.comp"};
+    if (gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? hc : hs, g->compute ? 1 : 2,
+                         defs, &g->hpass.prog, err, errlen)
+        || gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? ec : es,
+                            g->compute ? 1 : 2, defs, &g->epass.prog, err, errlen))
+        return -1;
+    const GLuint progs[2] = {g->hpass.prog, g->epass.prog};
+    for (int k = 0; k < 2; k++) {
+        gl2d_set_coefficients(progs[k], m);
+        set_sampler(progs[k], "ez_tex", UNIT_EZ);
+        set_sampler(progs[k], "h_tex", UNIT_H);
+        set_sampler(progs[k], "mat_tex", UNIT_MAT);
+        set_sampler(progs[k], "slot_tex", UNIT_SLOT);
+        set_sampler(progs[k], "slot_values", UNIT_SLOTVAL);
+        const GLint img = glGetUniformLocation(progs[k], k == 0 ? "h_out" : "ez_out");
+        if (g->compute && img >= 0)
+            glProgramUniform1i(progs[k], img, 0); /* image unit 0 */
+    }
+    pass_locations(&g->hpass);
+    pass_locations(&g->epass);
+    if (g->cpml && !g->compute) {
+        const char *ph[2] = {"fullscreen.vert", "update_psi_h.frag"};
+        const char *pe[2] = {"fullscreen.vert", "update_psi_e.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", ph, 2, defs, &g->psi_hpass.prog, err,
+                             errlen)
+            || gl_program_build(g->shader_dir, "update2d.glsl", pe, 2, defs, &g->psi_epass.prog,
+                                err, errlen))
+            return -1;
+        struct pass *pp[2] = {&g->psi_hpass, &g->psi_epass};
+        for (int k = 0; k < 2; k++) {
+            gl2d_set_coefficients(pp[k]->prog, m);
+            set_sampler(pp[k]->prog, "ez_tex", UNIT_EZ);
+            set_sampler(pp[k]->prog, "h_tex", UNIT_H);
+            pass_locations(pp[k]);
+        }
+    }
+    if (g->k > 1) {
+        char kdefs[1536];
+        snprintf(kdefs, sizeof kdefs,
+                 "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
+                 defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
+        const char *st[2] = {"fullscreen.vert", "update_k.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
+                             errlen))
+            return -1;
+        const GLuint p = g->kpass.prog;
+        gl2d_set_coefficients(p, m);
+        set_sampler(p, "ez_tex", UNIT_EZ);
+        set_sampler(p, "h_tex", UNIT_H);
+        set_sampler(p, "mat_tex", UNIT_MAT);
+        set_sampler(p, "slot_tex", UNIT_SLOT);
+        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
+        for (int c = 0; c < 2; c++)
+            if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
+                               "Ez + H of the multi-step pass", err, errlen))
+                return -1;
+    }
+    if (g->fused) {
+        const char *he[1] = {"update_he.comp"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
+                             errlen))
+            return -1;
+        const GLuint p = g->hepass.prog;
+        gl2d_set_coefficients(p, m);
+        set_sampler(p, "ez_tex", UNIT_EZ);
+        set_sampler(p, "h_tex", UNIT_H);
+        set_sampler(p, "mat_tex", UNIT_MAT);
+        set_sampler(p, "slot_tex", UNIT_SLOT);
+        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
+        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
+        g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
+    }
+    if (g->dft_groups) {
+        const char *st[2] = {"fullscreen.vert", "update_dft.frag"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, defs, &g->dftpass.prog, err,
+                             errlen))
+            return -1;
+        set_sampler(g->dftpass.prog, "ez_tex", UNIT_EZ);
+        pass_locations(&g->dftpass);
+    }
+    if (g->nsamples) {
+        char gdefs[512];
+        snprintf(gdefs, sizeof gdefs,
+                 "#define NX %d\n#define NY %d\n#define NSAMPLES %zu\n#define FIELD_EZ %d\n"
+                 "#define FIELD_HX %d\n#define FIELD_HY %d\n#define GATHER_LOCAL %d\n",
+                 m->nx, m->ny, g->nsamples, (int)FIELD_EZ, (int)FIELD_HX, (int)FIELD_HY,
+                 GATHER_LOCAL);
+        const char *gf[2] = {"fullscreen.vert", "gather.frag"}, *gc[1] = {"gather.comp"};
+        if (gl_program_build(g->shader_dir, "gather.glsl", g->compute ? gc : gf,
+                             g->compute ? 1 : 2, gdefs, &g->gather.prog, err, errlen))
+            return -1;
+        set_sampler(g->gather.prog, "ez_tex", UNIT_EZ);
+        set_sampler(g->gather.prog, "h_tex", UNIT_H);
+        pass_locations(&g->gather);
+    }
+    return gl2d_check_gl("building the update programs", err, errlen);
+}

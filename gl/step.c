@@ -1,0 +1,104 @@
+/* step.c - a batch of time steps as passes, in cpu/update2d.inc's order,
+ * for both engines: what every pass reads (bound once per step() call), the
+ * start every pass shares (the current Ez and H as inputs), the per-step
+ * inputs of the E pass (slot base, point-source value, DFT weights), and
+ * the sequence of one step:
+ *   gl          [psi H] H [psi E] E [gather]   (frag2d.c), or k steps in one
+ *               pass (update_k.frag) for a PEC box with slots only
+ *   gl-compute  H E [gather]                    (compute2d.c), or one fused
+ *               dispatch (update_he.comp) for a PEC box with slots only
+ * Every pass reads the current texture of a ping-pong pair and writes the
+ * other, then swaps (cur ^= 1).  batch.c sends the batches and checks them.
+ */
+#define _GNU_SOURCE
+#include "gl/gl2d_internal.h"
+
+#include "core/model.h"
+
+void gl2d_bind_inputs(struct gl_engine *g)
+{
+    glBindVertexArray(g->vao);
+    glViewport(0, 0, g->nx, g->ny);
+    bind_tex(UNIT_MAT, GL_TEXTURE_2D, g->mat_tex);
+    bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
+    if (g->cpml)
+        bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
+    if (g->conformal) {
+        bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
+        bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
+    }
+    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
+        if (g->compute)
+            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
+                               GL_R32F);
+        else
+            bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
+    }
+    if (g->dft && g->compute)
+        glBindImageTexture(IMAGE_DFT, g->dft_pp.tex[0], 0, GL_TRUE, 0, GL_READ_WRITE, GL_RG32F);
+}
+
+void gl2d_use_pass(struct gl_engine *g, GLuint prog)
+{
+    bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
+    bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
+    glUseProgram(prog);
+}
+
+void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in)
+{
+    glUniform1i(g->epass.slot_base, in->slot_base);
+    if (g->point)
+        glUniform1f(g->epass.point_v, in->point_v);
+    if (g->dft) {
+        glUniform1i(g->epass.dft_on, in->dft_on);
+        glUniform1fv(g->epass.dft_wr, g->dft_e, in->dft_wr);
+        glUniform1fv(g->epass.dft_wi, g->dft_e, in->dft_wi);
+    }
+}
+
+void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
+{
+    for (int s = 0; s < b; s++) {
+        const int base = (int)((size_t)s * g->stride);
+        if (g->k > 1 && b - s >= g->k) {
+            gl2d_frag_k(g, base);
+            s += g->k - 1;
+        } else if (g->fused) {
+            gl2d_compute_he(g, base);
+        } else {
+            /* the step from t to t+1: update2d.inc's order, the values
+             * rounded to float as cpu_step rounds them */
+            const int t = t0 + s;
+            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
+            if (g->point)
+                in.point_v = (float)model_point_value(m, t);
+            if (g->dft && t + 1 > m->scene->dft_start) {
+                in.dft_on = true;
+                for (int q = 0; q < g->dft_nf; q++) {
+                    double wr, wi;
+                    model_dft_weight_k(m, q, t + 1, &wr, &wi);
+                    in.dft_wr[q] = (float)wr;
+                    in.dft_wi[q] = (float)wi;
+                }
+            }
+            if (g->compute) {
+                gl2d_compute_h(g, in.cut_base);
+                gl2d_compute_e(g, &in);
+            } else {
+                if (g->cpml)
+                    gl2d_frag_psi(g, false);
+                gl2d_frag_h(g, in.cut_base);
+                if (g->cpml)
+                    gl2d_frag_psi(g, true);
+                gl2d_frag_e(g, &in);
+            }
+        }
+        if (g->nsamples) {
+            if (g->compute)
+                gl2d_compute_gather(g);
+            else
+                gl2d_frag_gather(g);
+        }
+    }
+}

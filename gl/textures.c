@@ -1,0 +1,298 @@
+/* textures.c - the textures and buffers of the GL engines beyond the Ez and
+ * H pairs, made and filled at create (gl2d_internal.h lists them): the
+ * material map, the slots' index map and slot-value buffers, the CPML
+ * profiles and psi pairs, the DFT sums and their render targets, the
+ * conformal cut edges, the monitors' sample list and rows, the step
+ * counter's pixel buffers.
+ */
+#define _GNU_SOURCE
+#include "gl/gl2d_internal.h"
+
+#include "core/model.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
+{
+    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
+    for (size_t k = 0; k < m->nslots; k++) {
+        const int i = (int)(m->slot_cell[k] % (size_t)m->nx);
+        const int j = (int)(m->slot_cell[k] / (size_t)m->nx);
+        x0 = i < x0 ? i : x0;
+        x1 = i > x1 ? i : x1;
+        y0 = j < y0 ? j : y0;
+        y1 = j > y1 ? j : y1;
+    }
+    if (x1 < 0) { /* no slots: a 1x1 texture nothing reads */
+        x0 = y0 = 0;
+        x1 = y1 = 0;
+    }
+    g->slot_x0 = x0;
+    g->slot_y0 = y0;
+    g->slot_w = x1 - x0 + 1;
+    g->slot_h = y1 - y0 + 1;
+}
+
+/* Bounding box of the cut edges' H cells (a 1x1 box nothing reads if none). */
+void gl2d_cut_bbox(struct gl_engine *g, const struct model *m)
+{
+    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
+    for (size_t q = 0; q < m->ncut; q++) {
+        const int i = (int)(m->cut[q].cell % (size_t)m->nx);
+        const int j = (int)(m->cut[q].cell / (size_t)m->nx);
+        x0 = i < x0 ? i : x0;
+        x1 = i > x1 ? i : x1;
+        y0 = j < y0 ? j : y0;
+        y1 = j > y1 ? j : y1;
+    }
+    if (x1 < 0) {
+        x0 = y0 = 0;
+        x1 = y1 = 0;
+    }
+    g->cut_x0 = x0;
+    g->cut_y0 = y0;
+    g->cut_w = x1 - x0 + 1;
+    g->cut_h = y1 - y0 + 1;
+}
+
+/* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
+ * layers l0 .. l0+nl-1 of the array texture `arr` after it, all drawn. */
+static int make_layers_fbo(GLuint first, GLuint arr, int l0, int nl, GLuint *fbo, const char *what,
+                           char *err, size_t errlen)
+{
+    GLenum bufs[1 + DFT_G_MAX];
+    int n = 0;
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    if (first) {
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, first, 0);
+        bufs[n] = GL_COLOR_ATTACHMENT0;
+        n++;
+    }
+    for (int k = 0; k < nl; k++, n++) {
+        glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + (GLenum)n, arr, 0, l0 + k);
+        bufs[n] = GL_COLOR_ATTACHMENT0 + (GLenum)n;
+    }
+    glDrawBuffers(n, bufs);
+    const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE)
+        return seterr(err, errlen, "%s render targets are not complete (status 0x%04x)", what,
+                      st);
+    return 0;
+}
+
+/* The DFT sums: RG32F array textures of dft_nf layers, zeroed (both of the
+ * pair in gl, one in gl-compute), and in gl the E pass's render targets
+ * (Ez + layers 0 .. dft_e-1) and each update_dft pass's (DFT_G_MAX layers,
+ * fewer in the last). */
+static int make_dft_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const float zero[4] = {0, 0, 0, 0};
+    glGenFramebuffers(1, &g->layer_fbo);
+    for (int c = 0; c < (g->compute ? 1 : 2); c++) {
+        glGenTextures(1, &g->dft_pp.tex[c]);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, g->dft_pp.tex[c]);
+        glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_RG32F, m->nx, m->ny, g->dft_nf);
+        gl2d_tex_params(GL_TEXTURE_2D_ARRAY);
+        if (gl2d_check_gl("allocating the DFT sums (RG32F array)", err, errlen))
+            return -1;
+        glBindFramebuffer(GL_FRAMEBUFFER, g->layer_fbo);
+        for (int k = 0; k < g->dft_nf; k++) {
+            glFramebufferTextureLayer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, g->dft_pp.tex[c], 0, k);
+            const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            if (st != GL_FRAMEBUFFER_COMPLETE)
+                return seterr(err, errlen,
+                              "DFT (RG32F array layer) render target is not complete (status "
+                              "0x%04x)",
+                              st);
+            glClearBufferfv(GL_COLOR, 0, zero);
+        }
+    }
+    g->dft_pp.cur = 0;
+    if (g->compute)
+        return 0;
+    for (int c = 0; c < 2; c++)
+        if (make_layers_fbo(g->ez.tex[c], g->dft_pp.tex[c], 0, g->dft_e, &g->dft_mrt_fbo[c],
+                            "Ez + DFT of the E pass", err, errlen))
+            return -1;
+    g->dft_group_fbo = xcalloc(2 * (size_t)(g->dft_groups ? g->dft_groups : 1),
+                               sizeof *g->dft_group_fbo, "DFT framebuffers", err, errlen);
+    if (!g->dft_group_fbo)
+        return -1;
+    for (int q = 0; q < g->dft_groups; q++) {
+        const int l0 = g->dft_e + q * DFT_G_MAX;
+        const int nl = g->dft_nf - l0 < DFT_G_MAX ? g->dft_nf - l0 : DFT_G_MAX;
+        for (int c = 0; c < 2; c++)
+            if (make_layers_fbo(0, g->dft_pp.tex[c], l0, nl, &g->dft_group_fbo[2 * q + c],
+                                "DFT of an update_dft pass", err, errlen))
+                return -1;
+    }
+    return 0;
+}
+
+/* The monitors' gather (docs/gl.md, "Monitors"): the sample list and the
+ * rows of one batch.  gl: textures, the list W x H texels of (cell, field),
+ * the padding of its last row marked by field 0xffffffff; gl-compute:
+ * storage buffers. */
+int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = g->nsamples;
+    const size_t cap = g->compute ? n : (size_t)g->gather_w * (size_t)g->gather_h;
+    uint32_t *list = xcalloc(2 * cap, sizeof *list, "monitor sample list", err, errlen);
+    if (!list)
+        return -1;
+    for (size_t q = 0; q < cap; q++) {
+        list[2 * q] = q < n ? (uint32_t)m->samples[q].cell : 0;
+        list[2 * q + 1] = q < n ? (uint32_t)m->samples[q].field : 0xffffffffu;
+    }
+    if (g->compute) {
+        glGenBuffers(1, &g->sample_buf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->sample_buf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(8 * n), list, GL_STATIC_DRAW);
+        glGenBuffers(1, &g->rows_buf);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->rows_buf);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(4 * n * (size_t)g->sample_rows),
+                     NULL, GL_DYNAMIC_READ);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    } else {
+        g->sample_tex = gl2d_make_tex(GL_RG32UI, g->gather_w, g->gather_h);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->gather_w, g->gather_h, GL_RG_INTEGER,
+                        GL_UNSIGNED_INT, list);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        g->rows_tex = gl2d_make_tex(GL_R32UI, g->gather_w, g->gather_h * g->sample_rows);
+        if (gl2d_make_fbo(g->rows_tex, &g->rows_fbo, "monitor rows (R32UI)", err, errlen)) {
+            free(list);
+            return -1;
+        }
+        if (g->gather_h > 1
+            && !(g->rows_host = xcalloc(cap * (size_t)g->sample_rows, sizeof *g->rows_host,
+                                        "monitor rows", err, errlen))) {
+            free(list);
+            return -1;
+        }
+    }
+    free(list);
+    return gl2d_check_gl("allocating the monitors' gather", err, errlen);
+}
+
+/* The CPML psi pairs (shaped like the slabs), the DFT sums and, for `gl`,
+ * their render targets. */
+int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    if (g->cpml) {
+        const int N2 = 2 * g->pml_n;
+        const int w[PSI_COUNT] = {m->nx, N2, m->nx, N2}, h[PSI_COUNT] = {N2, m->ny, N2, m->ny};
+        for (int k = 0; k < PSI_COUNT; k++)
+            if (gl2d_make_pair(&g->psi[k], GL_R32F, w[k], h[k], "CPML psi (R32F)", err, errlen))
+                return -1;
+    }
+    if (g->dft && make_dft_targets(g, m, err, errlen))
+        return -1;
+    return gl2d_check_gl("allocating the CPML and DFT textures", err, errlen);
+}
+
+int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    g->mat_tex = gl2d_make_tex(GL_R8UI, m->nx, m->ny);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, m->nx, m->ny, GL_RED_INTEGER, GL_UNSIGNED_BYTE, m->mat);
+
+    const size_t bb = (size_t)g->slot_w * (size_t)g->slot_h;
+    uint32_t *idx = xcalloc(bb, sizeof *idx, "slot index map", err, errlen);
+    if (!idx)
+        return -1;
+    for (size_t k = 0; k < m->nslots; k++) {
+        const int i = (int)(m->slot_cell[k] % (size_t)m->nx) - g->slot_x0;
+        const int j = (int)(m->slot_cell[k] / (size_t)m->nx) - g->slot_y0;
+        idx[(size_t)i + (size_t)j * (size_t)g->slot_w] = (uint32_t)k;
+    }
+    g->slot_tex = gl2d_make_tex(GL_R32UI, g->slot_w, g->slot_h);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->slot_w, g->slot_h, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                    idx);
+    free(idx);
+
+    const size_t floats = (size_t)g->slot_cap_steps * (g->stride ? g->stride : 1);
+    glGenBuffers(2, g->slot_buf);
+    glGenTextures(2, g->slot_tbo);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(floats * 4), NULL, GL_STREAM_DRAW);
+        glBindTexture(GL_TEXTURE_BUFFER, g->slot_tbo[k]);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, g->slot_buf[k]);
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    g->slot_host = xcalloc(floats, sizeof(float), "slot values", err, errlen);
+    if (!g->slot_host)
+        return -1;
+
+    if (g->cpml) {
+        /* the CPML profiles, rounded once on the host (core/model.h) */
+        const int w = m->nx > m->ny ? m->nx : m->ny;
+        float *prof = xcalloc((size_t)w * 4 * 4, sizeof(float), "CPML profiles", err, errlen);
+        if (!prof)
+            return -1;
+        const struct pml_axis *ax[4] = {&m->pml_xe, &m->pml_xh, &m->pml_ye, &m->pml_yh};
+        for (int r = 0; r < 4; r++) {
+            const int n = r < 2 ? m->nx : m->ny;
+            for (int i = 0; i < n; i++) {
+                float *t = prof + ((size_t)r * (size_t)w + (size_t)i) * 4;
+                t[0] = ax[r]->bf[i];
+                t[1] = ax[r]->cf[i];
+                t[2] = ax[r]->ikf[i];
+            }
+        }
+        g->prof_tex = gl2d_make_tex(GL_RGBA32F, w, 4);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 4, GL_RGBA, GL_FLOAT, prof);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        free(prof);
+    }
+    if (g->conformal) {
+        /* index map over the cut cells' bounding box, and the static part of
+         * each edge: a (float bits) and the free node q = (i, j) */
+        const size_t bw = (size_t)g->cut_w, bh = (size_t)g->cut_h;
+        uint32_t *map = xcalloc(bw * bh * 2, sizeof *map, "cut-edge map", err, errlen);
+        uint32_t *edges = xcalloc(m->ncut * 4, sizeof *edges, "cut edges", err, errlen);
+        if (!map || !edges) {
+            free(map);
+            free(edges);
+            return -1;
+        }
+        for (size_t q = 0; q < m->ncut; q++) {
+            const struct cut_edge *ce = &m->cut[q];
+            const size_t i = ce->cell % (size_t)m->nx - (size_t)g->cut_x0;
+            const size_t j = ce->cell / (size_t)m->nx - (size_t)g->cut_y0;
+            map[(i + j * bw) * 2 + (ce->comp ? 1 : 0)] = (uint32_t)q + 1;
+            memcpy(&edges[4 * q], &ce->a_f, 4);
+            edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
+            edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
+        }
+        g->cut_idx_tex = gl2d_make_tex(GL_RG32UI, g->cut_w, g->cut_h);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
+                        GL_UNSIGNED_INT, map);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glGenBuffers(1, &g->cut_edge_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, g->cut_edge_buf);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ncut * 16), edges, GL_STATIC_DRAW);
+        glGenTextures(1, &g->cut_edge_tbo);
+        glBindTexture(GL_TEXTURE_BUFFER, g->cut_edge_tbo);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32UI, g->cut_edge_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        free(map);
+        free(edges);
+    }
+
+    glGenBuffers(2, g->counter_pbo);
+    for (int k = 0; k < 2; k++) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, g->counter_pbo[k]);
+        glBufferData(GL_PIXEL_PACK_BUFFER, 8, NULL, GL_STREAM_READ);
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    return gl2d_check_gl("uploading the material map and slot tables", err, errlen);
+}
