@@ -1,6 +1,9 @@
 /* cuda3d_cell.cuh - the device helpers per cell that both step paths of the
  * 3D CUDA engine use (cuda3d_kernels.cu, cuda3d_fused.cu): the psi offsets,
  * the array index of a cell, the E coefficient table, the CPML term.
+ * The arithmetic of every 3D kernel is core/yee.h's (through cuda/yee.cuh:
+ * `typedef Yee<T, F> Y; Y::yee_xxx(...)`); the kernels only load, store and
+ * choose.
  *
  * The coefficient table lives in __constant__ memory, and without
  * relocatable device code a __constant__ variable belongs to the module of
@@ -12,6 +15,7 @@
 #define TEXFDTD_CUDA3D_CELL_CUH
 
 #include "cuda3d_internal.cuh"
+#include "yee.cuh"
 
 /* cezh of E component a (0 x, 1 y, 2 z) by the cell's E material
  * (cpu3d_e_materials: the corner's material, but vacuum on an edge that
@@ -58,14 +62,17 @@ template <typename T> __device__ __forceinline__ long long cell3(const Dev3<T> &
 template <typename T, bool F, int MODE>
 __device__ __forceinline__ T term(const Dev3<T> &d, T dd, int side, T *psi, int prof, int pos)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     if (MODE == MODE_NONE || side < 0)
         return dd;
     if (MODE == MODE_KAPPA) /* A3: psi already updated by the face kernels */
-        return A::add(A::mul(dd, d.pik[prof][pos]), *psi);
-    const T p = A::add(A::mul(d.pb[prof][pos], *psi), A::mul(d.pc[prof][pos], dd));
+        return Y::yee_pml_term(dd, d.pik[prof][pos], *psi);
+    /* named first so that the loads keep their order of before core/yee.h
+     * (the float kernels' SASS is unchanged) */
+    const T b = d.pb[prof][pos], o = *psi, c = d.pc[prof][pos];
+    const T p = Y::yee_psi(o, b, c, dd);
     *psi = p;
-    return A::add(A::mul(dd, d.pik[prof][pos]), p);
+    return Y::yee_pml_term(dd, d.pik[prof][pos], p);
 }
 
 

@@ -49,11 +49,12 @@ template <typename T, bool F>
 __device__ __forceinline__ T term_pp(const Dev3<T> &d, T dd, const T *old, T *nw, long long p,
                                      int prof, int pos)
 {
-    typedef Ar<T, F> A;
-    const T q = A::add(A::mul(d.pb[prof][pos], old[p]), A::mul(d.pc[prof][pos], dd));
+    typedef Yee<T, F> Y;
+    const T b = d.pb[prof][pos], o = old[p], c = d.pc[prof][pos]; /* load order: term() */
+    const T q = Y::yee_psi(o, b, c, dd);
     if (nw)
         nw[p] = q;
-    return A::add(A::mul(dd, d.pik[prof][pos]), q);
+    return Y::yee_pml_term(dd, d.pik[prof][pos], q);
 }
 
 /* The three H components of cell (i, j, k), update3d.inc's statements; dy..
@@ -62,7 +63,7 @@ __device__ __forceinline__ T term_pp(const Dev3<T> &d, T dd, const T *old, T *nw
 template <typename T, bool F, bool PML>
 __device__ __forceinline__ T hx3(const PP3<T> &p, int i, int j, int k, bool rd, T dy, T dz, T h, bool own)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
     if (j > d.ny - 2 || k > d.nz - 2)
         return h;
@@ -75,12 +76,12 @@ __device__ __forceinline__ T hx3(const PP3<T> &p, int i, int j, int k, bool rd, 
         if (zs >= 0)
             tz = term_pp<T, F>(d, dz, d.psi[PSI_HXZ], own ? p.hpsi1[PSI_HXZ] : (T *)0, psi_z(d, zs, kz, j, i), P_ZH, k);
     }
-    return A::sub(h, A::mul(d.ch, A::sub(ty, tz)));
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
 }
 template <typename T, bool F, bool PML>
 __device__ __forceinline__ T hy3(const PP3<T> &p, int i, int j, int k, bool rd, T dz, T dx, T h, bool own)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
     if (i > d.nx - 2 || k > d.nz - 2)
         return h;
@@ -93,12 +94,12 @@ __device__ __forceinline__ T hy3(const PP3<T> &p, int i, int j, int k, bool rd, 
         if (xs >= 0)
             tx = term_pp<T, F>(d, dx, d.psi[PSI_HYX], own ? p.hpsi1[PSI_HYX] : (T *)0, psi_x(d, xs, k, j, kx), P_XH, i);
     }
-    return A::sub(h, A::mul(d.ch, A::sub(tz, tx)));
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
 }
 template <typename T, bool F, bool PML>
 __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, T dx, T dy, T h, bool own)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
     if (i > d.nx - 2 || j > d.ny - 2)
         return h;
@@ -111,7 +112,7 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
         if (ys >= 0)
             ty = term_pp<T, F>(d, dy, d.psi[PSI_HZY], own ? p.hpsi1[PSI_HZY] : (T *)0, psi_y(d, ys, k, ky, i), P_YH, j);
     }
-    return A::sub(h, A::mul(d.ch, A::sub(tx, ty)));
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
 }
 
 /* E of cell (i, j, k) from the new H around it; E psi in place (owner only). */
@@ -120,7 +121,7 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
     int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
     if (PML) {
@@ -131,29 +132,29 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t
     const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
-        const T dy = A::sub(hz, hz_jm), dz = A::sub(hy, hy_km);
+        const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        ex = A::add(ex, A::mul(cezh<T>(0, mc), A::sub(ty, tz)));
+        ex = Y::yee_add_mul(ex, cezh<T>(0, mc), Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
-        const T dz = A::sub(hx, hx_km), dx = A::sub(hz, hz_im);
+        const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        ey = A::add(ey, A::mul(cezh<T>(1, mc), A::sub(tz, tx)));
+        ey = Y::yee_add_mul(ey, cezh<T>(1, mc), Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
-        const T dx = A::sub(hy, hy_im), dy = A::sub(hx, hx_jm);
+        const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        ez = A::add(ez, A::mul(cezh<T>(2, mc), A::sub(tx, ty)));
+        ez = Y::yee_add_mul(ez, cezh<T>(2, mc), Y::yee_diff(tx, ty));
     }
 }
 
 template <typename T, bool F, bool PML, int BY>
 __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) k_fused3(PP3<T> p, const Tile3 *tiles)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
     __shared__ T s_hx[BY + 1][32], s_hz[BY + 1][32];
     const int lane = threadIdx.x, w = threadIdx.y;
@@ -207,9 +208,9 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
             hy = ok ? p.hy1[c] : T(0);
             hz = T(0);
         } else {
-            hx = hx3<T, F, PML>(p, i, j, k, ok, A::sub(ezj, ezc), A::sub(eyu, eyc), hxo, ownk);
-            hy = hy3<T, F, PML>(p, i, j, k, ok, A::sub(exu, exc), A::sub(ezi, ezc), hyo, ownk);
-            hz = hz3<T, F, PML>(p, i, j, k, ok, A::sub(eyi, eyc), A::sub(exj, exc), hzo, ownk);
+            hx = hx3<T, F, PML>(p, i, j, k, ok, Y::yee_diff(ezj, ezc), Y::yee_diff(eyu, eyc), hxo, ownk);
+            hy = hy3<T, F, PML>(p, i, j, k, ok, Y::yee_diff(exu, exc), Y::yee_diff(ezi, ezc), hyo, ownk);
+            hz = hz3<T, F, PML>(p, i, j, k, ok, Y::yee_diff(eyi, eyc), Y::yee_diff(exj, exc), hzo, ownk);
         }
         if (k >= k0) {
             T hz_im = __shfl_up_sync(FULL_MASK3, hz, 1), hy_im = __shfl_up_sync(FULL_MASK3, hy, 1);
@@ -218,8 +219,8 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
                 const long long cl = c - 1;
                 const T exl = d.ex[cl];
                 const T exlj = j_up ? d.ex[cl + sy] : T(0), exlk = k_up ? d.ex[cl + sz] : T(0);
-                hz_im = hz3<T, F, PML>(p, i - 1, j, k, true, A::sub(eyc, d.ey[cl]), A::sub(exlj, exl), d.hz[cl], false);
-                hy_im = hy3<T, F, PML>(p, i - 1, j, k, true, A::sub(exlk, exl), A::sub(ezc, d.ez[cl]), d.hy[cl], false);
+                hz_im = hz3<T, F, PML>(p, i - 1, j, k, true, Y::yee_diff(eyc, d.ey[cl]), Y::yee_diff(exlj, exl), d.hz[cl], false);
+                hy_im = hy3<T, F, PML>(p, i - 1, j, k, true, Y::yee_diff(exlk, exl), Y::yee_diff(ezc, d.ez[cl]), d.hy[cl], false);
             }
             s_hx[w][lane] = hx;
             s_hz[w][lane] = hz;
@@ -249,7 +250,7 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
 template <typename T, bool F>
 __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int wa = p.a1 - p.a0 + 1, wb = p.b1 - p.b0 + 1;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t >= (long long)wa * wb)
@@ -257,7 +258,7 @@ __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
     const int a = p.a0 + (int)(t % wa), b = p.b0 + (int)(t / wa);
     const long long w = p.base + a * p.sa + b * p.sb;
     const long long nb = p.inward > 0 ? w + p.step : w - p.step;
-    e1[w] = A::add(e0[nb], A::mul(kmur, A::sub(e1[nb], e0[w])));
+    e1[w] = Y::yee_mur(e0[nb], kmur, e1[nb], e0[w]);
 }
 
 template <typename T, bool F>

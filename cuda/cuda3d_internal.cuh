@@ -20,6 +20,10 @@
  *                      share (psi offsets, the coefficient table, the CPML
  *                      term)
  *
+ * The per-cell arithmetic of every kernel is written once, in core/yee.h
+ * (shared with cpu/update3d.inc and the 2D engines), and reached through
+ * cuda/yee.cuh; these files hold memory access, launches and control.
+ *
  * Templates on <T, F> (the real type, denormals flushed) are instantiated
  * in the file that defines them, for the engine's three modes: <double,
  * false>, <float, true>, <float, false> (CUDA3D_INSTANTIATE_TF).  No

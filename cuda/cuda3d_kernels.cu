@@ -14,7 +14,7 @@
 template <typename T, bool F, int MODE>
 __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const long long c = cell3(d, i, j, k);
     int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
     if (MODE != MODE_NONE) {
@@ -24,22 +24,22 @@ __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
     }
     const T ch = d.ch;
     if (j <= d.ny - 2 && k <= d.nz - 2) {
-        const T dy = A::sub(d.ez[c + d.sy], d.ez[c]), dz = A::sub(d.ey[c + d.sz], d.ey[c]);
+        const T dy = Y::yee_diff(d.ez[c + d.sy], d.ez[c]), dz = Y::yee_diff(d.ey[c + d.sz], d.ey[c]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HXY] + psi_y(d, ys, k, ky, i), P_YH, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HXZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
-        d.hx[c] = A::sub(d.hx[c], A::mul(ch, A::sub(ty, tz)));
+        d.hx[c] = Y::yee_sub_mul(d.hx[c], ch, Y::yee_diff(ty, tz));
     }
     if (i <= d.nx - 2 && k <= d.nz - 2) {
-        const T dz = A::sub(d.ex[c + d.sz], d.ex[c]), dx = A::sub(d.ez[c + 1], d.ez[c]);
+        const T dz = Y::yee_diff(d.ex[c + d.sz], d.ex[c]), dx = Y::yee_diff(d.ez[c + 1], d.ez[c]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HYZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HYX] + psi_x(d, xs, k, j, kx), P_XH, i);
-        d.hy[c] = A::sub(d.hy[c], A::mul(ch, A::sub(tz, tx)));
+        d.hy[c] = Y::yee_sub_mul(d.hy[c], ch, Y::yee_diff(tz, tx));
     }
     if (i <= d.nx - 2 && j <= d.ny - 2) {
-        const T dx = A::sub(d.ey[c + 1], d.ey[c]), dy = A::sub(d.ex[c + d.sy], d.ex[c]);
+        const T dx = Y::yee_diff(d.ey[c + 1], d.ey[c]), dy = Y::yee_diff(d.ex[c + d.sy], d.ex[c]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HZX] + psi_x(d, xs, k, j, kx), P_XH, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HZY] + psi_y(d, ys, k, ky, i), P_YH, j);
-        d.hz[c] = A::sub(d.hz[c], A::mul(ch, A::sub(tx, ty)));
+        d.hz[c] = Y::yee_sub_mul(d.hz[c], ch, Y::yee_diff(tx, ty));
     }
 }
 
@@ -47,7 +47,7 @@ __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
 template <typename T, bool F, int MODE>
 __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const long long c = cell3(d, i, j, k);
     int kx = 0, ky = 0, kz = 0, xs = -1, ys = -1, zs = -1;
     if (MODE != MODE_NONE) {
@@ -59,22 +59,22 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
     const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
-        const T dy = A::sub(d.hz[c], d.hz[c - d.sy]), dz = A::sub(d.hy[c], d.hy[c - d.sz]);
+        const T dy = Y::yee_diff(d.hz[c], d.hz[c - d.sy]), dz = Y::yee_diff(d.hy[c], d.hy[c - d.sz]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        d.ex[c] = A::add(d.ex[c], A::mul(cezh<T>(0, mc), A::sub(ty, tz)));
+        d.ex[c] = Y::yee_add_mul(d.ex[c], cezh<T>(0, mc), Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
-        const T dz = A::sub(d.hx[c], d.hx[c - d.sz]), dx = A::sub(d.hz[c], d.hz[c - 1]);
+        const T dz = Y::yee_diff(d.hx[c], d.hx[c - d.sz]), dx = Y::yee_diff(d.hz[c], d.hz[c - 1]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        d.ey[c] = A::add(d.ey[c], A::mul(cezh<T>(1, mc), A::sub(tz, tx)));
+        d.ey[c] = Y::yee_add_mul(d.ey[c], cezh<T>(1, mc), Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
-        const T dx = A::sub(d.hy[c], d.hy[c - 1]), dy = A::sub(d.hx[c], d.hx[c - d.sy]);
+        const T dx = Y::yee_diff(d.hy[c], d.hy[c - 1]), dy = Y::yee_diff(d.hx[c], d.hx[c - d.sy]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        d.ez[c] = A::add(d.ez[c], A::mul(cezh<T>(2, mc), A::sub(tx, ty)));
+        d.ez[c] = Y::yee_add_mul(d.ez[c], cezh<T>(2, mc), Y::yee_diff(tx, ty));
     }
 }
 
@@ -124,7 +124,7 @@ template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regio
  * so global reads are whole contiguous row segments. */
 template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d, int side, int za, int zb)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int N = d.N;
     const int n_ax = AXIS == 0 ? d.nx : AXIS == 1 ? d.ny : d.nz;
     /* slab positions along AXIS: E 1..N-1 (left) or n-N..n-2; H 0..N-1 or n-1-N..n-2 */
@@ -182,8 +182,8 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
         if (!inside)
             return;
         const int t = threadIdx.x + (E ? 1 : 0);
-        const T d1 = E ? A::sub(s1[t], s1[t - 1]) : A::sub(s1[t + 1], s1[t]);
-        const T d2 = E ? A::sub(s2[t], s2[t - 1]) : A::sub(s2[t + 1], s2[t]);
+        const T d1 = E ? Y::yee_diff(s1[t], s1[t - 1]) : Y::yee_diff(s1[t + 1], s1[t]);
+        const T d2 = E ? Y::yee_diff(s2[t], s2[t - 1]) : Y::yee_diff(s2[t + 1], s2[t]);
         (void)d1;
         (void)d2;
         /* fall through with the staged differences */
@@ -193,8 +193,8 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
         const int prof = E ? P_XE : P_XH;
         const T b = d.pb[prof][i], cc = d.pc[prof][i];
         const long long pidx = psi_x(d, side, k, j, kk);
-        const T q1 = A::add(A::mul(b, d.psi[p1][pidx]), A::mul(cc, d1));
-        const T q2 = A::add(A::mul(b, d.psi[p2][pidx]), A::mul(cc, d2));
+        const T q1 = Y::yee_psi(d.psi[p1][pidx], b, cc, d1);
+        const T q2 = Y::yee_psi(d.psi[p2][pidx], b, cc, d2);
         /* component ranges on the other axes */
         if (!E) {
             /* Hy: k <= nz-2; Hz: j <= ny-2 */
@@ -218,10 +218,10 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
     const int prof = (AXIS == 1 ? P_YE : P_ZE) + (E ? 0 : 1);
     const T b = d.pb[prof][pos], cc = d.pc[prof][pos];
     const long long pidx = AXIS == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
-    const T d1 = E ? A::sub(g1[c], g1[c - off]) : A::sub(g1[c + off], g1[c]);
-    const T d2 = E ? A::sub(g2[c], g2[c - off]) : A::sub(g2[c + off], g2[c]);
-    const T q1 = A::add(A::mul(b, d.psi[p1][pidx]), A::mul(cc, d1));
-    const T q2 = A::add(A::mul(b, d.psi[p2][pidx]), A::mul(cc, d2));
+    const T d1 = E ? Y::yee_diff(g1[c], g1[c - off]) : Y::yee_diff(g1[c + off], g1[c]);
+    const T d2 = E ? Y::yee_diff(g2[c], g2[c - off]) : Y::yee_diff(g2[c + off], g2[c]);
+    const T q1 = Y::yee_psi(d.psi[p1][pidx], b, cc, d1);
+    const T q2 = Y::yee_psi(d.psi[p2][pidx], b, cc, d2);
     if (!E) {
         if (AXIS == 1) {
             /* Hx (-ch*ty): all i, k <= nz-2;  Hz (+ch*ty): i <= nx-2 */
@@ -251,7 +251,7 @@ template <typename T, bool F, bool E, int AXIS> __global__ void k_face(Dev3<T> d
 template <typename T, bool F, bool APPLY>
 __global__ void k_mur(T *e, MurPlane p, T *old, T kmur)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int wa = p.a1 - p.a0 + 1, wb = p.b1 - p.b0 + 1;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t >= (long long)wa * wb)
@@ -262,7 +262,7 @@ __global__ void k_mur(T *e, MurPlane p, T *old, T kmur)
     if (!APPLY)
         old[t] = e[nb];
     else
-        e[w] = A::add(old[t], A::mul(kmur, A::sub(e[nb], e[w])));
+        e[w] = Y::yee_mur(old[t], kmur, e[nb], e[w]);
 }
 
 

@@ -4,21 +4,23 @@
  * source (k_point), and the monitors' samples (k_gather into the next row).
  */
 #include "cuda3d_internal.cuh"
+#include "yee.cuh"
 
 /* The source slots: kind 1 (PEC) sets Ez, 0 (dielectric) adds, 2 (an Ez
  * edge that leaves a PEC corner for vacuum, cpu3d_e_materials) leaves it. */
 template <typename T, bool F>
 __global__ void k_slots(T *ez, const long long *cell, const uint8_t *kind, const T *v, long long n)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n && kind[t] != 2)
-        ez[cell[t]] = kind[t] ? v[t] : A::add(ez[cell[t]], v[t]);
+        ez[cell[t]] = kind[t] ? v[t] : Y::yee_source_add(ez[cell[t]], v[t]);
 }
 
 template <typename T, bool F> __global__ void k_point(T *ez, long long c, T v)
 {
-    ez[c] = Ar<T, F>::add(ez[c], v);
+    typedef Yee<T, F> Y;
+    ez[c] = Y::yee_source_add(ez[c], v);
 }
 
 /* The monitors' samples (core/monitor.h) of this step into one row: value
