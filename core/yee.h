@@ -126,3 +126,17 @@ Y_FN Y_REAL Y_NAME(yee_mur)(Y_REAL e1, Y_REAL k, Y_REAL n1, Y_REAL e0)
 {
     return Y_NAME(yee_add_mul)(e1, k, Y_NAME(yee_diff)(n1, e0));
 }
+
+/* ---- 3D ----------------------------------------------------------------
+ * (the 3D engines: cpu/update3d.inc, cuda/cuda3d_*.cu; every component of
+ * a 3D cell is yee_curl_add / yee_curl_sub, or in a CPML slab yee_add_mul /
+ * yee_sub_mul of yee_diff(t1, t2) with t = yee_pml_term(d, ik, yee_psi(...));
+ * Mur is yee_mur)
+ * A soft source: the value v added to the field e (the source slot of a
+ * dielectric cell, the point source):
+ *   e = e + v                                      yee_source_add(e, v) */
+Y_FN Y_REAL Y_NAME(yee_source_add)(Y_REAL e, Y_REAL v)
+{
+    Y_LET r = Y_ADD(e, v);
+    return r;
+}

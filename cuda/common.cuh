@@ -110,7 +110,7 @@ static inline int cuda_pick_device(int want, int *dev, cudaDeviceProp *prop, cha
  * index in the engine's padded layout) into row[k] of the batch buffer: a
  * thread per sample, nothing read back.  read_samples then copies the rows
  * recorded since the last read to the host with one cudaMemcpy.  (The 3D
- * engine has its own gather, k_gather in cuda3d.cu, for its MPI slabs.) */
+ * engine has its own gather, k_gather in cuda3d_sources.cu, for its MPI slabs.) */
 struct cuda_samples {
     long long first[9]; /* enum field f: samples first[f] .. first[f+1]-1 */
     long long *cell;    /* device: padded index of each sample in its field's array */

@@ -1,0 +1,258 @@
+/* cuda3d_internal.cuh - what the files of the 3D CUDA engine share: the
+ * engine's struct (struct cuda3d_engine), its device view (Dev3), the psi,
+ * profile and strategy numbering, the fused kernel's tile tables, the halo
+ * modes, and the functions one file offers another.  Host code and types
+ * only; the device helpers per cell are in cuda3d_cell.cuh.
+ *
+ * The engine's files (docs/cuda.md):
+ *   cuda3d.cu          the engine_ops glue: create, destroy, the step
+ *                      dispatch, read, write, the samples' read-back, the
+ *                      blow-up check, describe; the benchmark timers
+ *   cuda3d_kernels.cu  the two-kernel step: the field kernels of the three
+ *                      CPML strategies (A1 combined, A2 regions, A3
+ *                      per-face) and Mur
+ *   cuda3d_fused.cu    the fused z-marching kernel (A1 or no CPML), its
+ *                      tiles and its step
+ *   cuda3d_sources.cu  what every step does after the fields: the source
+ *                      slots, the point source, the monitors' samples
+ *   cuda3d_halo.cu     the MPI halo exchange (host-staged or NCCL)
+ *   cuda3d_cell.cuh    the device helpers per cell that the two step paths
+ *                      share (psi offsets, the coefficient table, the CPML
+ *                      term)
+ *
+ * The per-cell arithmetic of every kernel is written once, in core/yee.h
+ * (shared with cpu/update3d.inc and the 2D engines), and reached through
+ * cuda/yee.cuh; these files hold memory access, launches and control.
+ *
+ * Templates on <T, F> (the real type, denormals flushed) are instantiated
+ * in the file that defines them, for the engine's three modes: <double,
+ * false>, <float, true>, <float, false> (CUDA3D_INSTANTIATE_TF).  No
+ * relocatable device code: a kernel runs only from the file that holds it,
+ * and __constant__ memory belongs to one file (cuda3d_cell.cuh).
+ */
+#ifndef TEXFDTD_CUDA3D_INTERNAL_CUH
+#define TEXFDTD_CUDA3D_INTERNAL_CUH
+
+#include "common.cuh"
+extern "C" {
+#include "core/decomp.h"
+#include "core/slab3d.h"
+/* The E materials of a slab (cpu/cpu3d.c): the map, the coefficient of each
+ * component by map index, and what an Ez's source slot does. */
+int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
+                      float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
+                      uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen);
+extern const struct engine_ops cuda3d_engine_ops;
+}
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PSI_EXY, PSI_EXZ, PSI_EYX, PSI_EYZ, PSI_EZX, PSI_EZY,
+       PSI_HXY, PSI_HXZ, PSI_HYX, PSI_HYZ, PSI_HZX, PSI_HZY, PSI_COUNT };
+enum { P_XE, P_XH, P_YE, P_YH, P_ZE, P_ZH };
+/* psi code in the field kernels: none; update and use (A1, A2); use the psi
+ * the A3 face kernels have just updated (MODE_KAPPA, the 1/kappa term plus
+ * the stored psi) */
+enum { MODE_NONE, MODE_INLINE, MODE_KAPPA };
+
+template <typename T> struct Dev3 {
+    T *ex, *ey, *ez, *hx, *hy, *hz;
+    T *psi[PSI_COUNT];
+    const uint8_t *mat;
+    const T *pb[6], *pc[6], *pik[6]; /* CPML profiles xe xh ye yh ze zh */
+    int nx, ny, nz, px, N;
+    long long sy, sz;
+    T ch;
+    int uncoalesced; /* the coalescing paper's un-coalesced thread mapping (bench only) */
+    /* MPI z slab (core/decomp.h): the arrays hold planes kb .. (local plane
+     * 0 is global plane kb); this rank updates planes k0 .. k0+nzo-1, for
+     * which the x and y psi are held; the z psi hold the sides zs0 ..
+     * One rank: kb = k0 = zs0 = 0, nzo = nz.  k is global in every kernel. */
+    int kb, k0, nzo, zs0;
+};
+
+struct Box {
+    int x0, x1, y0, y1, z0, z1;
+};
+
+/* A2: the 26 PML regions of one launch (k_regions, cuda3d_kernels.cu). */
+struct Regions {
+    Box box[26];
+    int n;
+};
+
+/* A tile: x band (32 columns), y band (BY rows), planes [k0, k1).  hb: the
+ * H of plane k0-1 is not recomputed but read from the new buffers, where
+ * the halo exchange put the rank below's (MPI: the bottom plane of a slab,
+ * whose E needs this step's H of a plane another rank updates). */
+struct Tile3 {
+    int bx, by, k0, k1, hb;
+};
+
+/* The fused kernel's tiles of one z range, in two device tables: [0] no
+ * CPML cell in the tile or its halo, [1] the others. */
+struct TileSet {
+    Tile3 *t[2];
+    size_t n[2];
+};
+/* The parts of a slab under MPI (step_fused): the body k0+1 .. k1-2, the
+ * top plane k1-1 (its Hx, Hy then go up) and the bottom plane k0 (hb: after
+ * the rank below's Hx, Hy have come).  One rank: the body is every plane. */
+enum { TS_BODY, TS_TOP, TS_BOTTOM, TS_COUNT };
+
+/* How the halo planes travel between ranks (MPI only). */
+enum halo_mode { HALO_NONE, HALO_HOST, HALO_NCCL, HALO_SKIP };
+
+/* The halo exchange timer: pairs of events around each exchange on the
+ * stream that runs it, summed once they have completed (a ring, so that the
+ * host never waits on an exchange younger than RING exchanges, RING/2 steps). */
+enum { RING = 16 };
+
+typedef struct mur_plane MurPlane;
+
+struct cuda3d_engine {
+    struct engine base;
+    int dev;
+    char devname[320];
+    int nx, ny, nz, px, N;
+    size_t plane, cells; /* padded; cells: the local planes (all nz on one rank) */
+    /* MPI z slab (core/decomp.h; plane = nx*ny values, the unpadded plane
+     * the host-staged exchange and the gather carry): arrays hold nzl
+     * planes from global plane kb; the rank updates k0 <= k < k1 */
+    struct decomp dc;
+    int kb, k0, k1, nzl;
+    int zs0, zsides; /* the z psi hold sides zs0 .. zs0+zsides-1 */
+    size_t s0, ns;   /* source slots s0 .. s0+ns-1 are this rank's */
+    bool point;      /* this rank owns the point source cell ... */
+    long long pc;    /* ... at this array index */
+    enum halo_mode halo;
+    void *stage[4];  /* host-staged: pinned planes, send Hx/Ex, Hy/Ey, receive the same */
+    void *gather_h;  /* read_field under MPI: the local planes on the host */
+    cudaStream_t xs; /* NCCL: the exchange stream (non-blocking) */
+    cudaEvent_t ev_ready[2], ev_done[2]; /* [0] after H (Hx, Hy up), [1] after E (Ex, Ey down) */
+    cudaEvent_t tm[RING][2];
+    bool tm_pend[RING];
+    int tm_next;
+    double halo_ms;   /* exchange time so far (ms) */
+    long long halo_n; /* exchanges so far */
+    bool failed;      /* a step failed: leave NCCL alone in destroy */
+    void *nccl;       /* ncclComm_t when halo == HALO_NCCL */
+    enum pml_strategy strat;
+    void *f[6];
+    void *psi[PSI_COUNT];
+    /* fused path: the other buffer of each ping-pong pair (fields, H psi);
+     * f[] and psi[] always name the current ones */
+    bool fused;
+    int kz; /* planes per block */
+    bool uncoalesced; /* TEXFDTD_CUDA3D_MAP=uncoalesced (two-kernel path, bench only) */
+    /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
+     * them all; under MPI the three parts of a slab step_fused launches */
+    TileSet ts[TS_COUNT];
+    /* fused under MPI: the top and bottom planes' stream, of the highest
+     * priority, beside the body on the default stream; ev_step: the step so
+     * far on the default stream, ev_edges: both edge planes done */
+    cudaStream_t ps;
+    cudaEvent_t ev_step, ev_edges;
+    void *fb[6];
+    void *psib[PSI_COUNT];
+    void *prof[6][3];
+    uint8_t *mat;      /* the E materials (cpu3d_e_materials), padded like the fields */
+    uint8_t *mat_h;    /* the same on the host while the engine is made, [nzl][ny][nx] */
+    float cezh3_f[3][MODEL_MAX_MATERIALS];
+    double cezh3_d[3][MODEL_MAX_MATERIALS];
+    uint8_t slot_kind[MODEL_MAX_MATERIALS];
+    MurPlane mur[MUR_PLANES];
+    void *mur_old[MUR_PLANES];
+    long long *slot_cell;
+    uint8_t *slot_pec; /* per slot: k_slots's kind */
+    void *slot_v_d, *slot_v_h;
+    /* recorded after each copy out of the pinned slot_v_h / slot_vk_h: a
+     * cudaMemcpyAsync from pinned memory reads it when the copy runs, not
+     * when it is queued, so the host waits on it before refilling */
+    cudaEvent_t slot_ev;
+    Regions regions;
+    unsigned long long *first_bad; /* the blow-up check: [6] first bad cell per field */
+    /* the monitors' samples in this rank's planes (decomp_own_samples, in
+     * the model's order): a gather kernel after each step copies them into
+     * the next row of smp_rows; read_samples copies the rows out at once */
+    size_t nown;
+    long long *smp_at; /* per sample: its array index (padded, local planes) */
+    uint8_t *smp_f;    /* per sample: its field, as an index of f[] */
+    void *smp_rows;    /* [model->sample_rows][nown] */
+    void *smp_h;       /* MPI: the rows on the host, for the gather on rank 0 */
+    int smp_n;         /* rows recorded since the last read */
+};
+
+/* The kernels' view of the engine: its current arrays, sizes and slab. */
+template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
+{
+    Dev3<T> d;
+    memset(&d, 0, sizeof d);
+    d.ex = (T *)c->f[0];
+    d.ey = (T *)c->f[1];
+    d.ez = (T *)c->f[2];
+    d.hx = (T *)c->f[3];
+    d.hy = (T *)c->f[4];
+    d.hz = (T *)c->f[5];
+    for (int k = 0; k < PSI_COUNT; k++)
+        d.psi[k] = (T *)c->psi[k];
+    d.mat = c->mat;
+    for (int k = 0; k < 6; k++) {
+        d.pb[k] = (const T *)c->prof[k][0];
+        d.pc[k] = (const T *)c->prof[k][1];
+        d.pik[k] = (const T *)c->prof[k][2];
+    }
+    d.nx = c->nx;
+    d.ny = c->ny;
+    d.nz = c->nz;
+    d.px = c->px;
+    d.N = c->N;
+    d.sy = c->px;
+    d.sz = (long long)c->px * c->ny;
+    d.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
+    d.uncoalesced = c->uncoalesced;
+    d.kb = c->kb;
+    d.k0 = c->k0;
+    d.nzo = c->k1 - c->k0;
+    d.zs0 = c->zs0;
+    return d;
+}
+
+/* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */
+#define CUDA3D_INSTANTIATE_TF(X) X(double, false) X(float, true) X(float, false)
+
+/* ---- cuda3d_kernels.cu: the two-kernel step (H, E kernels in place) ---- */
+template <typename T, bool F>
+int step_two(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen);
+/* Its copy of the coefficient table (cuda3d_cell.cuh), from c->cezh3_*. */
+int kernels_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);
+
+/* ---- cuda3d_fused.cu: the fused kernel's step, its tiles, its table ---- */
+template <typename T, bool F>
+int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen);
+int build_tile_sets(cuda3d_engine *c, char *err, size_t errlen);
+int fused_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);
+
+/* ---- cuda3d_sources.cu: after the fields, every step and path ---- */
+/* The slot values of step t into the device (waits for the last copy out
+ * of the pinned buffer first); nothing without slots. */
+template <typename T> int slots_upload(cuda3d_engine *c, const struct model *m, int t, char *err,
+                                       size_t errlen);
+/* The source slots (values from slots_upload), then the point source, into ez. */
+template <typename T, bool F> void sources_apply(cuda3d_engine *c, const struct model *m, int t, T *ez);
+/* The step's samples into the next row (f[] names the current fields). */
+template <typename T> void take_samples(cuda3d_engine *c);
+
+/* ---- cuda3d_halo.cu: the MPI halo exchange ---- */
+extern const char *const halo_names[];
+int halo_setup(cuda3d_engine *c, int ndev, char *err, size_t errlen);
+int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, char *err,
+               size_t errlen);
+int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errlen);
+int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen);
+/* The exchange's log line, staging planes, events, NCCL communicator, stream. */
+void halo_free(cuda3d_engine *c);
+
+#endif
