@@ -570,6 +570,13 @@ static int job_execute(struct job *j)
         goto out;
     }
     if (a->dry_run) {
+        const double t0 = now_seconds();
+        if (model_build(&m, &s, err, sizeof err)) {
+            fprintf(stderr, "texfdtd: %s\n", err);
+            goto out;
+        }
+        log_info("model: %d objects painted, %d materials, %zu source slots in %.3f s",
+                 s.nobjects, m.nmats, m.nslots, now_seconds() - t0);
         log_info("dry run: the scene is valid; nothing run, nothing written");
         rc = EXIT_OK;
         goto out;
