@@ -981,7 +981,8 @@ static int cmd_info(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     static const char *const btype[] = {"pec", "cpml", "mur"};
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere"};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse"};
     const bool d3 = scene_is_3d(&s);
     const double cells = (double)s.nx * s.ny * s.nz, updates = cells * s.steps;
     enum field fl[6];

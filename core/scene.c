@@ -442,7 +442,8 @@ static const char *const flux_keys[] = {"frequencies", "start_step", "x0", "y0",
                                         NULL};
 static const char *const probe_keys[] = {"x", "y", "z", "fields", "total", "every", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
-                                          "center_z", "width", "height", "depth", "radius", NULL};
+                                          "center_z", "width", "height", "depth", "radius",
+                                          "radius_x", "radius_y", "vertices", "rotation", NULL};
 
 static bool in_list(const char *w, const char *const *list)
 {
@@ -1065,22 +1066,98 @@ static int check_extent(const struct entry *x, const struct scene *s, const char
     return 0;
 }
 
+/* vertices = x0 y0, x1 y1, ...: at least 3 points (cells), each finite. */
+#define SCENE_MAX_VERTICES 100000
+static int parse_vertices(const struct entry *x, struct scene_object *o, char *err, size_t errlen)
+{
+    int cap = 16, n = 0;
+    double *v = malloc((size_t)cap * 2 * sizeof *v);
+    if (!v)
+        return seterr(err, errlen, "out of memory reading vertices");
+    const char *p = x->value;
+    for (int k = 0;; k++) {
+        char *end;
+        double xy[2];
+        for (int a = 0; a < 2; a++) {
+            errno = 0;
+            xy[a] = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(xy[a]) || fabs(xy[a]) > 1e9) {
+                free(v);
+                BAD(x, "vertices: point %d is not two numbers 'x y' (expected a list such as "
+                       "0 0, 4 0, 4 3, in cells)", k + 1);
+            }
+            p = end;
+        }
+        if (n == cap) {
+            cap *= 2;
+            double *w = realloc(v, (size_t)cap * 2 * sizeof *v);
+            if (!w) {
+                free(v);
+                return seterr(err, errlen, "out of memory reading vertices");
+            }
+            v = w;
+        }
+        v[2 * n] = xy[0];
+        v[2 * n + 1] = xy[1];
+        n++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (*p != ',' || n == SCENE_MAX_VERTICES) {
+            free(v);
+            if (n == SCENE_MAX_VERTICES)
+                BAD(x, "vertices: more than %d points", SCENE_MAX_VERTICES);
+            BAD(x, "vertices: expected ',' after point %d, found '%.20s'", n, p);
+        }
+        p++;
+    }
+    if (n < 3) {
+        free(v);
+        BAD(x, "vertices: a polygon needs at least 3 points, found %d", n);
+    }
+    o->vertices = v;
+    o->nvertices = n;
+    return 0;
+}
+
+/* rotation = DEG: cos and sin, exact at multiples of 90 degrees. */
+static void set_rotation(struct scene_object *o, double deg)
+{
+    double r = fmod(deg, 360.0);
+    if (r < 0)
+        r += 360.0;
+    o->rotation_deg = deg;
+    o->rotated = r != 0.0;
+    static const double c4[4] = {1, 0, -1, 0}, s4[4] = {0, 1, 0, -1};
+    if (r == 0.0 || r == 90.0 || r == 180.0 || r == 270.0) {
+        o->rot_cos = c4[(int)(r / 90.0)];
+        o->rot_sin = s4[(int)(r / 90.0)];
+    } else {
+        o->rot_cos = cos(r * M_PI / 180.0);
+        o->rot_sin = sin(r * M_PI / 180.0);
+    }
+}
+
 static int interpret_object(struct entries *es, const char *section, struct scene *s,
                             struct scene_object *o, const char *path, char *err, size_t errlen)
 {
     const char *name = section + 7;
     const struct entry *x;
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", NULL};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse", NULL};
     static const char *const mats[] = {"pec", "dielectric", NULL};
-    /* the size keys each shape takes; the rest are refused */
-    static const char *const size_keys[4][3] = {
+    /* the size keys each shape takes (a polygon: depth in 3D only); the rest are refused */
+    static const char *const size_keys[6][3] = {
         {"width", "height", NULL}, {"radius", NULL, NULL}, {"width", "height", "depth"},
-        {"radius", NULL, NULL}};
-    static const char *const all_sizes[] = {"width", "height", "depth", "radius"};
+        {"radius", NULL, NULL}, {"depth", NULL, NULL}, {"radius_x", "radius_y", NULL}};
+    static const char *const all_sizes[] = {"width", "height", "depth", "radius", "radius_x",
+                                            "radius_y"};
     const bool d3 = s->nz > 1;
     int k;
 
     memset(o, 0, sizeof *o);
+    o->rot_cos = 1.0;
     if (strlen(name) >= sizeof o->name)
         return seterr(err, errlen, "%s: [%s]: object name longer than %zu characters", path,
                       section, sizeof o->name - 1);
@@ -1088,13 +1165,14 @@ static int interpret_object(struct entries *es, const char *section, struct scen
 
     if (!(x = GET(section, "shape")))
         return seterr(err, errlen, "%s: [%s] has no shape (%s)", path, section,
-                      d3 ? "box | sphere" : "rectangle | circle");
+                      d3 ? "box | sphere | polygon" : "rectangle | circle | ellipse | polygon");
     if (parse_choice(x, shapes, &k, err, errlen))
         return -1;
     o->shape = (enum shape)k;
     const struct entry *shape_x = x;
+    const bool polygon = o->shape == SHAPE_POLYGON;
     const bool shape3d = o->shape == SHAPE_BOX || o->shape == SHAPE_SPHERE;
-    if (shape3d != d3)
+    if (!polygon && shape3d != d3)
         BAD(x, "shape = %s is a %s shape, and this scene is %s (nz = %d): use %s", x->value,
             shape3d ? "3D" : "2D", d3 ? "3D" : "2D", s->nz, d3 ? "box | sphere" : "rectangle | circle");
 
@@ -1123,28 +1201,73 @@ static int interpret_object(struct entries *es, const char *section, struct scen
                 BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
             break;
         }
+        if (polygon && i < 2) { /* the mean of the vertices */
+            if ((x = GET(section, centre[i])))
+                BAD(x, "%s does not apply to a polygon (its vertices place it; it turns about "
+                       "their mean)", x->key);
+            continue;
+        }
         if (!(x = GET(section, centre[i])))
             return seterr(err, errlen, "%s: [%s] has no %s", path, section, centre[i]);
         if (parse_double(x, -1e9, 1e9, false, cv[i], err, errlen))
             return -1;
     }
 
+    /* polygon vertices, their mean the centre */
+    x = GET(section, "vertices");
+    if (polygon) {
+        if (!x)
+            return seterr(err, errlen, "%s: [%s] is a polygon and needs vertices (x0 y0, x1 y1, "
+                                       "..., in cells)", path, section);
+        if (parse_vertices(x, o, err, errlen))
+            return -1;
+        double sx = 0, sy = 0;
+        for (int v = 0; v < o->nvertices; v++)
+            sx += o->vertices[2 * v], sy += o->vertices[2 * v + 1];
+        o->center_x = sx / o->nvertices;
+        o->center_y = sy / o->nvertices;
+    } else if (x) {
+        BAD(x, "vertices apply to a polygon only, not a %s", shape_x->value);
+    }
+
+    /* rotation about z, counter-clockwise, degrees */
+    if ((x = GET(section, "rotation"))) {
+        if (o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE)
+            BAD(x, "rotation does not apply to a %s (it looks the same at any angle)",
+                shape_x->value);
+        double deg;
+        if (parse_double(x, -360.0, 360.0, false, &deg, err, errlen))
+            return -1;
+        set_rotation(o, deg);
+        if (polygon && o->rotated) /* the vertices turn about their mean, once, here */
+            for (int v = 0; v < o->nvertices; v++) {
+                const double dx = o->vertices[2 * v] - o->center_x;
+                const double dy = o->vertices[2 * v + 1] - o->center_y;
+                o->vertices[2 * v] = o->center_x + (o->rot_cos * dx - o->rot_sin * dy);
+                o->vertices[2 * v + 1] = o->center_y + (o->rot_sin * dx + o->rot_cos * dy);
+            }
+    }
+
     /* sizes */
     const char *const *want = size_keys[o->shape];
-    for (int i = 0; i < 4; i++) {
+    if (polygon && !d3)
+        want = size_keys[1] + 1; /* none */
+    for (int i = 0; i < 6; i++) {
         bool wanted = false;
         for (int w = 0; w < 3 && want[w]; w++)
             wanted |= !strcmp(want[w], all_sizes[i]);
         if (!wanted && (x = GET(section, all_sizes[i])))
-            BAD(x, "%s does not apply to a %s", x->key, shape_x->value);
+            BAD(x, "%s does not apply to a%s %s", x->key, shape_x->value[0] == 'e' ? "n" : "",
+                shape_x->value);
     }
-    double *sv[4] = {&o->width, &o->height, &o->depth, &o->radius};
+    double *sv[6] = {&o->width, &o->height, &o->depth, &o->radius, &o->radius_x, &o->radius_y};
     for (int w = 0; w < 3 && want[w]; w++) {
         if (!(x = GET(section, want[w])))
-            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
-                          shape_x->value, want[w]);
-        int i = !strcmp(want[w], "width") ? 0 : !strcmp(want[w], "height") ? 1
-                : !strcmp(want[w], "depth") ? 2 : 3;
+            return seterr(err, errlen, "%s: [%s] is a%s %s and needs %s", path, section,
+                          shape_x->value[0] == 'e' ? "n" : "", shape_x->value, want[w]);
+        int i = 0;
+        while (strcmp(want[w], all_sizes[i]))
+            i++;
         if (parse_double(x, 0.0, 1e9, true, sv[i], err, errlen))
             return -1;
     }
@@ -1154,8 +1277,8 @@ static int interpret_object(struct entries *es, const char *section, struct scen
     scene_object_bounds(o, d3, lo, hi);
     const int n[3] = {s->nx, s->ny, s->nz};
     for (int i = 0; i < (d3 ? 3 : 2); i++)
-        if (check_extent(GET(section, centre[i]), s, name, "xyz"[i], lo[i], hi[i], n[i], err,
-                         errlen))
+        if (check_extent(GET(section, polygon && i < 2 ? "vertices" : centre[i]), s, name,
+                         "xyz"[i], lo[i], hi[i], n[i], err, errlen))
             return -1;
     return 0;
 }

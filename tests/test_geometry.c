@@ -211,3 +211,168 @@ Test(geometry, many_pec_objects_conformal_distances, .timeout = 120)
     setup_free(&t);
     free(text);
 }
+
+/* ---- new shapes: bit-identical to the shapes they trace ------------------ */
+
+/* Run scene text a and b (with the same overrides) through the cpu engine in
+ * float, flush, and require the three fields to be bit-identical, and the
+ * material maps to be equal. */
+static void same_fields(const char *a, const char *b, const char *const *sets, int nset)
+{
+    struct test_setup ta, tb;
+    setup_from_text(&ta, a, sets, nset);
+    setup_from_text(&tb, b, sets, nset);
+    cr_assert_eq(ta.model.ncells, tb.model.ncells);
+    cr_assert_eq(ta.model.nmats, tb.model.nmats);
+    for (size_t c = 0; c < ta.model.ncells; c++)
+        cr_assert_eq(ta.model.mats[ta.model.mat[c]].eps_r, tb.model.mats[tb.model.mat[c]].eps_r,
+                     "cell %zu", c);
+    cr_assert_eq(ta.model.ncut, tb.model.ncut);
+    for (size_t k = 0; k < ta.model.ncut; k++)
+        cr_assert_eq(ta.model.cut[k].d, tb.model.cut[k].d, "cut edge %zu", k);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    void *fa[3], *fb[3];
+    char err[ERRLEN];
+    cr_assert_eq(run_engine("cpu", &ta.model, &o, 150, fa, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run_engine("cpu", &tb.model, &o, 150, fb, err, sizeof err), 0, "%s", err);
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(memcmp(fa[k], fb[k], ta.model.ncells * sizeof(float)), 0, "field %d differs",
+                     k);
+    free_fields(fa);
+    free_fields(fb);
+    setup_free(&ta);
+    setup_free(&tb);
+}
+
+#define GRID "[grid]\nnx = 72\nny = 64\nsteps = 150\n[source]\nangle = 30\nfront_offset = 10\n" \
+             "[boundary]\ntype = cpml\ncells = 6\n"
+
+/* A rectangle with faces on and between nodes (width 10 on a node, height
+ * 7.5 between), PEC and dielectric, and the polygon of its corners. */
+static const char *rect_scene = GRID "[object.r]\nshape = rectangle\nmaterial = pec\n"
+                                     "center_x = 30\ncenter_y = 28.25\nwidth = 10\nheight = 7.5\n"
+                                     "[object.d]\nshape = rectangle\nmaterial = dielectric\n"
+                                     "eps_r = 3\ncenter_x = 50.5\ncenter_y = 34\nwidth = 9\n"
+                                     "height = 13\n";
+static const char *poly_scene = GRID "[object.r]\nshape = polygon\nmaterial = pec\n"
+                                     "vertices = 25 24.5, 35 24.5, 35 32, 25 32\n"
+                                     "[object.d]\nshape = polygon\nmaterial = dielectric\n"
+                                     "eps_r = 3\nvertices = 46 27.5, 46 40.5,\n"
+                                     "   55 40.5, 55 27.5\n"; /* clockwise, continued */
+
+Test(geometry, polygon_tracing_a_rectangle_is_the_rectangle)
+{
+    const char *off[] = {"grid.subpixel=false"};
+    same_fields(rect_scene, poly_scene, off, 1);
+}
+
+Test(geometry, polygon_tracing_a_rectangle_smoothed)
+{
+    same_fields(rect_scene, poly_scene, NULL, 0); /* subpixel on: the default in 2D */
+}
+
+Test(geometry, polygon_tracing_a_rectangle_conformal)
+{
+    const char *on[] = {"grid.conformal_pec=true"};
+    same_fields(rect_scene, poly_scene, on, 1);
+}
+
+Test(geometry, ellipse_with_equal_axes_is_the_circle)
+{
+    const char *circle = GRID "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 30.3\n"
+                              "center_y = 31.7\nradius = 8.6\n[object.e]\nshape = circle\n"
+                              "material = dielectric\neps_r = 4\ncenter_x = 52\ncenter_y = 30\n"
+                              "radius = 6.2\n";
+    const char *ellipse = GRID "[object.c]\nshape = ellipse\nmaterial = pec\ncenter_x = 30.3\n"
+                               "center_y = 31.7\nradius_x = 8.6\nradius_y = 8.6\n[object.e]\n"
+                               "shape = ellipse\nmaterial = dielectric\neps_r = 4\n"
+                               "center_x = 52\ncenter_y = 30\nradius_x = 6.2\nradius_y = 6.2\n"
+                               "rotation = 17\n";
+    const char *on[] = {"grid.conformal_pec=true"};
+    same_fields(circle, ellipse, NULL, 0);
+    same_fields(circle, ellipse, on, 1);
+}
+
+Test(geometry, rectangle_turned_90_degrees_is_the_transposed_rectangle)
+{
+    const char *wh = GRID "[object.r]\nshape = rectangle\nmaterial = pec\ncenter_x = 30\n"
+                          "center_y = 28\nwidth = 6.5\nheight = 13\n[object.d]\n"
+                          "shape = rectangle\nmaterial = dielectric\neps_r = 2.5\ncenter_x = 52\n"
+                          "center_y = 33\nwidth = 5\nheight = 9.5\n";
+    const char *hw = GRID "[object.r]\nshape = rectangle\nmaterial = pec\ncenter_x = 30\n"
+                          "center_y = 28\nwidth = 13\nheight = 6.5\nrotation = 90\n[object.d]\n"
+                          "shape = rectangle\nmaterial = dielectric\neps_r = 2.5\ncenter_x = 52\n"
+                          "center_y = 33\nwidth = 9.5\nheight = 5\nrotation = -270\n";
+    const char *on[] = {"grid.conformal_pec=true"};
+    same_fields(wh, hw, NULL, 0);
+    same_fields(wh, hw, on, 1);
+    /* and a polygon turned 180 degrees about its mean is itself */
+    const char *tri = GRID "[object.r]\nshape = polygon\nmaterial = pec\n"
+                           "vertices = 20 20, 40 20, 40 36, 20 36\n";
+    const char *tri_turned = GRID "[object.r]\nshape = polygon\nmaterial = pec\n"
+                                  "vertices = 20 20, 40 20, 40 36, 20 36\nrotation = 180\n";
+    same_fields(tri, tri_turned, on, 1);
+}
+
+/* A rotated rectangle and an ellipse against this file's own membership:
+ * the Ez node turned back into the shape's frame. */
+Test(geometry, rotated_shapes_paint_their_nodes)
+{
+    const double th = 30 * M_PI / 180, c = cos(th), s = sin(th);
+    const char *text = GRID "[object.r]\nshape = rectangle\nmaterial = pec\n"
+                            "center_x = 25\ncenter_y = 30\nwidth = 14\nheight = 6\nrotation = 30\n"
+                            "[object.e]\nshape = ellipse\nmaterial = dielectric\neps_r = 2\n"
+                            "center_x = 52\ncenter_y = 32\nradius_x = 9\nradius_y = 4\n"
+                            "rotation = 30\n";
+    const char *sets[] = {"grid.subpixel=false"};
+    struct test_setup t;
+    setup_from_text(&t, text, sets, 1);
+    int nr = 0, ne = 0;
+    for (int j = 0; j < 64; j++)
+        for (int i = 0; i < 72; i++) {
+            double dx = i - 25, dy = j - 30;
+            double lx = c * dx + s * dy, ly = -s * dx + c * dy;
+            const bool in_r = fabs(lx) <= 7 + 1e-9 && fabs(ly) <= 3 + 1e-9;
+            const bool sure_r = fabs(fabs(lx) - 7) > 1e-6 && fabs(fabs(ly) - 3) > 1e-6;
+            dx = i - 52, dy = j - 32;
+            lx = c * dx + s * dy, ly = -s * dx + c * dy;
+            const double q = lx * lx / 81 + ly * ly / 16;
+            const struct material *mt = &t.model.mats[t.model.mat[(size_t)i + (size_t)j * 72]];
+            if (fabs(q - 1) > 1e-9)
+                cr_assert_eq(mt->kind == MATERIAL_DIELECTRIC, q < 1, "ellipse node (%d, %d)", i, j);
+            if (sure_r)
+                cr_assert_eq(mt->kind == MATERIAL_PEC, in_r, "rectangle node (%d, %d)", i, j);
+            nr += in_r;
+            ne += q < 1;
+        }
+    cr_assert_gt(nr, 60);
+    cr_assert_gt(ne, 90);
+    setup_free(&t);
+}
+
+/* 3D: a polygon prism (vertices in x, y; center_z and depth in z) tracing a
+ * box paints the box's cells; a box turned 90 degrees, the transposed box. */
+Test(geometry, prism_and_turned_box_in_3d)
+{
+#define G3 "[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n" \
+           "center_x = 5\ncenter_y = 5\ncenter_z = 5\n"
+    const char *box = G3 "[object.b]\nshape = box\nmaterial = pec\ncenter_x = 20\n"
+                         "center_y = 17.5\ncenter_z = 14\nwidth = 10\nheight = 7\ndepth = 9\n"
+                         "[object.c]\nshape = box\nmaterial = dielectric\neps_r = 2\n"
+                         "center_x = 12\ncenter_y = 12\ncenter_z = 14\nwidth = 4\nheight = 9\n"
+                         "depth = 6\n";
+    const char *prism = G3 "[object.b]\nshape = polygon\nmaterial = pec\n"
+                           "vertices = 15 14, 25 14, 25 21, 15 21\ncenter_z = 14\ndepth = 9\n"
+                           "[object.c]\nshape = box\nmaterial = dielectric\neps_r = 2\n"
+                           "center_x = 12\ncenter_y = 12\ncenter_z = 14\nwidth = 9\n"
+                           "height = 4\ndepth = 6\nrotation = 90\n";
+    struct test_setup a, b;
+    setup_from_text(&a, box, NULL, 0);
+    setup_from_text(&b, prism, NULL, 0);
+    for (size_t c = 0; c < a.model.ncells; c++)
+        cr_assert_eq(a.model.mats[a.model.mat[c]].eps_r, b.model.mats[b.model.mat[c]].eps_r,
+                     "cell %zu", c);
+    setup_free(&a);
+    setup_free(&b);
+#undef G3
+}
