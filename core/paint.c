@@ -200,34 +200,91 @@ static bool near_boundary(const struct scene_object *o, double x, double y, doub
     }
 }
 
+/* H(x) = int_0^x sqrt(r^2 - t^2) dt = (x h + r^2 asin(x / r)) / 2, |x| <= r. */
+static double disc_half_strip(double r, double x)
+{
+    x = fmax(-r, fmin(r, x));
+    return 0.5 * (x * sqrt(fmax(0.0, r * r - x * x)) + r * r * asin(x / r));
+}
+
+/* The exact area of the disc of radius r about the origin within the box
+ * [x0, x1] x [y0, y1]: the integral over x of the length of [y0, y1] within
+ * [-h, h], h = sqrt(r^2 - x^2).  Between the x where an end of that overlap
+ * changes (x = +-r, and h = |y0|, h = |y1|) each end is either a box side
+ * (a constant) or the circle (+-h, integrated by disc_half_strip), which the
+ * piece's midpoint decides. */
+static double disc_box_area(double r, double x0, double x1, double y0, double y1)
+{
+    const double lo = fmax(x0, -r), hi = fmin(x1, r);
+    if (!(lo < hi) || y0 >= r || y1 <= -r)
+        return 0.0;
+    double t[6] = {lo, hi};
+    int n = 2;
+    const double ys[2] = {y0, y1};
+    for (int k = 0; k < 2; k++)
+        if (fabs(ys[k]) < r) {
+            const double x = sqrt(r * r - ys[k] * ys[k]);
+            if (-x > lo && -x < hi)
+                t[n++] = -x;
+            if (x > lo && x < hi)
+                t[n++] = x;
+        }
+    for (int a = 1; a < n; a++) /* insertion sort of at most 6 */
+        for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
+            const double v = t[b];
+            t[b] = t[b - 1];
+            t[b - 1] = v;
+        }
+    double area = 0.0;
+    for (int k = 0; k + 1 < n; k++) {
+        const double ta = t[k], tb = t[k + 1], m = 0.5 * (ta + tb);
+        const double h = sqrt(fmax(0.0, r * r - m * m));
+        const bool top_is_side = y1 < h, bottom_is_side = y0 > -h;
+        if ((top_is_side ? y1 : h) <= (bottom_is_side ? y0 : -h))
+            continue;
+        const double arc = disc_half_strip(r, tb) - disc_half_strip(r, ta);
+        area += (top_is_side ? y1 * (tb - ta) : arc) - (bottom_is_side ? y0 * (tb - ta) : -arc);
+    }
+    return area;
+}
+
+/* The exact fraction of the cell around (i, j) inside a circle, or an
+ * ellipse whose axes are x and y (a circle of radius a once y is scaled by
+ * a / b; any ellipse with a = b), or -1 where it is sampled instead. */
+static double exact_cover(const struct scene_object *o, int i, int j)
+{
+    const double x0 = i - 0.5 - o->center_x, y0 = j - 0.5 - o->center_y;
+    if (o->shape == SHAPE_CIRCLE)
+        return disc_box_area(o->radius, x0, x0 + 1.0, y0, y0 + 1.0);
+    if (o->shape == SHAPE_ELLIPSE && o->radius_x == o->radius_y)
+        return disc_box_area(o->radius_x, x0, x0 + 1.0, y0, y0 + 1.0);
+    if (o->shape == SHAPE_ELLIPSE && !o->rotated) {
+        const double k = o->radius_x / o->radius_y;
+        return disc_box_area(o->radius_x, x0, x0 + 1.0, k * y0, k * (y0 + 1.0)) / k;
+    }
+    return -1.0;
+}
+
+double paint_cover_fraction(const struct scene_object *o, int i, int j)
+{
+    /* the cell lies within sqrt(2)/2 of (i, j): away from the boundary
+     * it is all inside or all outside, as the node itself */
+    if (!near_boundary(o, i, j, 0.75))
+        return paint_inside(o, i, j, 0.0) ? 1.0 : 0.0;
+    const double f = exact_cover(o, i, j);
+    if (f >= 0.0)
+        return fmin(f, 1.0);
+    int in = 0;
+    for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++)
+        for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++)
+            in += paint_inside(o, i - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES,
+                               j - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES, 0.0);
+    return (double)in / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES);
+}
+
 int paint_cover_levels(const struct scene_object *o, int i, int j)
 {
-    /* the samples lie within sqrt(2)/2 of (i, j): away from the boundary
-     * they all agree with the node itself */
-    if (!near_boundary(o, i, j, 0.75))
-        return paint_inside(o, i, j, 0.0) ? PAINT_SUBPIXEL_LEVELS : 0;
-    int in = 0;
-    if (o->shape == SHAPE_CIRCLE) { /* paint_inside's arithmetic, rows and columns hoisted */
-        double dx2[PAINT_SUBPIXEL_SAMPLES];
-        const double r2 = o->radius * o->radius;
-        for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++) {
-            const double dx = (i - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES) - o->center_x;
-            dx2[a] = dx * dx;
-        }
-        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++) {
-            const double dy = (j - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES) - o->center_y;
-            const double dy2 = dy * dy;
-            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++)
-                in += dx2[a] + dy2 <= r2;
-        }
-    } else {
-        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++)
-            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++)
-                in += paint_inside(o, i - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES,
-                                   j - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES, 0.0);
-    }
-    return (int)lround((double)in * PAINT_SUBPIXEL_LEVELS
-                       / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES));
+    return (int)lround(paint_cover_fraction(o, i, j) * PAINT_SUBPIXEL_LEVELS);
 }
 
 /* ---- the material table --------------------------------------------------- */

@@ -27,10 +27,15 @@ bool paint_inside(const struct scene_object *o, double x, double y, double z);
  * direction, at which it first meets the object's boundary, or INFINITY. */
 double paint_ray_entry(const struct scene_object *o, double x, double y, double ux, double uy);
 
-/* Subpixel smoothing: the fraction, in PAINT_SUBPIXEL_LEVELS-ths, of the cell
- * around Ez node (i, j), the square [i - 1/2, i + 1/2] x [j - 1/2, j + 1/2],
- * inside o, from 16 x 16 midpoint samples rounded to a multiple of 1/64. */
+/* Subpixel smoothing: the fraction of the cell around Ez node (i, j), the
+ * square [i - 1/2, i + 1/2] x [j - 1/2, j + 1/2], inside o.  Exact (the
+ * area in closed form) for a circle and an ellipse with its axes along x and
+ * y (or equal axes); from 16 x 16 midpoint samples for the other shapes. */
 #define PAINT_SUBPIXEL_SAMPLES 16
+double paint_cover_fraction(const struct scene_object *o, int i, int j);
+/* The same in PAINT_SUBPIXEL_LEVELS-ths, rounded (the smoothed materials are
+ * the multiples of 1/64 between two permittivities: each one is a material,
+ * and a cell holds a one-byte material index). */
 #define PAINT_SUBPIXEL_LEVELS 64
 int paint_cover_levels(const struct scene_object *o, int i, int j);
 
