@@ -200,26 +200,34 @@ static bool near_boundary(const struct scene_object *o, double x, double y, doub
     }
 }
 
-/* H(x) = int_0^x sqrt(r^2 - t^2) dt = (x h + r^2 asin(x / r)) / 2, |x| <= r. */
-static double disc_half_strip(double r, double x)
+/* int_ta^tb sqrt(r^2 - x^2) dx for ta <= tb within [0, r] or within [-r, 0]:
+ * (x h + r^2 asin(x / r)) / 2 between the ends, with the difference of the
+ * arcsines taken as one, asin u - asin v = asin(u sqrt(1 - v^2) - v sqrt(1 -
+ * u^2)) (u, v of one sign), and h = sqrt((r - x)(r + x)), so that nothing of
+ * size r^2 cancels for a large circle. */
+static double disc_arc(double r, double ta, double tb)
 {
-    x = fmax(-r, fmin(r, x));
-    return 0.5 * (x * sqrt(fmax(0.0, r * r - x * x)) + r * r * asin(x / r));
+    const double ha = sqrt(fmax(0.0, (r - ta) * (r + ta)));
+    const double hb = sqrt(fmax(0.0, (r - tb) * (r + tb)));
+    const double z = (tb * ha - ta * hb) / (r * r);
+    return 0.5 * (tb * hb - ta * ha + r * r * asin(fmin(1.0, z)));
 }
 
 /* The exact area of the disc of radius r about the origin within the box
  * [x0, x1] x [y0, y1]: the integral over x of the length of [y0, y1] within
  * [-h, h], h = sqrt(r^2 - x^2).  Between the x where an end of that overlap
- * changes (x = +-r, and h = |y0|, h = |y1|) each end is either a box side
- * (a constant) or the circle (+-h, integrated by disc_half_strip), which the
- * piece's midpoint decides. */
+ * changes (x = +-r, and h = |y0|, h = |y1|; and x = 0 for disc_arc) each
+ * end is either a box side (a constant) or the circle (+-h, integrated by
+ * disc_arc), which the piece's midpoint decides. */
 static double disc_box_area(double r, double x0, double x1, double y0, double y1)
 {
     const double lo = fmax(x0, -r), hi = fmin(x1, r);
     if (!(lo < hi) || y0 >= r || y1 <= -r)
         return 0.0;
-    double t[6] = {lo, hi};
+    double t[7] = {lo, hi};
     int n = 2;
+    if (lo < 0.0 && hi > 0.0)
+        t[n++] = 0.0; /* disc_arc takes one side of the axis at a time */
     const double ys[2] = {y0, y1};
     for (int k = 0; k < 2; k++)
         if (fabs(ys[k]) < r) {
@@ -229,7 +237,7 @@ static double disc_box_area(double r, double x0, double x1, double y0, double y1
             if (x > lo && x < hi)
                 t[n++] = x;
         }
-    for (int a = 1; a < n; a++) /* insertion sort of at most 6 */
+    for (int a = 1; a < n; a++) /* insertion sort of at most 7 */
         for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
             const double v = t[b];
             t[b] = t[b - 1];
@@ -242,7 +250,7 @@ static double disc_box_area(double r, double x0, double x1, double y0, double y1
         const bool top_is_side = y1 < h, bottom_is_side = y0 > -h;
         if ((top_is_side ? y1 : h) <= (bottom_is_side ? y0 : -h))
             continue;
-        const double arc = disc_half_strip(r, tb) - disc_half_strip(r, ta);
+        const double arc = disc_arc(r, ta, tb);
         area += (top_is_side ? y1 * (tb - ta) : arc) - (bottom_is_side ? y0 * (tb - ta) : -arc);
     }
     return area;
