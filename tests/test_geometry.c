@@ -114,9 +114,29 @@ Test(geometry, many_objects_paint_as_brute_force)
     free(text);
 }
 
+/* The fraction of the cell around (i, j) inside circle o, by columns: at
+ * each of 2000 x midpoints the chord's overlap with [j - 1/2, j + 1/2] is
+ * exact, so only the sum over x errs (by about 1e-5, at the tangents). */
+static double circle_cover(const struct obj *o, int i, int j)
+{
+    const int n = 2000;
+    double s = 0;
+    for (int a = 0; a < n; a++) {
+        const double x = i - 0.5 + (a + 0.5) / n - o->cx, h2 = o->r * o->r - x * x;
+        if (h2 <= 0)
+            continue;
+        const double h = sqrt(h2);
+        const double lo = fmax(j - 0.5, o->cy - h), hi = fmin(j + 0.5, o->cy + h);
+        if (hi > lo)
+            s += hi - lo;
+    }
+    return s / n;
+}
+
 /* Subpixel smoothing of separate dielectric rods on vacuum: a cell's eps is
- * f eps_rod + (1 - f), f the cover fraction counted here by 16 x 16 midpoint
- * samples and rounded to 1/64 (docs/scenes.md). */
+ * f eps_rod + (1 - f), f the cell's covered area (exact for circles) rounded
+ * to 1/64 (docs/scenes.md); where 64 f lies within 0.01 of a rounding
+ * boundary, either neighbour is accepted. */
 Test(geometry, many_rods_smoothed_as_brute_force)
 {
     enum { R = 40, NX = 10 * R + 20 };
@@ -136,22 +156,22 @@ Test(geometry, many_rods_smoothed_as_brute_force)
     for (int q = 0; q < 4000; q++) {
         const int i = 5 + (int)(rnd() * (NX - 10)), j = 5 + (int)(rnd() * (NX - 10));
         /* the rod of this pitch cell; neighbours are at least 1 cell away */
-        double eps = 1.0;
+        double eps[2] = {1.0, 1.0};
         for (int k = 0; k < R * R; k++) {
             const struct obj *o = &objs[k];
             if (fabs(o->cx - i) > 6 || fabs(o->cy - j) > 6)
                 continue;
-            int in = 0;
-            for (int b = 0; b < 16; b++)
-                for (int a = 0; a < 16; a++)
-                    in += obj_inside(o, i - 0.5 + (a + 0.5) / 16, j - 0.5 + (b + 0.5) / 16);
-            const long f = lround(in * 64.0 / 256);
-            if (f)
-                eps = f == 64 ? o->eps : (f / 64.0) * o->eps + (1.0 - f / 64.0) * 1.0;
+            const double x = 64.0 * circle_cover(o, i, j);
+            for (int c = 0; c < 2; c++) {
+                const long f = lround(x + (c ? 0.01 : -0.01));
+                if (f)
+                    eps[c] = f == 64 ? o->eps : (f / 64.0) * o->eps + (1.0 - f / 64.0) * 1.0;
+            }
         }
         const struct material *mt = &s.model.mats[s.model.mat[(size_t)i + (size_t)j * NX]];
-        cr_assert_eq(mt->eps_r, eps, "cell (%d, %d): eps %.17g, expected %.17g", i, j, mt->eps_r,
-                     eps);
+        cr_assert(mt->eps_r == eps[0] || mt->eps_r == eps[1],
+                  "cell (%d, %d): eps %.17g, expected %.17g or %.17g", i, j, mt->eps_r, eps[0],
+                  eps[1]);
     }
     setup_free(&s);
     free(t.s);
