@@ -63,21 +63,60 @@ int analytic_init(struct analytic_cylinder *c, double k, double a, double xc, do
     return 0;
 }
 
+/* The scene's one circle, PEC (pec_only) or either. */
+static int init_circle(struct analytic_cylinder *c, const struct model *m, bool pec_only,
+                       char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const struct scene_object *o = s->nobjects == 1 ? &s->objects[0] : NULL;
+    const bool ok = o && o->shape == SHAPE_CIRCLE
+                    && (o->material == MATERIAL_PEC
+                        || (!pec_only && o->material == MATERIAL_DIELECTRIC));
+    if (!ok)
+        return seterr(err, errlen,
+                      "%s: the exact solution needs exactly one object, a PEC circle%s (the scene "
+                      "has %d object%s%s)",
+                      s->path, pec_only ? "" : " or a dielectric one", s->nobjects,
+                      s->nobjects == 1 ? "" : "s",
+                      s->nobjects != 1 ? ""
+                      : pec_only       ? ", not a PEC circle"
+                                       : ", not a PEC or dielectric circle");
+    const double k = 2.0 * M_PI / s->cells_per_wavelength;
+    if (analytic_init(c, k, o->radius, o->center_x, o->center_y, atan2(m->sin_t, m->cos_t),
+                      m->d0, 0, err, errlen))
+        return -1;
+    c->eps_r = o->material == MATERIAL_DIELECTRIC ? o->eps_r : 0.0;
+    return 0;
+}
+
 int analytic_init_model(struct analytic_cylinder *c, const struct model *m, char *err,
                         size_t errlen)
 {
-    const struct scene *s = m->scene;
-    if (s->nobjects != 1 || s->objects[0].shape != SHAPE_CIRCLE
-        || s->objects[0].material != MATERIAL_PEC)
-        return seterr(err, errlen,
-                      "%s: the exact solution needs exactly one object, a PEC circle (the scene "
-                      "has %d object%s%s)",
-                      s->path, s->nobjects, s->nobjects == 1 ? "" : "s",
-                      s->nobjects == 1 ? ", not a PEC circle" : "");
-    const struct scene_object *o = &s->objects[0];
-    const double k = 2.0 * M_PI / s->cells_per_wavelength;
-    return analytic_init(c, k, o->radius, o->center_x, o->center_y, atan2(m->sin_t, m->cos_t),
-                         m->d0, 0, err, errlen);
+    return init_circle(c, m, true, err, errlen);
+}
+
+int analytic_init_circle(struct analytic_cylinder *c, const struct model *m, char *err,
+                         size_t errlen)
+{
+    return init_circle(c, m, false, err, errlen);
+}
+
+int analytic_material_init(const struct analytic_cylinder *c, struct farexact_cyl2 *d, char *err,
+                           size_t errlen)
+{
+    return farexact_cyl2_init(d, FAREXACT_TM, c->k * c->a, 0, c->eps_r, 1.0, err, errlen);
+}
+
+double complex analytic_scattered_any(const struct analytic_cylinder *c,
+                                      const struct farexact_cyl2 *d, double x, double y)
+{
+    if (!d)
+        return analytic_scattered(c, x, y);
+    const double dx = x - c->xc, dy = y - c->yc;
+    const double krho = c->k * hypot(dx, dy), psi = atan2(dy, dx) - c->theta;
+    struct farexact_field f;
+    farexact_cyl2_field(d, krho, psi, &f);
+    return c->center_phasor * (f.z - cexp(-I * krho * cos(psi)));
 }
 
 double complex analytic_incident(const struct analytic_cylinder *c, double x, double y)

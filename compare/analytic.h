@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #include "core/model.h"
+#include "farexact.h"
 
 #define ANALYTIC_MAX_ORDER 2000
 
@@ -44,6 +45,7 @@ struct analytic_cylinder {
     double cos_t, sin_t;
     double d0;           /* phase reference of the incident wave, cells */
     int nmax;            /* highest order kept */
+    double eps_r;        /* 0: a PEC; > 0 a lossless dielectric (see analytic_init_circle) */
     double complex center_phasor;             /* Einc(xc, yc) */
     double complex coef[ANALYTIC_MAX_ORDER + 1]; /* -eps_n i^-n J_n(ka) */
     double complex hka[ANALYTIC_MAX_ORDER + 1];  /* H_n^(2)(ka) */
@@ -61,6 +63,24 @@ int analytic_init(struct analytic_cylinder *c, double k, double a, double xc, do
  * k = 2 pi / N_lambda, theta, d0 and the circle from the model. */
 int analytic_init_model(struct analytic_cylinder *c, const struct model *m, char *err,
                         size_t errlen);
+
+/* The same for a model whose one object is a circle, PEC or dielectric
+ * (c->eps_r = its eps_r, TMz); analytic_init_model refuses the dielectric. */
+int analytic_init_circle(struct analytic_cylinder *c, const struct model *m, char *err,
+                         size_t errlen);
+
+/* The dielectric circle's series (farexact_cyl2, TM, mu = 1) for c (c->eps_r > 0). */
+int analytic_material_init(const struct analytic_cylinder *c, struct farexact_cyl2 *d, char *err,
+                           size_t errlen);
+
+/* The model's scattered phasor at (x, y), inside or outside the circle:
+ * d = NULL for a PEC (analytic_scattered), else the dielectric's series,
+ *     Es = Einc(xc, yc) [F(k rho, psi) - exp(-i k rho cos psi)],
+ * F the total field of farexact_cyl2_field for a unit phasor at the axis
+ * (inside the cylinder the scattered-field formulation holds total minus
+ * incident, as outside). */
+double complex analytic_scattered_any(const struct analytic_cylinder *c,
+                                      const struct farexact_cyl2 *d, double x, double y);
 
 /* Incident phasor at (x, y), closed form. */
 double complex analytic_incident(const struct analytic_cylinder *c, double x, double y);

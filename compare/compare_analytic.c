@@ -1,12 +1,16 @@
 /* compare_analytic.c - `texfdtd compare SCENE --analytic`: the engines
  * against the exact series of a circular cylinder, in two ways.
  *
- * [monitor.dft] (a PEC circle): each engine runs the whole scene; then
- * ez_dft_re and ez_dft_im (the scattered phasor normalised to the incident
- * amplitude, core/model.h) are compared with analytic_scattered() at the Ez
+ * [monitor.dft] (a PEC or dielectric circle): each engine runs the whole
+ * scene; then ez_dft_re and ez_dft_im (the scattered phasor normalised to the
+ * incident amplitude, core/model.h) are compared with analytic_scattered_any()
+ * (the PEC series, or farexact_cyl2_field for a dielectric in TM) at the Ez
  * positions (i, j) of
  *   annulus: 1.2 a <= rho <= 2.5 a
  *   ring:    |rho - 2 a| < 0.5 (the cells one radius out from the surface)
+ *   disc:    rho <= 0.8 a, a dielectric only: the TOTAL field inside (the
+ *            engine's scattered phasor plus the exact incident one), so that
+ *            the error is relative to the field that lives there
  * with the errors of compare/metrics.h (complex, magnitude, and shape after
  * the best complex factor alpha; arg(alpha) < 0 is a phase lag).
  *
@@ -37,12 +41,14 @@
 #include <string.h>
 
 enum { EXIT_LIMIT = 3 };
-enum { REGION_ANNULUS, REGION_RING, NREGIONS };
-static const char *const region_name[NREGIONS] = {"annulus", "ring2"};
+enum { REGION_ANNULUS, REGION_RING, REGION_DISC, NREGIONS };
+static const char *const region_name[NREGIONS] = {"annulus", "ring2", "disc"};
 
+/* inc: the exact incident phasor at each cell of a region compared in the
+ * total field (the disc), NULL for the scattered field. */
 struct region {
     size_t n, *cell;
-    double complex *exact, *num;
+    double complex *exact, *num, *inc;
 };
 
 struct result {
@@ -56,9 +62,11 @@ static int region_of(double rho, double a)
     return -1;
 }
 
-/* The cells of both regions; the exact phasor at each. */
+/* The cells of the regions (the disc only for a dielectric, d != NULL); the
+ * exact phasor at each. */
 static int build_regions(const struct model *m, const struct analytic_cylinder *cy,
-                         struct region r[NREGIONS], char *err, size_t errlen)
+                         const struct farexact_cyl2 *d, struct region r[NREGIONS], char *err,
+                         size_t errlen)
 {
     const double a = cy->a;
     if (cy->xc - 2.5 * a < 0 || cy->yc - 2.5 * a < 0 || cy->xc + 2.5 * a > m->nx - 1
@@ -73,13 +81,19 @@ static int build_regions(const struct model *m, const struct analytic_cylinder *
         for (int j = 0; j < m->ny; j++)
             for (int i = 0; i < m->nx; i++) {
                 const double rho = hypot(i - cy->xc, j - cy->yc);
-                int in[NREGIONS] = {rho >= 1.2 * a && rho <= 2.5 * a, region_of(rho, a) == REGION_RING};
+                int in[NREGIONS] = {rho >= 1.2 * a && rho <= 2.5 * a,
+                                    region_of(rho, a) == REGION_RING, d && rho <= 0.8 * a};
                 for (int q = 0; q < NREGIONS; q++) {
                     if (!in[q])
                         continue;
                     if (pass == 1) {
-                        r[q].cell[r[q].n] = (size_t)i + (size_t)j * (size_t)m->nx;
-                        r[q].exact[r[q].n] = analytic_scattered(cy, i, j);
+                        const size_t k = r[q].n;
+                        r[q].cell[k] = (size_t)i + (size_t)j * (size_t)m->nx;
+                        r[q].exact[k] = analytic_scattered_any(cy, d, i, j);
+                        if (r[q].inc) {
+                            r[q].inc[k] = analytic_incident(cy, i, j);
+                            r[q].exact[k] += r[q].inc[k];
+                        }
                     }
                     r[q].n++;
                 }
@@ -90,6 +104,10 @@ static int build_regions(const struct model *m, const struct analytic_cylinder *
                 r[q].exact = r[q].cell ? xcalloc(r[q].n, sizeof *r[q].exact, "exact phasors", err, errlen) : NULL;
                 r[q].num = r[q].exact ? xcalloc(r[q].n, sizeof *r[q].num, "phasors", err, errlen) : NULL;
                 if (!r[q].num)
+                    return -1;
+                if (q == REGION_DISC
+                    && !(r[q].inc = xcalloc(r[q].n, sizeof *r[q].inc, "incident phasors", err,
+                                            errlen)))
                     return -1;
             }
     }
@@ -102,6 +120,7 @@ static void free_regions(struct region r[NREGIONS])
         free(r[q].cell);
         free(r[q].exact);
         free(r[q].num);
+        free(r[q].inc);
     }
 }
 
@@ -165,7 +184,7 @@ static int run_one(const struct cmp_args *a, const struct scene *s, const struct
             const size_t c = r[q].cell[k];
             const double x = esz == 8 ? ((double *)re)[c] : ((float *)re)[c];
             const double y = esz == 8 ? ((double *)im)[c] : ((float *)im)[c];
-            r[q].num[k] = x + I * y;
+            r[q].num[k] = x + I * y + (r[q].inc ? r[q].inc[k] : 0.0);
             if (q == REGION_RING)
                 ring_num[k] = r[q].num[k];
         }
@@ -577,6 +596,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         return EXIT_RUNTIME;
     }
     static struct analytic_cylinder cy;
+    struct farexact_cyl2 *mat = NULL; /* a dielectric circle's series */
     struct region r[NREGIONS] = {{0}};
     struct engine *e[CMP_MAX_ENGINES] = {0};
     struct result res[CMP_MAX_ENGINES];
@@ -590,7 +610,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
     if (!a->out)
         snprintf(outdir, sizeof outdir, "out/%s-compare", s->name);
 
-    /* what can be compared: the far field of a circle, the DFT of a PEC circle */
+    /* what can be compared: the far field and the DFT of a PEC or dielectric circle */
     const bool do_far = s->far.on;
     bool do_dft = s->dft;
     int kdft = 0;
@@ -598,7 +618,11 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    if (do_dft && analytic_init_model(&cy, &m, err, sizeof err)) {
+    if (do_dft
+        && (analytic_init_circle(&cy, &m, err, sizeof err)
+            || (cy.eps_r > 0
+                && (!(mat = xcalloc(1, sizeof *mat, "dielectric series", err, sizeof err))
+                    || analytic_material_init(&cy, mat, err, sizeof err))))) {
         if (!do_far) {
             fprintf(stderr, "texfdtd: %s\n", err);
             goto out;
@@ -608,7 +632,8 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
     }
     if (a->has_max_rel && !do_dft) {
         fprintf(stderr, "texfdtd: %s: --max-rel limits the DFT phasor's error, and there is no "
-                        "DFT comparison here (it needs [monitor.dft] and a PEC circle); for the "
+                        "DFT comparison here (it needs [monitor.dft] and a PEC or dielectric circle); "
+                        "for the "
                         "far field use --max-far-db\n",
                 s->path);
         goto out;
@@ -619,7 +644,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
                 s->path);
         goto out;
     }
-    if (do_dft && build_regions(&m, &cy, r, err, sizeof err)) {
+    if (do_dft && build_regions(&m, &cy, mat, r, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
@@ -633,9 +658,11 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
                      "expect an error of order 1/(samples) from the image frequency",
                      samples, s->cells_per_wavelength / s->courant);
         log_info("exact series: k a = %.6g, %d orders; annulus 1.2..2.5 a: %zu cells, ring at "
-                 "2 a: %zu cells; DFT over steps %d..%d (%d samples, %.4g periods)",
-                 cy.k * cy.a, cy.nmax + 1, r[REGION_ANNULUS].n, r[REGION_RING].n,
-                 s->dft_start + 1, s->steps, samples, periods);
+                 "2 a: %zu cells, disc 0.8 a: %zu cells; DFT over steps %d..%d (%d samples, "
+                 "%.4g periods)",
+                 cy.k * cy.a, (mat ? mat->nmax : cy.nmax) + 1, r[REGION_ANNULUS].n,
+                 r[REGION_RING].n, r[REGION_DISC].n, s->dft_start + 1, s->steps, samples,
+                 periods);
     }
     if (do_far) {
         for (int q = 0; q < fr.nf; q++)
@@ -673,7 +700,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
             goto out;
         }
         for (int q = 0; q < NREGIONS && do_dft; q++)
-            if (phasor_errors(r[q].num, r[q].exact, r[q].n, &res[k].e[q])) {
+            if (r[q].n && phasor_errors(r[q].num, r[q].exact, r[q].n, &res[k].e[q])) {
                 fprintf(stderr, "texfdtd: the exact field is zero on the %s\n", region_name[q]);
                 goto out;
             }
@@ -685,6 +712,11 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    char what[96];
+    if (cy.eps_r > 0)
+        snprintf(what, sizeof what, "dielectric cylinder (eps_r = %.9g, TM)", cy.eps_r);
+    else
+        snprintf(what, sizeof what, "PEC cylinder");
     if (do_dft) {
         char *text = NULL, path[4200];
         size_t len = 0;
@@ -692,16 +724,20 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         cmp_write_provenance(f, a, s);
         for (int k = 0; k < n; k++)
             cmp_write_engine_line(f, spec[k].label, e[k]);
-        fprintf(f, "# exact: PEC cylinder k a = %.9g (radius %.9g cells at (%.9g, %.9g)), theta = "
+        fprintf(f, "# exact: %s k a = %.9g (radius %.9g cells at (%.9g, %.9g)), theta = "
                    "%.9g rad, %d orders; phasor convention exp(+i omega t) (core/model.h)\n",
-                cy.k * cy.a, cy.a, cy.xc, cy.yc, cy.theta, cy.nmax + 1);
-        fprintf(f, "# annulus: 1.2 a <= rho <= 2.5 a; ring2: |rho - 2 a| < 0.5 cell; factor = "
-                   "best alpha with F ~ alpha G, phase < 0 = lag\n");
+                what, cy.k * cy.a, cy.a, cy.xc, cy.yc, cy.theta,
+                (mat ? mat->nmax : cy.nmax) + 1);
+        fprintf(f, "# annulus: 1.2 a <= rho <= 2.5 a; ring2: |rho - 2 a| < 0.5 cell (scattered "
+                   "field); disc (dielectric): rho <= 0.8 a, total field; factor = best alpha "
+                   "with F ~ alpha G, phase < 0 = lag\n");
         fprintf(f, "engine,region,cells,rel_complex,rel_magnitude,rel_shape,factor_abs,"
                    "factor_phase_rad\n");
         for (int k = 0; k < n; k++)
             for (int q = 0; q < NREGIONS; q++) {
                 const struct phasor_errors *p = &res[k].e[q];
+                if (!r[q].n)
+                    continue;
                 fprintf(f, "%s,%s,%zu,%.9g,%.9g,%.9g,%.9g,%.9g\n", spec[k].label,
                         region_name[q], p->cells, p->rel_complex, p->rel_magnitude,
                         p->rel_shape, cabs(p->factor), carg(p->factor));
@@ -726,14 +762,17 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
     }
 
     if (do_dft) {
-        printf("exact PEC cylinder, k a = %.4g, %g cells per wavelength; relative L2 errors of "
-               "the DFT phasor:\n",
-               cy.k * cy.a, s->cells_per_wavelength);
+        printf("exact %s, k a = %.4g, %g cells per wavelength; relative L2 errors of the DFT "
+               "phasor%s:\n",
+               what, cy.k * cy.a, s->cells_per_wavelength,
+               mat ? " (disc: the total field inside)" : "");
         printf("%-12s %-8s %7s %10s %10s %10s %10s %12s\n", "engine", "region", "cells",
                "complex", "magnitude", "shape", "|alpha|", "arg(alpha)");
         for (int k = 0; k < n; k++)
             for (int q = 0; q < NREGIONS; q++) {
                 const struct phasor_errors *p = &res[k].e[q];
+                if (!r[q].n)
+                    continue;
                 printf("%-12s %-8s %7zu %9.3f%% %9.3f%% %9.3f%% %10.5f %8.5f rad\n",
                        spec[k].label, region_name[q], p->cells, 100 * p->rel_complex,
                        100 * p->rel_magnitude, 100 * p->rel_shape, cabs(p->factor),
@@ -748,7 +787,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
     if (a->has_max_rel)
         for (int k = 0; k < n; k++)
             for (int q = 0; q < NREGIONS; q++)
-                if (!(res[k].e[q].rel_complex <= a->max_rel)) {
+                if (r[q].n && !(res[k].e[q].rel_complex <= a->max_rel)) {
                     fprintf(stderr,
                             "texfdtd: --max-rel %g exceeded: %s, %s: complex relative error "
                             "%.4e\n",
@@ -774,6 +813,7 @@ out:
         free(fe[k]);
     }
     free(fr.exact);
+    free(mat);
     free_regions(r);
     model_free(&m);
     return rc;

@@ -570,6 +570,13 @@ static int job_execute(struct job *j)
         goto out;
     }
     if (a->dry_run) {
+        const double t0 = now_seconds();
+        if (model_build(&m, &s, err, sizeof err)) {
+            fprintf(stderr, "texfdtd: %s\n", err);
+            goto out;
+        }
+        log_info("model: %d objects painted, %d materials, %zu source slots in %.3f s",
+                 s.nobjects, m.nmats, m.nslots, now_seconds() - t0);
         log_info("dry run: the scene is valid; nothing run, nothing written");
         rc = EXIT_OK;
         goto out;
@@ -974,7 +981,8 @@ static int cmd_info(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     static const char *const btype[] = {"pec", "cpml", "mur"};
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere"};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse"};
     const bool d3 = scene_is_3d(&s);
     const double cells = (double)s.nx * s.ny * s.nz, updates = cells * s.steps;
     enum field fl[6];

@@ -9,45 +9,139 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
 
 /* ---- phase 1: collect key = value entries with their origin ------------- */
 
+/* Strings live in an arena of fixed blocks that never move, so entries keep
+ * plain pointers; lookups go through a hash table of (section, key), and each
+ * section's first entry is marked, so a scene of N entries loads in O(N). */
 struct entry {
-    char section[96];
-    char key[64];
-    char value[1024];
+    const char *section, *key, *value;
     const char *origin; /* file path, or "--set" */
     int line;           /* line in the file; 0 for --set */
     int first_line;     /* line of an earlier duplicate, 0 if none */
+    bool first_in_section; /* the first entry of its section in entry order */
+    int next_in_section;   /* the next entry of the same section, -1 at the end */
+    uint32_t hash;         /* entry_hash(section, key) */
+};
+
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char data[];
 };
 
 struct entries {
     struct entry *e;
     int n, cap;
+    int *hash;       /* entry index per slot, -1 empty; hcap slots (a power of 2) */
+    size_t hcap;
+    int cur;         /* first entry of the section being interpreted, or -1: its keys
+                        are found along next_in_section, near each other in memory */
+    struct arena_block *arena;
     const char *path;
     FILE *f;
     int line; /* lines read so far: the line of the key inih hands over next */
+    char last[256]; /* the text of the line read last (continuation lines) */
     char err[ERRLEN];
 };
 
-static struct entry *entries_find(struct entries *es, const char *section, const char *key)
+static const char *arena_strdup(struct entries *es, const char *s)
 {
-    for (int i = 0; i < es->n; i++)
-        if (!strcmp(es->e[i].section, section) && !strcmp(es->e[i].key, key))
-            return &es->e[i];
+    const size_t n = strlen(s) + 1;
+    struct arena_block *b = es->arena;
+    if (!b || b->cap - b->used < n) {
+        const size_t cap = n > 65536 ? n : 65536;
+        b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = es->arena;
+        b->used = 0;
+        b->cap = cap;
+        es->arena = b;
+    }
+    char *p = b->data + b->used;
+    memcpy(p, s, n);
+    b->used += n;
+    return p;
+}
+
+static void entries_free(struct entries *es)
+{
+    while (es->arena) {
+        struct arena_block *next = es->arena->next;
+        free(es->arena);
+        es->arena = next;
+    }
+    free(es->e);
+    free(es->hash);
+}
+
+/* FNV-1a over section, a NUL, key. */
+static uint32_t entry_hash(const char *section, const char *key)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = section; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (const char *p = key; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* (Re)build the hash table for the entries 0 .. n-1, at least 2n slots. */
+static int entries_rehash(struct entries *es, size_t min_slots)
+{
+    size_t cap = 64;
+    while (cap < 2 * min_slots)
+        cap *= 2;
+    int *h = malloc(cap * sizeof *h);
+    if (!h)
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+    memset(h, 0xff, cap * sizeof *h);
+    for (int i = 0; i < es->n; i++) {
+        size_t k = es->e[i].hash & (cap - 1);
+        while (h[k] >= 0)
+            k = (k + 1) & (cap - 1);
+        h[k] = i;
+    }
+    free(es->hash);
+    es->hash = h;
+    es->hcap = cap;
+    return 0;
+}
+
+static struct entry *entries_find(const struct entries *es, const char *section, const char *key)
+{
+    if (es->cur >= 0 && section == es->e[es->cur].section) {
+        for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
+            if (!strcmp(es->e[i].key, key))
+                return &es->e[i];
+        return NULL;
+    }
+    if (!es->hash)
+        return NULL;
+    const uint32_t h = entry_hash(section, key);
+    for (size_t k = h & (es->hcap - 1); es->hash[k] >= 0; k = (k + 1) & (es->hcap - 1)) {
+        struct entry *x = &es->e[es->hash[k]];
+        if (x->hash == h && x->key && !strcmp(x->key, key) && !strcmp(x->section, section))
+            return x;
+    }
     return NULL;
 }
 
+/* Add section.key = value.  While the file is read (no hash table yet) the
+ * entry is appended and duplicates are found afterwards by entries_index;
+ * later (--set) an existing key's value is replaced. */
 static int entries_add(struct entries *es, const char *section, const char *key,
                        const char *value, const char *origin, int line)
 {
-    struct entry tmp = {0};
-    if (strlen(section) >= sizeof tmp.section || strlen(key) >= sizeof tmp.key
-        || strlen(value) >= sizeof tmp.value)
-        return seterr(es->err, sizeof es->err, "%s:%d: section, key or value too long", origin,
+    if (strlen(section) > 256 || strlen(key) > 64)
+        return seterr(es->err, sizeof es->err, "%s:%d: section or key name too long", origin,
                       line);
-    struct entry *x = entries_find(es, section, key);
+    struct entry *x = es->hash ? entries_find(es, section, key) : NULL;
     if (!x) {
         if (es->n == es->cap) {
             int cap = es->cap ? 2 * es->cap : 64;
@@ -57,16 +151,90 @@ static int entries_add(struct entries *es, const char *section, const char *key,
             es->e = e;
             es->cap = cap;
         }
+        if (es->hash && (size_t)(es->n + 1) * 2 > es->hcap && entries_rehash(es, (size_t)es->cap))
+            return -1;
         x = &es->e[es->n++];
         memset(x, 0, sizeof *x);
-        strcpy(x->section, section);
-        strcpy(x->key, key);
-    } else if (line > 0) {
-        x->first_line = x->line; /* a key given twice in the file */
+        x->section = arena_strdup(es, section);
+        x->key = arena_strdup(es, key);
+        if (!x->section || !x->key)
+            return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+        x->hash = entry_hash(section, key);
+        if (es->hash) {
+            size_t k = x->hash & (es->hcap - 1);
+            while (es->hash[k] >= 0)
+                k = (k + 1) & (es->hcap - 1);
+            es->hash[k] = es->n - 1;
+        }
     }
-    strcpy(x->value, value);
+    if (!(x->value = arena_strdup(es, value)))
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
     x->origin = origin;
     x->line = line;
+    return 0;
+}
+
+/* The hash table over the entries read from the file, built once.  A key
+ * given twice in a section keeps its first place, takes the later value and
+ * remembers the first line (check_keys refuses it). */
+static int entries_index(struct entries *es)
+{
+    if (entries_rehash(es, (size_t)es->n))
+        return -1;
+    int dead = 0;
+    for (int i = 0; i < es->n; i++) {
+        struct entry *x = &es->e[i];
+        if (!x->key)
+            continue;
+        struct entry *f = entries_find(es, x->section, x->key);
+        if (f != x) {
+            f->first_line = f->line;
+            f->line = x->line;
+            f->value = x->value;
+            x->key = NULL;
+            dead++;
+        }
+    }
+    if (!dead)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < es->n; i++)
+        if (es->e[i].key)
+            es->e[n++] = es->e[i];
+    es->n = n;
+    return entries_rehash(es, (size_t)es->n);
+}
+
+/* Mark the first entry of each section (sections in the order they first
+ * appear) and chain each section's entries, with a hash set of section
+ * names: O(n). */
+static int entries_mark_sections(struct entries *es)
+{
+    size_t cap = 64;
+    while (cap < 2 * (size_t)es->n)
+        cap *= 2;
+    int *h = malloc(cap * sizeof *h), *tail = malloc(cap * sizeof *tail);
+    if (!h || !tail) {
+        free(h);
+        free(tail);
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+    }
+    memset(h, 0xff, cap * sizeof *h);
+    for (int i = 0; i < es->n; i++) {
+        struct entry *x = &es->e[i];
+        size_t k = entry_hash(x->section, "") & (cap - 1);
+        while (h[k] >= 0 && strcmp(es->e[h[k]].section, x->section))
+            k = (k + 1) & (cap - 1);
+        x->first_in_section = h[k] < 0;
+        x->next_in_section = -1;
+        if (h[k] < 0)
+            h[k] = i;
+        else
+            es->e[tail[k]].next_in_section = i;
+        tail[k] = i;
+    }
+    free(h);
+    free(tail);
     return 0;
 }
 
@@ -77,8 +245,10 @@ static char *counting_reader(char *str, int num, void *stream)
 {
     struct entries *es = stream;
     char *r = fgets(str, num, es->f);
-    if (r)
+    if (r) {
         es->line++;
+        snprintf(es->last, sizeof es->last, "%s", r);
+    }
     return r;
 }
 
@@ -91,6 +261,23 @@ static int collect_handler(void *user, const char *section, const char *key, con
         seterr(es->err, sizeof es->err, "%s:%d: key '%s' is outside any [section]", es->path,
                es->line, key);
         return 0;
+    }
+    /* an indented line continues the value of the key above it (inih's
+     * multi-line values): the pieces are joined with a space */
+    struct entry *x = es->n && (es->last[0] == ' ' || es->last[0] == '\t')
+                          ? &es->e[es->n - 1] : NULL;
+    if (x && x->line > 0 && *value && !strcmp(x->key, key) && !strcmp(x->section, section)) {
+        char *joined = malloc(strlen(x->value) + strlen(value) + 2);
+        if (!joined) {
+            seterr(es->err, sizeof es->err, "out of memory reading the scene");
+            return 0;
+        }
+        sprintf(joined, "%s %s", x->value, value);
+        x->value = arena_strdup(es, joined);
+        free(joined);
+        if (!x->value)
+            seterr(es->err, sizeof es->err, "out of memory reading the scene");
+        return x->value != NULL;
     }
     return entries_add(es, section, key, value, es->path, es->line) == 0;
 }
@@ -125,8 +312,11 @@ static int apply_set(struct entries *es, const char *arg)
                       "--set %s: expected section.key=value, e.g. --set grid.steps=500", arg);
     if (!*value) { /* --set section.key= removes the key: its default applies */
         struct entry *x = entries_find(es, section, key);
-        if (x)
-            memmove(x, x + 1, (size_t)(es->e + es->n - (x + 1)) * sizeof *x), es->n--;
+        if (x) {
+            memmove(x, x + 1, (size_t)(es->e + es->n - (x + 1)) * sizeof *x);
+            es->n--;
+            return entries_rehash(es, (size_t)es->cap);
+        }
         return 0;
     }
     return entries_add(es, section, key, value, "--set", 0);
@@ -211,6 +401,8 @@ static int parse_choice(const struct entry *x, const char *const *words, int *ou
 static int parse_snapshots(const struct entry *x, struct scene *s, char *err, size_t errlen)
 {
     char buf[1024];
+    if (strlen(x->value) >= sizeof buf)
+        BAD(x, "snapshots: the list is longer than %zu characters", sizeof buf - 1);
     strcpy(buf, x->value);
     s->nsnapshots = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
@@ -250,7 +442,8 @@ static const char *const flux_keys[] = {"frequencies", "start_step", "x0", "y0",
                                         NULL};
 static const char *const probe_keys[] = {"x", "y", "z", "fields", "total", "every", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
-                                          "center_z", "width", "height", "depth", "radius", NULL};
+                                          "center_z", "width", "height", "depth", "radius",
+                                          "radius_x", "radius_y", "vertices", "rotation", NULL};
 
 static bool in_list(const char *w, const char *const *list)
 {
@@ -490,6 +683,57 @@ static int interpret_boundary(struct entries *es, struct scene *s, char *err, si
     return 0;
 }
 
+void scene_object_bounds(const struct scene_object *o, bool d3, double lo[3], double hi[3])
+{
+    const double c[3] = {o->center_x, o->center_y, o->center_z};
+    const double ac = fabs(o->rot_cos), as = fabs(o->rot_sin);
+    double h[3] = {o->radius, o->radius, o->radius};
+    switch (o->shape) {
+    case SHAPE_CIRCLE:
+    case SHAPE_SPHERE:
+        break;
+    case SHAPE_RECTANGLE:
+    case SHAPE_BOX:
+        h[0] = 0.5 * o->width;
+        h[1] = 0.5 * o->height;
+        h[2] = 0.5 * o->depth;
+        if (o->rotated) {
+            h[0] = ac * 0.5 * o->width + as * 0.5 * o->height;
+            h[1] = as * 0.5 * o->width + ac * 0.5 * o->height;
+        }
+        break;
+    case SHAPE_ELLIPSE:
+        h[0] = o->radius_x;
+        h[1] = o->radius_y;
+        if (o->rotated) {
+            h[0] = sqrt(o->radius_x * o->radius_x * ac * ac + o->radius_y * o->radius_y * as * as);
+            h[1] = sqrt(o->radius_x * o->radius_x * as * as + o->radius_y * o->radius_y * ac * ac);
+        }
+        break;
+    case SHAPE_POLYGON:
+        h[2] = 0.5 * o->depth;
+        break;
+    }
+    for (int a = 0; a < 3; a++) {
+        lo[a] = c[a] - h[a];
+        hi[a] = c[a] + h[a];
+        /* a turn that is not a multiple of 90 degrees rounds: widen a little */
+        if (a < 2 && o->rotated && o->shape != SHAPE_POLYGON && ac != 0 && as != 0) {
+            lo[a] -= 1e-9 * (1 + fabs(lo[a]));
+            hi[a] += 1e-9 * (1 + fabs(hi[a]));
+        }
+    }
+    if (o->shape == SHAPE_POLYGON)
+        for (int k = 0; k < o->nvertices; k++)
+            for (int a = 0; a < 2; a++) {
+                const double v = o->vertices[2 * k + a];
+                lo[a] = k == 0 || v < lo[a] ? v : lo[a];
+                hi[a] = k == 0 || v > hi[a] ? v : hi[a];
+            }
+    if (!d3)
+        lo[2] = hi[2] = 0;
+}
+
 int scene_interior_margin(const struct scene *s)
 {
     return s->boundary == BOUNDARY_CPML ? s->cpml_cells + 1 : s->boundary == BOUNDARY_MUR ? 2 : 1;
@@ -522,6 +766,8 @@ static int parse_freqs(const struct entry *x, const struct scene *s, struct scen
                        char *err, size_t errlen)
 {
     char buf[1024];
+    if (strlen(x->value) >= sizeof buf)
+        BAD(x, "frequencies: the list is longer than %zu characters", sizeof buf - 1);
     strcpy(buf, x->value);
     const double fmax = s->cells_per_wavelength / 3.0;
     fr->n = 0;
@@ -574,17 +820,13 @@ static void objects_bbox(const struct scene *s, int lo[3], int hi[3])
     for (int a = 0; a < 3; a++)
         lo[a] = hi[a] = n[a] / 2;
     for (int k = 0; k < s->nobjects; k++) {
-        const struct scene_object *o = &s->objects[k];
-        const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
-        const double c[3] = {o->center_x, o->center_y, o->center_z};
-        const double h[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
-                             round ? o->radius : o->depth / 2};
+        double l[3], u[3];
+        scene_object_bounds(&s->objects[k], s->nz > 1, l, u);
         for (int a = 0; a < (s->nz > 1 ? 3 : 2); a++) {
-            const int l = (int)floor(c[a] - h[a]), u = (int)ceil(c[a] + h[a]);
-            if (k == 0 || l < lo[a])
-                lo[a] = l;
-            if (k == 0 || u > hi[a])
-                hi[a] = u;
+            if (k == 0 || (int)floor(l[a]) < lo[a])
+                lo[a] = (int)floor(l[a]);
+            if (k == 0 || (int)ceil(u[a]) > hi[a])
+                hi[a] = (int)ceil(u[a]);
         }
     }
     if (s->nz == 1)
@@ -737,6 +979,8 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
                                    FIELD_HY_BIT, FIELD_HZ_BIT};
         const char *const *names = d3 ? f3 : f2;
         char buf[1024];
+        if (strlen(x->value) >= sizeof buf)
+            BAD(x, "fields: the list is longer than %zu characters", sizeof buf - 1);
         strcpy(buf, x->value);
         p->fields = 0;
         for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
@@ -769,12 +1013,7 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
 /* True if entry i is the first one of a section beginning with prefix. */
 static bool first_of(const struct entries *es, int i, const char *prefix)
 {
-    if (strncmp(es->e[i].section, prefix, strlen(prefix)))
-        return false;
-    for (int j = 0; j < i; j++)
-        if (!strcmp(es->e[j].section, es->e[i].section))
-            return false;
-    return true;
+    return es->e[i].first_in_section && !strncmp(es->e[i].section, prefix, strlen(prefix));
 }
 
 /* [monitor.far], [monitor.flux.NAME] and [probe.NAME]: after the objects. */
@@ -827,22 +1066,98 @@ static int check_extent(const struct entry *x, const struct scene *s, const char
     return 0;
 }
 
+/* vertices = x0 y0, x1 y1, ...: at least 3 points (cells), each finite. */
+#define SCENE_MAX_VERTICES 100000
+static int parse_vertices(const struct entry *x, struct scene_object *o, char *err, size_t errlen)
+{
+    int cap = 16, n = 0;
+    double *v = malloc((size_t)cap * 2 * sizeof *v);
+    if (!v)
+        return seterr(err, errlen, "out of memory reading vertices");
+    const char *p = x->value;
+    for (int k = 0;; k++) {
+        char *end;
+        double xy[2];
+        for (int a = 0; a < 2; a++) {
+            errno = 0;
+            xy[a] = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(xy[a]) || fabs(xy[a]) > 1e9) {
+                free(v);
+                BAD(x, "vertices: point %d is not two numbers 'x y' (expected a list such as "
+                       "0 0, 4 0, 4 3, in cells)", k + 1);
+            }
+            p = end;
+        }
+        if (n == cap) {
+            cap *= 2;
+            double *w = realloc(v, (size_t)cap * 2 * sizeof *v);
+            if (!w) {
+                free(v);
+                return seterr(err, errlen, "out of memory reading vertices");
+            }
+            v = w;
+        }
+        v[2 * n] = xy[0];
+        v[2 * n + 1] = xy[1];
+        n++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (*p != ',' || n == SCENE_MAX_VERTICES) {
+            free(v);
+            if (n == SCENE_MAX_VERTICES)
+                BAD(x, "vertices: more than %d points", SCENE_MAX_VERTICES);
+            BAD(x, "vertices: expected ',' after point %d, found '%.20s'", n, p);
+        }
+        p++;
+    }
+    if (n < 3) {
+        free(v);
+        BAD(x, "vertices: a polygon needs at least 3 points, found %d", n);
+    }
+    o->vertices = v;
+    o->nvertices = n;
+    return 0;
+}
+
+/* rotation = DEG: cos and sin, exact at multiples of 90 degrees. */
+static void set_rotation(struct scene_object *o, double deg)
+{
+    double r = fmod(deg, 360.0);
+    if (r < 0)
+        r += 360.0;
+    o->rotation_deg = deg;
+    o->rotated = r != 0.0;
+    static const double c4[4] = {1, 0, -1, 0}, s4[4] = {0, 1, 0, -1};
+    if (r == 0.0 || r == 90.0 || r == 180.0 || r == 270.0) {
+        o->rot_cos = c4[(int)(r / 90.0)];
+        o->rot_sin = s4[(int)(r / 90.0)];
+    } else {
+        o->rot_cos = cos(r * M_PI / 180.0);
+        o->rot_sin = sin(r * M_PI / 180.0);
+    }
+}
+
 static int interpret_object(struct entries *es, const char *section, struct scene *s,
                             struct scene_object *o, const char *path, char *err, size_t errlen)
 {
     const char *name = section + 7;
     const struct entry *x;
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", NULL};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse", NULL};
     static const char *const mats[] = {"pec", "dielectric", NULL};
-    /* the size keys each shape takes; the rest are refused */
-    static const char *const size_keys[4][3] = {
+    /* the size keys each shape takes (a polygon: depth in 3D only); the rest are refused */
+    static const char *const size_keys[6][3] = {
         {"width", "height", NULL}, {"radius", NULL, NULL}, {"width", "height", "depth"},
-        {"radius", NULL, NULL}};
-    static const char *const all_sizes[] = {"width", "height", "depth", "radius"};
+        {"radius", NULL, NULL}, {"depth", NULL, NULL}, {"radius_x", "radius_y", NULL}};
+    static const char *const all_sizes[] = {"width", "height", "depth", "radius", "radius_x",
+                                            "radius_y"};
     const bool d3 = s->nz > 1;
     int k;
 
     memset(o, 0, sizeof *o);
+    o->rot_cos = 1.0;
     if (strlen(name) >= sizeof o->name)
         return seterr(err, errlen, "%s: [%s]: object name longer than %zu characters", path,
                       section, sizeof o->name - 1);
@@ -850,13 +1165,14 @@ static int interpret_object(struct entries *es, const char *section, struct scen
 
     if (!(x = GET(section, "shape")))
         return seterr(err, errlen, "%s: [%s] has no shape (%s)", path, section,
-                      d3 ? "box | sphere" : "rectangle | circle");
+                      d3 ? "box | sphere | polygon" : "rectangle | circle | ellipse | polygon");
     if (parse_choice(x, shapes, &k, err, errlen))
         return -1;
     o->shape = (enum shape)k;
     const struct entry *shape_x = x;
+    const bool polygon = o->shape == SHAPE_POLYGON;
     const bool shape3d = o->shape == SHAPE_BOX || o->shape == SHAPE_SPHERE;
-    if (shape3d != d3)
+    if (!polygon && shape3d != d3)
         BAD(x, "shape = %s is a %s shape, and this scene is %s (nz = %d): use %s", x->value,
             shape3d ? "3D" : "2D", d3 ? "3D" : "2D", s->nz, d3 ? "box | sphere" : "rectangle | circle");
 
@@ -885,40 +1201,84 @@ static int interpret_object(struct entries *es, const char *section, struct scen
                 BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
             break;
         }
+        if (polygon && i < 2) { /* the mean of the vertices */
+            if ((x = GET(section, centre[i])))
+                BAD(x, "%s does not apply to a polygon (its vertices place it; it turns about "
+                       "their mean)", x->key);
+            continue;
+        }
         if (!(x = GET(section, centre[i])))
             return seterr(err, errlen, "%s: [%s] has no %s", path, section, centre[i]);
         if (parse_double(x, -1e9, 1e9, false, cv[i], err, errlen))
             return -1;
     }
 
+    /* polygon vertices, their mean the centre */
+    x = GET(section, "vertices");
+    if (polygon) {
+        if (!x)
+            return seterr(err, errlen, "%s: [%s] is a polygon and needs vertices (x0 y0, x1 y1, "
+                                       "..., in cells)", path, section);
+        if (parse_vertices(x, o, err, errlen))
+            return -1;
+        double sx = 0, sy = 0;
+        for (int v = 0; v < o->nvertices; v++)
+            sx += o->vertices[2 * v], sy += o->vertices[2 * v + 1];
+        o->center_x = sx / o->nvertices;
+        o->center_y = sy / o->nvertices;
+    } else if (x) {
+        BAD(x, "vertices apply to a polygon only, not a %s", shape_x->value);
+    }
+
+    /* rotation about z, counter-clockwise, degrees */
+    if ((x = GET(section, "rotation"))) {
+        if (o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE)
+            BAD(x, "rotation does not apply to a %s (it looks the same at any angle)",
+                shape_x->value);
+        double deg;
+        if (parse_double(x, -360.0, 360.0, false, &deg, err, errlen))
+            return -1;
+        set_rotation(o, deg);
+        if (polygon && o->rotated) /* the vertices turn about their mean, once, here */
+            for (int v = 0; v < o->nvertices; v++) {
+                const double dx = o->vertices[2 * v] - o->center_x;
+                const double dy = o->vertices[2 * v + 1] - o->center_y;
+                o->vertices[2 * v] = o->center_x + (o->rot_cos * dx - o->rot_sin * dy);
+                o->vertices[2 * v + 1] = o->center_y + (o->rot_sin * dx + o->rot_cos * dy);
+            }
+    }
+
     /* sizes */
     const char *const *want = size_keys[o->shape];
-    for (int i = 0; i < 4; i++) {
+    if (polygon && !d3)
+        want = size_keys[1] + 1; /* none */
+    for (int i = 0; i < 6; i++) {
         bool wanted = false;
         for (int w = 0; w < 3 && want[w]; w++)
             wanted |= !strcmp(want[w], all_sizes[i]);
         if (!wanted && (x = GET(section, all_sizes[i])))
-            BAD(x, "%s does not apply to a %s", x->key, shape_x->value);
+            BAD(x, "%s does not apply to a%s %s", x->key, shape_x->value[0] == 'e' ? "n" : "",
+                shape_x->value);
     }
-    double *sv[4] = {&o->width, &o->height, &o->depth, &o->radius};
+    double *sv[6] = {&o->width, &o->height, &o->depth, &o->radius, &o->radius_x, &o->radius_y};
     for (int w = 0; w < 3 && want[w]; w++) {
         if (!(x = GET(section, want[w])))
-            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
-                          shape_x->value, want[w]);
-        int i = !strcmp(want[w], "width") ? 0 : !strcmp(want[w], "height") ? 1
-                : !strcmp(want[w], "depth") ? 2 : 3;
+            return seterr(err, errlen, "%s: [%s] is a%s %s and needs %s", path, section,
+                          shape_x->value[0] == 'e' ? "n" : "", shape_x->value, want[w]);
+        int i = 0;
+        while (strcmp(want[w], all_sizes[i]))
+            i++;
         if (parse_double(x, 0.0, 1e9, true, sv[i], err, errlen))
             return -1;
     }
 
     /* extent along each axis */
-    const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
-    const double half[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
-                            round ? o->radius : o->depth / 2};
+    double lo[3], hi[3];
+    scene_object_bounds(o, d3, lo, hi);
     const int n[3] = {s->nx, s->ny, s->nz};
     for (int i = 0; i < (d3 ? 3 : 2); i++)
-        if (check_extent(GET(section, centre[i]), s, name, "xyz"[i], *cv[i] - half[i],
-                         *cv[i] + half[i], n[i], err, errlen))
+        if (check_extent(GET(section, polygon && i < 2 ? "vertices" : centre[i]), s, name,
+                         "xyz"[i], lo[i], hi[i], n[i], err, errlen))
             return -1;
     return 0;
 }
@@ -938,11 +1298,16 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
     s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
     if (nobj && !s->objects)
         return seterr(err, errlen, "out of memory");
-    for (int i = 0; i < es->n; i++)
-        if (first_of(es, i, "object.")
-            && interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++], es->path,
-                                err, errlen))
+    for (int i = 0; i < es->n; i++) {
+        if (!first_of(es, i, "object."))
+            continue;
+        es->cur = i;
+        const int rc = interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++],
+                                        es->path, err, errlen);
+        es->cur = -1;
+        if (rc)
             return -1;
+    }
     return interpret_monitors(es, s, err, errlen);
 }
 
@@ -950,7 +1315,7 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
 static int scene_load_stream(struct scene *s, FILE *f, const char *path, const char *const *sets,
                              int nset, char *err, size_t errlen)
 {
-    struct entries es = {.path = path, .f = f};
+    struct entries es = {.path = path, .f = f, .cur = -1};
     int rc = -1;
 
     int perr = ini_parse_stream(counting_reader, &es, collect_handler, &es);
@@ -964,14 +1329,22 @@ static int scene_load_stream(struct scene *s, FILE *f, const char *path, const c
             seterr(err, errlen, "%s: cannot read the scene", path);
         goto out;
     }
+    if (entries_index(&es)) {
+        seterr(err, errlen, "%s", es.err);
+        goto out;
+    }
     for (int i = 0; i < nset; i++)
         if (apply_set(&es, sets[i])) {
             seterr(err, errlen, "%s", es.err);
             goto out;
         }
+    if (entries_mark_sections(&es)) {
+        seterr(err, errlen, "%s", es.err);
+        goto out;
+    }
     rc = interpret(&es, s, err, errlen);
 out:
-    free(es.e);
+    entries_free(&es);
     if (rc)
         scene_free(s);
     return rc;
@@ -1023,6 +1396,8 @@ int scene_load_text(struct scene *s, const char *name, const char *text, size_t 
 
 void scene_free(struct scene *s)
 {
+    for (int k = 0; k < s->nobjects; k++)
+        free(s->objects[k].vertices);
     free(s->objects);
     free(s->flux);
     free(s->probes);

@@ -65,7 +65,8 @@ struct scene_probe {
     int every;       /* record every K steps */
 };
 
-enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE }; /* 2D, 2D, 3D, 3D */
+/* 2D, 2D, 3D, 3D; a polygon is 2D, or in 3D a prism along z; an ellipse is 2D */
+enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE, SHAPE_POLYGON, SHAPE_ELLIPSE };
 enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
 enum boundary_type { BOUNDARY_PEC, BOUNDARY_CPML, BOUNDARY_MUR };
 enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
@@ -82,7 +83,21 @@ struct scene_object {
     double center_x, center_y, center_z; /* cell indices, may be fractional */
     double width, height, depth;         /* rectangle / box extents (x, y, z) in cells */
     double radius;                       /* circle / sphere radius in cells */
+    double radius_x, radius_y;           /* ellipse semi-axes along its own x and y, cells */
+    /* rotation about z, counter-clockwise, about (center_x, center_y): a
+     * rectangle, box or ellipse turns its own axes; a polygon's vertices are
+     * stored already turned.  rot_cos, rot_sin are exact at multiples of 90. */
+    double rotation_deg, rot_cos, rot_sin;
+    bool rotated;                        /* rotation_deg is not a multiple of 360 */
+    /* polygon: nvertices points (x, y) in cells, vertices[2k], vertices[2k+1];
+     * (center_x, center_y) is their mean, the centre of rotation */
+    int nvertices;
+    double *vertices;
 };
+
+/* The object's extent (cells): lo[a] <= every point inside <= hi[a] on the
+ * axes x, y, z (z: 0 .. 0 in 2D).  Exact for unrotated shapes. */
+void scene_object_bounds(const struct scene_object *o, bool d3, double lo[3], double hi[3]);
 
 struct scene {
     char path[4096]; /* file it came from */

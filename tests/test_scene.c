@@ -409,3 +409,59 @@ Test(scene, monitors_refused_with_file_and_line)
     expect_error(far_scene, ramp, 2,
                  "--set source.ramp_periods: ramp_periods applies to waveform = sine only");
 }
+
+/* Polygons, ellipses, rotation: values, --set overrides and each error. */
+Test(scene, polygon_ellipse_rotation_keys)
+{
+    const char *poly[] = {"object.box.shape=polygon", "object.box.width=", "object.box.height=",
+                          "object.box.center_x=", "object.box.center_y=",
+                          "object.box.vertices=10 10, 14 10, 14 16", "object.box.rotation=45"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, poly, 7);
+    const struct scene_object *o = &t.scene.objects[0];
+    cr_assert_eq(o->shape, SHAPE_POLYGON);
+    cr_assert_eq(o->nvertices, 3);
+    cr_assert_float_eq(o->center_x, 38.0 / 3, 1e-12);
+    cr_assert_float_eq(o->center_y, 12.0, 1e-12);
+    /* the first vertex turned 45 degrees about the mean */
+    const double dx = 10 - 38.0 / 3, dy = -2, c = cos(M_PI / 4);
+    cr_assert_float_eq(o->vertices[0], 38.0 / 3 + c * dx - c * dy, 1e-12);
+    cr_assert_float_eq(o->vertices[1], 12 + c * dx + c * dy, 1e-12);
+    setup_free(&t);
+
+    const char *ell[] = {"object.box.shape=ellipse", "object.box.width=", "object.box.height=",
+                         "object.box.radius_x=5", "object.box.radius_y=2", "object.box.rotation=90"};
+    setup_from_text(&t, base_scene, ell, 6);
+    o = &t.scene.objects[0];
+    cr_assert_eq(o->shape, SHAPE_ELLIPSE);
+    cr_assert(o->rotated && o->rot_cos == 0.0 && o->rot_sin == 1.0);
+    setup_free(&t);
+
+    const char *few[] = {poly[0], poly[1], poly[2], poly[3], poly[4], "object.box.vertices=1 1, 2 2"};
+    expect_error(base_scene, few, 6, "--set object.box.vertices: vertices: a polygon needs at "
+                                     "least 3 points, found 2");
+    const char *odd[] = {poly[0], poly[1], poly[2], poly[3], poly[4],
+                         "object.box.vertices=10 10, 14, 14 16"};
+    expect_error(base_scene, odd, 6, "--set object.box.vertices: vertices: point 2 is not two "
+                                     "numbers 'x y' (expected a list such as 0 0, 4 0, 4 3, in "
+                                     "cells)");
+    const char *ctr[] = {poly[0], poly[1], poly[2], poly[5]};
+    expect_error(base_scene, ctr, 4, "FILE:12: center_x does not apply to a polygon (its "
+                                     "vertices place it; it turns about their mean)");
+    const char *none[] = {poly[0], poly[1], poly[2], poly[3], poly[4]};
+    expect_error(base_scene, none, 5, "FILE: [object.box] is a polygon and needs vertices (x0 "
+                                      "y0, x1 y1, ..., in cells)");
+    const char *out[] = {poly[0], poly[1], poly[2], poly[3], poly[4],
+                         "object.box.vertices=10 10, 70 10, 14 16"};
+    expect_error(base_scene, out, 6, "--set object.box.vertices: object.box spans x = 10 to 70, "
+                                     "outside the grid interior 1 to 62");
+    const char *circ[] = {"object.box.shape=circle", "object.box.width=", "object.box.height=",
+                          "object.box.radius=3", "object.box.rotation=10"};
+    expect_error(base_scene, circ, 5, "--set object.box.rotation: rotation does not apply to a "
+                                      "circle (it looks the same at any angle)");
+    const char *vr[] = {"object.box.vertices=1 1, 2 2, 3 1"};
+    expect_error(base_scene, vr, 1, "--set object.box.vertices: vertices apply to a polygon only, "
+                                    "not a rectangle");
+    const char *half[] = {ell[0], ell[1], ell[2], ell[3]};
+    expect_error(base_scene, half, 4, "FILE: [object.box] is an ellipse and needs radius_y");
+}
