@@ -570,6 +570,13 @@ static int job_execute(struct job *j)
         goto out;
     }
     if (a->dry_run) {
+        const double t0 = now_seconds();
+        if (model_build(&m, &s, err, sizeof err)) {
+            fprintf(stderr, "texfdtd: %s\n", err);
+            goto out;
+        }
+        log_info("model: %d objects painted, %d materials, %zu source slots in %.3f s",
+                 s.nobjects, m.nmats, m.nslots, now_seconds() - t0);
         log_info("dry run: the scene is valid; nothing run, nothing written");
         rc = EXIT_OK;
         goto out;
@@ -974,7 +981,8 @@ static int cmd_info(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     static const char *const btype[] = {"pec", "cpml", "mur"};
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere"};
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse"};
     const bool d3 = scene_is_3d(&s);
     const double cells = (double)s.nx * s.ny * s.nz, updates = cells * s.steps;
     enum field fl[6];
@@ -1039,10 +1047,29 @@ static int cmd_info(int argc, char **argv)
         if (s.boundary == BOUNDARY_CPML)
             printf(", %d cells", s.cpml_cells);
         printf("%s\n", s.conformal_pec ? "; conformal PEC objects" : "");
+        static const char *const pole_names[] = {"debye", "lorentz", "drude"};
+        for (int k = 0; k < s.nmaterials; k++) {
+            const struct scene_material *t = &s.materials[k];
+            printf("material    %s: ", t->name);
+            if (t->is_pec)
+                printf("pec");
+            else
+                printf("eps_r %g, mu_r %g, sigma %g S/m", t->eps_inf, t->mu_r, t->sigma);
+            for (int p = 0; p < t->npoles; p++)
+                printf("%s%s", p ? ", " : "; poles ", pole_names[t->poles[p].kind]);
+            printf("%s\n", t->used ? "" : " (unused)");
+        }
         for (int k = 0; k < s.nobjects; k++) {
             const struct scene_object *o = &s.objects[k];
+            if (k == 20 && s.nobjects > 21) {
+                printf("object      ... and %d more\n", s.nobjects - 20);
+                break;
+            }
             printf("object      %s: %s %s", o->name,
-                   o->material == MATERIAL_PEC ? "pec" : "dielectric", shapes[o->shape]);
+                   o->table >= 0 ? s.materials[o->table].name
+                   : o->material == MATERIAL_PEC ? "pec"
+                   : o->material == MATERIAL_VACUUM ? "vacuum" : "dielectric",
+                   shapes[o->shape]);
             if (o->material == MATERIAL_DIELECTRIC)
                 printf(" eps_r %g", o->eps_r);
             printf(" at (%g, %g)\n", o->center_x, o->center_y);

@@ -2,220 +2,12 @@
 #define _GNU_SOURCE
 #include "model.h"
 #include "monitor.h"
+#include "paint.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int material_index(struct model *m, enum material_kind kind, double eps_r, char *err,
-                          size_t errlen)
-{
-    for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r)
-            return k;
-    if (m->nmats == MODEL_MAX_MATERIALS)
-        return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
-    struct material *t = &m->mats[m->nmats];
-    const double S = m->scene->courant;
-    t->kind = kind;
-    t->eps_r = eps_r;
-    t->cezh = kind == MATERIAL_PEC ? 0.0 : S / eps_r;
-    t->cezh_f = (float)t->cezh;
-    t->cinc = kind == MATERIAL_DIELECTRIC ? -(1.0 - 1.0 / eps_r) : 0.0;
-    return m->nmats++;
-}
-
-/* Point (x, y, z), cells, is inside the object: the rule every engine
- * inherits, at the Ez node (i, j) of a cell (the corner (i, j, k) in 3D). */
-static int inside_at(const struct scene_object *o, double x, double y, double z)
-{
-    const double dx = x - o->center_x, dy = y - o->center_y, dz = z - o->center_z;
-    switch (o->shape) {
-    case SHAPE_RECTANGLE:
-        return fabs(dx) <= 0.5 * o->width && fabs(dy) <= 0.5 * o->height;
-    case SHAPE_CIRCLE:
-        return dx * dx + dy * dy <= o->radius * o->radius;
-    case SHAPE_BOX:
-        return fabs(dx) <= 0.5 * o->width && fabs(dy) <= 0.5 * o->height
-               && fabs(dz) <= 0.5 * o->depth;
-    case SHAPE_SPHERE:
-        return dx * dx + dy * dy + dz * dz <= o->radius * o->radius;
-    }
-    return 0;
-}
-
-static int inside(const struct scene_object *o, int i, int j, int k)
-{
-    return inside_at(o, (double)i, (double)j, (double)k);
-}
-
-/* Subpixel smoothing of 2D dielectrics ([grid] subpixel): the fraction, in
- * SUBPIXEL_LEVELS-ths, of
- * the cell around Ez node (i, j), the square [i - 1/2, i + 1/2] x
- * [j - 1/2, j + 1/2], that lies inside o, by 16 x 16 midpoint samples,
- * rounded to a multiple of 1/64 (so that a scene needs few materials). */
-#define SUBPIXEL_SAMPLES 16
-#define SUBPIXEL_LEVELS 64
-static int cover_levels(const struct scene_object *o, int i, int j)
-{
-    int in = 0;
-    for (int b = 0; b < SUBPIXEL_SAMPLES; b++)
-        for (int a = 0; a < SUBPIXEL_SAMPLES; a++)
-            in += inside_at(o, i - 0.5 + (a + 0.5) / SUBPIXEL_SAMPLES,
-                            j - 0.5 + (b + 0.5) / SUBPIXEL_SAMPLES, 0.0);
-    return (int)lround((double)in * SUBPIXEL_LEVELS / (SUBPIXEL_SAMPLES * SUBPIXEL_SAMPLES));
-}
-
-/* Paint dielectric object o with subpixel smoothing: Ez is tangential to
- * every interface of a TMz scene, so the cell's permittivity is the mean
- * over its area, eps = f eps_o + (1 - f) eps_under (Farjadpour et al., Opt.
- * Lett. 31, 2972 (2006): the mean of eps for E parallel to the interface).
- * A cell under PEC stays PEC unless its Ez node lies inside o, as without
- * smoothing.  Cells of the bounding box grown by one on each side. */
-static int paint_smoothed(struct model *m, const struct scene_object *o, int i0, int i1, int j0,
-                          int j1, char *err, size_t errlen)
-{
-    for (int j = j0 - 1; j <= j1 + 1; j++)
-        for (int i = i0 - 1; i <= i1 + 1; i++) {
-            if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
-                continue;
-            const int f = cover_levels(o, i, j);
-            const size_t c = (size_t)i + (size_t)m->nx * (size_t)j;
-            const struct material *under = &m->mats[m->mat[c]];
-            if (f == 0)
-                continue;
-            if (f == SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC) {
-                if (f < SUBPIXEL_LEVELS && !inside(o, i, j, 0))
-                    continue;
-                const int idx = material_index(m, MATERIAL_DIELECTRIC, o->eps_r, err, errlen);
-                if (idx < 0)
-                    return -1;
-                m->mat[c] = (uint8_t)idx;
-                continue;
-            }
-            const double w = (double)f / SUBPIXEL_LEVELS;
-            const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
-            const int idx = eps == 1.0 ? 0
-                                       : material_index(m, MATERIAL_DIELECTRIC, eps, err, errlen);
-            if (idx < 0)
-                return -1;
-            m->mat[c] = (uint8_t)idx;
-        }
-    return 0;
-}
-
-/* Distance t > 0 along the ray (x, y) + t (ux, uy) (an axis direction) at
- * which it first enters the object, or INFINITY. */
-static double ray_entry(const struct scene_object *o, double x, double y, double ux, double uy)
-{
-    if (o->shape == SHAPE_CIRCLE) {
-        const double px = x - o->center_x, py = y - o->center_y;
-        const double b = px * ux + py * uy, c = px * px + py * py - o->radius * o->radius;
-        const double disc = b * b - c;
-        if (disc < 0)
-            return INFINITY;
-        const double t = -b - sqrt(disc);
-        return t > 0 ? t : INFINITY;
-    }
-    /* rectangle, axis-aligned ray */
-    const double hx = 0.5 * o->width, hy = 0.5 * o->height;
-    if (ux != 0) {
-        if (fabs(y - o->center_y) > hy)
-            return INFINITY;
-        const double t = ux > 0 ? (o->center_x - hx) - x : x - (o->center_x + hx);
-        return t > 0 ? t : INFINITY;
-    }
-    if (fabs(x - o->center_x) > hx)
-        return INFINITY;
-    const double t = uy > 0 ? (o->center_y - hy) - y : y - (o->center_y + hy);
-    return t > 0 ? t : INFINITY;
-}
-
-/* Distance from free node (i, j) toward its neighbour in direction (ux, uy)
- * to the nearest PEC surface, within 2 cells; 1 (the staircase) if none. */
-static double pec_distance(const struct model *m, int i, int j, int ux, int uy)
-{
-    const struct scene *s = m->scene;
-    double d = INFINITY;
-    for (int k = 0; k < s->nobjects; k++)
-        if (s->objects[k].material == MATERIAL_PEC)
-            d = fmin(d, ray_entry(&s->objects[k], i, j, ux, uy));
-    return d < 2.0 ? d : 1.0;
-}
-
-static bool is_pec(const struct model *m, size_t c)
-{
-    return m->mats[m->mat[c]].kind == MATERIAL_PEC;
-}
-
-/* Free nodes closer than conformal_min to a PEC surface along an axis become
- * PEC (the 1/d of the cut edges stays bounded); then list the cut edges. */
-static int build_cut_edges(struct model *m, char *err, size_t errlen)
-{
-    const int nx = m->nx, ny = m->ny;
-    const double dmin = m->scene->conformal_min;
-    static const int dir[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-    uint8_t pec_idx = 0;
-    for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].kind == MATERIAL_PEC)
-            pec_idx = (uint8_t)k;
-    uint8_t *promote = xcalloc(m->ncells, 1, "conformal map", err, errlen);
-    if (!promote)
-        return -1;
-    for (int j = 1; j < ny - 1; j++)
-        for (int i = 1; i < nx - 1; i++) {
-            const size_t c = (size_t)i + (size_t)j * nx;
-            if (is_pec(m, c))
-                continue;
-            for (int k = 0; k < 4; k++) {
-                const size_t p = c + dir[k][0] + (ptrdiff_t)dir[k][1] * nx;
-                if (is_pec(m, p) && pec_distance(m, i, j, dir[k][0], dir[k][1]) < dmin)
-                    promote[c] = 1;
-            }
-        }
-    for (size_t c = 0; c < m->ncells; c++)
-        if (promote[c])
-            m->mat[c] = pec_idx;
-    free(promote);
-
-    m->cut_row = xcalloc((size_t)ny + 1, sizeof *m->cut_row, "cut edges", err, errlen);
-    m->cut = xcalloc(4 * m->ncells / (size_t)nx + 16 * (size_t)(nx + ny), sizeof *m->cut, "cut edges", err, errlen);
-    if (!m->cut_row || !m->cut)
-        return -1;
-    size_t cap = 4 * m->ncells / (size_t)nx + 16 * (size_t)(nx + ny);
-    for (int j = 0; j < ny - 1; j++) {
-        m->cut_row[j] = m->ncut;
-        for (int i = 0; i < nx - 1; i++) {
-            const size_t c = (size_t)i + (size_t)j * nx;
-            for (int comp = 0; comp < 2; comp++) {
-                const size_t hi = comp == 0 ? c + nx : c + 1;
-                if (is_pec(m, c) == is_pec(m, hi))
-                    continue;
-                if (m->ncut == cap) {
-                    cap *= 2;
-                    struct cut_edge *n = realloc(m->cut, cap * sizeof *n);
-                    if (!n)
-                        return seterr(err, errlen, "out of memory listing cut edges");
-                    m->cut = n;
-                }
-                struct cut_edge *e = &m->cut[m->ncut++];
-                const bool q_hi = is_pec(m, c); /* the free node is the upper one */
-                e->cell = c;
-                e->comp = comp;
-                e->q = q_hi ? hi : c;
-                e->sigma = q_hi ? 1 : -1;
-                const int qi = (int)(e->q % nx), qj = (int)(e->q / nx);
-                const int ux = comp == 1 ? -e->sigma : 0, uy = comp == 0 ? -e->sigma : 0;
-                e->d = pec_distance(m, qi, qj, ux, uy);
-                e->a = m->scene->courant * e->sigma / e->d;
-                e->a_f = (float)e->a;
-            }
-        }
-    }
-    m->cut_row[ny - 1] = m->cut_row[ny] = m->ncut;
-    return 0;
-}
 
 static double cut_value(const struct model *m, size_t k, int n)
 {
@@ -298,6 +90,29 @@ static void pml_axis_free(struct pml_axis *a)
     memset(a, 0, sizeof *a);
 }
 
+int model_check_materials(const struct scene *s, char *err, size_t errlen)
+{
+    for (int k = 0; k < s->nmaterials; k++) {
+        const struct scene_material *t = &s->materials[k];
+        if (!t->used)
+            continue;
+        if (t->where_sigma[0])
+            return seterr(err, errlen, "%s: material %s: sigma = %g S/m (a lossy material) is not "
+                          "supported yet: the engines take PEC and lossless, non-magnetic, "
+                          "non-dispersive dielectrics", t->where_sigma, t->name, t->sigma);
+        if (t->where_mu[0])
+            return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
+                          "supported yet: the engines take PEC and lossless, non-magnetic, "
+                          "non-dispersive dielectrics", t->where_mu, t->name, t->mu_r);
+        if (t->where_poles[0])
+            return seterr(err, errlen, "%s: material %s: %d dispersion pole%s (Debye, Lorentz, "
+                          "Drude) %s not supported yet: the engines take PEC and lossless, "
+                          "non-magnetic, non-dispersive dielectrics", t->where_poles, t->name,
+                          t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
+    }
+    return 0;
+}
+
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -308,41 +123,15 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
     m->ch = s->courant;
     m->ch_f = (float)m->ch;
-    if (material_index(m, MATERIAL_VACUUM, 1.0, err, errlen) < 0)
+    if (paint_material(m, MATERIAL_VACUUM, 1.0, err, errlen) < 0)
         return -1;
 
     m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
     if (!m->mat)
         return -1;
-    for (int k = 0; k < s->nobjects; k++) {
-        const struct scene_object *o = &s->objects[k];
-        int idx = material_index(m, o->material, o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
-                                 err, errlen);
-        if (idx < 0)
-            goto fail;
-        const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
-        const double hx = round ? o->radius : 0.5 * o->width;
-        const double hy = round ? o->radius : 0.5 * o->height;
-        const double hz = round ? o->radius : 0.5 * o->depth;
-        int i0 = (int)ceil(o->center_x - hx), i1 = (int)floor(o->center_x + hx);
-        int j0 = (int)ceil(o->center_y - hy), j1 = (int)floor(o->center_y + hy);
-        if (s->subpixel && m->nz == 1 && o->material == MATERIAL_DIELECTRIC) {
-            if (paint_smoothed(m, o, i0, i1, j0, j1, err, errlen))
-                goto fail;
-            continue;
-        }
-        int k0 = 0, k1 = 0;
-        if (m->nz > 1)
-            k0 = (int)ceil(o->center_z - hz), k1 = (int)floor(o->center_z + hz);
-        for (int k = k0; k <= k1; k++)
-            for (int j = j0; j <= j1; j++)
-                for (int i = i0; i <= i1; i++)
-                    if (inside(o, i, j, k))
-                        m->mat[(size_t)i + (size_t)m->nx * ((size_t)j + (size_t)m->ny * (size_t)k)] =
-                            (uint8_t)idx;
-    }
-
-    if (s->conformal_pec && build_cut_edges(m, err, errlen))
+    if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
+        goto fail;
+    if (s->conformal_pec && paint_cut_edges(m, err, errlen))
         goto fail;
     for (size_t c = 0; c < m->ncells; c++)
         m->nslots += m->mat[c] != 0;

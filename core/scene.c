@@ -9,45 +9,139 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
 
 /* ---- phase 1: collect key = value entries with their origin ------------- */
 
+/* Strings live in an arena of fixed blocks that never move, so entries keep
+ * plain pointers; lookups go through a hash table of (section, key), and each
+ * section's first entry is marked, so a scene of N entries loads in O(N). */
 struct entry {
-    char section[96];
-    char key[64];
-    char value[1024];
+    const char *section, *key, *value;
     const char *origin; /* file path, or "--set" */
     int line;           /* line in the file; 0 for --set */
     int first_line;     /* line of an earlier duplicate, 0 if none */
+    bool first_in_section; /* the first entry of its section in entry order */
+    int next_in_section;   /* the next entry of the same section, -1 at the end */
+    uint32_t hash;         /* entry_hash(section, key) */
+};
+
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char data[];
 };
 
 struct entries {
     struct entry *e;
     int n, cap;
+    int *hash;       /* entry index per slot, -1 empty; hcap slots (a power of 2) */
+    size_t hcap;
+    int cur;         /* first entry of the section being interpreted, or -1: its keys
+                        are found along next_in_section, near each other in memory */
+    struct arena_block *arena;
     const char *path;
     FILE *f;
     int line; /* lines read so far: the line of the key inih hands over next */
+    char last[256]; /* the text of the line read last (continuation lines) */
     char err[ERRLEN];
 };
 
-static struct entry *entries_find(struct entries *es, const char *section, const char *key)
+static const char *arena_strdup(struct entries *es, const char *s)
 {
-    for (int i = 0; i < es->n; i++)
-        if (!strcmp(es->e[i].section, section) && !strcmp(es->e[i].key, key))
-            return &es->e[i];
+    const size_t n = strlen(s) + 1;
+    struct arena_block *b = es->arena;
+    if (!b || b->cap - b->used < n) {
+        const size_t cap = n > 65536 ? n : 65536;
+        b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = es->arena;
+        b->used = 0;
+        b->cap = cap;
+        es->arena = b;
+    }
+    char *p = b->data + b->used;
+    memcpy(p, s, n);
+    b->used += n;
+    return p;
+}
+
+static void entries_free(struct entries *es)
+{
+    while (es->arena) {
+        struct arena_block *next = es->arena->next;
+        free(es->arena);
+        es->arena = next;
+    }
+    free(es->e);
+    free(es->hash);
+}
+
+/* FNV-1a over section, a NUL, key. */
+static uint32_t entry_hash(const char *section, const char *key)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = section; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (const char *p = key; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* (Re)build the hash table for the entries 0 .. n-1, at least 2n slots. */
+static int entries_rehash(struct entries *es, size_t min_slots)
+{
+    size_t cap = 64;
+    while (cap < 2 * min_slots)
+        cap *= 2;
+    int *h = malloc(cap * sizeof *h);
+    if (!h)
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+    memset(h, 0xff, cap * sizeof *h);
+    for (int i = 0; i < es->n; i++) {
+        size_t k = es->e[i].hash & (cap - 1);
+        while (h[k] >= 0)
+            k = (k + 1) & (cap - 1);
+        h[k] = i;
+    }
+    free(es->hash);
+    es->hash = h;
+    es->hcap = cap;
+    return 0;
+}
+
+static struct entry *entries_find(const struct entries *es, const char *section, const char *key)
+{
+    if (es->cur >= 0 && section == es->e[es->cur].section) {
+        for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
+            if (!strcmp(es->e[i].key, key))
+                return &es->e[i];
+        return NULL;
+    }
+    if (!es->hash)
+        return NULL;
+    const uint32_t h = entry_hash(section, key);
+    for (size_t k = h & (es->hcap - 1); es->hash[k] >= 0; k = (k + 1) & (es->hcap - 1)) {
+        struct entry *x = &es->e[es->hash[k]];
+        if (x->hash == h && x->key && !strcmp(x->key, key) && !strcmp(x->section, section))
+            return x;
+    }
     return NULL;
 }
 
+/* Add section.key = value.  While the file is read (no hash table yet) the
+ * entry is appended and duplicates are found afterwards by entries_index;
+ * later (--set) an existing key's value is replaced. */
 static int entries_add(struct entries *es, const char *section, const char *key,
                        const char *value, const char *origin, int line)
 {
-    struct entry tmp = {0};
-    if (strlen(section) >= sizeof tmp.section || strlen(key) >= sizeof tmp.key
-        || strlen(value) >= sizeof tmp.value)
-        return seterr(es->err, sizeof es->err, "%s:%d: section, key or value too long", origin,
+    if (strlen(section) > 256 || strlen(key) > 64)
+        return seterr(es->err, sizeof es->err, "%s:%d: section or key name too long", origin,
                       line);
-    struct entry *x = entries_find(es, section, key);
+    struct entry *x = es->hash ? entries_find(es, section, key) : NULL;
     if (!x) {
         if (es->n == es->cap) {
             int cap = es->cap ? 2 * es->cap : 64;
@@ -57,16 +151,90 @@ static int entries_add(struct entries *es, const char *section, const char *key,
             es->e = e;
             es->cap = cap;
         }
+        if (es->hash && (size_t)(es->n + 1) * 2 > es->hcap && entries_rehash(es, (size_t)es->cap))
+            return -1;
         x = &es->e[es->n++];
         memset(x, 0, sizeof *x);
-        strcpy(x->section, section);
-        strcpy(x->key, key);
-    } else if (line > 0) {
-        x->first_line = x->line; /* a key given twice in the file */
+        x->section = arena_strdup(es, section);
+        x->key = arena_strdup(es, key);
+        if (!x->section || !x->key)
+            return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+        x->hash = entry_hash(section, key);
+        if (es->hash) {
+            size_t k = x->hash & (es->hcap - 1);
+            while (es->hash[k] >= 0)
+                k = (k + 1) & (es->hcap - 1);
+            es->hash[k] = es->n - 1;
+        }
     }
-    strcpy(x->value, value);
+    if (!(x->value = arena_strdup(es, value)))
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
     x->origin = origin;
     x->line = line;
+    return 0;
+}
+
+/* The hash table over the entries read from the file, built once.  A key
+ * given twice in a section keeps its first place, takes the later value and
+ * remembers the first line (check_keys refuses it). */
+static int entries_index(struct entries *es)
+{
+    if (entries_rehash(es, (size_t)es->n))
+        return -1;
+    int dead = 0;
+    for (int i = 0; i < es->n; i++) {
+        struct entry *x = &es->e[i];
+        if (!x->key)
+            continue;
+        struct entry *f = entries_find(es, x->section, x->key);
+        if (f != x) {
+            f->first_line = f->line;
+            f->line = x->line;
+            f->value = x->value;
+            x->key = NULL;
+            dead++;
+        }
+    }
+    if (!dead)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < es->n; i++)
+        if (es->e[i].key)
+            es->e[n++] = es->e[i];
+    es->n = n;
+    return entries_rehash(es, (size_t)es->n);
+}
+
+/* Mark the first entry of each section (sections in the order they first
+ * appear) and chain each section's entries, with a hash set of section
+ * names: O(n). */
+static int entries_mark_sections(struct entries *es)
+{
+    size_t cap = 64;
+    while (cap < 2 * (size_t)es->n)
+        cap *= 2;
+    int *h = malloc(cap * sizeof *h), *tail = malloc(cap * sizeof *tail);
+    if (!h || !tail) {
+        free(h);
+        free(tail);
+        return seterr(es->err, sizeof es->err, "out of memory reading the scene");
+    }
+    memset(h, 0xff, cap * sizeof *h);
+    for (int i = 0; i < es->n; i++) {
+        struct entry *x = &es->e[i];
+        size_t k = entry_hash(x->section, "") & (cap - 1);
+        while (h[k] >= 0 && strcmp(es->e[h[k]].section, x->section))
+            k = (k + 1) & (cap - 1);
+        x->first_in_section = h[k] < 0;
+        x->next_in_section = -1;
+        if (h[k] < 0)
+            h[k] = i;
+        else
+            es->e[tail[k]].next_in_section = i;
+        tail[k] = i;
+    }
+    free(h);
+    free(tail);
     return 0;
 }
 
@@ -77,8 +245,10 @@ static char *counting_reader(char *str, int num, void *stream)
 {
     struct entries *es = stream;
     char *r = fgets(str, num, es->f);
-    if (r)
+    if (r) {
         es->line++;
+        snprintf(es->last, sizeof es->last, "%s", r);
+    }
     return r;
 }
 
@@ -91,6 +261,23 @@ static int collect_handler(void *user, const char *section, const char *key, con
         seterr(es->err, sizeof es->err, "%s:%d: key '%s' is outside any [section]", es->path,
                es->line, key);
         return 0;
+    }
+    /* an indented line continues the value of the key above it (inih's
+     * multi-line values): the pieces are joined with a space */
+    struct entry *x = es->n && (es->last[0] == ' ' || es->last[0] == '\t')
+                          ? &es->e[es->n - 1] : NULL;
+    if (x && x->line > 0 && *value && !strcmp(x->key, key) && !strcmp(x->section, section)) {
+        char *joined = malloc(strlen(x->value) + strlen(value) + 2);
+        if (!joined) {
+            seterr(es->err, sizeof es->err, "out of memory reading the scene");
+            return 0;
+        }
+        sprintf(joined, "%s %s", x->value, value);
+        x->value = arena_strdup(es, joined);
+        free(joined);
+        if (!x->value)
+            seterr(es->err, sizeof es->err, "out of memory reading the scene");
+        return x->value != NULL;
     }
     return entries_add(es, section, key, value, es->path, es->line) == 0;
 }
@@ -125,8 +312,11 @@ static int apply_set(struct entries *es, const char *arg)
                       "--set %s: expected section.key=value, e.g. --set grid.steps=500", arg);
     if (!*value) { /* --set section.key= removes the key: its default applies */
         struct entry *x = entries_find(es, section, key);
-        if (x)
-            memmove(x, x + 1, (size_t)(es->e + es->n - (x + 1)) * sizeof *x), es->n--;
+        if (x) {
+            memmove(x, x + 1, (size_t)(es->e + es->n - (x + 1)) * sizeof *x);
+            es->n--;
+            return entries_rehash(es, (size_t)es->cap);
+        }
         return 0;
     }
     return entries_add(es, section, key, value, "--set", 0);
@@ -142,6 +332,15 @@ static const char *where(const struct entry *x, char *buf, size_t len)
     else
         snprintf(buf, len, "--set %s.%s", x->section, x->key);
     return buf;
+}
+
+/* The same, truncated to a short buffer (a long path keeps its end off). */
+static void where_to(const struct entry *x, char *buf, size_t len)
+{
+    if (x->line > 0)
+        snprintf(buf, len, "%s:%d", x->origin, x->line);
+    else
+        snprintf(buf, len, "--set %s.%s", x->section, x->key);
 }
 
 #define BAD(x, ...)                                                                              \
@@ -211,6 +410,8 @@ static int parse_choice(const struct entry *x, const char *const *words, int *ou
 static int parse_snapshots(const struct entry *x, struct scene *s, char *err, size_t errlen)
 {
     char buf[1024];
+    if (strlen(x->value) >= sizeof buf)
+        BAD(x, "snapshots: the list is longer than %zu characters", sizeof buf - 1);
     strcpy(buf, x->value);
     s->nsnapshots = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
@@ -250,7 +451,11 @@ static const char *const flux_keys[] = {"frequencies", "start_step", "x0", "y0",
                                         NULL};
 static const char *const probe_keys[] = {"x", "y", "z", "fields", "total", "every", NULL};
 static const char *const object_keys[] = {"shape", "material", "eps_r", "center_x", "center_y",
-                                          "center_z", "width", "height", "depth", "radius", NULL};
+                                          "center_z", "width", "height", "depth", "radius",
+                                          "radius_x", "radius_y", "vertices", "rotation", NULL};
+
+static const char *const material_keys[] = {"eps_r", "mu_r", "sigma", "pec", "debye", "lorentz",
+                                            "drude", "preset", NULL};
 
 static bool in_list(const char *w, const char *const *list)
 {
@@ -283,10 +488,12 @@ static int check_keys(struct entries *es, char *err, size_t errlen)
             keys = flux_keys;
         else if (!strncmp(x->section, "probe.", 6) && x->section[6])
             keys = probe_keys;
+        else if (!strncmp(x->section, "material.", 9) && x->section[9])
+            keys = material_keys;
         else
             BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
-                   "[object.NAME], [monitor.dft], [monitor.far], [monitor.flux.NAME], "
-                   "[probe.NAME]",
+                   "[object.NAME], [material.NAME], [map.NAME], [monitor.dft], "
+                   "[monitor.far], [monitor.flux.NAME], [probe.NAME]",
                 x->section);
         if (!in_list(x->key, keys)) {
             char list[256] = "";
@@ -490,6 +697,57 @@ static int interpret_boundary(struct entries *es, struct scene *s, char *err, si
     return 0;
 }
 
+void scene_object_bounds(const struct scene_object *o, bool d3, double lo[3], double hi[3])
+{
+    const double c[3] = {o->center_x, o->center_y, o->center_z};
+    const double ac = fabs(o->rot_cos), as = fabs(o->rot_sin);
+    double h[3] = {o->radius, o->radius, o->radius};
+    switch (o->shape) {
+    case SHAPE_CIRCLE:
+    case SHAPE_SPHERE:
+        break;
+    case SHAPE_RECTANGLE:
+    case SHAPE_BOX:
+        h[0] = 0.5 * o->width;
+        h[1] = 0.5 * o->height;
+        h[2] = 0.5 * o->depth;
+        if (o->rotated) {
+            h[0] = ac * 0.5 * o->width + as * 0.5 * o->height;
+            h[1] = as * 0.5 * o->width + ac * 0.5 * o->height;
+        }
+        break;
+    case SHAPE_ELLIPSE:
+        h[0] = o->radius_x;
+        h[1] = o->radius_y;
+        if (o->rotated) {
+            h[0] = sqrt(o->radius_x * o->radius_x * ac * ac + o->radius_y * o->radius_y * as * as);
+            h[1] = sqrt(o->radius_x * o->radius_x * as * as + o->radius_y * o->radius_y * ac * ac);
+        }
+        break;
+    case SHAPE_POLYGON:
+        h[2] = 0.5 * o->depth;
+        break;
+    }
+    for (int a = 0; a < 3; a++) {
+        lo[a] = c[a] - h[a];
+        hi[a] = c[a] + h[a];
+        /* a turn that is not a multiple of 90 degrees rounds: widen a little */
+        if (a < 2 && o->rotated && o->shape != SHAPE_POLYGON && ac != 0 && as != 0) {
+            lo[a] -= 1e-9 * (1 + fabs(lo[a]));
+            hi[a] += 1e-9 * (1 + fabs(hi[a]));
+        }
+    }
+    if (o->shape == SHAPE_POLYGON)
+        for (int k = 0; k < o->nvertices; k++)
+            for (int a = 0; a < 2; a++) {
+                const double v = o->vertices[2 * k + a];
+                lo[a] = k == 0 || v < lo[a] ? v : lo[a];
+                hi[a] = k == 0 || v > hi[a] ? v : hi[a];
+            }
+    if (!d3)
+        lo[2] = hi[2] = 0;
+}
+
 int scene_interior_margin(const struct scene *s)
 {
     return s->boundary == BOUNDARY_CPML ? s->cpml_cells + 1 : s->boundary == BOUNDARY_MUR ? 2 : 1;
@@ -522,6 +780,8 @@ static int parse_freqs(const struct entry *x, const struct scene *s, struct scen
                        char *err, size_t errlen)
 {
     char buf[1024];
+    if (strlen(x->value) >= sizeof buf)
+        BAD(x, "frequencies: the list is longer than %zu characters", sizeof buf - 1);
     strcpy(buf, x->value);
     const double fmax = s->cells_per_wavelength / 3.0;
     fr->n = 0;
@@ -574,17 +834,13 @@ static void objects_bbox(const struct scene *s, int lo[3], int hi[3])
     for (int a = 0; a < 3; a++)
         lo[a] = hi[a] = n[a] / 2;
     for (int k = 0; k < s->nobjects; k++) {
-        const struct scene_object *o = &s->objects[k];
-        const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
-        const double c[3] = {o->center_x, o->center_y, o->center_z};
-        const double h[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
-                             round ? o->radius : o->depth / 2};
+        double l[3], u[3];
+        scene_object_bounds(&s->objects[k], s->nz > 1, l, u);
         for (int a = 0; a < (s->nz > 1 ? 3 : 2); a++) {
-            const int l = (int)floor(c[a] - h[a]), u = (int)ceil(c[a] + h[a]);
-            if (k == 0 || l < lo[a])
-                lo[a] = l;
-            if (k == 0 || u > hi[a])
-                hi[a] = u;
+            if (k == 0 || (int)floor(l[a]) < lo[a])
+                lo[a] = (int)floor(l[a]);
+            if (k == 0 || (int)ceil(u[a]) > hi[a])
+                hi[a] = (int)ceil(u[a]);
         }
     }
     if (s->nz == 1)
@@ -737,6 +993,8 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
                                    FIELD_HY_BIT, FIELD_HZ_BIT};
         const char *const *names = d3 ? f3 : f2;
         char buf[1024];
+        if (strlen(x->value) >= sizeof buf)
+            BAD(x, "fields: the list is longer than %zu characters", sizeof buf - 1);
         strcpy(buf, x->value);
         p->fields = 0;
         for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
@@ -769,12 +1027,7 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
 /* True if entry i is the first one of a section beginning with prefix. */
 static bool first_of(const struct entries *es, int i, const char *prefix)
 {
-    if (strncmp(es->e[i].section, prefix, strlen(prefix)))
-        return false;
-    for (int j = 0; j < i; j++)
-        if (!strcmp(es->e[j].section, es->e[i].section))
-            return false;
-    return true;
+    return es->e[i].first_in_section && !strncmp(es->e[i].section, prefix, strlen(prefix));
 }
 
 /* [monitor.far], [monitor.flux.NAME] and [probe.NAME]: after the objects. */
@@ -827,22 +1080,314 @@ static int check_extent(const struct entry *x, const struct scene *s, const char
     return 0;
 }
 
+/* ---- [material.NAME] ----------------------------------------------------- */
+
+/* Published fits for `preset`, converted to the poles of scene.h (eV to
+ * rad/s: omega = E / hbar, 1 eV = 1.519267447e15 rad/s).
+ *   gold, silver: the Lorentz-Drude (LD) model of A. D. Rakic, A. B.
+ *     Djurisic, J. M. Elazar and M. L. Majewski, "Optical properties of
+ *     metallic films for vertical-cavity optoelectronic devices", Appl. Opt.
+ *     37, 5271 (1998), Table 1 (LD): eps_inf = 1, a Drude term of
+ *     omega_p = sqrt(f0) wp and gamma = Gamma0, and all five Lorentz terms,
+ *     delta_eps = f_j wp^2 / w_j^2, w0 = w_j, gamma = Gamma_j (valid from
+ *     about 0.1 to 5 eV, 0.25 to 12 um).  Their Brendel-Bormann fits have no
+ *     auxiliary-differential form and are not used.
+ *   water: one Debye pole at 25 C, U. Kaatze, "Complex permittivity of water
+ *     as a function of frequency and temperature", J. Chem. Eng. Data 34, 371
+ *     (1989): eps_s = 78.36, eps_inf = 5.2, tau = 8.27 ps (no conductivity:
+ *     pure water). */
+#define EV_RAD_S 1.519267447e15
+struct preset_ld {
+    const char *name;
+    double wp, f0, g0, f[5], g[5], w[5]; /* eV */
+};
+static const struct preset_ld presets_ld[] = {
+    {"gold", 9.03, 0.760, 0.053, {0.024, 0.010, 0.071, 0.601, 4.384},
+     {0.241, 0.345, 0.870, 2.494, 2.214}, {0.415, 0.830, 2.969, 4.304, 13.32}},
+    {"silver", 9.01, 0.845, 0.048, {0.065, 0.124, 0.011, 0.840, 5.646},
+     {3.886, 0.452, 0.065, 0.916, 2.419}, {0.816, 4.481, 8.185, 9.083, 20.29}},
+};
+
+static void apply_preset(struct scene_material *m, int which)
+{
+    m->eps_inf = 1.0;
+    m->npoles = 0;
+    if (which < 2) {
+        const struct preset_ld *p = &presets_ld[which];
+        m->poles[m->npoles++] = (struct scene_pole){POLE_DRUDE, 0.0, sqrt(p->f0) * p->wp * EV_RAD_S,
+                                                    p->g0 * EV_RAD_S};
+        for (int j = 0; j < 5; j++)
+            m->poles[m->npoles++] = (struct scene_pole){
+                POLE_LORENTZ, p->f[j] * p->wp * p->wp / (p->w[j] * p->w[j]), p->w[j] * EV_RAD_S,
+                p->g[j] * EV_RAD_S};
+    } else { /* water */
+        m->eps_inf = 5.2;
+        m->poles[m->npoles++] = (struct scene_pole){POLE_DEBYE, 78.36 - 5.2, 8.27e-12, 0.0};
+    }
+}
+
+/* debye = delta_eps tau, ... | lorentz = delta_eps omega0 gamma, ... | drude =
+ * omega_p gamma, ...: poles of one kind, appended to m (replacing the
+ * preset's poles of that kind). */
+static int parse_poles(const struct entry *x, enum pole_kind kind, struct scene_material *m,
+                       char *err, size_t errlen)
+{
+    static const char *const form[] = {"delta_eps tau_s", "delta_eps omega0 gamma",
+                                       "omega_p gamma"};
+    static const int nv[] = {2, 3, 2};
+    int n = 0;
+    for (int k = 0; k < m->npoles; k++) /* drop the preset's poles of this kind */
+        if (m->poles[k].kind != kind)
+            m->poles[n++] = m->poles[k];
+    m->npoles = n;
+    const char *p = x->value;
+    for (int k = 1;; k++) {
+        double v[3] = {0, 0, 0};
+        for (int a = 0; a < nv[kind]; a++) {
+            char *end;
+            errno = 0;
+            v[a] = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(v[a]))
+                BAD(x, "%s: pole %d is not %d numbers '%s' (a list such as %s)", x->key, k,
+                    nv[kind], form[kind],
+                    kind == POLE_DEBYE ? "70 8e-12" : kind == POLE_LORENTZ ? "2 3e15 1e14, 1 5e15 2e14"
+                                                                            : "1.3e16 1e14");
+            p = end;
+        }
+        /* ranges: delta_eps, tau, frequencies above 0 (Lorentz delta_eps may be negative,
+         * as in some fits, but not 0); gamma >= 0 */
+        const double mag = 1e20;
+        if (kind == POLE_DEBYE && (v[0] <= 0 || v[0] > 1e6 || v[1] <= 0 || v[1] > 1.0))
+            BAD(x, "debye: pole %d: delta_eps = %g, tau = %g s out of range: allowed delta_eps above "
+                   "0 to 1e6, tau above 0 to 1 s", k, v[0], v[1]);
+        if (kind == POLE_LORENTZ
+            && (v[0] == 0 || fabs(v[0]) > 1e6 || v[1] <= 0 || v[1] > mag || v[2] < 0 || v[2] > mag))
+            BAD(x, "lorentz: pole %d: delta_eps = %g, omega0 = %g, gamma = %g out of range: "
+                   "allowed delta_eps not 0, |delta_eps| <= 1e6, omega0 above 0 to 1e20 rad/s, "
+                   "gamma 0 to 1e20 rad/s", k, v[0], v[1], v[2]);
+        if (kind == POLE_DRUDE && (v[0] <= 0 || v[0] > mag || v[1] < 0 || v[1] > mag))
+            BAD(x, "drude: pole %d: omega_p = %g, gamma = %g out of range: allowed omega_p above "
+                   "0 to 1e20 rad/s, gamma 0 to 1e20 rad/s", k, v[0], v[1]);
+        if (m->npoles == SCENE_MAX_POLES)
+            BAD(x, "%s: more than %d poles in material %s (all kinds together)", x->key,
+                SCENE_MAX_POLES, m->name);
+        m->poles[m->npoles++] = kind == POLE_DRUDE
+                                    ? (struct scene_pole){kind, 0.0, v[0], v[1]}
+                                    : (struct scene_pole){kind, v[0], v[1], v[2]};
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (*p != ',')
+            BAD(x, "%s: expected ',' after pole %d, found '%.20s'", x->key, k, p);
+        p++;
+    }
+    return 0;
+}
+
+static int interpret_material(struct entries *es, const char *section, struct scene_material *m,
+                              char *err, size_t errlen)
+{
+    const char *name = section + 9;
+    const struct entry *x;
+    memset(m, 0, sizeof *m);
+    m->eps_inf = 1.0;
+    m->mu_r = 1.0;
+    const struct entry *first = NULL;
+    for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
+        if (!first || (es->e[i].line && es->e[i].line < first->line))
+            first = &es->e[i];
+    if (strlen(name) >= sizeof m->name)
+        BAD(first, "[%s]: material name longer than %zu characters", section, sizeof m->name - 1);
+    if (!strcmp(name, "pec") || !strcmp(name, "dielectric") || !strcmp(name, "vacuum"))
+        BAD(first, "[%s]: '%s' is a built-in material (pec, dielectric, vacuum): give the table's "
+                   "material another name", section, name);
+    strcpy(m->name, name);
+
+    if ((x = GET(section, "pec"))) {
+        if (parse_bool(x, &m->is_pec, err, errlen))
+            return -1;
+        if (m->is_pec)
+            for (int k = 0; material_keys[k]; k++)
+                if (strcmp(material_keys[k], "pec") && GET(section, material_keys[k]))
+                    BAD(GET(section, material_keys[k]), "%s does not apply to material %s, which "
+                        "is pec = true", material_keys[k], name);
+    }
+    static const char *const presets[] = {"gold", "silver", "water", NULL};
+    int pr;
+    if ((x = GET(section, "preset"))) {
+        if (parse_choice(x, presets, &pr, err, errlen))
+            return -1;
+        apply_preset(m, pr);
+        where_to(x, m->where_poles, sizeof m->where_poles);
+    }
+    if ((x = GET(section, "eps_r")) && parse_double(x, 1.0, 1e4, false, &m->eps_inf, err, errlen))
+        return -1;
+    if ((x = GET(section, "mu_r"))) {
+        if (parse_double(x, 0.01, 1e4, false, &m->mu_r, err, errlen))
+            return -1;
+        if (m->mu_r != 1.0)
+            where_to(x, m->where_mu, sizeof m->where_mu);
+    }
+    if ((x = GET(section, "sigma"))) {
+        if (parse_double(x, 0.0, 1e9, false, &m->sigma, err, errlen))
+            return -1;
+        if (m->sigma != 0.0)
+            where_to(x, m->where_sigma, sizeof m->where_sigma);
+    }
+    static const char *const pole_keys[] = {"debye", "lorentz", "drude"};
+    for (int k = 0; k < 3; k++)
+        if ((x = GET(section, pole_keys[k]))) {
+            if (parse_poles(x, (enum pole_kind)k, m, err, errlen))
+                return -1;
+            where_to(x, m->where_poles, sizeof m->where_poles);
+        }
+    if (!m->npoles)
+        m->where_poles[0] = 0;
+    return 0;
+}
+
+static int interpret_materials(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    int n = 0;
+    for (int i = 0; i < es->n; i++)
+        n += first_of(es, i, "material.");
+    s->materials = n ? calloc((size_t)n, sizeof *s->materials) : NULL;
+    if (n && !s->materials)
+        return seterr(err, errlen, "out of memory");
+    for (int i = 0; i < es->n; i++) {
+        if (!first_of(es, i, "material."))
+            continue;
+        es->cur = i;
+        const int rc = interpret_material(es, es->e[i].section, &s->materials[s->nmaterials++],
+                                          err, errlen);
+        es->cur = -1;
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* The material a name refers to: 0 pec, 1 dielectric, 2 vacuum, 3 + k the
+ * table's material k; -1 if none. */
+static int find_material(const struct scene *s, const char *name)
+{
+    static const char *const builtin[] = {"pec", "dielectric", "vacuum"};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(name, builtin[k]))
+            return k;
+    for (int k = 0; k < s->nmaterials; k++)
+        if (!strcmp(name, s->materials[k].name))
+            return 3 + k;
+    return -1;
+}
+
+/* "pec, dielectric, vacuum, glass, gold" into buf. */
+static const char *material_names(const struct scene *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "pec, dielectric, vacuum");
+    for (int k = 0; k < s->nmaterials && strlen(buf) + 8 < len; k++) {
+        if (k == 8) {
+            strncat(buf, ", ...", len - strlen(buf) - 1);
+            break;
+        }
+        strncat(buf, ", ", len - strlen(buf) - 1);
+        strncat(buf, s->materials[k].name, len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+/* vertices = x0 y0, x1 y1, ...: at least 3 points (cells), each finite. */
+#define SCENE_MAX_VERTICES 100000
+static int parse_vertices(const struct entry *x, struct scene_object *o, char *err, size_t errlen)
+{
+    int cap = 16, n = 0;
+    double *v = malloc((size_t)cap * 2 * sizeof *v);
+    if (!v)
+        return seterr(err, errlen, "out of memory reading vertices");
+    const char *p = x->value;
+    for (int k = 0;; k++) {
+        char *end;
+        double xy[2];
+        for (int a = 0; a < 2; a++) {
+            errno = 0;
+            xy[a] = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(xy[a]) || fabs(xy[a]) > 1e9) {
+                free(v);
+                BAD(x, "vertices: point %d is not two numbers 'x y' (expected a list such as "
+                       "0 0, 4 0, 4 3, in cells)", k + 1);
+            }
+            p = end;
+        }
+        if (n == cap) {
+            cap *= 2;
+            double *w = realloc(v, (size_t)cap * 2 * sizeof *v);
+            if (!w) {
+                free(v);
+                return seterr(err, errlen, "out of memory reading vertices");
+            }
+            v = w;
+        }
+        v[2 * n] = xy[0];
+        v[2 * n + 1] = xy[1];
+        n++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (*p != ',' || n == SCENE_MAX_VERTICES) {
+            free(v);
+            if (n == SCENE_MAX_VERTICES)
+                BAD(x, "vertices: more than %d points", SCENE_MAX_VERTICES);
+            BAD(x, "vertices: expected ',' after point %d, found '%.20s'", n, p);
+        }
+        p++;
+    }
+    if (n < 3) {
+        free(v);
+        BAD(x, "vertices: a polygon needs at least 3 points, found %d", n);
+    }
+    o->vertices = v;
+    o->nvertices = n;
+    return 0;
+}
+
+/* rotation = DEG: cos and sin, exact at multiples of 90 degrees. */
+static void set_rotation(struct scene_object *o, double deg)
+{
+    double r = fmod(deg, 360.0);
+    if (r < 0)
+        r += 360.0;
+    o->rotation_deg = deg;
+    o->rotated = r != 0.0;
+    static const double c4[4] = {1, 0, -1, 0}, s4[4] = {0, 1, 0, -1};
+    if (r == 0.0 || r == 90.0 || r == 180.0 || r == 270.0) {
+        o->rot_cos = c4[(int)(r / 90.0)];
+        o->rot_sin = s4[(int)(r / 90.0)];
+    } else {
+        o->rot_cos = cos(r * M_PI / 180.0);
+        o->rot_sin = sin(r * M_PI / 180.0);
+    }
+}
+
 static int interpret_object(struct entries *es, const char *section, struct scene *s,
                             struct scene_object *o, const char *path, char *err, size_t errlen)
 {
     const char *name = section + 7;
     const struct entry *x;
-    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", NULL};
-    static const char *const mats[] = {"pec", "dielectric", NULL};
-    /* the size keys each shape takes; the rest are refused */
-    static const char *const size_keys[4][3] = {
+    static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
+                                         "ellipse", NULL};
+    /* the size keys each shape takes (a polygon: depth in 3D only); the rest are refused */
+    static const char *const size_keys[6][3] = {
         {"width", "height", NULL}, {"radius", NULL, NULL}, {"width", "height", "depth"},
-        {"radius", NULL, NULL}};
-    static const char *const all_sizes[] = {"width", "height", "depth", "radius"};
+        {"radius", NULL, NULL}, {"depth", NULL, NULL}, {"radius_x", "radius_y", NULL}};
+    static const char *const all_sizes[] = {"width", "height", "depth", "radius", "radius_x",
+                                            "radius_y"};
     const bool d3 = s->nz > 1;
     int k;
 
     memset(o, 0, sizeof *o);
+    o->rot_cos = 1.0;
     if (strlen(name) >= sizeof o->name)
         return seterr(err, errlen, "%s: [%s]: object name longer than %zu characters", path,
                       section, sizeof o->name - 1);
@@ -850,30 +1395,48 @@ static int interpret_object(struct entries *es, const char *section, struct scen
 
     if (!(x = GET(section, "shape")))
         return seterr(err, errlen, "%s: [%s] has no shape (%s)", path, section,
-                      d3 ? "box | sphere" : "rectangle | circle");
+                      d3 ? "box | sphere | polygon" : "rectangle | circle | ellipse | polygon");
     if (parse_choice(x, shapes, &k, err, errlen))
         return -1;
     o->shape = (enum shape)k;
     const struct entry *shape_x = x;
+    const bool polygon = o->shape == SHAPE_POLYGON;
     const bool shape3d = o->shape == SHAPE_BOX || o->shape == SHAPE_SPHERE;
-    if (shape3d != d3)
+    if (!polygon && shape3d != d3)
         BAD(x, "shape = %s is a %s shape, and this scene is %s (nz = %d): use %s", x->value,
             shape3d ? "3D" : "2D", d3 ? "3D" : "2D", s->nz, d3 ? "box | sphere" : "rectangle | circle");
 
+    char names[512];
     if (!(x = GET(section, "material")))
-        return seterr(err, errlen, "%s: [%s] has no material (pec | dielectric)", path, section);
-    if (parse_choice(x, mats, &k, err, errlen))
-        return -1;
-    o->material = k == 0 ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+        return seterr(err, errlen, "%s: [%s] has no material (%s)", path, section,
+                      material_names(s, names, sizeof names));
+    const int mi = find_material(s, x->value);
+    if (mi < 0)
+        BAD(x, "material = '%s' is not one of: %s (the built-ins and this scene's "
+               "[material.NAME] sections)", x->value, material_names(s, names, sizeof names));
+    o->table = mi >= 3 ? mi - 3 : -1;
+    o->material = mi == 0 ? MATERIAL_PEC : mi == 2 ? MATERIAL_VACUUM : MATERIAL_DIELECTRIC;
+    const struct entry *mat_x = x;
 
     x = GET(section, "eps_r");
-    if (o->material == MATERIAL_DIELECTRIC) {
+    if (mi == 1) {
         if (!x)
             return seterr(err, errlen, "%s: [%s] is dielectric but has no eps_r", path, section);
         if (parse_double(x, 1.0, 1e4, false, &o->eps_r, err, errlen))
             return -1;
     } else if (x) {
-        BAD(x, "eps_r applies to dielectric objects only; object.%s is pec", name);
+        if (mi >= 3)
+            BAD(x, "eps_r applies to material = dielectric only; object.%s is material = %s, "
+                   "which gives its own eps_r", name, mat_x->value);
+        BAD(x, "eps_r applies to dielectric objects only; object.%s is %s", name, mat_x->value);
+    }
+    if (mi == 2)
+        o->eps_r = 1.0;
+    if (mi >= 3) {
+        struct scene_material *t = &s->materials[mi - 3];
+        t->used = true;
+        o->material = t->is_pec ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+        o->eps_r = t->is_pec ? 0.0 : t->eps_inf;
     }
 
     /* centre */
@@ -885,40 +1448,84 @@ static int interpret_object(struct entries *es, const char *section, struct scen
                 BAD(x, "center_z applies to 3D scenes only (this one has nz = 1)");
             break;
         }
+        if (polygon && i < 2) { /* the mean of the vertices */
+            if ((x = GET(section, centre[i])))
+                BAD(x, "%s does not apply to a polygon (its vertices place it; it turns about "
+                       "their mean)", x->key);
+            continue;
+        }
         if (!(x = GET(section, centre[i])))
             return seterr(err, errlen, "%s: [%s] has no %s", path, section, centre[i]);
         if (parse_double(x, -1e9, 1e9, false, cv[i], err, errlen))
             return -1;
     }
 
+    /* polygon vertices, their mean the centre */
+    x = GET(section, "vertices");
+    if (polygon) {
+        if (!x)
+            return seterr(err, errlen, "%s: [%s] is a polygon and needs vertices (x0 y0, x1 y1, "
+                                       "..., in cells)", path, section);
+        if (parse_vertices(x, o, err, errlen))
+            return -1;
+        double sx = 0, sy = 0;
+        for (int v = 0; v < o->nvertices; v++)
+            sx += o->vertices[2 * v], sy += o->vertices[2 * v + 1];
+        o->center_x = sx / o->nvertices;
+        o->center_y = sy / o->nvertices;
+    } else if (x) {
+        BAD(x, "vertices apply to a polygon only, not a %s", shape_x->value);
+    }
+
+    /* rotation about z, counter-clockwise, degrees */
+    if ((x = GET(section, "rotation"))) {
+        if (o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE)
+            BAD(x, "rotation does not apply to a %s (it looks the same at any angle)",
+                shape_x->value);
+        double deg;
+        if (parse_double(x, -360.0, 360.0, false, &deg, err, errlen))
+            return -1;
+        set_rotation(o, deg);
+        if (polygon && o->rotated) /* the vertices turn about their mean, once, here */
+            for (int v = 0; v < o->nvertices; v++) {
+                const double dx = o->vertices[2 * v] - o->center_x;
+                const double dy = o->vertices[2 * v + 1] - o->center_y;
+                o->vertices[2 * v] = o->center_x + (o->rot_cos * dx - o->rot_sin * dy);
+                o->vertices[2 * v + 1] = o->center_y + (o->rot_sin * dx + o->rot_cos * dy);
+            }
+    }
+
     /* sizes */
     const char *const *want = size_keys[o->shape];
-    for (int i = 0; i < 4; i++) {
+    if (polygon && !d3)
+        want = size_keys[1] + 1; /* none */
+    for (int i = 0; i < 6; i++) {
         bool wanted = false;
         for (int w = 0; w < 3 && want[w]; w++)
             wanted |= !strcmp(want[w], all_sizes[i]);
         if (!wanted && (x = GET(section, all_sizes[i])))
-            BAD(x, "%s does not apply to a %s", x->key, shape_x->value);
+            BAD(x, "%s does not apply to a%s %s", x->key, shape_x->value[0] == 'e' ? "n" : "",
+                shape_x->value);
     }
-    double *sv[4] = {&o->width, &o->height, &o->depth, &o->radius};
+    double *sv[6] = {&o->width, &o->height, &o->depth, &o->radius, &o->radius_x, &o->radius_y};
     for (int w = 0; w < 3 && want[w]; w++) {
         if (!(x = GET(section, want[w])))
-            return seterr(err, errlen, "%s: [%s] is a %s and needs %s", path, section,
-                          shape_x->value, want[w]);
-        int i = !strcmp(want[w], "width") ? 0 : !strcmp(want[w], "height") ? 1
-                : !strcmp(want[w], "depth") ? 2 : 3;
+            return seterr(err, errlen, "%s: [%s] is a%s %s and needs %s", path, section,
+                          shape_x->value[0] == 'e' ? "n" : "", shape_x->value, want[w]);
+        int i = 0;
+        while (strcmp(want[w], all_sizes[i]))
+            i++;
         if (parse_double(x, 0.0, 1e9, true, sv[i], err, errlen))
             return -1;
     }
 
     /* extent along each axis */
-    const bool round = o->shape == SHAPE_CIRCLE || o->shape == SHAPE_SPHERE;
-    const double half[3] = {round ? o->radius : o->width / 2, round ? o->radius : o->height / 2,
-                            round ? o->radius : o->depth / 2};
+    double lo[3], hi[3];
+    scene_object_bounds(o, d3, lo, hi);
     const int n[3] = {s->nx, s->ny, s->nz};
     for (int i = 0; i < (d3 ? 3 : 2); i++)
-        if (check_extent(GET(section, centre[i]), s, name, "xyz"[i], *cv[i] - half[i],
-                         *cv[i] + half[i], n[i], err, errlen))
+        if (check_extent(GET(section, polygon && i < 2 ? "vertices" : centre[i]), s, name,
+                         "xyz"[i], lo[i], hi[i], n[i], err, errlen))
             return -1;
     return 0;
 }
@@ -928,7 +1535,8 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
 {
     if (check_keys(es, err, errlen) || interpret_grid(es, s, es->path, err, errlen)
         || interpret_source(es, s, err, errlen) || interpret_boundary(es, s, err, errlen)
-        || interpret_output(es, s, err, errlen) || interpret_monitor(es, s, es->path, err, errlen))
+        || interpret_output(es, s, err, errlen) || interpret_monitor(es, s, es->path, err, errlen)
+        || interpret_materials(es, s, err, errlen))
         return -1;
 
     /* objects, in the order their sections first appear */
@@ -938,11 +1546,16 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
     s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
     if (nobj && !s->objects)
         return seterr(err, errlen, "out of memory");
-    for (int i = 0; i < es->n; i++)
-        if (first_of(es, i, "object.")
-            && interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++], es->path,
-                                err, errlen))
+    for (int i = 0; i < es->n; i++) {
+        if (!first_of(es, i, "object."))
+            continue;
+        es->cur = i;
+        const int rc = interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++],
+                                        es->path, err, errlen);
+        es->cur = -1;
+        if (rc)
             return -1;
+    }
     return interpret_monitors(es, s, err, errlen);
 }
 
@@ -950,7 +1563,7 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
 static int scene_load_stream(struct scene *s, FILE *f, const char *path, const char *const *sets,
                              int nset, char *err, size_t errlen)
 {
-    struct entries es = {.path = path, .f = f};
+    struct entries es = {.path = path, .f = f, .cur = -1};
     int rc = -1;
 
     int perr = ini_parse_stream(counting_reader, &es, collect_handler, &es);
@@ -964,14 +1577,22 @@ static int scene_load_stream(struct scene *s, FILE *f, const char *path, const c
             seterr(err, errlen, "%s: cannot read the scene", path);
         goto out;
     }
+    if (entries_index(&es)) {
+        seterr(err, errlen, "%s", es.err);
+        goto out;
+    }
     for (int i = 0; i < nset; i++)
         if (apply_set(&es, sets[i])) {
             seterr(err, errlen, "%s", es.err);
             goto out;
         }
+    if (entries_mark_sections(&es)) {
+        seterr(err, errlen, "%s", es.err);
+        goto out;
+    }
     rc = interpret(&es, s, err, errlen);
 out:
-    free(es.e);
+    entries_free(&es);
     if (rc)
         scene_free(s);
     return rc;
@@ -1023,7 +1644,12 @@ int scene_load_text(struct scene *s, const char *name, const char *text, size_t 
 
 void scene_free(struct scene *s)
 {
+    for (int k = 0; k < s->nobjects; k++)
+        free(s->objects[k].vertices);
     free(s->objects);
+    free(s->materials);
+    s->materials = NULL;
+    s->nmaterials = 0;
     free(s->flux);
     free(s->probes);
     s->objects = NULL;

@@ -65,7 +65,8 @@ struct scene_probe {
     int every;       /* record every K steps */
 };
 
-enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE }; /* 2D, 2D, 3D, 3D */
+/* 2D, 2D, 3D, 3D; a polygon is 2D, or in 3D a prism along z; an ellipse is 2D */
+enum shape { SHAPE_RECTANGLE, SHAPE_CIRCLE, SHAPE_BOX, SHAPE_SPHERE, SHAPE_POLYGON, SHAPE_ELLIPSE };
 enum material_kind { MATERIAL_VACUUM = 0, MATERIAL_PEC, MATERIAL_DIELECTRIC };
 enum boundary_type { BOUNDARY_PEC, BOUNDARY_CPML, BOUNDARY_MUR };
 enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
@@ -74,15 +75,56 @@ enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
 enum waveform { WAVEFORM_SINE, WAVEFORM_GAUSSIAN, WAVEFORM_MODULATED_GAUSSIAN, WAVEFORM_RICKER };
 enum pml_strategy { PML_COMBINED, PML_REGIONS, PML_PER_FACE }; /* the CPML paper's A1, A2, A3 */
 
+/* [material.NAME]: a material that objects (and maps) name.  Poles in the
+ * exp(+i omega t) convention, eps(omega) = eps_inf + sum of the poles
+ * + sigma / (i omega eps0):
+ *   Debye:   delta_eps / (1 + i omega tau)                        a = delta_eps, b = tau (s)
+ *   Lorentz: delta_eps w0^2 / (w0^2 - omega^2 + i gamma omega)    a, b = w0, c = gamma (rad/s)
+ *   Drude:   -wp^2 / (omega^2 - i gamma omega)                    b = wp, c = gamma (rad/s) */
+#define SCENE_MAX_POLES 8
+enum pole_kind { POLE_DEBYE, POLE_LORENTZ, POLE_DRUDE };
+struct scene_pole {
+    enum pole_kind kind;
+    double a, b, c;
+};
+struct scene_material {
+    char name[SCENE_NAME_MAX];
+    double eps_inf; /* eps_r: relative permittivity at infinite frequency, >= 1 */
+    double mu_r;    /* relative permeability */
+    double sigma;   /* electric conductivity, S/m */
+    bool is_pec;
+    int npoles;
+    struct scene_pole poles[SCENE_MAX_POLES];
+    bool used;      /* an object or a map refers to it */
+    /* where each property the engines do not take yet was set: "file:line"
+     * or "--set material.NAME.key" (empty where it was not) */
+    char where_sigma[160], where_mu[160], where_poles[160];
+};
+
 struct scene_object {
     char name[SCENE_NAME_MAX];
     enum shape shape;
-    enum material_kind material;
+    enum material_kind material; /* PEC or DIELECTRIC (VACUUM: material = vacuum) */
+    int table;                 /* index into scene.materials, -1 for pec | dielectric | vacuum */
     double eps_r;              /* relative permittivity (dielectric only) */
     double center_x, center_y, center_z; /* cell indices, may be fractional */
     double width, height, depth;         /* rectangle / box extents (x, y, z) in cells */
     double radius;                       /* circle / sphere radius in cells */
+    double radius_x, radius_y;           /* ellipse semi-axes along its own x and y, cells */
+    /* rotation about z, counter-clockwise, about (center_x, center_y): a
+     * rectangle, box or ellipse turns its own axes; a polygon's vertices are
+     * stored already turned.  rot_cos, rot_sin are exact at multiples of 90. */
+    double rotation_deg, rot_cos, rot_sin;
+    bool rotated;                        /* rotation_deg is not a multiple of 360 */
+    /* polygon: nvertices points (x, y) in cells, vertices[2k], vertices[2k+1];
+     * (center_x, center_y) is their mean, the centre of rotation */
+    int nvertices;
+    double *vertices;
 };
+
+/* The object's extent (cells): lo[a] <= every point inside <= hi[a] on the
+ * axes x, y, z (z: 0 .. 0 in 2D).  Exact for unrotated shapes. */
+void scene_object_bounds(const struct scene_object *o, bool d3, double lo[3], double hi[3]);
 
 struct scene {
     char path[4096]; /* file it came from */
@@ -120,6 +162,10 @@ struct scene {
     double cpml_kappa_max;
     double cpml_alpha_max;    /* alpha dt / eps0 at the inner face, falling linearly to 0 */
     enum pml_strategy cpml_strategy; /* 3D GPU engines: how the psi updates are scheduled */
+
+    /* [material.NAME] in file order */
+    struct scene_material *materials;
+    int nmaterials;
 
     /* [object.NAME] in file order; later objects paint over earlier ones */
     struct scene_object *objects;

@@ -113,8 +113,8 @@ Test(scene, unknown_section)
 {
     expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[grdi]\nx=1\n", NULL, 0,
                  "FILE:6: unknown section [grdi]: allowed [grid], [source], [boundary], "
-                 "[output], [object.NAME], [monitor.dft], [monitor.far], "
-                 "[monitor.flux.NAME], [probe.NAME]");
+                 "[output], [object.NAME], [material.NAME], [map.NAME], [monitor.dft], "
+                 "[monitor.far], [monitor.flux.NAME], [probe.NAME]");
 }
 
 Test(scene, unknown_key)
@@ -408,4 +408,189 @@ Test(scene, monitors_refused_with_file_and_line)
     const char *ramp[] = {"source.waveform=gaussian", "source.ramp_periods=2"};
     expect_error(far_scene, ramp, 2,
                  "--set source.ramp_periods: ramp_periods applies to waveform = sine only");
+}
+
+/* Polygons, ellipses, rotation: values, --set overrides and each error. */
+Test(scene, polygon_ellipse_rotation_keys)
+{
+    const char *poly[] = {"object.box.shape=polygon", "object.box.width=", "object.box.height=",
+                          "object.box.center_x=", "object.box.center_y=",
+                          "object.box.vertices=10 10, 14 10, 14 16", "object.box.rotation=45"};
+    struct test_setup t;
+    setup_from_text(&t, base_scene, poly, 7);
+    const struct scene_object *o = &t.scene.objects[0];
+    cr_assert_eq(o->shape, SHAPE_POLYGON);
+    cr_assert_eq(o->nvertices, 3);
+    cr_assert_float_eq(o->center_x, 38.0 / 3, 1e-12);
+    cr_assert_float_eq(o->center_y, 12.0, 1e-12);
+    /* the first vertex turned 45 degrees about the mean */
+    const double dx = 10 - 38.0 / 3, dy = -2, c = cos(M_PI / 4);
+    cr_assert_float_eq(o->vertices[0], 38.0 / 3 + c * dx - c * dy, 1e-12);
+    cr_assert_float_eq(o->vertices[1], 12 + c * dx + c * dy, 1e-12);
+    setup_free(&t);
+
+    const char *ell[] = {"object.box.shape=ellipse", "object.box.width=", "object.box.height=",
+                         "object.box.radius_x=5", "object.box.radius_y=2", "object.box.rotation=90"};
+    setup_from_text(&t, base_scene, ell, 6);
+    o = &t.scene.objects[0];
+    cr_assert_eq(o->shape, SHAPE_ELLIPSE);
+    cr_assert(o->rotated && o->rot_cos == 0.0 && o->rot_sin == 1.0);
+    setup_free(&t);
+
+    const char *few[] = {poly[0], poly[1], poly[2], poly[3], poly[4], "object.box.vertices=1 1, 2 2"};
+    expect_error(base_scene, few, 6, "--set object.box.vertices: vertices: a polygon needs at "
+                                     "least 3 points, found 2");
+    const char *odd[] = {poly[0], poly[1], poly[2], poly[3], poly[4],
+                         "object.box.vertices=10 10, 14, 14 16"};
+    expect_error(base_scene, odd, 6, "--set object.box.vertices: vertices: point 2 is not two "
+                                     "numbers 'x y' (expected a list such as 0 0, 4 0, 4 3, in "
+                                     "cells)");
+    const char *ctr[] = {poly[0], poly[1], poly[2], poly[5]};
+    expect_error(base_scene, ctr, 4, "FILE:12: center_x does not apply to a polygon (its "
+                                     "vertices place it; it turns about their mean)");
+    const char *none[] = {poly[0], poly[1], poly[2], poly[3], poly[4]};
+    expect_error(base_scene, none, 5, "FILE: [object.box] is a polygon and needs vertices (x0 "
+                                      "y0, x1 y1, ..., in cells)");
+    const char *out[] = {poly[0], poly[1], poly[2], poly[3], poly[4],
+                         "object.box.vertices=10 10, 70 10, 14 16"};
+    expect_error(base_scene, out, 6, "--set object.box.vertices: object.box spans x = 10 to 70, "
+                                     "outside the grid interior 1 to 62");
+    const char *circ[] = {"object.box.shape=circle", "object.box.width=", "object.box.height=",
+                          "object.box.radius=3", "object.box.rotation=10"};
+    expect_error(base_scene, circ, 5, "--set object.box.rotation: rotation does not apply to a "
+                                      "circle (it looks the same at any angle)");
+    const char *vr[] = {"object.box.vertices=1 1, 2 2, 3 1"};
+    expect_error(base_scene, vr, 1, "--set object.box.vertices: vertices apply to a polygon only, "
+                                    "not a rectangle");
+    const char *half[] = {ell[0], ell[1], ell[2], ell[3]};
+    expect_error(base_scene, half, 4, "FILE: [object.box] is an ellipse and needs radius_y");
+}
+
+/* [material.NAME]: the table, presets from the papers' numbers, overrides and
+ * each error; model_build refuses what the engines cannot run yet. */
+static const char *mat_scene = "[grid]\nnx = 64\nny = 48\nsteps = 100\n" /* 1-4 */
+                               "[material.glass]\neps_r = 2.25\n"        /* 5-6 */
+                               "[material.au]\npreset = gold\n"          /* 7-8 */
+                               "[material.wall]\npec = true\n"           /* 9-10 */
+                               "[object.a]\nshape = circle\nmaterial = glass\n" /* 11-13 */
+                               "center_x = 20\ncenter_y = 20\nradius = 5\n"     /* 14-16 */
+                               "[object.b]\nshape = rectangle\nmaterial = wall\n" /* 17-19 */
+                               "center_x = 40\ncenter_y = 30\nwidth = 6\nheight = 4\n";
+
+Test(scene, material_table)
+{
+    struct test_setup t;
+    const char *sets[] = {"material.glass.eps_r=3.5"};
+    setup_from_text(&t, mat_scene, sets, 1);
+    const struct scene *s = &t.scene;
+    cr_assert_eq(s->nmaterials, 3);
+    cr_assert_str_eq(s->materials[0].name, "glass");
+    cr_assert_eq(s->materials[0].eps_inf, 3.5);
+    cr_assert_eq(s->objects[0].table, 0);
+    cr_assert_eq(s->objects[0].material, MATERIAL_DIELECTRIC);
+    cr_assert_eq(s->objects[0].eps_r, 3.5);
+    cr_assert_eq(s->objects[1].material, MATERIAL_PEC);
+    cr_assert(!s->materials[1].used);
+    /* gold: Rakic et al. 1998 LD, Table 1: wp = 9.03 eV, f0 = 0.760, Gamma0 = 0.053 eV,
+     * the fifth oscillator f = 4.384, Gamma = 2.214 eV, w = 13.32 eV; hbar = 6.582119569e-16 eV s */
+    const struct scene_material *au = &s->materials[1];
+    const double ev = 1.0 / 6.582119569e-16;
+    cr_assert_eq(au->npoles, 6);
+    cr_assert_eq(au->eps_inf, 1.0);
+    cr_assert_eq(au->poles[0].kind, POLE_DRUDE);
+    cr_assert_float_eq(au->poles[0].b, sqrt(0.760) * 9.03 * ev, 1e-6 * 9.03 * ev);
+    cr_assert_float_eq(au->poles[0].c, 0.053 * ev, 1e-6 * ev);
+    cr_assert_eq(au->poles[5].kind, POLE_LORENTZ);
+    cr_assert_float_eq(au->poles[5].a, 4.384 * 9.03 * 9.03 / (13.32 * 13.32), 1e-12);
+    cr_assert_float_eq(au->poles[5].b, 13.32 * ev, 1e-6 * 13.32 * ev);
+    cr_assert_float_eq(au->poles[5].c, 2.214 * ev, 1e-6 * ev);
+    setup_free(&t);
+
+    /* a preset's poles of one kind replaced by the key; explicit eps_r kept */
+    const char *w[] = {"material.au.preset=water", "material.au.debye=10 1e-9, 5 2e-10",
+                       "material.au.eps_r=4"};
+    struct scene sc;
+    char err[ERRLEN];
+    char *path = write_temp_scene(mat_scene);
+    cr_assert_eq(scene_load(&sc, path, w, 3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sc.materials[1].npoles, 2);
+    cr_assert_eq(sc.materials[1].poles[1].a, 5.0);
+    cr_assert_eq(sc.materials[1].poles[1].b, 2e-10);
+    cr_assert_eq(sc.materials[1].eps_inf, 4.0);
+    scene_free(&sc);
+    /* water alone: Kaatze 1989 at 25 C */
+    const char *wa[] = {"material.au.preset=water"};
+    cr_assert_eq(scene_load(&sc, path, wa, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sc.materials[1].eps_inf, 5.2);
+    cr_assert_float_eq(sc.materials[1].poles[0].a, 78.36 - 5.2, 1e-12);
+    cr_assert_eq(sc.materials[1].poles[0].b, 8.27e-12);
+    scene_free(&sc);
+    unlink(path);
+    free(path);
+
+    /* model_build refuses what the engines do not take, naming key and material */
+    const char *use_au[] = {"object.a.material=au"};
+    cr_assert_eq(scene_load(&sc, (path = write_temp_scene(mat_scene)), use_au, 1, err, sizeof err), 0);
+    struct model m;
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    char want[ERRLEN];
+    snprintf(want, sizeof want, "%s:8: material au: 6 dispersion poles (Debye, Lorentz, Drude) "
+             "are not supported yet: the engines take PEC and lossless, non-magnetic, "
+             "non-dispersive dielectrics", path);
+    cr_assert_str_eq(err, want);
+    scene_free(&sc);
+    const char *lossy[] = {"material.glass.sigma=0.5"};
+    cr_assert_eq(scene_load(&sc, path, lossy, 1, err, sizeof err), 0);
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    cr_assert_str_eq(err, "--set material.glass.sigma: material glass: sigma = 0.5 S/m (a lossy "
+                          "material) is not supported yet: the engines take PEC and lossless, "
+                          "non-magnetic, non-dispersive dielectrics");
+    scene_free(&sc);
+    const char *mag[] = {"material.glass.mu_r=2"};
+    cr_assert_eq(scene_load(&sc, path, mag, 1, err, sizeof err), 0);
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    cr_assert(strstr(err, "material glass: mu_r = 2 (a magnetic material) is not supported yet"),
+              "%s", err);
+    scene_free(&sc);
+    unlink(path);
+    free(path);
+
+    const char *builtin[] = {"material.pec.eps_r=2"};
+    expect_error(mat_scene, builtin, 1, "--set material.pec.eps_r: [material.pec]: 'pec' is a "
+                                        "built-in material (pec, dielectric, vacuum): give the "
+                                        "table's material another name");
+    const char *pe[] = {"material.wall.eps_r=2"};
+    expect_error(mat_scene, pe, 1, "--set material.wall.eps_r: eps_r does not apply to material "
+                                   "wall, which is pec = true");
+    const char *un[] = {"object.a.material=glas"};
+    expect_error(mat_scene, un, 1, "--set object.a.material: material = 'glas' is not one of: "
+                                   "pec, dielectric, vacuum, glass, au, wall (the built-ins and "
+                                   "this scene's [material.NAME] sections)");
+    const char *own[] = {"object.a.eps_r=3"};
+    expect_error(mat_scene, own, 1, "--set object.a.eps_r: eps_r applies to material = dielectric "
+                                    "only; object.a is material = glass, which gives its own eps_r");
+    const char *many[] = {"material.glass.drude=1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0"};
+    expect_error(mat_scene, many, 1, "--set material.glass.drude: drude: more than 8 poles in "
+                                     "material glass (all kinds together)");
+    const char *neg[] = {"material.glass.debye=-1 1e-9"};
+    expect_error(mat_scene, neg, 1, "--set material.glass.debye: debye: pole 1: delta_eps = -1, "
+                                    "tau = 1e-09 s out of range: allowed delta_eps above 0 to "
+                                    "1e6, tau above 0 to 1 s");
+}
+
+/* An object of a table material paints as the same dielectric given inline;
+ * material = vacuum carves. */
+Test(scene, table_material_paints_as_inline_dielectric)
+{
+    const char *inl[] = {"object.a.material=dielectric", "object.a.eps_r=2.25",
+                         "object.b.material=vacuum"};
+    const char *vac[] = {"object.b.material=vacuum"};
+    struct test_setup a, b;
+    setup_from_text(&a, mat_scene, vac, 1);
+    setup_from_text(&b, mat_scene, inl, 3);
+    for (size_t c = 0; c < a.model.ncells; c++)
+        cr_assert_eq(a.model.mats[a.model.mat[c]].eps_r, b.model.mats[b.model.mat[c]].eps_r);
+    cr_assert_eq(a.model.mat[40 + 30 * 64], 0);
+    setup_free(&a);
+    setup_free(&b);
 }

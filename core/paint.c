@@ -1,0 +1,535 @@
+/* paint.c - objects into the material map: membership, subpixel cover,
+ * conformal PEC distances.  See paint.h. */
+#define _GNU_SOURCE
+#include "paint.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- geometry of one object ----------------------------------------------- */
+
+/* (dx, dy) turned into the object's own frame: rotated by -rotation. */
+static void to_local(const struct scene_object *o, double dx, double dy, double *lx, double *ly)
+{
+    if (!o->rotated) {
+        *lx = dx;
+        *ly = dy;
+        return;
+    }
+    *lx = o->rot_cos * dx + o->rot_sin * dy;
+    *ly = -o->rot_sin * dx + o->rot_cos * dy;
+}
+
+/* Closed polygon test: a point on an edge or a vertex is inside (so that a
+ * polygon tracing a rectangle takes the rectangle's cells, |dx| <= w/2);
+ * elsewhere the crossing rule (even-odd). */
+static bool polygon_inside(const double *v, int n, double x, double y)
+{
+    bool in = false;
+    for (int a = 0, b = n - 1; a < n; b = a++) {
+        const double xa = v[2 * a], ya = v[2 * a + 1], xb = v[2 * b], yb = v[2 * b + 1];
+        if (y >= fmin(ya, yb) && y <= fmax(ya, yb) && x >= fmin(xa, xb) && x <= fmax(xa, xb)
+            && (xb - xa) * (y - ya) == (yb - ya) * (x - xa))
+            return true;
+        if ((ya > y) != (yb > y)) {
+            const double xc = xa + (y - ya) * (xb - xa) / (yb - ya);
+            if (x < xc)
+                in = !in;
+        }
+    }
+    return in;
+}
+
+/* Inside the ellipse of semi-axes a, b at local offset (lx, ly): y is scaled
+ * by a/b, so that a = b is exactly the circle test dx^2 + dy^2 <= r^2. */
+static bool ellipse_inside(double a, double b, double lx, double ly)
+{
+    const double sy = ly * (a / b);
+    return lx * lx + sy * sy <= a * a;
+}
+
+bool paint_inside(const struct scene_object *o, double x, double y, double z)
+{
+    const double dx = x - o->center_x, dy = y - o->center_y, dz = z - o->center_z;
+    double lx, ly;
+    switch (o->shape) {
+    case SHAPE_RECTANGLE:
+        to_local(o, dx, dy, &lx, &ly);
+        return fabs(lx) <= 0.5 * o->width && fabs(ly) <= 0.5 * o->height;
+    case SHAPE_CIRCLE:
+        return dx * dx + dy * dy <= o->radius * o->radius;
+    case SHAPE_ELLIPSE:
+        to_local(o, dx, dy, &lx, &ly);
+        return ellipse_inside(o->radius_x, o->radius_y, lx, ly);
+    case SHAPE_BOX:
+        to_local(o, dx, dy, &lx, &ly);
+        return fabs(lx) <= 0.5 * o->width && fabs(ly) <= 0.5 * o->height
+               && fabs(dz) <= 0.5 * o->depth;
+    case SHAPE_SPHERE:
+        return dx * dx + dy * dy + dz * dz <= o->radius * o->radius;
+    case SHAPE_POLYGON:
+        return fabs(dz) <= 0.5 * o->depth /* 2D: dz = depth = 0 */
+               && polygon_inside(o->vertices, o->nvertices, x, y);
+    }
+    return false;
+}
+
+/* The corners of a rotated rectangle, counter-clockwise, into v[8]. */
+static void rectangle_corners(const struct scene_object *o, double v[8])
+{
+    static const double sx[4] = {-1, 1, 1, -1}, sy[4] = {-1, -1, 1, 1};
+    for (int k = 0; k < 4; k++) {
+        const double lx = sx[k] * 0.5 * o->width, ly = sy[k] * 0.5 * o->height;
+        v[2 * k] = o->center_x + o->rot_cos * lx - o->rot_sin * ly;
+        v[2 * k + 1] = o->center_y + o->rot_sin * lx + o->rot_cos * ly;
+    }
+}
+
+/* First t > 0 where the axis ray (x, y) + t (ux, uy) meets an edge of the
+ * polygon: the exact intersection with each edge; an edge along the ray
+ * counts at its nearer end. */
+static double polygon_ray(const double *v, int n, double x, double y, double ux, double uy)
+{
+    const bool along_x = ux != 0;
+    const double s = along_x ? ux : uy;    /* +1 or -1 */
+    const double p = along_x ? x : y;      /* coordinate along the ray */
+    const double q = along_x ? y : x;      /* across */
+    double t = INFINITY;
+    for (int a = 0, b = n - 1; a < n; b = a++) {
+        const double pa = v[2 * a + !along_x], qa = v[2 * a + along_x];
+        const double pb = v[2 * b + !along_x], qb = v[2 * b + along_x];
+        if (q < fmin(qa, qb) || q > fmax(qa, qb))
+            continue;
+        double c[2];
+        int nc = 0;
+        if (qa == qb) { /* along the ray: both ends */
+            c[nc++] = s * (pa - p);
+            c[nc++] = s * (pb - p);
+        } else {
+            c[nc++] = s * (pa + (q - qa) * (pb - pa) / (qb - qa) - p);
+        }
+        for (int k = 0; k < nc; k++)
+            if (c[k] > 0 && c[k] < t)
+                t = c[k];
+    }
+    return t;
+}
+
+double paint_ray_entry(const struct scene_object *o, double x, double y, double ux, double uy)
+{
+    if (o->shape == SHAPE_CIRCLE || o->shape == SHAPE_ELLIPSE) {
+        /* |p + t u|^2 = a^2 in the frame where the ellipse is a circle of
+         * radius a (y scaled by a/b); A = |u|^2 is 1 for the circle */
+        const bool circle = o->shape == SHAPE_CIRCLE;
+        const double a = circle ? o->radius : o->radius_x, k = circle ? 1.0 : a / o->radius_y;
+        double px, py, vx, vy;
+        to_local(o, x - o->center_x, y - o->center_y, &px, &py);
+        to_local(o, ux, uy, &vx, &vy);
+        py *= k;
+        vy *= k;
+        const double A = vx * vx + vy * vy;
+        const double b = px * vx + py * vy, c = px * px + py * py - a * a;
+        const double disc = b * b - A * c;
+        if (disc < 0)
+            return INFINITY;
+        const double t = (-b - sqrt(disc)) / A;
+        return t > 0 ? t : INFINITY;
+    }
+    if (o->shape == SHAPE_POLYGON)
+        return polygon_ray(o->vertices, o->nvertices, x, y, ux, uy);
+    if (o->rotated) {
+        double v[8];
+        rectangle_corners(o, v);
+        return polygon_ray(v, 4, x, y, ux, uy);
+    }
+    /* rectangle, axis-aligned ray */
+    const double hx = 0.5 * o->width, hy = 0.5 * o->height;
+    if (ux != 0) {
+        if (fabs(y - o->center_y) > hy)
+            return INFINITY;
+        const double t = ux > 0 ? (o->center_x - hx) - x : x - (o->center_x + hx);
+        return t > 0 ? t : INFINITY;
+    }
+    if (fabs(x - o->center_x) > hx)
+        return INFINITY;
+    const double t = uy > 0 ? (o->center_y - hy) - y : y - (o->center_y + hy);
+    return t > 0 ? t : INFINITY;
+}
+
+/* Distance from (x, y) to the segment (xa, ya) - (xb, yb). */
+static double segment_distance(double x, double y, double xa, double ya, double xb, double yb)
+{
+    const double ex = xb - xa, ey = yb - ya, l2 = ex * ex + ey * ey;
+    double t = l2 > 0 ? ((x - xa) * ex + (y - ya) * ey) / l2 : 0.0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypot(x - (xa + t * ex), y - (ya + t * ey));
+}
+
+/* False when the 2D boundary of o certainly stays farther than r from (x, y)
+ * (then every point within r is inside, or every one outside, as (x, y)). */
+static bool near_boundary(const struct scene_object *o, double x, double y, double r)
+{
+    const double dx = x - o->center_x, dy = y - o->center_y;
+    double lx, ly;
+    switch (o->shape) {
+    case SHAPE_CIRCLE:
+        return fabs(sqrt(dx * dx + dy * dy) - o->radius) <= r;
+    case SHAPE_ELLIPSE: {
+        /* q = |(lx/a, ly/b)| changes by at most |step| / min(a, b) */
+        to_local(o, dx, dy, &lx, &ly);
+        const double q = hypot(lx / o->radius_x, ly / o->radius_y);
+        return fabs(q - 1.0) * fmin(o->radius_x, o->radius_y) <= r;
+    }
+    case SHAPE_RECTANGLE: {
+        to_local(o, dx, dy, &lx, &ly);
+        const double hx = 0.5 * o->width, hy = 0.5 * o->height;
+        const bool deep = fabs(lx) < hx - r && fabs(ly) < hy - r;
+        const bool far = fabs(lx) > hx + r || fabs(ly) > hy + r;
+        return !deep && !far;
+    }
+    case SHAPE_POLYGON:
+        for (int a = 0, b = o->nvertices - 1; a < o->nvertices; b = a++)
+            if (segment_distance(x, y, o->vertices[2 * a], o->vertices[2 * a + 1],
+                                 o->vertices[2 * b], o->vertices[2 * b + 1]) <= r)
+                return true;
+        return false;
+    default:
+        return true;
+    }
+}
+
+int paint_cover_levels(const struct scene_object *o, int i, int j)
+{
+    /* the samples lie within sqrt(2)/2 of (i, j): away from the boundary
+     * they all agree with the node itself */
+    if (!near_boundary(o, i, j, 0.75))
+        return paint_inside(o, i, j, 0.0) ? PAINT_SUBPIXEL_LEVELS : 0;
+    int in = 0;
+    if (o->shape == SHAPE_CIRCLE) { /* paint_inside's arithmetic, rows and columns hoisted */
+        double dx2[PAINT_SUBPIXEL_SAMPLES];
+        const double r2 = o->radius * o->radius;
+        for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++) {
+            const double dx = (i - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES) - o->center_x;
+            dx2[a] = dx * dx;
+        }
+        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++) {
+            const double dy = (j - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES) - o->center_y;
+            const double dy2 = dy * dy;
+            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++)
+                in += dx2[a] + dy2 <= r2;
+        }
+    } else {
+        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++)
+            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++)
+                in += paint_inside(o, i - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES,
+                                   j - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES, 0.0);
+    }
+    return (int)lround((double)in * PAINT_SUBPIXEL_LEVELS
+                       / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES));
+}
+
+/* ---- the material table --------------------------------------------------- */
+
+int paint_material(struct model *m, enum material_kind kind, double eps_r, char *err,
+                   size_t errlen)
+{
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r)
+            return k;
+    if (m->nmats == MODEL_MAX_MATERIALS)
+        return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
+    struct material *t = &m->mats[m->nmats];
+    const double S = m->scene->courant;
+    t->kind = kind;
+    t->eps_r = eps_r;
+    t->cezh = kind == MATERIAL_PEC ? 0.0 : S / eps_r;
+    t->cezh_f = (float)t->cezh;
+    t->cinc = kind == MATERIAL_DIELECTRIC ? -(1.0 - 1.0 / eps_r) : 0.0;
+    return m->nmats++;
+}
+
+/* ---- painting ------------------------------------------------------------- */
+
+/* The cover levels of the last smoothed object's cells, kept for the next
+ * object of the same shape and size whose centre has the same fraction of a
+ * cell: when the centre coordinates are multiples of 1/32 (and below 2^20),
+ * every sample offset x - center_x is exact, so the levels depend only on the
+ * cell's offset from the centre's cell, and a lattice of equal rods samples
+ * its rod once.  Rotated shapes and polygons are always sampled. */
+struct cover_cache {
+    bool valid;
+    struct scene_object key; /* shape, sizes, centre's fraction */
+    int ni, nj, di, dj;      /* box size; its first cell minus floor(centre) */
+    int *lv;
+    size_t cap;
+};
+
+static bool dyadic(double v)
+{
+    return fabs(v) < 1048576.0 && v * 32.0 == floor(v * 32.0);
+}
+
+/* The levels of the cells i0 .. i0+ni-1, j0 .. j0+nj-1 of o into c->lv. */
+static int cover_box(struct cover_cache *c, const struct scene_object *o, int i0, int j0, int ni,
+                     int nj, char *err, size_t errlen)
+{
+    const bool cacheable = !o->rotated && o->shape != SHAPE_POLYGON && dyadic(o->center_x)
+                           && dyadic(o->center_y);
+    const double fx = floor(o->center_x), fy = floor(o->center_y);
+    struct scene_object key = {.shape = o->shape, .radius = o->radius, .width = o->width,
+                               .height = o->height, .radius_x = o->radius_x,
+                               .radius_y = o->radius_y, .center_x = o->center_x - fx,
+                               .center_y = o->center_y - fy};
+    const int di = i0 - (int)fx, dj = j0 - (int)fy;
+    if (cacheable && c->valid && c->ni == ni && c->nj == nj && c->di == di && c->dj == dj
+        && c->key.shape == key.shape && c->key.radius == key.radius
+        && c->key.width == key.width && c->key.height == key.height
+        && c->key.radius_x == key.radius_x && c->key.radius_y == key.radius_y
+        && c->key.center_x == key.center_x && c->key.center_y == key.center_y)
+        return 0;
+    const size_t n = (size_t)ni * (size_t)nj;
+    if (n > c->cap) {
+        int *lv = realloc(c->lv, n * sizeof *lv);
+        if (!lv)
+            return seterr(err, errlen, "out of memory painting object %s", o->name);
+        c->lv = lv;
+        c->cap = n;
+    }
+    for (int j = 0; j < nj; j++)
+        for (int i = 0; i < ni; i++)
+            c->lv[(size_t)i + (size_t)j * (size_t)ni] = paint_cover_levels(o, i0 + i, j0 + j);
+    c->valid = cacheable;
+    c->key = key;
+    c->ni = ni;
+    c->nj = nj;
+    c->di = di;
+    c->dj = dj;
+    return 0;
+}
+
+/* Paint dielectric object o with subpixel smoothing: Ez is tangential to
+ * every interface of a TMz scene, so the cell's permittivity is the mean
+ * over its area, eps = f eps_o + (1 - f) eps_under (Farjadpour et al., Opt.
+ * Lett. 31, 2972 (2006): the mean of eps for E parallel to the interface).
+ * A cell under PEC stays PEC unless its Ez node lies inside o, as without
+ * smoothing.  Cells of the bounding box grown by one on each side. */
+static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct scene_object *o,
+                          int full, int i0, int i1, int j0, int j1, char *err, size_t errlen)
+{
+    const int ni = i1 - i0 + 3, nj = j1 - j0 + 3;
+    if (ni <= 0 || nj <= 0)
+        return 0;
+    if (cover_box(cc, o, i0 - 1, j0 - 1, ni, nj, err, errlen))
+        return -1;
+    for (int j = j0 - 1; j <= j1 + 1; j++)
+        for (int i = i0 - 1; i <= i1 + 1; i++) {
+            if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
+                continue;
+            const int f = cc->lv[(size_t)(i - i0 + 1) + (size_t)(j - j0 + 1) * (size_t)ni];
+            const size_t c = (size_t)i + (size_t)m->nx * (size_t)j;
+            const struct material *under = &m->mats[m->mat[c]];
+            if (f == 0)
+                continue;
+            if (f == PAINT_SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC) {
+                if (f < PAINT_SUBPIXEL_LEVELS && !paint_inside(o, i, j, 0.0))
+                    continue;
+                m->mat[c] = (uint8_t)full;
+                continue;
+            }
+            const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
+            const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
+            const int idx = eps == 1.0 ? 0
+                                       : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
+            if (idx < 0)
+                return -1;
+            m->mat[c] = (uint8_t)idx;
+        }
+    return 0;
+}
+
+int paint_objects(struct model *m, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const bool d3 = m->nz > 1;
+    struct cover_cache cc = {0};
+    for (int k = 0; k < s->nobjects; k++) {
+        const struct scene_object *o = &s->objects[k];
+        const int idx = paint_material(m, o->material, o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
+                                       err, errlen);
+        if (idx < 0)
+            goto fail;
+        double lo[3], hi[3];
+        scene_object_bounds(o, d3, lo, hi);
+        const int i0 = (int)ceil(lo[0]), i1 = (int)floor(hi[0]);
+        const int j0 = (int)ceil(lo[1]), j1 = (int)floor(hi[1]);
+        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC) {
+            if (paint_smoothed(m, &cc, o, idx, i0, i1, j0, j1, err, errlen))
+                goto fail;
+            continue;
+        }
+        const int k0 = d3 ? (int)ceil(lo[2]) : 0, k1 = d3 ? (int)floor(hi[2]) : 0;
+        for (int kk = k0; kk <= k1; kk++)
+            for (int j = j0; j <= j1; j++)
+                for (int i = i0; i <= i1; i++)
+                    if (paint_inside(o, i, j, kk))
+                        m->mat[(size_t)i + (size_t)m->nx * ((size_t)j + (size_t)m->ny * (size_t)kk)] =
+                            (uint8_t)idx;
+    }
+    free(cc.lv);
+    return 0;
+fail:
+    free(cc.lv);
+    return -1;
+}
+
+/* ---- conformal PEC -------------------------------------------------------- */
+
+/* The PEC objects that may lie within 2 cells of a node, per tile of
+ * TILE x TILE nodes (CSR: start[t] .. start[t+1] index obj). */
+#define TILE 16
+struct tiles {
+    int tx, ty;
+    size_t *start;
+    int *obj;
+};
+
+static int tiles_build(struct tiles *t, const struct model *m, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    t->tx = (m->nx + TILE - 1) / TILE;
+    t->ty = (m->ny + TILE - 1) / TILE;
+    const size_t nt = (size_t)t->tx * (size_t)t->ty;
+    t->start = xcalloc(nt + 1, sizeof *t->start, "conformal tiles", err, errlen);
+    if (!t->start)
+        return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < s->nobjects; k++) {
+            const struct scene_object *o = &s->objects[k];
+            if (o->material != MATERIAL_PEC)
+                continue;
+            double lo[3], hi[3];
+            scene_object_bounds(o, false, lo, hi);
+            const int a0 = (int)fmax(0, floor((lo[0] - 2) / TILE));
+            const int a1 = (int)fmin(t->tx - 1, floor((hi[0] + 2) / TILE));
+            const int b0 = (int)fmax(0, floor((lo[1] - 2) / TILE));
+            const int b1 = (int)fmin(t->ty - 1, floor((hi[1] + 2) / TILE));
+            for (int b = b0; b <= b1; b++)
+                for (int a = a0; a <= a1; a++) {
+                    const size_t c = (size_t)a + (size_t)b * (size_t)t->tx;
+                    if (pass == 0)
+                        t->start[c + 1]++;
+                    else
+                        t->obj[t->start[c]++] = k;
+                }
+        }
+        if (pass == 0) {
+            for (size_t c = 0; c < nt; c++)
+                t->start[c + 1] += t->start[c];
+            t->obj = xcalloc(t->start[nt] + 1, sizeof *t->obj, "conformal tiles", err, errlen);
+            if (!t->obj)
+                return -1;
+        } else { /* start[c] has moved to the next tile's start: shift back */
+            for (size_t c = nt; c > 0; c--)
+                t->start[c] = t->start[c - 1];
+            t->start[0] = 0;
+        }
+    }
+    return 0;
+}
+
+/* Distance from free node (i, j) toward its neighbour in direction (ux, uy)
+ * to the nearest PEC surface, within 2 cells; 1 (the staircase) if none. */
+static double pec_distance(const struct model *m, const struct tiles *t, int i, int j, int ux,
+                           int uy)
+{
+    const struct scene *s = m->scene;
+    const size_t c = (size_t)(i / TILE) + (size_t)(j / TILE) * (size_t)t->tx;
+    double d = INFINITY;
+    for (size_t k = t->start[c]; k < t->start[c + 1]; k++)
+        d = fmin(d, paint_ray_entry(&s->objects[t->obj[k]], i, j, ux, uy));
+    return d < 2.0 ? d : 1.0;
+}
+
+static bool is_pec(const struct model *m, size_t c)
+{
+    return m->mats[m->mat[c]].kind == MATERIAL_PEC;
+}
+
+/* Free nodes closer than conformal_min to a PEC surface along an axis become
+ * PEC (the 1/d of the cut edges stays bounded); then list the cut edges. */
+static int cut_edges(struct model *m, const struct tiles *t, char *err, size_t errlen)
+{
+    const int nx = m->nx, ny = m->ny;
+    const double dmin = m->scene->conformal_min;
+    static const int dir[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    uint8_t pec_idx = 0;
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].kind == MATERIAL_PEC)
+            pec_idx = (uint8_t)k;
+    uint8_t *promote = xcalloc(m->ncells, 1, "conformal map", err, errlen);
+    if (!promote)
+        return -1;
+    for (int j = 1; j < ny - 1; j++)
+        for (int i = 1; i < nx - 1; i++) {
+            const size_t c = (size_t)i + (size_t)j * nx;
+            if (is_pec(m, c))
+                continue;
+            for (int k = 0; k < 4; k++) {
+                const size_t p = c + dir[k][0] + (ptrdiff_t)dir[k][1] * nx;
+                if (is_pec(m, p) && pec_distance(m, t, i, j, dir[k][0], dir[k][1]) < dmin)
+                    promote[c] = 1;
+            }
+        }
+    for (size_t c = 0; c < m->ncells; c++)
+        if (promote[c])
+            m->mat[c] = pec_idx;
+    free(promote);
+
+    size_t cap = 4 * m->ncells / (size_t)nx + 16 * (size_t)(nx + ny);
+    m->cut_row = xcalloc((size_t)ny + 1, sizeof *m->cut_row, "cut edges", err, errlen);
+    m->cut = xcalloc(cap, sizeof *m->cut, "cut edges", err, errlen);
+    if (!m->cut_row || !m->cut)
+        return -1;
+    for (int j = 0; j < ny - 1; j++) {
+        m->cut_row[j] = m->ncut;
+        for (int i = 0; i < nx - 1; i++) {
+            const size_t c = (size_t)i + (size_t)j * nx;
+            for (int comp = 0; comp < 2; comp++) {
+                const size_t hi = comp == 0 ? c + nx : c + 1;
+                if (is_pec(m, c) == is_pec(m, hi))
+                    continue;
+                if (m->ncut == cap) {
+                    cap *= 2;
+                    struct cut_edge *n = realloc(m->cut, cap * sizeof *n);
+                    if (!n)
+                        return seterr(err, errlen, "out of memory listing cut edges");
+                    m->cut = n;
+                }
+                struct cut_edge *e = &m->cut[m->ncut++];
+                const bool q_hi = is_pec(m, c); /* the free node is the upper one */
+                e->cell = c;
+                e->comp = comp;
+                e->q = q_hi ? hi : c;
+                e->sigma = q_hi ? 1 : -1;
+                const int qi = (int)(e->q % nx), qj = (int)(e->q / nx);
+                const int ux = comp == 1 ? -e->sigma : 0, uy = comp == 0 ? -e->sigma : 0;
+                e->d = pec_distance(m, t, qi, qj, ux, uy);
+                e->a = m->scene->courant * e->sigma / e->d;
+                e->a_f = (float)e->a;
+            }
+        }
+    }
+    m->cut_row[ny - 1] = m->cut_row[ny] = m->ncut;
+    return 0;
+}
+
+int paint_cut_edges(struct model *m, char *err, size_t errlen)
+{
+    struct tiles t = {0};
+    const int rc = tiles_build(&t, m, err, errlen) ? -1 : cut_edges(m, &t, err, errlen);
+    free(t.start);
+    free(t.obj);
+    return rc;
+}

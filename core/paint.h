@@ -1,0 +1,48 @@
+/* paint.h - the scene's objects painted into the model's material map.
+ *
+ * The geometry every engine inherits: which cells an object covers
+ * (membership at the Ez node (i, j), the corner (i, j, k) in 3D), the cover
+ * fraction of a cell for subpixel smoothing, and the distance along an axis
+ * from a free node to a PEC surface for the conformal boundary.
+ *
+ * Cost: each object visits the cells of its bounding box only (grown by one
+ * for smoothing), and a cell's cover fraction is sampled only where the
+ * shape's boundary passes near it; the conformal boundary finds the PEC
+ * objects near a node through a grid of tiles.  Painting N objects on C cells
+ * costs about C + sum of the bounding boxes, never C x N.
+ */
+#ifndef TEXFDTD_PAINT_H
+#define TEXFDTD_PAINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* Point (x, y, z), cells, is inside the object; closed: a point on the
+ * boundary is inside (rectangle |dx| <= w/2; polygon: on an edge or vertex). */
+bool paint_inside(const struct scene_object *o, double x, double y, double z);
+
+/* Distance t > 0 along the ray (x, y) + t (ux, uy), (ux, uy) an axis
+ * direction, at which it first meets the object's boundary, or INFINITY. */
+double paint_ray_entry(const struct scene_object *o, double x, double y, double ux, double uy);
+
+/* Subpixel smoothing: the fraction, in PAINT_SUBPIXEL_LEVELS-ths, of the cell
+ * around Ez node (i, j), the square [i - 1/2, i + 1/2] x [j - 1/2, j + 1/2],
+ * inside o, from 16 x 16 midpoint samples rounded to a multiple of 1/64. */
+#define PAINT_SUBPIXEL_SAMPLES 16
+#define PAINT_SUBPIXEL_LEVELS 64
+int paint_cover_levels(const struct scene_object *o, int i, int j);
+
+/* The index of material (kind, eps_r) in m->mats, added if new; -1 with err
+ * when the table is full. */
+int paint_material(struct model *m, enum material_kind kind, double eps_r, char *err,
+                   size_t errlen);
+
+/* Paint every object into m->mat (allocated by the caller, zero = vacuum),
+ * in file order, later over earlier; then, with [grid] conformal_pec, list
+ * the cut edges (m->cut, m->cut_row). */
+int paint_objects(struct model *m, char *err, size_t errlen);
+int paint_cut_edges(struct model *m, char *err, size_t errlen);
+
+#endif
