@@ -99,6 +99,7 @@ double material_hinc(double mu_bar);
  * (the transverse modes; a longitudinal mode has curl E = 0, K = 0).  The
  * update of one homogeneous, source-free material on that mode is a linear
  * map of the state
+ *     x = (H^{n-1/2}, E^n)                       without poles (ca, cb update),
  *     x = (H^{n-1/2}, E^n, D^n, then per pole P^n [, P^{n-1} for Lorentz, Drude])
  * where H stands for the mode's H amplitude scaled so that the H update
  * reads h -= ch sqrt(K)/S e, and the E update sees S curl H = sqrt(K) h.  Its

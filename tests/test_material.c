@@ -100,3 +100,106 @@ Test(material_coef, bad_input)
     cr_assert_eq(material_coef(&m, 1e-12, 0.5, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "pec"), "%s", err);
 }
+
+/* ---- eigenvalues ------------------------------------------------------------- */
+
+/* A = Q B Q, Q = I - 2 w w^T / (w^T w) (orthogonal and symmetric, w random):
+ * the eigenvalues of B, and no longer triangular. */
+static void similar(int n, const double *B, double *A)
+{
+    double w[MATERIAL_MAX_STATE], T[MATERIAL_MAX_STATE * MATERIAL_MAX_STATE], ww = 0.0;
+    for (int i = 0; i < n; i++) {
+        w[i] = rand() / (double)RAND_MAX - 0.5;
+        ww += w[i] * w[i];
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0.0;
+            for (int m = 0; m < n; m++)
+                s += ((i == m) - 2.0 * w[i] * w[m] / ww) * B[m * n + j];
+            T[i * n + j] = s;
+        }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0.0;
+            for (int m = 0; m < n; m++)
+                s += T[i * n + m] * ((m == j) - 2.0 * w[m] * w[j] / ww);
+            A[i * n + j] = s;
+        }
+}
+
+/* B block diagonal with known eigenvalues, 2 x 2 blocks [r cos t, r sin t;
+ * -r sin t, r cos t] (r e^{+-it}) and 1 x 1 blocks, plus a dense coupling
+ * above the blocks (block upper triangular keeps the eigenvalues); A = Q B Q. */
+static void known_matrix(int n, unsigned seed, double *A, double complex *want)
+{
+    double B[MATERIAL_MAX_STATE * MATERIAL_MAX_STATE] = {0};
+    srand(seed);
+    int k = 0;
+    while (k < n) {
+        const double r = 0.2 + 1.8 * rand() / (double)RAND_MAX;
+        if (k + 1 < n && rand() % 2) {
+            const double t = 3.0 * rand() / (double)RAND_MAX;
+            B[k * n + k] = B[(k + 1) * n + k + 1] = r * cos(t);
+            B[k * n + k + 1] = r * sin(t);
+            B[(k + 1) * n + k] = -r * sin(t);
+            want[k] = r * cexp(I * t);
+            want[k + 1] = r * cexp(-I * t);
+            k += 2;
+        } else {
+            B[k * n + k] = rand() % 2 ? r : -r;
+            want[k] = B[k * n + k];
+            k += 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 2; j < n; j++)
+            B[i * n + j] = rand() / (double)RAND_MAX - 0.5;
+    similar(n, B, A);
+}
+
+Test(material_eigen, known_spectra)
+{
+    for (int n = 1; n <= MATERIAL_MAX_STATE; n++)
+        for (unsigned seed = 1; seed <= 20; seed++) {
+            double A[MATERIAL_MAX_STATE * MATERIAL_MAX_STATE], wr[MATERIAL_MAX_STATE],
+                wi[MATERIAL_MAX_STATE];
+            double complex want[MATERIAL_MAX_STATE];
+            known_matrix(n, seed * 100 + (unsigned)n, A, want);
+            cr_assert_eq(material_eigenvalues(A, n, wr, wi), 0, "n %d seed %u", n, seed);
+            /* every wanted eigenvalue found once (greedy matching); random
+             * blocks may nearly coincide, hence 1e-6 rather than 1e-12 */
+            bool used[MATERIAL_MAX_STATE] = {false};
+            for (int a = 0; a < n; a++) {
+                int best = -1;
+                double dbest = INFINITY;
+                for (int b = 0; b < n; b++)
+                    if (!used[b] && cabs(wr[b] + I * wi[b] - want[a]) < dbest)
+                        dbest = cabs(wr[b] + I * wi[b] - want[a]), best = b;
+                used[best] = true;
+                cr_assert_lt(dbest, 1e-6, "n %d seed %u: eigenvalue %g%+gi off by %g", n, seed,
+                             creal(want[a]), cimag(want[a]), dbest);
+            }
+        }
+}
+
+Test(material_eigen, companion_and_jordan)
+{
+    /* companion matrix of (x - 1)(x + 2)(x - 3)(x^2 + 1): x^5 - 2x^4 - 4x^3 + 4x^2 - 5x + 6 */
+    double A[25] = {2, 4, -4, 5, -6, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0};
+    double wr[5], wi[5];
+    cr_assert_eq(material_eigenvalues(A, 5, wr, wi), 0);
+    double rmax = 0.0;
+    for (int k = 0; k < 5; k++)
+        rmax = fmax(rmax, hypot(wr[k], wi[k]));
+    cr_assert(close_rel(rmax, 3.0, 1e-13), "%.17g", rmax);
+    /* a 2 x 2 Jordan block at 1 (and one at -1) coupled to the rest: the
+     * computed radius is 1 + O(sqrt(eps)), inside the stability tolerance */
+    const double B[16] = {1, 1, 0.3, 0.2, 0, 1, 0.5, 0.1, 0, 0, -1, 1, 0, 0, 0, -1};
+    double J[16];
+    srand(7);
+    similar(4, B, J);
+    cr_assert_eq(material_eigenvalues(J, 4, wr, wi), 0);
+    for (int k = 0; k < 4; k++)
+        cr_assert_lt(fabs(hypot(wr[k], wi[k]) - 1.0), MATERIAL_STABILITY_TOL);
+}
