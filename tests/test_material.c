@@ -203,3 +203,288 @@ Test(material_eigen, companion_and_jordan)
     for (int k = 0; k < 4; k++)
         cr_assert_lt(fabs(hypot(wr[k], wi[k]) - 1.0), MATERIAL_STABILITY_TOL);
 }
+
+/* ---- stability ------------------------------------------------------------------ */
+
+#define C0 299792458.0
+
+static int check(const struct scene_material *m, double dt, double S, int dim, double *r,
+                 double *smax, char *err)
+{
+    return material_check_stability(m, dt, S, dim, r, smax, err, ERRLEN);
+}
+
+/* The Yee update in 3D (Hx, Hy, Hz, Ex, Ey, Ez) on the checkerboard mode
+ * k dx = (pi, pi, pi): forward differences (curl E at the faces) give the
+ * factor e^{i pi} - 1 = -2 per axis, backward ones (curl H at the edges)
+ * 1 - e^{-i pi} = 2, so both curls are real, C_E = [d]x with d = (-2, -2, -2)
+ * and C_H = -C_E, and
+ *     H' = H - S C_E E,   E' = E + S C_H H'.
+ * C_H C_E = |d|^2 I - d d^T: eigenvalues |d|^2 = 12 = 4 dim (transverse, twice)
+ * and 0 (longitudinal), so the scalar reduction with K = 4 dim S^2 must give
+ * the same spectral radius.  2D (TMz: Ez, Hx, Hy) likewise with 4 dim = 8. */
+static double yee_checkerboard_radius(int dim, double S)
+{
+    double A[36] = {0}, wr[6], wi[6];
+    int n;
+    if (dim == 3) {
+        const double d[3] = {-2, -2, -2};
+        /* cross-product matrix [d]x */
+        const double CE[9] = {0, -d[2], d[1], d[2], 0, -d[0], -d[1], d[0], 0};
+        double CH[9], CHCE[9];
+        for (int i = 0; i < 9; i++)
+            CH[i] = -CE[i];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                CHCE[i * 3 + j] = 0.0;
+                for (int k = 0; k < 3; k++)
+                    CHCE[i * 3 + j] += CH[i * 3 + k] * CE[k * 3 + j];
+            }
+        n = 6;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                A[i * 6 + j] = i == j;                               /* H from H */
+                A[i * 6 + 3 + j] = -S * CE[i * 3 + j];               /* H from E */
+                A[(3 + i) * 6 + j] = S * CH[i * 3 + j];              /* E from H */
+                A[(3 + i) * 6 + 3 + j] = (i == j) - S * S * CHCE[i * 3 + j];
+            }
+    } else {
+        /* Hx -= S (Ez(j+1) - Ez(j)) -> Hx -= S (-2) Ez;  Hy += S (-2) Ez;
+         * Ez += S [(Hy(i+1/2) - Hy(i-1/2)) - (Hx(j+1/2) - Hx(j-1/2))] -> Ez += S (2 Hy - 2 Hx) */
+        n = 3; /* Hx, Hy, Ez */
+        A[0 * 3 + 0] = 1, A[0 * 3 + 2] = 2 * S;
+        A[1 * 3 + 1] = 1, A[1 * 3 + 2] = -2 * S;
+        /* Ez' = Ez + S (2 Hy' - 2 Hx') = Ez + 2S(Hy - 2S Ez) - 2S(Hx + 2S Ez) */
+        A[2 * 3 + 0] = -2 * S, A[2 * 3 + 1] = 2 * S, A[2 * 3 + 2] = 1 - 8 * S * S;
+    }
+    cr_assert_eq(material_eigenvalues(A, n, wr, wi), 0);
+    double r = 0.0;
+    for (int k = 0; k < n; k++)
+        r = fmax(r, hypot(wr[k], wi[k]));
+    return r;
+}
+
+Test(material_stability, kmax_is_the_checkerboard_mode)
+{
+    const struct scene_material vac = {.name = "vacuum", .eps_inf = 1.0, .mu_r = 1.0};
+    struct material_coef c;
+    char err[ERRLEN];
+    for (int dim = 2; dim <= 3; dim++)
+        for (double S = 0.3; S < 0.9; S += 0.1) {
+            cr_assert_eq(material_coef(&vac, 1e-15, S, &c, err, sizeof err), 0);
+            double A[4], wr[2], wi[2];
+            material_amplification(&c, 4.0 * dim * S * S, A);
+            cr_assert_eq(material_eigenvalues(A, 2, wr, wi), 0);
+            const double scalar = fmax(hypot(wr[0], wi[0]), hypot(wr[1], wi[1]));
+            const double yee = yee_checkerboard_radius(dim, S);
+            cr_assert_lt(fabs(scalar - yee), 1e-12, "dim %d S %g: %.15g vs %.15g", dim, S,
+                         scalar, yee);
+            /* and it is the scan's worst K */
+            double kw;
+            const double g = material_growth(&vac, 1e-15, S, dim, &kw, err, sizeof err);
+            cr_assert_lt(fabs(g - yee), 1e-12);
+            if (yee > 1.0 + 1e-6)
+                cr_assert_eq(kw, 4.0 * dim * S * S);
+        }
+}
+
+/* Lossless, non-dispersive: stable exactly up to sqrt(eps mu / dim); eps mu < 1
+ * lowers the limit below the vacuum one, and the message says so. */
+Test(material_stability, lossless_courant_limit)
+{
+    const double em[][2] = {{1.0, 1.0}, {2.25, 1.0}, {1.0, 3.0}, {1.5, 0.5}, {1.0, 0.01}};
+    char err[ERRLEN];
+    for (size_t k = 0; k < sizeof em / sizeof em[0]; k++)
+        for (int dim = 2; dim <= 3; dim++) {
+            const struct scene_material m = {.name = "diel", .eps_inf = em[k][0],
+                                             .mu_r = em[k][1]};
+            const double lim = sqrt(em[k][0] * em[k][1] / dim);
+            double r, smax;
+            cr_assert_eq(check(&m, 1e-15, 0.999 * lim, dim, &r, &smax, err), 0, "%s", err);
+            cr_assert_lt(fabs(r - 1.0), 1e-12, "lossless: |lambda| = 1, got %.17g", r);
+            cr_assert(close_rel(smax, lim, 1e-6), "s_max %.12g, limit %.12g", smax, lim);
+            cr_assert_eq(check(&m, 1e-15, 1.001 * lim, dim, &r, &smax, err), -1);
+            cr_assert_gt(r, 1.05); /* -1 - 4d -+ sqrt(8d), d = 1e-3: 1.093 */
+            cr_assert(strstr(err, "material diel: courant") && strstr(err, "above the limit"),
+                      "%s", err);
+        }
+}
+
+/* A single undamped Lorentz pole, alone (delta_eps 1e-9: the field hardly
+ * feels it): P^{n+1} = (2 - w) P^n - P^{n-1}, w = omega0^2 dt^2, has roots
+ * lambda^2 - (2 - w) lambda + 1 = 0, on the unit circle iff |2 - w| <= 2,
+ * i.e. omega0 dt <= 2. */
+Test(material_stability, lorentz_alone_omega0_dt_2)
+{
+    const double dt = 1e-16;
+    char err[ERRLEN];
+    for (int dim = 2; dim <= 3; dim++) {
+        struct scene_material m = {.name = "lz", .eps_inf = 1.0, .mu_r = 1.0, .npoles = 1};
+        m.poles[0] = (struct scene_pole){POLE_LORENTZ, 1e-9, 1.999 / dt, 0.0};
+        double r, smax;
+        cr_assert_eq(check(&m, dt, 0.5, dim, &r, &smax, err), 0, "%s", err);
+        cr_assert_lt(fabs(r - 1.0), 1e-9);
+        m.poles[0].b = 2.001 / dt;
+        cr_assert_eq(check(&m, dt, 0.5, dim, &r, &smax, err), -1);
+        /* lambda = -(1 + 2e-3 - 2e-6) - sqrt((1.002)^2 - 1) ~ 1.065 */
+        const double h = (2.001 * 2.001 - 2.0) / 2.0;
+        cr_assert(close_rel(r, h + sqrt(h * h - 1.0), 1e-6), "growth %.9g", r);
+        cr_assert(strstr(err, "material lz: pole 1 (Lorentz") && strstr(err, "omega0 dt = 2.001"),
+                  "%s", err);
+        /* at the same dx, omega0 dt scales with S: stable below S = 0.5 * 2/2.001 */
+        cr_assert(close_rel(smax, 0.5 * 2.0 / 2.001, 1e-6), "s_max %.12g", smax);
+    }
+}
+
+/* The coupled undamped or damped Lorentz medium.  On a mode, with z =
+ * -(lambda - 1)^2 / lambda (= 4 sin^2(omega dt/2) on the unit circle), the
+ * update gives K / mu = z eps_num(lambda), and the pole
+ *     (1 + g) (lambda - c1 + c2/lambda) P = c3 E  ->  P = delta_eps w0 E / (w0 - z + g (lambda - 1/lambda)),
+ * g = gamma dt/2, w0 = omega0^2 dt^2.  A root leaves the unit circle where
+ * lambda = -1 (z = 4, lambda - 1/lambda = 0, the damping drops out):
+ *     K_max / mu = 4 (eps_inf + delta_eps w0 / (w0 - 4)).
+ * With K_max = 4 dim S^2, w0 = alpha S^2 (dt = S dx / c, alpha = (omega0 dx / c)^2),
+ * r = (eps_inf + delta_eps) / eps_inf, beta = dim / (mu eps_inf), u = S^2:
+ *     alpha beta u^2 - (4 beta + alpha r) u + 4 = 0,
+ * the smaller root is S_max^2 (both damped and undamped). */
+Test(material_stability, lorentz_coupled_hand_limit)
+{
+    const double dx = 10e-9;
+    char err[ERRLEN];
+    const double params[][4] = {/* eps_inf, delta_eps, omega0 dx/c, gamma/omega0 */
+                                {1.0, 3.0, 1.0, 0.0},  {1.0, 3.0, 1.0, 0.2},
+                                {2.0, 10.0, 0.3, 0.0}, {1.5, 0.5, 2.0, 1.0}};
+    for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+        for (int dim = 2; dim <= 3; dim++) {
+            const double ei = params[k][0], de = params[k][1], w0 = params[k][2] * C0 / dx;
+            struct scene_material m = {.name = "lz", .eps_inf = ei, .mu_r = 1.0, .npoles = 1};
+            m.poles[0] = (struct scene_pole){POLE_LORENTZ, de, w0, params[k][3] * w0};
+            const double alpha = pow(params[k][2], 2), r = (ei + de) / ei, beta = dim / ei;
+            const double bq = 4.0 * beta + alpha * r;
+            const double u = (bq - sqrt(bq * bq - 16.0 * alpha * beta)) / (2.0 * alpha * beta);
+            double rad, smax;
+            const double S = 0.6; /* above the limit in some cases, below in others */
+            const int rc = check(&m, S * dx / C0, S, dim, &rad, &smax, err);
+            cr_assert(close_rel(smax, sqrt(u), 1e-6), "case %zu dim %d: s_max %.10g, hand %.10g",
+                      k, dim, smax, sqrt(u));
+            cr_assert_eq(rc, S <= sqrt(u) ? 0 : -1, "case %zu dim %d", k, dim);
+        }
+}
+
+/* Drude, hand analysis.  The recursion alone, P^{n+1} = c1 P^n - c2 P^{n-1}
+ * (c1 = 2/(1 + g), c2 = (1 - g)/(1 + g), g = gamma dt/2), has the roots
+ * lambda = 1 (1 - c1 + c2 = 0) and lambda = c2, in (-1, 1] for every g >= 0:
+ * stable for gamma >= 0 (the root 1 is the DC current, marginal; gamma = 0
+ * makes it double).  Coupled to the field, with z = -(lambda - 1)^2/lambda:
+ *     (1 + g)(lambda - c1 + c2/lambda) = -z + g (lambda - 1/lambda),
+ *     P = -w_p E / (z - g (lambda - 1/lambda)),  w_p = omega_p^2 dt^2,
+ * and K/mu = z eps_num.  Undamped: K/mu = z eps_inf - w_p, so
+ * z = (K/mu + w_p)/eps_inf must stay in [0, 4] for every K <= K_max; with
+ * damping a root can only leave the unit circle at lambda = -1 (elsewhere on
+ * the circle eps_num is not real, so K would not be), where
+ * lambda - 1/lambda = 0 and the damping drops out.  Either way the coupled
+ * scheme needs
+ *     4 dim S^2 / mu + omega_p^2 dt^2 <= 4 eps_inf,
+ * stricter than the Courant limit: at the same dx (dt = S dx / c)
+ *     S_max = sqrt(4 eps_inf / (4 dim / mu + (omega_p dx / c)^2)). */
+Test(material_stability, drude_hand_limit)
+{
+    char err[ERRLEN];
+    /* the recursion alone */
+    for (double g = 0.0; g < 2000.0; g = g == 0.0 ? 1e-3 : g * 3.0) {
+        double A[4] = {2.0 / (1.0 + g), -(1.0 - g) / (1.0 + g), 1.0, 0.0}, wr[2], wi[2];
+        cr_assert_eq(material_eigenvalues(A, 2, wr, wi), 0);
+        for (int k = 0; k < 2; k++)
+            cr_assert_leq(hypot(wr[k], wi[k]), 1.0 + MATERIAL_STABILITY_TOL, "g = %g", g);
+    }
+    /* coupled */
+    const double dx = 20e-9;
+    const double cases[][4] = {/* eps_inf, mu_r, omega_p dx / c, gamma / omega_p */
+                               {1.0, 1.0, 0.5, 0.0}, {1.0, 1.0, 0.5, 0.01}, {1.0, 1.0, 2.0, 3.0},
+                               {4.0, 1.0, 1.0, 0.0}, {2.0, 2.0, 1.5, 0.1}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int dim = 2; dim <= 3; dim++) {
+            const double wp = cases[k][2] * C0 / dx;
+            struct scene_material m = {.name = "metal", .eps_inf = cases[k][0],
+                                       .mu_r = cases[k][1], .npoles = 1};
+            m.poles[0] = (struct scene_pole){POLE_DRUDE, 0.0, wp, cases[k][3] * wp};
+            const double hand = sqrt(4.0 * cases[k][0]
+                                     / (4.0 * dim / cases[k][1] + pow(cases[k][2], 2)));
+            double r, smax;
+            const double S = 0.5;
+            const int rc = check(&m, S * dx / C0, S, dim, &r, &smax, err);
+            cr_assert(close_rel(smax, hand, 1e-6), "case %zu dim %d: s_max %.10g hand %.10g", k,
+                      dim, smax, hand);
+            cr_assert_eq(rc, S <= hand ? 0 : -1, "case %zu dim %d: %s", k, dim, err);
+            if (rc)
+                cr_assert(strstr(err, "pole 1 (Drude"), "%s", err);
+            else
+                cr_assert_leq(r, 1.0 + MATERIAL_STABILITY_TOL);
+        }
+}
+
+/* Debye, trapezoidal: |a| = |2 tau - dt|/(2 tau + dt) < 1 at every dt/tau,
+ * and on the coupled mode P = b (lambda + 1) E / (lambda - a) vanishes at
+ * lambda = -1, so the limit stays the Courant limit of eps_inf:
+ * sqrt(eps_inf mu / dim) at any dt/tau (water: eps_inf 5.2, delta_eps 73.16). */
+Test(material_stability, debye_any_dt)
+{
+    char err[ERRLEN];
+    const double tau = 8.27e-12;
+    for (double ratio = 1e-4; ratio < 1e5; ratio *= 10.0)
+        for (int dim = 2; dim <= 3; dim++) {
+            struct scene_material m = {.name = "water", .eps_inf = 5.2, .mu_r = 1.0, .npoles = 1};
+            m.poles[0] = (struct scene_pole){POLE_DEBYE, 78.36 - 5.2, tau, 0.0};
+            double r, smax;
+            const double lim = sqrt(5.2 / dim);
+            cr_assert_eq(check(&m, ratio * tau, 0.999 * lim, dim, &r, &smax, err), 0,
+                         "dt/tau %g: %s", ratio, err);
+            cr_assert_leq(r, 1.0 + MATERIAL_STABILITY_TOL);
+            /* past the limit a root does leave the unit circle ... */
+            cr_assert_eq(check(&m, ratio * tau, 1.001 * lim, dim, &r, NULL, err),
+                         r > 1.0 + MATERIAL_STABILITY_TOL ? -1 : 0);
+            cr_assert_gt(r, 1.0, "dt/tau %g: %.17g", ratio, r);
+            /* ... but slowly where the pole damps the Nyquist mode (see
+             * conductivity_any_sigma): s_max is the limit to 1e-6 only for
+             * dt/tau <= 1 */
+            cr_assert_geq(smax, lim * (1.0 - 1e-6), "dt/tau %g: s_max %.10g", ratio, smax);
+            if (ratio <= 1.0)
+                cr_assert_leq(smax, lim * (1.0 + 1e-5), "dt/tau %g: s_max %.10g", ratio, smax);
+        }
+}
+
+/* Conductivity, Crank-Nicolson: K/mu = z (eps + sigma' (lambda + 1)/(lambda - 1));
+ * the amplification of the lossy update, |lambda| <= 1, for every sigma' >= 0
+ * up to the Courant limit sqrt(eps mu / dim), and no further. */
+Test(material_stability, conductivity_any_sigma)
+{
+    char err[ERRLEN];
+    const double dt = 1e-12;
+    for (double sp = 1e-6; sp < 1e7; sp *= 10.0) /* sigma' = sigma dt / (2 eps0) */
+        for (int dim = 2; dim <= 3; dim++) {
+            const struct scene_material m = {.name = "lossy", .eps_inf = 3.0, .mu_r = 1.5,
+                                             .sigma = sp * 2.0 * MATERIAL_EPS0 / dt};
+            const double lim = sqrt(3.0 * 1.5 / dim);
+            double r, smax;
+            cr_assert_eq(check(&m, dt, 0.999 * lim, dim, &r, &smax, err), 0, "%s", err);
+            cr_assert_leq(r, 1.0 + 1e-12, "sigma' %g: %.17g", sp, r);
+            /* Past the limit, S = (1 + d) lim, the root near lambda = -1 is
+             * lambda = -(1 + delta) with K/mu = z (eps + sigma' (lambda + 1)/(lambda - 1))
+             * ~ (4 + delta^2)(eps + sigma' delta / 2): delta ~ 4 eps d / sigma'
+             * for large sigma' (linear in d, not the lossless sqrt(8 d)).  The
+             * check calls a growth under 1e-6 per step stable, so s_max may
+             * pass the limit by d ~ 1e-6 sigma' / (4 eps) (harmless: 1e-6 per
+             * step); it is the limit to 1e-5 while sigma' <= 1. */
+            cr_assert_geq(smax, lim * (1.0 - 1e-6), "sigma' %g: s_max %.10g", sp, smax);
+            if (sp <= 1.0)
+                cr_assert_leq(smax, lim * (1.0 + 1e-5), "sigma' %g: s_max %.10g", sp, smax);
+            const int rc = check(&m, dt, 1.001 * lim, dim, &r, NULL, err);
+            cr_assert_eq(rc, r > 1.0 + MATERIAL_STABILITY_TOL ? -1 : 0);
+            const double d = 1.001 * 1.001 - 1.0; /* K/mu - 4 eps = 4 eps d */
+            if (sp >= 100.0) /* delta ~ 4 eps d / (2 sigma') to first order */
+                cr_assert(close_rel(r - 1.0, 4.0 * 3.0 * d / (2.0 * sp), 0.02),
+                          "sigma' %g: growth - 1 = %.6g", sp, r - 1.0);
+            else
+                cr_assert_eq(rc, -1, "sigma' %g: growth %.17g", sp, r);
+        }
+}
