@@ -488,3 +488,231 @@ Test(material_stability, conductivity_any_sigma)
                 cr_assert_eq(rc, -1, "sigma' %g: growth %.17g", sp, r);
         }
 }
+
+/* ---- presets at the dt of a typical scene ------------------------------------------ */
+
+/* The hand criterion of the Lorentz and Drude tests for a passive material of
+ * any poles: stable when every Lorentz w0 = omega0^2 dt^2 < 4 and the root at
+ * lambda = -1 stays out of K <= K_max,
+ *     dim S^2 / mu <= eps_num(-1) = eps_inf + sum_L delta_eps w0 / (w0 - 4)
+ *                                   - sum_D omega_p^2 dt^2 / 4
+ * (Debye poles and sigma vanish at lambda = -1); the largest such S at the
+ * cell size dx by bisection (both sides are monotonic in S). */
+static bool nyquist_stable(const struct scene_material *m, double dx, double S, int dim)
+{
+    const double dt = S * dx / C0;
+    double eps = m->eps_inf;
+    for (int p = 0; p < m->npoles; p++) {
+        const struct scene_pole *q = &m->poles[p];
+        const double w = q->b * dt * q->b * dt;
+        if (q->kind == POLE_LORENTZ) {
+            if (w >= 4.0)
+                return false;
+            eps += q->a * w / (w - 4.0);
+        } else if (q->kind == POLE_DRUDE) {
+            eps -= w / 4.0;
+        }
+    }
+    return dim * S * S / m->mu_r <= eps;
+}
+
+static double nyquist_smax(const struct scene_material *m, double dx, int dim)
+{
+    double lo = 0.0, hi = 2.0;
+    for (int k = 0; k < 100; k++) {
+        const double mid = 0.5 * (lo + hi);
+        if (nyquist_stable(m, dx, mid, dim))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* gold and silver (Rakic et al. 1998, Drude + 5 Lorentz) at 500 nm and water
+ * (Kaatze 1989, Debye) at 10 GHz, 20 cells per (vacuum) wavelength, the
+ * default courant 0.5, in 2D and 3D: the check's s_max against the hand
+ * criterion, its verdict at 0.5 against s_max, and the numbers in the log. */
+Test(material_stability, presets_typical_scene)
+{
+    static const char *text = "[grid]\nnx = 64\nny = 48\nsteps = 10\ncells_per_wavelength = 20\n"
+                              "[source]\nfrequency_hz = 5.99584916e14\n"
+                              "[material.au]\npreset = gold\n[material.ag]\npreset = silver\n"
+                              "[material.w]\npreset = water\n";
+    for (int dim = 2; dim <= 3; dim++) {
+        const char *sets[2] = {dim == 3 ? "grid.nz=32" : "grid.nz=1", "source.frequency_hz=1e10"};
+        for (int which = 0; which < 3; which++) {
+            struct scene s;
+            char err[ERRLEN];
+            cr_assert_eq(scene_load_text(&s, "presets", text, strlen(text), sets,
+                                         which == 2 ? 2 : 1, err, sizeof err),
+                         0, "%s", err);
+            const struct scene_material *m = &s.materials[which];
+            const double dx = scene_dx(&s), dt = scene_dt(&s);
+            double r, smax;
+            const int rc = check(m, dt, s.courant, dim, &r, &smax, err);
+            const double hand = nyquist_smax(m, dx, dim);
+            cr_assert(close_rel(smax, hand, 1e-5), "%s %dD: s_max %.8g, hand %.8g", m->name, dim,
+                      smax, hand);
+            cr_assert_eq(rc, s.courant <= smax ? 0 : -1);
+            cr_log_info("preset %s (%s) %dD, dx = %.4g m, courant %.2g: %s (growth %.6g per "
+                        "step), largest stable courant %.4f%s%s",
+                        m->name, which == 0 ? "gold" : which == 1 ? "silver" : "water", dim, dx,
+                        s.courant, rc ? "UNSTABLE" : "stable", r, smax, rc ? ": " : "",
+                        rc ? err : "");
+            scene_free(&s);
+        }
+    }
+}
+
+/* ---- discrete dispersion ------------------------------------------------------------ */
+
+/* det(M) of a complex n x n matrix (row-major), Gaussian elimination with
+ * partial pivoting. */
+static double complex cdet(double complex *M, int n)
+{
+    double complex det = 1.0;
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (cabs(M[i * n + k]) > cabs(M[p * n + k]))
+                p = i;
+        if (M[p * n + k] == 0.0)
+            return 0.0;
+        if (p != k) {
+            for (int j = 0; j < n; j++) {
+                const double complex t = M[k * n + j];
+                M[k * n + j] = M[p * n + j];
+                M[p * n + j] = t;
+            }
+            det = -det;
+        }
+        det *= M[k * n + k];
+        for (int i = k + 1; i < n; i++) {
+            const double complex f = M[i * n + k] / M[k * n + k];
+            for (int j = k; j < n; j++)
+                M[i * n + j] -= f * M[k * n + j];
+        }
+    }
+    return det;
+}
+
+/* det(lambda I - A(K)) */
+static double complex char_poly(const struct material_coef *c, double K, double complex lambda)
+{
+    const int n = material_state_size(c);
+    double A[MATERIAL_MAX_STATE * MATERIAL_MAX_STATE];
+    double complex M[MATERIAL_MAX_STATE * MATERIAL_MAX_STATE];
+    material_amplification(c, K, A);
+    for (int i = 0; i < n * n; i++)
+        M[i] = (i % (n + 1) == 0 ? lambda : 0.0) - A[i];
+    return cdet(M, n);
+}
+
+/* The numerical eps(omega) of the update, from the amplification matrix
+ * alone: a wave exp(i omega t) on the grid is an eigenvalue lambda =
+ * exp(i omega dt) of A(K) for the (complex) K of its wavenumber.  In the
+ * scaled variable sqrt(K) H the matrix is A0 + K (rank one), so
+ * det(lambda I - A(K)) = alpha + beta K is affine in K: two real K give the
+ * root K(omega).  The exact update then satisfies K/mu = z eps_num with
+ * z = -(lambda - 1)^2/lambda = 4 sin^2(omega dt/2) (the H-E leapfrog), so
+ *     eps_num(omega) = K(omega) / (mu z),
+ * which must tend to the exact eps(omega) as dt -> 0, to second order
+ * (central differences, trapezoid, Crank-Nicolson). */
+static double complex eps_num(const struct scene_material *m, double dt, double omega)
+{
+    struct material_coef c;
+    char err[ERRLEN];
+    cr_assert_eq(material_coef(m, dt, 0.5, &c, err, sizeof err), 0, "%s", err);
+    const double complex lambda = cexp(I * omega * dt);
+    const double k1 = omega * dt * omega * dt, k2 = 2.0 * k1;
+    const double complex q1 = char_poly(&c, k1, lambda), q2 = char_poly(&c, k2, lambda);
+    const double complex beta = (q2 - q1) / (k2 - k1), alpha = q1 - beta * k1;
+    const double complex K = -alpha / beta;
+    const double z = 4.0 * pow(sin(omega * dt / 2.0), 2);
+    return K / (m->mu_r * z);
+}
+
+static double complex eps_exact(const struct scene_material *m, double omega)
+{
+    struct dispersion_pole p[SCENE_MAX_POLES];
+    for (int k = 0; k < m->npoles; k++) {
+        const struct scene_pole *q = &m->poles[k];
+        p[k] = (struct dispersion_pole){.gamma = q->c};
+        if (q->kind == POLE_DEBYE)
+            p[k].kind = DISPERSION_DEBYE, p[k].delta_eps = q->a, p[k].tau = q->b, p[k].gamma = 0;
+        else if (q->kind == POLE_LORENTZ)
+            p[k].kind = DISPERSION_LORENTZ, p[k].delta_eps = q->a, p[k].omega0 = q->b;
+        else
+            p[k].kind = DISPERSION_DRUDE, p[k].omega_p = q->b;
+    }
+    const struct dispersion_material d = {.eps_inf = m->eps_inf, .sigma = m->sigma,
+                                          .npoles = m->npoles, .poles = p};
+    return dispersion_eps(&d, omega);
+}
+
+/* The 3-pole lossy magnetic material of hand_material at omega = 0.7e12 and
+ * 1.7e12 rad/s (below and above its Lorentz resonance at 1e12), and gold at
+ * 500 nm: the error falls 4 times per halving of dt, and is small. */
+Test(material_dispersion, second_order_to_exact)
+{
+    struct scene_material hand = hand_material();
+    struct scene_material pure = hand; /* each ingredient alone too */
+    const double omegas[] = {0.7e12, 1.7e12};
+    for (int which = -1; which <= 3; which++) {
+        struct scene_material m = hand;
+        if (which >= 0) { /* 0..2: one pole alone, 3: conductivity alone */
+            m = pure;
+            m.npoles = which < 3 ? 1 : 0;
+            if (which < 3)
+                m.poles[0] = hand.poles[which];
+            else
+                m.sigma = hand.sigma;
+            if (which < 3)
+                m.sigma = 0.0;
+        }
+        for (int w = 0; w < 2; w++) {
+            const double omega = omegas[w];
+            double prev = 0.0;
+            for (int h = 0; h < 4; h++) {
+                const double dt = 0.05 / omega / pow(2.0, h); /* omega dt = 0.05 .. 0.00625 */
+                const double complex got = eps_num(&m, dt, omega), want = eps_exact(&m, omega);
+                const double e = cabs(got - want) / cabs(want);
+                cr_assert_lt(e, 0.01, "case %d omega %g dt %g: eps_num %g%+gi, exact %g%+gi", which,
+                             omega, dt, creal(got), cimag(got), creal(want), cimag(want));
+                if (h > 0)
+                    cr_assert(prev / e > 3.8 && prev / e < 4.2,
+                              "case %d omega %g: error ratio %.4g (%.3g -> %.3g), not 4", which,
+                              omega, prev / e, prev, e);
+                prev = e;
+            }
+        }
+    }
+}
+
+Test(material_dispersion, gold_at_500nm)
+{
+    static const char *text = "[grid]\nnx = 64\nny = 48\nsteps = 10\ncells_per_wavelength = 20\n"
+                              "[source]\nfrequency_hz = 5.99584916e14\n"
+                              "[material.au]\npreset = gold\n";
+    struct scene s;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load_text(&s, "gold", text, strlen(text), NULL, 0, err, sizeof err), 0,
+                 "%s", err);
+    const double omega = 2.0 * M_PI * s.frequency_hz;
+    double prev = 0.0;
+    for (int h = 0; h < 4; h++) {
+        const double dt = 0.4 * scene_dx(&s) / C0 / pow(2.0, h); /* courant 0.4 and below */
+        const double complex got = eps_num(&s.materials[0], dt, omega);
+        const double complex want = eps_exact(&s.materials[0], omega);
+        const double e = cabs(got - want) / cabs(want);
+        if (h == 0)
+            cr_log_info("gold at 500 nm, 20 cells per wavelength, courant 0.4: eps_num = %.4f%+.4fi, "
+                        "exact %.4f%+.4fi (relative error %.2g)",
+                        creal(got), cimag(got), creal(want), cimag(want), e);
+        if (h > 0)
+            cr_assert(prev / e > 3.5 && prev / e < 4.5, "error ratio %.4g", prev / e);
+        prev = e;
+    }
+    scene_free(&s);
+}
