@@ -137,8 +137,8 @@ double material_growth(const struct scene_material *m, double dt, double S, int 
  * Courant number that is stable with the same cell size dx = c dt / S (dt
  * scaled with S, as lowering [grid] courant does), found by bisection to a
  * relative 1e-9 (with the tolerance's meaning: a strongly lossy medium may
- * pass its exact Courant limit slightly, see material.c); 0 when no Courant
- * number is (an active material), INFINITY
+ * pass its exact Courant limit slightly, see material.c); 0 when none down to S/1024
+ * is (an active material: it grows at any dt), INFINITY
  * for a PEC material (no update to check).  Returns 0 when stable; -1 when
  * unstable, with err naming the material, the offending pole (or the
  * Courant limit when the pole-free medium eps_inf, mu_r, sigma is already

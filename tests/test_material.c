@@ -555,6 +555,9 @@ Test(material_stability, presets_typical_scene)
             cr_assert(close_rel(smax, hand, 1e-5), "%s %dD: s_max %.8g, hand %.8g", m->name, dim,
                       smax, hand);
             cr_assert_eq(rc, s.courant <= smax ? 0 : -1);
+            if (rc) /* the 13.3 eV (gold) and 20.3 eV (silver) Lorentz terms restrict most */
+                cr_assert(strstr(err, "pole 6 (Lorentz") && strstr(err, "courant = 0.5 (growth"),
+                          "%s", err);
             cr_log_info("preset %s (%s) %dD, dx = %.4g m, courant %.2g: %s (growth %.6g per "
                         "step), largest stable courant %.4f%s%s",
                         m->name, which == 0 ? "gold" : which == 1 ? "silver" : "water", dim, dx,
@@ -715,4 +718,26 @@ Test(material_dispersion, gold_at_500nm)
         prev = e;
     }
     scene_free(&s);
+}
+
+/* An active pole: a Lorentz delta_eps = -2 on eps_inf = 1 has a negative
+ * static eps; the longitudinal (K = 0) mode obeys
+ * P'' + omega0^2 (1 + delta_eps/eps_inf) P = 0 and grows at every dt. */
+Test(material_stability, active_material_never_stable)
+{
+    struct scene_material m = {.name = "gain", .eps_inf = 1.0, .mu_r = 1.0, .npoles = 1};
+    m.poles[0] = (struct scene_pole){POLE_LORENTZ, -2.0, 1e15, 1e13};
+    char err[ERRLEN];
+    double r, smax;
+    cr_assert_eq(check(&m, 1e-17, 0.5, 2, &r, &smax, err), -1);
+    cr_assert_eq(smax, 0.0);
+    cr_assert(strstr(err, "material gain: pole 1 (Lorentz") && strstr(err, "no courant number"),
+              "%s", err);
+    /* a PEC material has no update: stable, no limit */
+    const struct scene_material pec = {.name = "wall", .is_pec = true};
+    cr_assert_eq(check(&pec, 1e-17, 0.5, 2, &r, &smax, err), 0);
+    cr_assert_eq(smax, INFINITY);
+    /* bad input */
+    cr_assert_eq(check(&m, 1e-17, 0.5, 4, &r, &smax, err), -1);
+    cr_assert(strstr(err, "dimension 4"), "%s", err);
 }
