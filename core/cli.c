@@ -1047,10 +1047,29 @@ static int cmd_info(int argc, char **argv)
         if (s.boundary == BOUNDARY_CPML)
             printf(", %d cells", s.cpml_cells);
         printf("%s\n", s.conformal_pec ? "; conformal PEC objects" : "");
+        static const char *const pole_names[] = {"debye", "lorentz", "drude"};
+        for (int k = 0; k < s.nmaterials; k++) {
+            const struct scene_material *t = &s.materials[k];
+            printf("material    %s: ", t->name);
+            if (t->is_pec)
+                printf("pec");
+            else
+                printf("eps_r %g, mu_r %g, sigma %g S/m", t->eps_inf, t->mu_r, t->sigma);
+            for (int p = 0; p < t->npoles; p++)
+                printf("%s%s", p ? ", " : "; poles ", pole_names[t->poles[p].kind]);
+            printf("%s\n", t->used ? "" : " (unused)");
+        }
         for (int k = 0; k < s.nobjects; k++) {
             const struct scene_object *o = &s.objects[k];
+            if (k == 20 && s.nobjects > 21) {
+                printf("object      ... and %d more\n", s.nobjects - 20);
+                break;
+            }
             printf("object      %s: %s %s", o->name,
-                   o->material == MATERIAL_PEC ? "pec" : "dielectric", shapes[o->shape]);
+                   o->table >= 0 ? s.materials[o->table].name
+                   : o->material == MATERIAL_PEC ? "pec"
+                   : o->material == MATERIAL_VACUUM ? "vacuum" : "dielectric",
+                   shapes[o->shape]);
             if (o->material == MATERIAL_DIELECTRIC)
                 printf(" eps_r %g", o->eps_r);
             printf(" at (%g, %g)\n", o->center_x, o->center_y);

@@ -90,6 +90,29 @@ static void pml_axis_free(struct pml_axis *a)
     memset(a, 0, sizeof *a);
 }
 
+int model_check_materials(const struct scene *s, char *err, size_t errlen)
+{
+    for (int k = 0; k < s->nmaterials; k++) {
+        const struct scene_material *t = &s->materials[k];
+        if (!t->used)
+            continue;
+        if (t->where_sigma[0])
+            return seterr(err, errlen, "%s: material %s: sigma = %g S/m (a lossy material) is not "
+                          "supported yet: the engines take PEC and lossless, non-magnetic, "
+                          "non-dispersive dielectrics", t->where_sigma, t->name, t->sigma);
+        if (t->where_mu[0])
+            return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
+                          "supported yet: the engines take PEC and lossless, non-magnetic, "
+                          "non-dispersive dielectrics", t->where_mu, t->name, t->mu_r);
+        if (t->where_poles[0])
+            return seterr(err, errlen, "%s: material %s: %d dispersion pole%s (Debye, Lorentz, "
+                          "Drude) %s not supported yet: the engines take PEC and lossless, "
+                          "non-magnetic, non-dispersive dielectrics", t->where_poles, t->name,
+                          t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
+    }
+    return 0;
+}
+
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -106,7 +129,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
     if (!m->mat)
         return -1;
-    if (paint_objects(m, err, errlen))
+    if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
         goto fail;
     if (s->conformal_pec && paint_cut_edges(m, err, errlen))
         goto fail;

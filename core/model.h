@@ -125,6 +125,10 @@ struct model {
 };
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
+/* Refuse (file:line of the key, the material's name) a material that objects
+ * or maps use and the engines cannot run yet: sigma != 0, mu_r != 1, or
+ * dispersion poles.  model_build calls it first. */
+int model_check_materials(const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
 
 /* The soft point source ([source] type = point): the value added to Ez at

@@ -334,6 +334,15 @@ static const char *where(const struct entry *x, char *buf, size_t len)
     return buf;
 }
 
+/* The same, truncated to a short buffer (a long path keeps its end off). */
+static void where_to(const struct entry *x, char *buf, size_t len)
+{
+    if (x->line > 0)
+        snprintf(buf, len, "%s:%d", x->origin, x->line);
+    else
+        snprintf(buf, len, "--set %s.%s", x->section, x->key);
+}
+
 #define BAD(x, ...)                                                                              \
     do {                                                                                         \
         char w_[4200], m_[2048];                                                               \
@@ -445,6 +454,9 @@ static const char *const object_keys[] = {"shape", "material", "eps_r", "center_
                                           "center_z", "width", "height", "depth", "radius",
                                           "radius_x", "radius_y", "vertices", "rotation", NULL};
 
+static const char *const material_keys[] = {"eps_r", "mu_r", "sigma", "pec", "debye", "lorentz",
+                                            "drude", "preset", NULL};
+
 static bool in_list(const char *w, const char *const *list)
 {
     for (int i = 0; list[i]; i++)
@@ -476,10 +488,12 @@ static int check_keys(struct entries *es, char *err, size_t errlen)
             keys = flux_keys;
         else if (!strncmp(x->section, "probe.", 6) && x->section[6])
             keys = probe_keys;
+        else if (!strncmp(x->section, "material.", 9) && x->section[9])
+            keys = material_keys;
         else
             BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
-                   "[object.NAME], [monitor.dft], [monitor.far], [monitor.flux.NAME], "
-                   "[probe.NAME]",
+                   "[object.NAME], [material.NAME], [map.NAME], [monitor.dft], "
+                   "[monitor.far], [monitor.flux.NAME], [probe.NAME]",
                 x->section);
         if (!in_list(x->key, keys)) {
             char list[256] = "";
@@ -1066,6 +1080,223 @@ static int check_extent(const struct entry *x, const struct scene *s, const char
     return 0;
 }
 
+/* ---- [material.NAME] ----------------------------------------------------- */
+
+/* Published fits for `preset`, converted to the poles of scene.h (eV to
+ * rad/s: omega = E / hbar, 1 eV = 1.519267447e15 rad/s).
+ *   gold, silver: the Lorentz-Drude (LD) model of A. D. Rakic, A. B.
+ *     Djurisic, J. M. Elazar and M. L. Majewski, "Optical properties of
+ *     metallic films for vertical-cavity optoelectronic devices", Appl. Opt.
+ *     37, 5271 (1998), Table 1 (LD): eps_inf = 1, a Drude term of
+ *     omega_p = sqrt(f0) wp and gamma = Gamma0, and all five Lorentz terms,
+ *     delta_eps = f_j wp^2 / w_j^2, w0 = w_j, gamma = Gamma_j (valid from
+ *     about 0.1 to 5 eV, 0.25 to 12 um).  Their Brendel-Bormann fits have no
+ *     auxiliary-differential form and are not used.
+ *   water: one Debye pole at 25 C, U. Kaatze, "Complex permittivity of water
+ *     as a function of frequency and temperature", J. Chem. Eng. Data 34, 371
+ *     (1989): eps_s = 78.36, eps_inf = 5.2, tau = 8.27 ps (no conductivity:
+ *     pure water). */
+#define EV_RAD_S 1.519267447e15
+struct preset_ld {
+    const char *name;
+    double wp, f0, g0, f[5], g[5], w[5]; /* eV */
+};
+static const struct preset_ld presets_ld[] = {
+    {"gold", 9.03, 0.760, 0.053, {0.024, 0.010, 0.071, 0.601, 4.384},
+     {0.241, 0.345, 0.870, 2.494, 2.214}, {0.415, 0.830, 2.969, 4.304, 13.32}},
+    {"silver", 9.01, 0.845, 0.048, {0.065, 0.124, 0.011, 0.840, 5.646},
+     {3.886, 0.452, 0.065, 0.916, 2.419}, {0.816, 4.481, 8.185, 9.083, 20.29}},
+};
+
+static void apply_preset(struct scene_material *m, int which)
+{
+    m->eps_inf = 1.0;
+    m->npoles = 0;
+    if (which < 2) {
+        const struct preset_ld *p = &presets_ld[which];
+        m->poles[m->npoles++] = (struct scene_pole){POLE_DRUDE, 0.0, sqrt(p->f0) * p->wp * EV_RAD_S,
+                                                    p->g0 * EV_RAD_S};
+        for (int j = 0; j < 5; j++)
+            m->poles[m->npoles++] = (struct scene_pole){
+                POLE_LORENTZ, p->f[j] * p->wp * p->wp / (p->w[j] * p->w[j]), p->w[j] * EV_RAD_S,
+                p->g[j] * EV_RAD_S};
+    } else { /* water */
+        m->eps_inf = 5.2;
+        m->poles[m->npoles++] = (struct scene_pole){POLE_DEBYE, 78.36 - 5.2, 8.27e-12, 0.0};
+    }
+}
+
+/* debye = delta_eps tau, ... | lorentz = delta_eps omega0 gamma, ... | drude =
+ * omega_p gamma, ...: poles of one kind, appended to m (replacing the
+ * preset's poles of that kind). */
+static int parse_poles(const struct entry *x, enum pole_kind kind, struct scene_material *m,
+                       char *err, size_t errlen)
+{
+    static const char *const form[] = {"delta_eps tau_s", "delta_eps omega0 gamma",
+                                       "omega_p gamma"};
+    static const int nv[] = {2, 3, 2};
+    int n = 0;
+    for (int k = 0; k < m->npoles; k++) /* drop the preset's poles of this kind */
+        if (m->poles[k].kind != kind)
+            m->poles[n++] = m->poles[k];
+    m->npoles = n;
+    const char *p = x->value;
+    for (int k = 1;; k++) {
+        double v[3] = {0, 0, 0};
+        for (int a = 0; a < nv[kind]; a++) {
+            char *end;
+            errno = 0;
+            v[a] = strtod(p, &end);
+            if (end == p || errno == ERANGE || !isfinite(v[a]))
+                BAD(x, "%s: pole %d is not %d numbers '%s' (a list such as %s)", x->key, k,
+                    nv[kind], form[kind],
+                    kind == POLE_DEBYE ? "70 8e-12" : kind == POLE_LORENTZ ? "2 3e15 1e14, 1 5e15 2e14"
+                                                                            : "1.3e16 1e14");
+            p = end;
+        }
+        /* ranges: delta_eps, tau, frequencies above 0 (Lorentz delta_eps may be negative,
+         * as in some fits, but not 0); gamma >= 0 */
+        const double mag = 1e20;
+        if (kind == POLE_DEBYE && (v[0] <= 0 || v[0] > 1e6 || v[1] <= 0 || v[1] > 1.0))
+            BAD(x, "debye: pole %d: delta_eps = %g, tau = %g s out of range: allowed delta_eps above "
+                   "0 to 1e6, tau above 0 to 1 s", k, v[0], v[1]);
+        if (kind == POLE_LORENTZ
+            && (v[0] == 0 || fabs(v[0]) > 1e6 || v[1] <= 0 || v[1] > mag || v[2] < 0 || v[2] > mag))
+            BAD(x, "lorentz: pole %d: delta_eps = %g, omega0 = %g, gamma = %g out of range: "
+                   "allowed delta_eps not 0, |delta_eps| <= 1e6, omega0 above 0 to 1e20 rad/s, "
+                   "gamma 0 to 1e20 rad/s", k, v[0], v[1], v[2]);
+        if (kind == POLE_DRUDE && (v[0] <= 0 || v[0] > mag || v[1] < 0 || v[1] > mag))
+            BAD(x, "drude: pole %d: omega_p = %g, gamma = %g out of range: allowed omega_p above "
+                   "0 to 1e20 rad/s, gamma 0 to 1e20 rad/s", k, v[0], v[1]);
+        if (m->npoles == SCENE_MAX_POLES)
+            BAD(x, "%s: more than %d poles in material %s (all kinds together)", x->key,
+                SCENE_MAX_POLES, m->name);
+        m->poles[m->npoles++] = kind == POLE_DRUDE
+                                    ? (struct scene_pole){kind, 0.0, v[0], v[1]}
+                                    : (struct scene_pole){kind, v[0], v[1], v[2]};
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (*p != ',')
+            BAD(x, "%s: expected ',' after pole %d, found '%.20s'", x->key, k, p);
+        p++;
+    }
+    return 0;
+}
+
+static int interpret_material(struct entries *es, const char *section, struct scene_material *m,
+                              char *err, size_t errlen)
+{
+    const char *name = section + 9;
+    const struct entry *x;
+    memset(m, 0, sizeof *m);
+    m->eps_inf = 1.0;
+    m->mu_r = 1.0;
+    const struct entry *first = NULL;
+    for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
+        if (!first || (es->e[i].line && es->e[i].line < first->line))
+            first = &es->e[i];
+    if (strlen(name) >= sizeof m->name)
+        BAD(first, "[%s]: material name longer than %zu characters", section, sizeof m->name - 1);
+    if (!strcmp(name, "pec") || !strcmp(name, "dielectric") || !strcmp(name, "vacuum"))
+        BAD(first, "[%s]: '%s' is a built-in material (pec, dielectric, vacuum): give the table's "
+                   "material another name", section, name);
+    strcpy(m->name, name);
+
+    if ((x = GET(section, "pec"))) {
+        if (parse_bool(x, &m->is_pec, err, errlen))
+            return -1;
+        if (m->is_pec)
+            for (int k = 0; material_keys[k]; k++)
+                if (strcmp(material_keys[k], "pec") && GET(section, material_keys[k]))
+                    BAD(GET(section, material_keys[k]), "%s does not apply to material %s, which "
+                        "is pec = true", material_keys[k], name);
+    }
+    static const char *const presets[] = {"gold", "silver", "water", NULL};
+    int pr;
+    if ((x = GET(section, "preset"))) {
+        if (parse_choice(x, presets, &pr, err, errlen))
+            return -1;
+        apply_preset(m, pr);
+        where_to(x, m->where_poles, sizeof m->where_poles);
+    }
+    if ((x = GET(section, "eps_r")) && parse_double(x, 1.0, 1e4, false, &m->eps_inf, err, errlen))
+        return -1;
+    if ((x = GET(section, "mu_r"))) {
+        if (parse_double(x, 0.01, 1e4, false, &m->mu_r, err, errlen))
+            return -1;
+        if (m->mu_r != 1.0)
+            where_to(x, m->where_mu, sizeof m->where_mu);
+    }
+    if ((x = GET(section, "sigma"))) {
+        if (parse_double(x, 0.0, 1e9, false, &m->sigma, err, errlen))
+            return -1;
+        if (m->sigma != 0.0)
+            where_to(x, m->where_sigma, sizeof m->where_sigma);
+    }
+    static const char *const pole_keys[] = {"debye", "lorentz", "drude"};
+    for (int k = 0; k < 3; k++)
+        if ((x = GET(section, pole_keys[k]))) {
+            if (parse_poles(x, (enum pole_kind)k, m, err, errlen))
+                return -1;
+            where_to(x, m->where_poles, sizeof m->where_poles);
+        }
+    if (!m->npoles)
+        m->where_poles[0] = 0;
+    return 0;
+}
+
+static int interpret_materials(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    int n = 0;
+    for (int i = 0; i < es->n; i++)
+        n += first_of(es, i, "material.");
+    s->materials = n ? calloc((size_t)n, sizeof *s->materials) : NULL;
+    if (n && !s->materials)
+        return seterr(err, errlen, "out of memory");
+    for (int i = 0; i < es->n; i++) {
+        if (!first_of(es, i, "material."))
+            continue;
+        es->cur = i;
+        const int rc = interpret_material(es, es->e[i].section, &s->materials[s->nmaterials++],
+                                          err, errlen);
+        es->cur = -1;
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* The material a name refers to: 0 pec, 1 dielectric, 2 vacuum, 3 + k the
+ * table's material k; -1 if none. */
+static int find_material(const struct scene *s, const char *name)
+{
+    static const char *const builtin[] = {"pec", "dielectric", "vacuum"};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(name, builtin[k]))
+            return k;
+    for (int k = 0; k < s->nmaterials; k++)
+        if (!strcmp(name, s->materials[k].name))
+            return 3 + k;
+    return -1;
+}
+
+/* "pec, dielectric, vacuum, glass, gold" into buf. */
+static const char *material_names(const struct scene *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "pec, dielectric, vacuum");
+    for (int k = 0; k < s->nmaterials && strlen(buf) + 8 < len; k++) {
+        if (k == 8) {
+            strncat(buf, ", ...", len - strlen(buf) - 1);
+            break;
+        }
+        strncat(buf, ", ", len - strlen(buf) - 1);
+        strncat(buf, s->materials[k].name, len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
 /* vertices = x0 y0, x1 y1, ...: at least 3 points (cells), each finite. */
 #define SCENE_MAX_VERTICES 100000
 static int parse_vertices(const struct entry *x, struct scene_object *o, char *err, size_t errlen)
@@ -1146,7 +1377,6 @@ static int interpret_object(struct entries *es, const char *section, struct scen
     const struct entry *x;
     static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
                                          "ellipse", NULL};
-    static const char *const mats[] = {"pec", "dielectric", NULL};
     /* the size keys each shape takes (a polygon: depth in 3D only); the rest are refused */
     static const char *const size_keys[6][3] = {
         {"width", "height", NULL}, {"radius", NULL, NULL}, {"width", "height", "depth"},
@@ -1176,20 +1406,37 @@ static int interpret_object(struct entries *es, const char *section, struct scen
         BAD(x, "shape = %s is a %s shape, and this scene is %s (nz = %d): use %s", x->value,
             shape3d ? "3D" : "2D", d3 ? "3D" : "2D", s->nz, d3 ? "box | sphere" : "rectangle | circle");
 
+    char names[512];
     if (!(x = GET(section, "material")))
-        return seterr(err, errlen, "%s: [%s] has no material (pec | dielectric)", path, section);
-    if (parse_choice(x, mats, &k, err, errlen))
-        return -1;
-    o->material = k == 0 ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+        return seterr(err, errlen, "%s: [%s] has no material (%s)", path, section,
+                      material_names(s, names, sizeof names));
+    const int mi = find_material(s, x->value);
+    if (mi < 0)
+        BAD(x, "material = '%s' is not one of: %s (the built-ins and this scene's "
+               "[material.NAME] sections)", x->value, material_names(s, names, sizeof names));
+    o->table = mi >= 3 ? mi - 3 : -1;
+    o->material = mi == 0 ? MATERIAL_PEC : mi == 2 ? MATERIAL_VACUUM : MATERIAL_DIELECTRIC;
+    const struct entry *mat_x = x;
 
     x = GET(section, "eps_r");
-    if (o->material == MATERIAL_DIELECTRIC) {
+    if (mi == 1) {
         if (!x)
             return seterr(err, errlen, "%s: [%s] is dielectric but has no eps_r", path, section);
         if (parse_double(x, 1.0, 1e4, false, &o->eps_r, err, errlen))
             return -1;
     } else if (x) {
-        BAD(x, "eps_r applies to dielectric objects only; object.%s is pec", name);
+        if (mi >= 3)
+            BAD(x, "eps_r applies to material = dielectric only; object.%s is material = %s, "
+                   "which gives its own eps_r", name, mat_x->value);
+        BAD(x, "eps_r applies to dielectric objects only; object.%s is %s", name, mat_x->value);
+    }
+    if (mi == 2)
+        o->eps_r = 1.0;
+    if (mi >= 3) {
+        struct scene_material *t = &s->materials[mi - 3];
+        t->used = true;
+        o->material = t->is_pec ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+        o->eps_r = t->is_pec ? 0.0 : t->eps_inf;
     }
 
     /* centre */
@@ -1288,7 +1535,8 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
 {
     if (check_keys(es, err, errlen) || interpret_grid(es, s, es->path, err, errlen)
         || interpret_source(es, s, err, errlen) || interpret_boundary(es, s, err, errlen)
-        || interpret_output(es, s, err, errlen) || interpret_monitor(es, s, es->path, err, errlen))
+        || interpret_output(es, s, err, errlen) || interpret_monitor(es, s, es->path, err, errlen)
+        || interpret_materials(es, s, err, errlen))
         return -1;
 
     /* objects, in the order their sections first appear */
@@ -1399,6 +1647,9 @@ void scene_free(struct scene *s)
     for (int k = 0; k < s->nobjects; k++)
         free(s->objects[k].vertices);
     free(s->objects);
+    free(s->materials);
+    s->materials = NULL;
+    s->nmaterials = 0;
     free(s->flux);
     free(s->probes);
     s->objects = NULL;

@@ -75,10 +75,37 @@ enum source_type { SOURCE_PLANE_WAVE, SOURCE_POINT };
 enum waveform { WAVEFORM_SINE, WAVEFORM_GAUSSIAN, WAVEFORM_MODULATED_GAUSSIAN, WAVEFORM_RICKER };
 enum pml_strategy { PML_COMBINED, PML_REGIONS, PML_PER_FACE }; /* the CPML paper's A1, A2, A3 */
 
+/* [material.NAME]: a material that objects (and maps) name.  Poles in the
+ * exp(+i omega t) convention, eps(omega) = eps_inf + sum of the poles
+ * + sigma / (i omega eps0):
+ *   Debye:   delta_eps / (1 + i omega tau)                        a = delta_eps, b = tau (s)
+ *   Lorentz: delta_eps w0^2 / (w0^2 - omega^2 + i gamma omega)    a, b = w0, c = gamma (rad/s)
+ *   Drude:   -wp^2 / (omega^2 - i gamma omega)                    b = wp, c = gamma (rad/s) */
+#define SCENE_MAX_POLES 8
+enum pole_kind { POLE_DEBYE, POLE_LORENTZ, POLE_DRUDE };
+struct scene_pole {
+    enum pole_kind kind;
+    double a, b, c;
+};
+struct scene_material {
+    char name[SCENE_NAME_MAX];
+    double eps_inf; /* eps_r: relative permittivity at infinite frequency, >= 1 */
+    double mu_r;    /* relative permeability */
+    double sigma;   /* electric conductivity, S/m */
+    bool is_pec;
+    int npoles;
+    struct scene_pole poles[SCENE_MAX_POLES];
+    bool used;      /* an object or a map refers to it */
+    /* where each property the engines do not take yet was set: "file:line"
+     * or "--set material.NAME.key" (empty where it was not) */
+    char where_sigma[160], where_mu[160], where_poles[160];
+};
+
 struct scene_object {
     char name[SCENE_NAME_MAX];
     enum shape shape;
-    enum material_kind material;
+    enum material_kind material; /* PEC or DIELECTRIC (VACUUM: material = vacuum) */
+    int table;                 /* index into scene.materials, -1 for pec | dielectric | vacuum */
     double eps_r;              /* relative permittivity (dielectric only) */
     double center_x, center_y, center_z; /* cell indices, may be fractional */
     double width, height, depth;         /* rectangle / box extents (x, y, z) in cells */
@@ -135,6 +162,10 @@ struct scene {
     double cpml_kappa_max;
     double cpml_alpha_max;    /* alpha dt / eps0 at the inner face, falling linearly to 0 */
     enum pml_strategy cpml_strategy; /* 3D GPU engines: how the psi updates are scheduled */
+
+    /* [material.NAME] in file order */
+    struct scene_material *materials;
+    int nmaterials;
 
     /* [object.NAME] in file order; later objects paint over earlier ones */
     struct scene_object *objects;

@@ -113,8 +113,8 @@ Test(scene, unknown_section)
 {
     expect_error("[grid]\nnx=64\nny=64\nsteps=1\n[grdi]\nx=1\n", NULL, 0,
                  "FILE:6: unknown section [grdi]: allowed [grid], [source], [boundary], "
-                 "[output], [object.NAME], [monitor.dft], [monitor.far], "
-                 "[monitor.flux.NAME], [probe.NAME]");
+                 "[output], [object.NAME], [material.NAME], [map.NAME], [monitor.dft], "
+                 "[monitor.far], [monitor.flux.NAME], [probe.NAME]");
 }
 
 Test(scene, unknown_key)
@@ -464,4 +464,133 @@ Test(scene, polygon_ellipse_rotation_keys)
                                     "not a rectangle");
     const char *half[] = {ell[0], ell[1], ell[2], ell[3]};
     expect_error(base_scene, half, 4, "FILE: [object.box] is an ellipse and needs radius_y");
+}
+
+/* [material.NAME]: the table, presets from the papers' numbers, overrides and
+ * each error; model_build refuses what the engines cannot run yet. */
+static const char *mat_scene = "[grid]\nnx = 64\nny = 48\nsteps = 100\n" /* 1-4 */
+                               "[material.glass]\neps_r = 2.25\n"        /* 5-6 */
+                               "[material.au]\npreset = gold\n"          /* 7-8 */
+                               "[material.wall]\npec = true\n"           /* 9-10 */
+                               "[object.a]\nshape = circle\nmaterial = glass\n" /* 11-13 */
+                               "center_x = 20\ncenter_y = 20\nradius = 5\n"     /* 14-16 */
+                               "[object.b]\nshape = rectangle\nmaterial = wall\n" /* 17-19 */
+                               "center_x = 40\ncenter_y = 30\nwidth = 6\nheight = 4\n";
+
+Test(scene, material_table)
+{
+    struct test_setup t;
+    const char *sets[] = {"material.glass.eps_r=3.5"};
+    setup_from_text(&t, mat_scene, sets, 1);
+    const struct scene *s = &t.scene;
+    cr_assert_eq(s->nmaterials, 3);
+    cr_assert_str_eq(s->materials[0].name, "glass");
+    cr_assert_eq(s->materials[0].eps_inf, 3.5);
+    cr_assert_eq(s->objects[0].table, 0);
+    cr_assert_eq(s->objects[0].material, MATERIAL_DIELECTRIC);
+    cr_assert_eq(s->objects[0].eps_r, 3.5);
+    cr_assert_eq(s->objects[1].material, MATERIAL_PEC);
+    cr_assert(!s->materials[1].used);
+    /* gold: Rakic et al. 1998 LD, Table 1: wp = 9.03 eV, f0 = 0.760, Gamma0 = 0.053 eV,
+     * the fifth oscillator f = 4.384, Gamma = 2.214 eV, w = 13.32 eV; hbar = 6.582119569e-16 eV s */
+    const struct scene_material *au = &s->materials[1];
+    const double ev = 1.0 / 6.582119569e-16;
+    cr_assert_eq(au->npoles, 6);
+    cr_assert_eq(au->eps_inf, 1.0);
+    cr_assert_eq(au->poles[0].kind, POLE_DRUDE);
+    cr_assert_float_eq(au->poles[0].b, sqrt(0.760) * 9.03 * ev, 1e-6 * 9.03 * ev);
+    cr_assert_float_eq(au->poles[0].c, 0.053 * ev, 1e-6 * ev);
+    cr_assert_eq(au->poles[5].kind, POLE_LORENTZ);
+    cr_assert_float_eq(au->poles[5].a, 4.384 * 9.03 * 9.03 / (13.32 * 13.32), 1e-12);
+    cr_assert_float_eq(au->poles[5].b, 13.32 * ev, 1e-6 * 13.32 * ev);
+    cr_assert_float_eq(au->poles[5].c, 2.214 * ev, 1e-6 * ev);
+    setup_free(&t);
+
+    /* a preset's poles of one kind replaced by the key; explicit eps_r kept */
+    const char *w[] = {"material.au.preset=water", "material.au.debye=10 1e-9, 5 2e-10",
+                       "material.au.eps_r=4"};
+    struct scene sc;
+    char err[ERRLEN];
+    char *path = write_temp_scene(mat_scene);
+    cr_assert_eq(scene_load(&sc, path, w, 3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sc.materials[1].npoles, 2);
+    cr_assert_eq(sc.materials[1].poles[1].a, 5.0);
+    cr_assert_eq(sc.materials[1].poles[1].b, 2e-10);
+    cr_assert_eq(sc.materials[1].eps_inf, 4.0);
+    scene_free(&sc);
+    /* water alone: Kaatze 1989 at 25 C */
+    const char *wa[] = {"material.au.preset=water"};
+    cr_assert_eq(scene_load(&sc, path, wa, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sc.materials[1].eps_inf, 5.2);
+    cr_assert_float_eq(sc.materials[1].poles[0].a, 78.36 - 5.2, 1e-12);
+    cr_assert_eq(sc.materials[1].poles[0].b, 8.27e-12);
+    scene_free(&sc);
+    unlink(path);
+    free(path);
+
+    /* model_build refuses what the engines do not take, naming key and material */
+    const char *use_au[] = {"object.a.material=au"};
+    cr_assert_eq(scene_load(&sc, (path = write_temp_scene(mat_scene)), use_au, 1, err, sizeof err), 0);
+    struct model m;
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    char want[ERRLEN];
+    snprintf(want, sizeof want, "%s:8: material au: 6 dispersion poles (Debye, Lorentz, Drude) "
+             "are not supported yet: the engines take PEC and lossless, non-magnetic, "
+             "non-dispersive dielectrics", path);
+    cr_assert_str_eq(err, want);
+    scene_free(&sc);
+    const char *lossy[] = {"material.glass.sigma=0.5"};
+    cr_assert_eq(scene_load(&sc, path, lossy, 1, err, sizeof err), 0);
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    cr_assert_str_eq(err, "--set material.glass.sigma: material glass: sigma = 0.5 S/m (a lossy "
+                          "material) is not supported yet: the engines take PEC and lossless, "
+                          "non-magnetic, non-dispersive dielectrics");
+    scene_free(&sc);
+    const char *mag[] = {"material.glass.mu_r=2"};
+    cr_assert_eq(scene_load(&sc, path, mag, 1, err, sizeof err), 0);
+    cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
+    cr_assert(strstr(err, "material glass: mu_r = 2 (a magnetic material) is not supported yet"),
+              "%s", err);
+    scene_free(&sc);
+    unlink(path);
+    free(path);
+
+    const char *builtin[] = {"material.pec.eps_r=2"};
+    expect_error(mat_scene, builtin, 1, "--set material.pec.eps_r: [material.pec]: 'pec' is a "
+                                        "built-in material (pec, dielectric, vacuum): give the "
+                                        "table's material another name");
+    const char *pe[] = {"material.wall.eps_r=2"};
+    expect_error(mat_scene, pe, 1, "--set material.wall.eps_r: eps_r does not apply to material "
+                                   "wall, which is pec = true");
+    const char *un[] = {"object.a.material=glas"};
+    expect_error(mat_scene, un, 1, "--set object.a.material: material = 'glas' is not one of: "
+                                   "pec, dielectric, vacuum, glass, au, wall (the built-ins and "
+                                   "this scene's [material.NAME] sections)");
+    const char *own[] = {"object.a.eps_r=3"};
+    expect_error(mat_scene, own, 1, "--set object.a.eps_r: eps_r applies to material = dielectric "
+                                    "only; object.a is material = glass, which gives its own eps_r");
+    const char *many[] = {"material.glass.drude=1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0, 1 0"};
+    expect_error(mat_scene, many, 1, "--set material.glass.drude: drude: more than 8 poles in "
+                                     "material glass (all kinds together)");
+    const char *neg[] = {"material.glass.debye=-1 1e-9"};
+    expect_error(mat_scene, neg, 1, "--set material.glass.debye: debye: pole 1: delta_eps = -1, "
+                                    "tau = 1e-09 s out of range: allowed delta_eps above 0 to "
+                                    "1e6, tau above 0 to 1 s");
+}
+
+/* An object of a table material paints as the same dielectric given inline;
+ * material = vacuum carves. */
+Test(scene, table_material_paints_as_inline_dielectric)
+{
+    const char *inl[] = {"object.a.material=dielectric", "object.a.eps_r=2.25",
+                         "object.b.material=vacuum"};
+    const char *vac[] = {"object.b.material=vacuum"};
+    struct test_setup a, b;
+    setup_from_text(&a, mat_scene, vac, 1);
+    setup_from_text(&b, mat_scene, inl, 3);
+    for (size_t c = 0; c < a.model.ncells; c++)
+        cr_assert_eq(a.model.mats[a.model.mat[c]].eps_r, b.model.mats[b.model.mat[c]].eps_r);
+    cr_assert_eq(a.model.mat[40 + 30 * 64], 0);
+    setup_free(&a);
+    setup_free(&b);
 }
