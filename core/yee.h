@@ -31,8 +31,9 @@
  *                 keeps them)
  *
  * The preludes: core/yee_c.h (C), cuda/yee.cuh (CUDA),
- * shaders/yee_prelude.glsl (GLSL; gl/shader.c concatenates the prelude,
- * this file and the pass).  No division appears anywhere: GLSL's is not
+ * shaders/yee_prelude.glsl (GLSL; shaders/update2d.glsl includes the prelude
+ * and this file, gl/shader.c splices them in and finds this file beside the
+ * shaders once installed, or in ../core of the source tree).  No division appears anywhere: GLSL's is not
  * correctly rounded, so reciprocals come precomputed from the host
  * (core/model.c), in double, rounded once.
  *
