@@ -1,6 +1,7 @@
 /* cpu2d.c - the plain-C CPU engine: 2D TMz FDTD in float or double.
  *
- * The update itself, with its exact operation order, is in update2d.inc.c.
+ * The update itself, with its exact operation order, is in update2d.inc;
+ * its arithmetic in core/yee.h.
  * This file owns the arrays, the denormal mode and the engine interface.
  */
 #define _GNU_SOURCE

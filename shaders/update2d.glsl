@@ -61,13 +61,14 @@ uniform uint kind[NMATS];   /* KIND_* per material */
 
 #if CPML
 /* ---- CPML (Roden and Gedney 2000; cpu/update2d.inc, core/model.h) ----
- * psi = b psi + c d (yee_psi);  term = d ik + psi (yee_pml_term), where d is
- * the field difference of the ordinary update.  The coefficient profiles (b, c, ik) per position are
- * one RGBA32F texture, a row per profile: Ez positions along x (PROF_XE),
- * H positions i+1/2 along x (PROF_XH), then the same along y.  psi lives only
- * in the slabs: psi_hxy and psi_ezy are NX x 2 PML_N textures, texel
- * (i, side PML_N + k); psi_hyx and psi_ezx are 2 PML_N x NY, texel
- * (side PML_N + k, j); side and storage column k as pml_slab_h / pml_slab_e. */
+ * psi = b psi + c d (yee_psi);  term = d ik + psi (yee_pml_term), where d
+ * is the field difference of the ordinary update.  The coefficient profiles
+ * (b, c, ik) per position are one RGBA32F texture, a row per profile: Ez
+ * positions along x (PROF_XE), H positions i+1/2 along x (PROF_XH), then the
+ * same along y.  psi lives only in the slabs: psi_hxy and psi_ezy are
+ * NX x 2 PML_N textures, texel (i, side PML_N + k); psi_hyx and psi_ezx are
+ * 2 PML_N x NY, texel (side PML_N + k, j); side and storage column k as
+ * pml_slab_h / pml_slab_e. */
 #define PROF_XE 0
 #define PROF_XH 1
 #define PROF_YE 2
@@ -141,7 +142,11 @@ float psi_ezx_new(ivec2 t, vec3 bci, float d)
 }
 #else
 /* fragment: update_psi_h.frag / update_psi_e.frag wrote the new psi (with
- * the same d) into these textures just before this pass */
+ * the same d) into these textures just before this pass.  The psi recursion
+ * is split off into passes of its own only because a render target must
+ * match the size of the others drawn with it (psi textures are slab-shaped);
+ * its arithmetic is still yee_psi of the same yee_diff, so only d is
+ * computed twice, with the same bits. */
 layout(binding = 6) uniform sampler2D psi_hxy_tex;
 layout(binding = 7) uniform sampler2D psi_hyx_tex;
 layout(binding = 8) uniform sampler2D psi_ezy_tex;
