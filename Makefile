@@ -119,7 +119,7 @@ $(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h $(BUILD)/cflags
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h core/yee.h $(BUILD)/cflags
 	@mkdir -p $(BUILD)/cuda
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 

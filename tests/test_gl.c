@@ -399,6 +399,47 @@ Test(gl, shader_error_in_yee_h_source_tree)
     expect_compile_error(false, "core/yee.h", line_starting("core/yee.h", "    Y_LET r = Y_SUB(a, b);"));
 }
 
+/* A shader directory without core/yee.h (neither beside the shaders nor in
+ * ../core) is refused with the include line and both places looked in. */
+Test(gl, missing_yee_h_is_reported)
+{
+    char root[] = "/tmp/texfdtd-shaders-XXXXXX";
+    cr_assert(mkdtemp(root));
+    char dir[256], from[256], to[512];
+    snprintf(dir, sizeof dir, "%s/shaders", root);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    const char *files[] = {"update2d.glsl", "yee_prelude.glsl", "fullscreen.vert",
+                           "update_h.frag", "update_e.frag", "probe_denormals.frag",
+                           "probe_denormals.comp"};
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (size_t k = 0; k < nfiles; k++) {
+        snprintf(from, sizeof from, "shaders/%s", files[k]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[k]);
+        copy_file(from, to, 0);
+    }
+    struct test_setup t;
+    setup_from_text(&t, CIRCLE, NULL, 0);
+    struct engine_options o = gl_options(DENORMALS_FLUSH);
+    o.shader_dir = dir;
+    struct engine *e = NULL;
+    char err[ERRLEN];
+    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
+    if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
+        cr_skip_test("no OpenGL device here");
+    cr_assert_neq(rc, 0, "a shader directory without yee.h was accepted");
+    char want[1024];
+    snprintf(want, sizeof want, "%s/update2d.glsl:%d: cannot find yee.h in %s or %s/../core", dir,
+             line_starting("shaders/update2d.glsl", "#include \"yee.h\""), dir, dir);
+    cr_expect(strstr(err, want) != NULL, "expected '%s' in: %s", want, err);
+    for (size_t k = 0; k < nfiles; k++) {
+        snprintf(to, sizeof to, "%s/%s", dir, files[k]);
+        unlink(to);
+    }
+    rmdir(dir);
+    rmdir(root);
+    setup_free(&t);
+}
+
 /* A missing shader directory is reported with the path. */
 Test(gl, missing_shader_dir_is_reported)
 {
