@@ -256,6 +256,8 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/texfdtd/scenes $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN)/texfdtd $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 shaders/* $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
+	# the arithmetic the shaders share with the C and CUDA engines (gl/shader.c finds it here)
+	install -m 644 core/yee.h $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
 	install -m 644 scenes/*.ini $(DESTDIR)$(PREFIX)/share/texfdtd/scenes/
 	install -m 644 docs/texfdtd.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 

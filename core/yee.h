@@ -31,8 +31,9 @@
  *                 keeps them)
  *
  * The preludes: core/yee_c.h (C), cuda/yee.cuh (CUDA),
- * shaders/yee_prelude.glsl (GLSL; gl/shader.c concatenates the prelude,
- * this file and the pass).  No division appears anywhere: GLSL's is not
+ * shaders/yee_prelude.glsl (GLSL; shaders/update2d.glsl includes the prelude
+ * and this file, gl/shader.c splices them in and finds this file beside the
+ * shaders once installed, or in ../core of the source tree).  No division appears anywhere: GLSL's is not
  * correctly rounded, so reciprocals come precomputed from the host
  * (core/model.c), in double, rounded once.
  *
@@ -127,16 +128,50 @@ Y_FN Y_REAL Y_NAME(yee_mur)(Y_REAL e1, Y_REAL k, Y_REAL n1, Y_REAL e0)
     return Y_NAME(yee_add_mul)(e1, k, Y_NAME(yee_diff)(n1, e0));
 }
 
-/* ---- 3D ----------------------------------------------------------------
- * (the 3D engines: cpu/update3d.inc, cuda/cuda3d_*.cu; every component of
- * a 3D cell is yee_curl_add / yee_curl_sub, or in a CPML slab yee_add_mul /
- * yee_sub_mul of yee_diff(t1, t2) with t = yee_pml_term(d, ik, yee_psi(...));
- * Mur is yee_mur)
- * A soft source: the value v added to the field e (the source slot of a
- * dielectric cell, the point source):
- *   e = e + v                                      yee_source_add(e, v) */
-Y_FN Y_REAL Y_NAME(yee_source_add)(Y_REAL e, Y_REAL v)
+/* ---- 2D ------------------------------------------------------------------
+ * The 2D TMz engines' remaining per-cell arithmetic (cpu/update2d.inc and
+ * cpu/cpu2d.c, shaders/update2d.glsl, cuda/cuda2d.cu).  The H and Ez
+ * updates themselves are yee_h_sub, yee_h_add and yee_curl_add above; in a
+ * CPML slab, with the stretched terms t of yee_pml_term,
+ *   Hx -= S t   yee_sub_mul;   Hy += S t   yee_add_mul;
+ *   Ez += c (tx - ty)          yee_add_mul(ez, c, yee_diff(tx, ty)).
+ * The running DFT of Ez at each frequency (weights wr, wi from the host):
+ *   re = re + wr Ez;  im = im + wi Ez          yee_add_mul(re, wr, ez)
+ *
+ * A soft source, a dielectric source slot and the point source:
+ *   ez = ez + v                                yee_add(ez, v)
+ * (a PEC source slot is the plain copy ez = v, no arithmetic). */
+Y_FN Y_REAL Y_NAME(yee_add)(Y_REAL a, Y_REAL b)
 {
-    Y_LET r = Y_ADD(e, v);
+    Y_LET r = Y_ADD(a, b);
     return r;
 }
+
+/* Conformal PEC cut edge (core/model.h struct cut_edge), from the edge's
+ * old H, its coefficient a, Ez at its cell q and this step's b^n:
+ *   u = a Ez_q + b^n;   Hx = old - u,   Hy = old + u
+ *                                              yee_cut_sub(old, a, ez_q, bn)
+ *                                              yee_cut_add(old, a, ez_q, bn) */
+Y_FN Y_REAL Y_NAME(yee_cut_u)(Y_REAL a, Y_REAL ez_q, Y_REAL bn)
+{
+    Y_LET t = Y_MUL(a, ez_q);
+    Y_LET u = Y_ADD(t, bn);
+    return u;
+}
+
+Y_FN Y_REAL Y_NAME(yee_cut_sub)(Y_REAL old, Y_REAL a, Y_REAL ez_q, Y_REAL bn)
+{
+    return Y_NAME(yee_diff)(old, Y_NAME(yee_cut_u)(a, ez_q, bn));
+}
+
+Y_FN Y_REAL Y_NAME(yee_cut_add)(Y_REAL old, Y_REAL a, Y_REAL ez_q, Y_REAL bn)
+{
+    return Y_NAME(yee_add)(old, Y_NAME(yee_cut_u)(a, ez_q, bn));
+}
+
+/* ---- 3D ----------------------------------------------------------------
+ * The 3D engines (cpu/update3d.inc, cuda/cuda3d_*.cu) need nothing more:
+ * every component of a 3D cell is yee_curl_add / yee_curl_sub, or in a
+ * CPML slab yee_add_mul / yee_sub_mul of yee_diff(t1, t2) with
+ * t = yee_pml_term(d, ik, yee_psi(...)); Mur is yee_mur; the source slot of
+ * a dielectric cell and the point source are yee_add (e = e + v). */

@@ -1,6 +1,7 @@
 /* cpu2d.c - the plain-C CPU engine: 2D TMz FDTD in float or double.
  *
- * The update itself, with its exact operation order, is in update2d.inc.c.
+ * The update itself, with its exact operation order, is in update2d.inc;
+ * its arithmetic in core/yee.h.
  * This file owns the arrays, the denormal mode and the engine interface.
  */
 #define _GNU_SOURCE
@@ -156,7 +157,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
-                ez[pc] = ez[pc] + (float)model_point_value(m, t);
+                ez[pc] = yee_add_f(ez[pc], (float)model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
                 dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
@@ -169,7 +170,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
-                ez[pc] = ez[pc] + model_point_value(m, t);
+                ez[pc] = yee_add_d(ez[pc], model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
                 dft_accumulate_d(&c->f, q, m->ncells, wr[q], wi[q], e->opt.denormals);

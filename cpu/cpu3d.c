@@ -313,7 +313,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             apply_slots_f(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 float *ez = c->f.ez;
-                ez[pc] = yee_source_add_f(ez[pc], (float)model_point_value(m, t));
+                ez[pc] = yee_add_f(ez[pc], (float)model_point_value(m, t));
             }
         } else {
             model_slot_range_d(m, t, c->s0, c->s1 - c->s0, c->slot_v);
@@ -322,7 +322,7 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             apply_slots_d(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
                 double *ez = c->f.ez;
-                ez[pc] = yee_source_add_d(ez[pc], model_point_value(m, t));
+                ez[pc] = yee_add_d(ez[pc], model_point_value(m, t));
             }
         }
         if (!rc)

@@ -43,6 +43,7 @@
  * (TB2_OTHERS: the kernel of scenes without samples, unchanged).
  */
 #include "common.cuh"
+#include "cuda/yee.cuh"
 
 #include <limits.h>
 #include <stdio.h>
@@ -64,65 +65,73 @@ template <typename T> struct Dev2 {
     T ch;
 };
 
-/* Hx, Hy of cell (i, j):  see update2d.inc. */
+/* Hx, Hy of cell (i, j):  see update2d.inc.  The arithmetic of every kernel
+ * is core/yee.h's (cuda/yee.cuh: Y::yee_...); only memory access is here.
+ * Each kernel loads its operands in the order it did before the move (the
+ * CPML's b before psi; the cut edge's u = a Ez_q + b^n before its old H),
+ * which keeps the SASS the same instruction for instruction. */
 template <typename T, bool F> __global__ void k_h2(Dev2<T> d)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= d.nx || j >= d.ny)
         return;
     const long long c = i + (long long)j * d.px;
     int k;
     if (j <= d.ny - 2) {
-        const T dd = A::sub(d.ez[c + d.px], d.ez[c]);
+        const T dd = Y::yee_diff(d.ez[c + d.px], d.ez[c]);
         const int s = dslab_h(d.ny, d.N, j, &k);
         if (s < 0) {
-            d.hx[c] = A::sub(d.hx[c], A::mul(d.ch, dd));
+            d.hx[c] = Y::yee_sub_mul(d.hx[c], d.ch, dd);
         } else {
             T *p = d.psi_hxy + ((long long)s * d.N + k) * d.px + i;
-            const T q = A::add(A::mul(d.pb[3][j], *p), A::mul(d.pc[3][j], dd));
+            const T b = d.pb[3][j]; /* loaded before psi: see k_h2 */
+            const T q = Y::yee_psi(*p, b, d.pc[3][j], dd);
             *p = q;
-            d.hx[c] = A::sub(d.hx[c], A::mul(d.ch, A::add(A::mul(dd, d.pik[3][j]), q)));
+            d.hx[c] = Y::yee_sub_mul(d.hx[c], d.ch, Y::yee_pml_term(dd, d.pik[3][j], q));
         }
     }
     if (i <= d.nx - 2) {
-        const T dd = A::sub(d.ez[c + 1], d.ez[c]);
+        const T dd = Y::yee_diff(d.ez[c + 1], d.ez[c]);
         const int s = dslab_h(d.nx, d.N, i, &k);
         if (s < 0) {
-            d.hy[c] = A::add(d.hy[c], A::mul(d.ch, dd));
+            d.hy[c] = Y::yee_add_mul(d.hy[c], d.ch, dd);
         } else {
             T *p = d.psi_hyx + ((long long)s * d.ny + j) * d.N + k;
-            const T q = A::add(A::mul(d.pb[1][i], *p), A::mul(d.pc[1][i], dd));
+            const T b = d.pb[1][i]; /* loaded before psi: see k_h2 */
+            const T q = Y::yee_psi(*p, b, d.pc[1][i], dd);
             *p = q;
-            d.hy[c] = A::add(d.hy[c], A::mul(d.ch, A::add(A::mul(dd, d.pik[1][i]), q)));
+            d.hy[c] = Y::yee_add_mul(d.hy[c], d.ch, Y::yee_pml_term(dd, d.pik[1][i], q));
         }
     }
 }
 
 template <typename T, bool F> __global__ void k_e2(Dev2<T> d)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i < 1 || j < 1 || i > d.nx - 2 || j > d.ny - 2)
         return;
     const long long c = i + (long long)j * d.px;
-    const T dy = A::sub(d.hy[c], d.hy[c - 1]), dx = A::sub(d.hx[c], d.hx[c - d.px]);
+    const T dy = Y::yee_diff(d.hy[c], d.hy[c - 1]), dx = Y::yee_diff(d.hx[c], d.hx[c - d.px]);
     T tx = dy, ty = dx;
     int kx, ky;
     const int sx = dslab_e(d.nx, d.N, i, &kx), sy = dslab_e(d.ny, d.N, j, &ky);
     if (sx >= 0) {
         T *p = d.psi_ezx + ((long long)sx * d.ny + j) * d.N + kx;
-        const T q = A::add(A::mul(d.pb[0][i], *p), A::mul(d.pc[0][i], dy));
+        const T b = d.pb[0][i]; /* loaded before psi: see k_h2 */
+        const T q = Y::yee_psi(*p, b, d.pc[0][i], dy);
         *p = q;
-        tx = A::add(A::mul(dy, d.pik[0][i]), q);
+        tx = Y::yee_pml_term(dy, d.pik[0][i], q);
     }
     if (sy >= 0) {
         T *p = d.psi_ezy + ((long long)sy * d.N + ky) * d.px + i;
-        const T q = A::add(A::mul(d.pb[2][j], *p), A::mul(d.pc[2][j], dx));
+        const T b = d.pb[2][j]; /* loaded before psi: see k_h2 */
+        const T q = Y::yee_psi(*p, b, d.pc[2][j], dx);
         *p = q;
-        ty = A::add(A::mul(dx, d.pik[2][j]), q);
+        ty = Y::yee_pml_term(dx, d.pik[2][j], q);
     }
-    d.ez[c] = A::add(d.ez[c], A::mul(cezh2<T>(d.mat[c]), A::sub(tx, ty)));
+    d.ez[c] = Y::yee_add_mul(d.ez[c], cezh2<T>(d.mat[c]), Y::yee_diff(tx, ty));
 }
 
 /* Mur: old[0..] = neighbour values before E (left col 1, right col nx-2 for
@@ -130,7 +139,7 @@ template <typename T, bool F> __global__ void k_e2(Dev2<T> d)
  * wall = o1 + k (n1 - o0). */
 template <typename T, bool F, bool APPLY> __global__ void k_mur2(Dev2<T> d, T *old, T kmur)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int rows = d.ny - 2, cols = d.nx - 2;
     long long w, nb;
@@ -148,7 +157,7 @@ template <typename T, bool F, bool APPLY> __global__ void k_mur2(Dev2<T> d, T *o
     if (!APPLY)
         old[t] = d.ez[nb];
     else
-        d.ez[w] = A::add(old[t], A::mul(kmur, A::sub(d.ez[nb], d.ez[w])));
+        d.ez[w] = Y::yee_mur(old[t], kmur, d.ez[nb], d.ez[w]);
 }
 
 template <typename T, bool F>
@@ -156,12 +165,12 @@ __global__ void k_slots2(T *ez, const long long *cell, const uint8_t *pec, const
 {
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n)
-        ez[cell[t]] = pec[t] ? v[t] : Ar<T, F>::add(ez[cell[t]], v[t]);
+        ez[cell[t]] = pec[t] ? v[t] : Yee<T, F>::yee_add(ez[cell[t]], v[t]);
 }
 
 template <typename T, bool F> __global__ void k_point2(T *ez, long long c, T v)
 {
-    ez[c] = Ar<T, F>::add(ez[c], v);
+    ez[c] = Yee<T, F>::yee_add(ez[c], v);
 }
 
 /* Conformal PEC (core/model.h, struct cut_edge): the H edges between a PEC
@@ -194,16 +203,15 @@ template <typename T> __global__ void k_cut_save2(Cut2<T> k)
 
 template <typename T, bool F> __global__ void k_cut_apply2(Cut2<T> k)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t >= k.n)
         return;
-    const T tt = A::mul(k.a[t], k.ez[k.q[t]]);
-    const T u = A::add(tt, k.v[t]);
+    const T u = Y::yee_cut_u(k.a[t], k.ez[k.q[t]], k.v[t]);
     if (k.comp[t] == 0)
-        k.hx[k.cell[t]] = A::sub(k.old[t], u);
+        k.hx[k.cell[t]] = Y::yee_diff(k.old[t], u);
     else
-        k.hy[k.cell[t]] = A::add(k.old[t], u);
+        k.hy[k.cell[t]] = Y::yee_add(k.old[t], u);
 }
 
 /* The running DFT at each [monitor.dft] frequency q (model_dft_weight_k):
@@ -216,7 +224,7 @@ template <typename T> struct DftW2 {
 
 template <typename T, bool F> __global__ void k_dft2(Dev2<T> d, long long stride, DftW2<T> w)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= d.nx || j >= d.ny)
         return;
@@ -224,8 +232,8 @@ template <typename T, bool F> __global__ void k_dft2(Dev2<T> d, long long stride
     const T e = d.ez[c];
     for (int q = 0; q < w.nf; q++) {
         T *re = d.re + q * stride + c, *im = d.im + q * stride + c;
-        *re = A::add(*re, A::mul(w.wr[q], e));
-        *im = A::add(*im, A::mul(w.wi[q], e));
+        *re = Y::yee_add_mul(*re, w.wr[q], e);
+        *im = Y::yee_add_mul(*im, w.wi[q], e);
     }
 }
 
@@ -267,19 +275,20 @@ template <typename T, bool F, bool PML>
 __device__ __forceinline__ T hx_at(const PP2<T> &d, int i, int j, T e, T eu, T h,
                                    const T *ps_old, T *ps_new)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     if (j > d.ny - 2)
         return h;
-    const T dd = A::sub(eu, e);
+    const T dd = Y::yee_diff(eu, e);
     int k;
     const int s = dslab_h(d.ny, PML ? d.N : 0, j, &k);
     if (s < 0)
-        return A::sub(h, A::mul(d.ch, dd));
+        return Y::yee_sub_mul(h, d.ch, dd);
     const long long p = ((long long)s * d.N + k) * d.px + i;
-    const T q = A::add(A::mul(d.pb[3][j], ps_old[p]), A::mul(d.pc[3][j], dd));
+    const T b = d.pb[3][j]; /* loaded before psi: see k_h2 */
+    const T q = Y::yee_psi(ps_old[p], b, d.pc[3][j], dd);
     if (ps_new)
         ps_new[p] = q;
-    return A::sub(h, A::mul(d.ch, A::add(A::mul(dd, d.pik[3][j]), q)));
+    return Y::yee_sub_mul(h, d.ch, Y::yee_pml_term(dd, d.pik[3][j], q));
 }
 
 /* Hy(i+1/2, j) from Ez(i, j) = e, Ez(i+1, j) = er and the old Hy h. */
@@ -287,19 +296,20 @@ template <typename T, bool F, bool PML>
 __device__ __forceinline__ T hy_at(const PP2<T> &d, int i, int j, T e, T er, T h,
                                    const T *ps_old, T *ps_new)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     if (i > d.nx - 2)
         return h;
-    const T dd = A::sub(er, e);
+    const T dd = Y::yee_diff(er, e);
     int k;
     const int s = dslab_h(d.nx, PML ? d.N : 0, i, &k);
     if (s < 0)
-        return A::add(h, A::mul(d.ch, dd));
+        return Y::yee_add_mul(h, d.ch, dd);
     const long long p = ((long long)s * d.ny + j) * d.N + k;
-    const T q = A::add(A::mul(d.pb[1][i], ps_old[p]), A::mul(d.pc[1][i], dd));
+    const T b = d.pb[1][i]; /* loaded before psi: see k_h2 */
+    const T q = Y::yee_psi(ps_old[p], b, d.pc[1][i], dd);
     if (ps_new)
         ps_new[p] = q;
-    return A::add(h, A::mul(d.ch, A::add(A::mul(dd, d.pik[1][i]), q)));
+    return Y::yee_add_mul(h, d.ch, Y::yee_pml_term(dd, d.pik[1][i], q));
 }
 
 /* Ez(i, j) from its old value e, the new Hy(i+1/2, j) = hy, Hy(i-1/2, j) =
@@ -308,26 +318,28 @@ template <typename T, bool F, bool PML>
 __device__ __forceinline__ T ez_at(const PP2<T> &d, int i, int j, T e, T hy, T hyl, T hx,
                                    T hxd, uint8_t m)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     if (i < 1 || j < 1 || i > d.nx - 2 || j > d.ny - 2)
         return e;
-    const T dy = A::sub(hy, hyl), dx = A::sub(hx, hxd);
+    const T dy = Y::yee_diff(hy, hyl), dx = Y::yee_diff(hx, hxd);
     T tx = dy, ty = dx;
     int kx, ky;
     const int sx = dslab_e(d.nx, PML ? d.N : 0, i, &kx), sy = dslab_e(d.ny, PML ? d.N : 0, j, &ky);
     if (sx >= 0) {
         T *p = d.pezx + ((long long)sx * d.ny + j) * d.N + kx;
-        const T q = A::add(A::mul(d.pb[0][i], *p), A::mul(d.pc[0][i], dy));
+        const T b = d.pb[0][i]; /* loaded before psi: see k_h2 */
+        const T q = Y::yee_psi(*p, b, d.pc[0][i], dy);
         *p = q;
-        tx = A::add(A::mul(dy, d.pik[0][i]), q);
+        tx = Y::yee_pml_term(dy, d.pik[0][i], q);
     }
     if (sy >= 0) {
         T *p = d.pezy + ((long long)sy * d.N + ky) * d.px + i;
-        const T q = A::add(A::mul(d.pb[2][j], *p), A::mul(d.pc[2][j], dx));
+        const T b = d.pb[2][j]; /* loaded before psi: see k_h2 */
+        const T q = Y::yee_psi(*p, b, d.pc[2][j], dx);
         *p = q;
-        ty = A::add(A::mul(dx, d.pik[2][j]), q);
+        ty = Y::yee_pml_term(dx, d.pik[2][j], q);
     }
-    return A::add(e, A::mul(cezh2<T>(m), A::sub(tx, ty)));
+    return Y::yee_add_mul(e, cezh2<T>(m), Y::yee_diff(tx, ty));
 }
 
 /* One whole step: H and E of a strip of R rows per warp.  Block 32 x 8
@@ -525,7 +537,7 @@ template <typename T> struct Tb2Mon {
 template <typename T, bool F, int K, int R, int MODE>
 __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> mon)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int w = MODE == TB2_SAMPLES ? (int)(blockIdx.x * blockDim.y + threadIdx.y) : 0;
     if (MODE == TB2_SAMPLES && w >= mon.ntiles) /* the same for the whole warp */
         return;
@@ -583,20 +595,20 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
         for (int s = 1; s <= K; s++) {
             const int r = r1 - (s - 1);
             const T er = __shfl_down_sync(FULL_MASK, elo, 1);
-            hx = r <= d.ny - 2 ? A::sub(hxo, A::mul(ch, A::sub(ehi, elo))) : hxo;
-            hy = hy_upd ? A::add(hyo, A::mul(ch, A::sub(er, elo))) : hyo;
+            hx = r <= d.ny - 2 ? Y::yee_h_sub(hxo, ch, ehi, elo) : hxo;
+            hy = hy_upd ? Y::yee_h_add(hyo, ch, er, elo) : hyo;
             const T hyl = __shfl_up_sync(FULL_MASK, hy, 1);
             const T hxd = HX[s];
             en = icore && r >= 1 && r <= d.ny - 2
-                     ? A::add(elo, A::mul(CE[s - 1], A::sub(A::sub(hy, hyl), A::sub(hx, hxd))))
+                     ? Y::yee_curl_add(elo, CE[s - 1], hy, hyl, hx, hxd)
                      : elo;
             if (MT[s - 1]) { /* a slot (only cells inside the grid have mat > 0) */
                 const int q = src.slot_map[i + (long long)r * px];
                 const T v = src.slot_v[(s - 1) * src.nslots + q];
-                en = src.slot_pec[q] ? v : A::add(en, v);
+                en = src.slot_pec[q] ? v : Y::yee_add(en, v);
             }
             if (i == src.pi && r == src.pj)
-                en = A::add(en, src.v[s - 1]);
+                en = Y::yee_add(en, src.v[s - 1]);
             /* what step s+1 reads: this step's previous row and this row */
             const T nlo = EP[s], nhx = HX[s], nhy = HY[s];
             EP[s] = en;
@@ -640,7 +652,7 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
 template <typename T, bool F>
 __global__ void k_mur2pp(const T *ez0, T *ez1, int nx, int ny, int px, T kmur)
 {
-    typedef Ar<T, F> A;
+    typedef Yee<T, F> Y;
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int rows = ny - 2, cols = nx - 2;
     long long w, nb;
@@ -655,7 +667,7 @@ __global__ void k_mur2pp(const T *ez0, T *ez1, int nx, int ny, int px, T kmur)
     } else {
         return;
     }
-    ez1[w] = A::add(ez0[nb], A::mul(kmur, A::sub(ez1[nb], ez0[w])));
+    ez1[w] = Y::yee_mur(ez0[nb], kmur, ez1[nb], ez0[w]);
 }
 
 /* The step paths, chosen at create (TEXFDTD_CUDA2D = two | fused | temporal;

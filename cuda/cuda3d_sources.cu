@@ -14,13 +14,13 @@ __global__ void k_slots(T *ez, const long long *cell, const uint8_t *kind, const
     typedef Yee<T, F> Y;
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n && kind[t] != 2)
-        ez[cell[t]] = kind[t] ? v[t] : Y::yee_source_add(ez[cell[t]], v[t]);
+        ez[cell[t]] = kind[t] ? v[t] : Y::yee_add(ez[cell[t]], v[t]);
 }
 
 template <typename T, bool F> __global__ void k_point(T *ez, long long c, T v)
 {
     typedef Yee<T, F> Y;
-    ez[c] = Y::yee_source_add(ez[c], v);
+    ez[c] = Y::yee_add(ez[c], v);
 }
 
 /* The monitors' samples (core/monitor.h) of this step into one row: value

@@ -13,7 +13,18 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-#define LIB_LINE_BASE 100000
+/* Line numbers: the pass counts from 1, the library from LINE_BASE + 1, its
+ * k-th include (k = 0, 1, ...) from (k + 2) LINE_BASE + 1. */
+#define LINE_BASE 100000
+#define MAX_INCLUDES 4
+
+/* The library with its includes spliced in, and the files it came from:
+ * path[0] the library, path[1 + k] its include k. */
+struct glsl_lib {
+    char *text;
+    int nfiles;
+    char path[1 + MAX_INCLUDES][4200];
+};
 
 static bool dir_has_shaders(const char *dir)
 {
@@ -87,12 +98,96 @@ static GLenum stage_of(const char *name)
     return 0;
 }
 
+/* Append n bytes of s to the growing string *out (length *len); false when
+ * out of memory. */
+static bool append(char **out, size_t *len, const char *s, size_t n)
+{
+    char *p = realloc(*out, *len + n + 1);
+    if (!p)
+        return false;
+    memcpy(p + *len, s, n);
+    *len += n;
+    p[*len] = 0;
+    *out = p;
+    return true;
+}
+
+/* The file an include names: in the shader directory (an installed
+ * texfdtd: make install copies core/yee.h there), else in ../core beside it
+ * (the source tree). */
+static bool find_include(const char *dir, const char *name, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    if (access(path, R_OK) == 0)
+        return true;
+    snprintf(path, len, "%s/../core/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
+
+/* Read the library `name` and splice in each of its `#include "file"` lines
+ * (GLSL has no #include of its own): the file's text between #line
+ * directives, so that the driver's line numbers name the right file (see
+ * LINE_BASE).  Includes do not nest: core/yee.h and the prelude have none. */
+static int lib_load(const char *dir, const char *name, struct glsl_lib *lib, char *err,
+                    size_t errlen)
+{
+    memset(lib, 0, sizeof *lib);
+    snprintf(lib->path[0], sizeof lib->path[0], "%s/%s", dir, name);
+    lib->nfiles = 1;
+    char *raw = read_text(lib->path[0], err, errlen);
+    if (!raw)
+        return -1;
+    size_t len = 0;
+    int rc = 0, ln = 1;
+    lib->text = calloc(1, 1);
+    for (const char *line = raw; *line && !rc; ln++) {
+        const char *end = strchr(line, '\n');
+        const size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+        char inc[256];
+        if (sscanf(line, "#include \"%255[^\"\n]\"", inc) != 1) {
+            if (!append(&lib->text, &len, line, n))
+                rc = seterr(err, errlen, "out of memory for the shader text");
+            line += n;
+            continue;
+        }
+        if (lib->nfiles > MAX_INCLUDES)
+            rc = seterr(err, errlen, "%s:%d: more than %d includes", lib->path[0], ln,
+                        MAX_INCLUDES);
+        else if (!find_include(dir, inc, lib->path[lib->nfiles], sizeof lib->path[0]))
+            rc = seterr(err, errlen, "%s:%d: cannot find %s in %s or %s/../core", lib->path[0],
+                        ln, inc, dir, dir);
+        char *text = rc ? NULL : read_text(lib->path[lib->nfiles], err, errlen);
+        if (!rc && !text)
+            rc = -1;
+        if (!rc) {
+            char before[64], after[64];
+            snprintf(before, sizeof before, "#line %d %d\n", (lib->nfiles + 1) * LINE_BASE + 1,
+                     lib->nfiles + 1);
+            snprintf(after, sizeof after, "\n#line %d 1\n", LINE_BASE + ln + 1);
+            if (!append(&lib->text, &len, before, strlen(before))
+                || !append(&lib->text, &len, text, strlen(text))
+                || !append(&lib->text, &len, after, strlen(after)))
+                rc = seterr(err, errlen, "out of memory for the shader text");
+            lib->nfiles++;
+        }
+        free(text);
+        line += n;
+    }
+    free(raw);
+    if (rc || !lib->text) {
+        free(lib->text);
+        lib->text = NULL;
+        return rc ? rc : seterr(err, errlen, "out of memory for the shader text");
+    }
+    return 0;
+}
+
 /* First error of a compile log, as `file:line: message`.  Two log dialects:
  * Mesa "0:12(5): error: ..." and NVIDIA "2(12) : error C1008: ...".  Mesa
- * prints source-string number 0 whatever #line said, so the library is told
- * apart by its line numbers instead: it starts at LIB_LINE_BASE + 1. */
-static void first_error(const char *log, const char *lib_path, const char *file_path, char *err,
-                        size_t errlen)
+ * prints source-string number 0 whatever #line said, so the files are told
+ * apart by their line numbers instead (LINE_BASE). */
+static void first_error(const char *log, const struct glsl_lib *lib, const char *file_path,
+                        char *err, size_t errlen)
 {
     const char *line = log;
     bool have = false;
@@ -106,9 +201,10 @@ static void first_error(const char *log, const char *lib_path, const char *file_
             || (sscanf(buf, "%d(%d) : %n", &src, &ln, &off) == 2 && off > 0)) {
             const bool is_error = strstr(buf + off, "error") != NULL;
             if (is_error || !have) {
-                const bool in_lib = lib_path && ln > LIB_LINE_BASE;
-                seterr(err, errlen, "%s:%d: %s", in_lib ? lib_path : file_path,
-                       in_lib ? ln - LIB_LINE_BASE : ln, buf + off);
+                const int f = ln > 0 ? (ln - 1) / LINE_BASE : 0; /* 0: the pass */
+                const bool in_lib = lib && f >= 1 && f <= lib->nfiles;
+                seterr(err, errlen, "%s:%d: %s", in_lib ? lib->path[f - 1] : file_path,
+                       in_lib ? ln - f * LINE_BASE : ln, buf + off);
                 have = true;
                 if (is_error)
                     return;
@@ -123,13 +219,11 @@ static void first_error(const char *log, const char *lib_path, const char *file_
         seterr(err, errlen, "%s: compile failed (empty log)", file_path);
 }
 
-static int compile_one(const char *dir, const char *lib, const char *lib_text, const char *name,
+static int compile_one(const char *dir, const struct glsl_lib *lib, const char *name,
                        const char *defines, GLuint *out, char *err, size_t errlen)
 {
-    char path[4200], lib_path[4200];
+    char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (lib)
-        snprintf(lib_path, sizeof lib_path, "%s/%s", dir, lib);
     const GLenum stage = stage_of(name);
     if (!stage)
         return seterr(err, errlen, "%s: unknown shader stage (expected .vert, .frag or .comp)",
@@ -140,10 +234,10 @@ static int compile_one(const char *dir, const char *lib, const char *lib_text, c
     const size_t plen = strlen(GLSL_VERSION_LINE) + strlen(defines) + 32;
     char *pre = malloc(plen);
     if (lib)
-        snprintf(pre, plen, "%s%s#line %d 1\n", GLSL_VERSION_LINE, defines, LIB_LINE_BASE + 1);
+        snprintf(pre, plen, "%s%s#line %d 1\n", GLSL_VERSION_LINE, defines, LINE_BASE + 1);
     else
-        snprintf(pre, plen, "%s%s#line 1 2\n", GLSL_VERSION_LINE, defines);
-    const char *src[4] = {pre, lib ? lib_text : "", lib ? "\n#line 1 2\n" : "", text};
+        snprintf(pre, plen, "%s%s#line 1 0\n", GLSL_VERSION_LINE, defines);
+    const char *src[4] = {pre, lib ? lib->text : "", lib ? "\n#line 1 0\n" : "", text};
     GLuint sh = glCreateShader(stage);
     glShaderSource(sh, 4, src, NULL);
     glCompileShader(sh);
@@ -153,7 +247,7 @@ static int compile_one(const char *dir, const char *lib, const char *lib_text, c
         glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &loglen);
         char *log = calloc((size_t)loglen + 1, 1);
         glGetShaderInfoLog(sh, loglen, NULL, log);
-        first_error(log, lib ? lib_path : NULL, path, err, errlen);
+        first_error(log, lib, path, err, errlen);
         free(log);
         glDeleteShader(sh);
     } else {
@@ -167,19 +261,21 @@ static int compile_one(const char *dir, const char *lib, const char *lib_text, c
 int gl_program_build(const char *dir, const char *lib, const char *const *stages, int nstages,
                      const char *defines, GLuint *out, char *err, size_t errlen)
 {
-    char *lib_text = NULL;
+    struct glsl_lib *l = NULL;
     if (lib) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, lib);
-        if (!(lib_text = read_text(p, err, errlen)))
+        if (!(l = xcalloc(1, sizeof *l, "shader library", err, errlen)))
             return -1;
+        if (lib_load(dir, lib, l, err, errlen)) {
+            free(l);
+            return -1;
+        }
     }
     GLuint prog = glCreateProgram(), sh[4] = {0};
     int rc = 0;
     for (int k = 0; k < nstages && k < 4 && !rc; k++) {
         /* the library is for the pass itself, not the full-screen vertex stage */
         const bool vert = stage_of(stages[k]) == GL_VERTEX_SHADER;
-        rc = compile_one(dir, vert ? NULL : lib, lib_text, stages[k], defines, &sh[k], err, errlen);
+        rc = compile_one(dir, vert ? NULL : l, stages[k], defines, &sh[k], err, errlen);
         if (!rc)
             glAttachShader(prog, sh[k]);
     }
@@ -198,7 +294,9 @@ int gl_program_build(const char *dir, const char *lib, const char *const *stages
     for (int k = 0; k < nstages && k < 4; k++)
         if (sh[k])
             glDeleteShader(sh[k]);
-    free(lib_text);
+    if (l)
+        free(l->text);
+    free(l);
     if (rc) {
         glDeleteProgram(prog);
         return -1;

@@ -7,7 +7,7 @@
  *     NSAMPLES                       model->nsamples
  *     FIELD_EZ, FIELD_HX, FIELD_HY   core/engine.h's enum field values
  *     GATHER_LOCAL                   gather.comp's work-group size
- * and `#line 100001 1` before this file, `#line 1 2` before the pass.
+ * and `#line 100001 1` before this file, `#line 1 0` before the pass.
  *
  * A sample (struct sample of core/model.h: a field and a linear cell
  * c = i + NX j) is one uvec2 (c, field); field > FIELD_HY marks the padding

@@ -21,18 +21,22 @@
  *     DFT_G              frequencies per update_dft.frag pass (gl: the rest)
  *     CONFORMAL, CUT_X0, CUT_Y0, CUT_W, CUT_H   conformal PEC cut edges and
  *                        the bounding box of their H cells
- * and `#line 1 1` before this file, then `#line 1 2` before the pass itself.
+ * and `#line 100001 1` before this file, then `#line 1 0` before the pass
+ * itself (gl/shader.c; its #include lines below are spliced in there).
  *
  * This is cpu/update2d.inc statement for statement (Takada et al. 2007,
- * eq. 3; H stored as eta0*H, S = c dt / dx):
+ * eq. 3; H stored as eta0*H, S = c dt / dx), and the arithmetic of every
+ * statement is a function of core/yee.h, the one shared with the C and
+ * CUDA engines; this file holds only the texture access around it:
  *   Hx^{n+1/2}(i, j+1/2) = Hx^{n-1/2}(i, j+1/2) - S [Ez^n(i, j+1) - Ez^n(i, j)]
  *   Hy^{n+1/2}(i+1/2, j) = Hy^{n-1/2}(i+1/2, j) + S [Ez^n(i+1, j) - Ez^n(i, j)]
  *   Ez^{n+1}(i, j) = Ez^n(i, j) + (S / eps_r) { [Hy(i+1/2, j) - Hy(i-1/2, j)]
  *                                             - [Hx(i, j+1/2) - Hx(i, j-1/2)] }
  * Texel (i, j) holds Ez(i, j) in the R32F pair and (Hx(i, j+1/2), Hy(i+1/2, j))
- * in the RG32F pair.  Every intermediate is a `precise` float rounded where C
- * rounds it, so no a*b+c is fused into a multiply-add (the C side is built with
- * -ffp-contract=off) and the float32 bits equal the CPU engine's.
+ * in the RG32F pair.  Every intermediate of core/yee.h is a `precise` float
+ * rounded where C rounds it (shaders/yee_prelude.glsl), so no a*b+c is fused
+ * into a multiply-add (the C side is built with -ffp-contract=off) and the
+ * float32 bits equal the CPU engine's.
  *
  * The H texel (NX-1, NY-1) is never part of the field (Hx of the last row and
  * Hy of the last column are never updated): its Hx holds the step counter,
@@ -46,18 +50,10 @@
 
 #define COUNTER_TEXEL ivec2(NX - 1, NY - 1)
 
-#if FLUSH_DENORMALS
-/* x86 SSE with FTZ and DAZ: a denormal input or result becomes a zero of the
- * same sign.  Applied to every operand and every result of arithmetic (never
- * to plain copies, which keep their bits on the CPU too). */
-float F(float x)
-{
-    const uint b = floatBitsToUint(x);
-    return (b & 0x7fffffffu) < 0x00800000u ? uintBitsToFloat(b & 0x80000000u) : x;
-}
-#else
-#define F(x) (x)
-#endif
+/* The arithmetic: F() (the x86 FTZ/DAZ treatment) and the Y_ macros, then
+ * the functions yee_... of core/yee.h. */
+#include "yee_prelude.glsl"
+#include "yee.h"
 
 uniform float ch;           /* S */
 uniform float cezh[NMATS];  /* S / eps_r per material, 0 for PEC */
@@ -65,13 +61,14 @@ uniform uint kind[NMATS];   /* KIND_* per material */
 
 #if CPML
 /* ---- CPML (Roden and Gedney 2000; cpu/update2d.inc, core/model.h) ----
- * psi = b psi + c d;  term = d ik + psi, where d is the field difference of
- * the ordinary update.  The coefficient profiles (b, c, ik) per position are
- * one RGBA32F texture, a row per profile: Ez positions along x (PROF_XE),
- * H positions i+1/2 along x (PROF_XH), then the same along y.  psi lives only
- * in the slabs: psi_hxy and psi_ezy are NX x 2 PML_N textures, texel
- * (i, side PML_N + k); psi_hyx and psi_ezx are 2 PML_N x NY, texel
- * (side PML_N + k, j); side and storage column k as pml_slab_h / pml_slab_e. */
+ * psi = b psi + c d (yee_psi);  term = d ik + psi (yee_pml_term), where d
+ * is the field difference of the ordinary update.  The coefficient profiles
+ * (b, c, ik) per position are one RGBA32F texture, a row per profile: Ez
+ * positions along x (PROF_XE), H positions i+1/2 along x (PROF_XH), then the
+ * same along y.  psi lives only in the slabs: psi_hxy and psi_ezy are
+ * NX x 2 PML_N textures, texel (i, side PML_N + k); psi_hyx and psi_ezx are
+ * 2 PML_N x NY, texel (side PML_N + k, j); side and storage column k as
+ * pml_slab_h / pml_slab_e. */
 #define PROF_XE 0
 #define PROF_XH 1
 #define PROF_YE 2
@@ -112,39 +109,6 @@ int slab_h(int n, int i, out int k)
 ivec2 psi_y_texel(int i, int side, int k) { return ivec2(i, side * PML_N + k); }
 ivec2 psi_x_texel(int j, int side, int k) { return ivec2(side * PML_N + k, j); }
 
-/* psi = b * psi + c * d */
-float psi_step(float psi, vec3 bci, float d)
-{
-    precise float t = F(F(bci.x) * F(psi));
-    precise float u = F(F(bci.y) * F(d));
-    precise float r = F(t + u);
-    return r;
-}
-
-/* d * ik + psi */
-float pml_term(float d, vec3 bci, float psi)
-{
-    precise float t = F(F(d) * F(bci.z));
-    precise float r = F(t + F(psi));
-    return r;
-}
-
-/* hx = hx - ch * (d * ik + psi) */
-float update_hx_pml(float hx, float d, vec3 bci, float psi)
-{
-    precise float t = F(ch * pml_term(d, bci, psi));
-    precise float r = F(F(hx) - t);
-    return r;
-}
-
-/* hy = hy + ch * (d * ik + psi) */
-float update_hy_pml(float hy, float d, vec3 bci, float psi)
-{
-    precise float t = F(ch * pml_term(d, bci, psi));
-    precise float r = F(F(hy) + t);
-    return r;
-}
-
 /* The new psi of slab texel t, whose field difference is d. */
 #if PSI_IN_PLACE
 /* compute: read, update and write back by the one invocation that owns it */
@@ -154,31 +118,35 @@ layout(binding = 4, r32f) uniform image2D psi_ezy_img;
 layout(binding = 5, r32f) uniform image2D psi_ezx_img;
 float psi_hxy_new(ivec2 t, vec3 bci, float d)
 {
-    const float r = psi_step(imageLoad(psi_hxy_img, t).r, bci, d);
+    const float r = yee_psi(imageLoad(psi_hxy_img, t).r, bci.x, bci.y, d);
     imageStore(psi_hxy_img, t, vec4(r, 0.0, 0.0, 0.0));
     return r;
 }
 float psi_hyx_new(ivec2 t, vec3 bci, float d)
 {
-    const float r = psi_step(imageLoad(psi_hyx_img, t).r, bci, d);
+    const float r = yee_psi(imageLoad(psi_hyx_img, t).r, bci.x, bci.y, d);
     imageStore(psi_hyx_img, t, vec4(r, 0.0, 0.0, 0.0));
     return r;
 }
 float psi_ezy_new(ivec2 t, vec3 bci, float d)
 {
-    const float r = psi_step(imageLoad(psi_ezy_img, t).r, bci, d);
+    const float r = yee_psi(imageLoad(psi_ezy_img, t).r, bci.x, bci.y, d);
     imageStore(psi_ezy_img, t, vec4(r, 0.0, 0.0, 0.0));
     return r;
 }
 float psi_ezx_new(ivec2 t, vec3 bci, float d)
 {
-    const float r = psi_step(imageLoad(psi_ezx_img, t).r, bci, d);
+    const float r = yee_psi(imageLoad(psi_ezx_img, t).r, bci.x, bci.y, d);
     imageStore(psi_ezx_img, t, vec4(r, 0.0, 0.0, 0.0));
     return r;
 }
 #else
 /* fragment: update_psi_h.frag / update_psi_e.frag wrote the new psi (with
- * the same d) into these textures just before this pass */
+ * the same d) into these textures just before this pass.  The psi recursion
+ * is split off into passes of its own only because a render target must
+ * match the size of the others drawn with it (psi textures are slab-shaped);
+ * its arithmetic is still yee_psi of the same yee_diff, so only d is
+ * computed twice, with the same bits. */
 layout(binding = 6) uniform sampler2D psi_hxy_tex;
 layout(binding = 7) uniform sampler2D psi_hyx_tex;
 layout(binding = 8) uniform sampler2D psi_ezy_tex;
@@ -192,43 +160,33 @@ float psi_ezx_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_ezx_tex, t
 
 #if MUR
 /* ---- Mur first order: ez[wall] = e1 + k (ez1 - e0), with the old wall e0,
- * the old neighbour e1 and the new neighbour ez1 (k = (S - 1) / (S + 1)) ---- */
+ * the old neighbour e1 and the new neighbour ez1 (k = (S - 1) / (S + 1)):
+ * yee_mur ---- */
 uniform float mur_k;
-float mur_wall(float e1, float ez1, float e0)
-{
-    precise float d = F(F(ez1) - F(e0));
-    precise float t = F(F(mur_k) * d);
-    precise float r = F(F(e1) + t);
-    return r;
-}
 #endif
 
 #if POINT_SRC
-/* ---- the soft point source: ez = ez + v at (POINT_X, POINT_Y) after the
- * slots; v = (float) model_point_value(m, n), a uniform per step ---- */
+/* ---- the soft point source: ez = ez + v (yee_add) at (POINT_X, POINT_Y)
+ * after the slots; v = (float) model_point_value(m, n), a uniform per step ---- */
 uniform float point_v;
 #endif
 
 #if DFT
 /* ---- running DFT at each frequency k of [monitor.dft] (cpu/update2d.inc,
- * dft_range):  re_k = re_k + wr_k ez;  im_k = im_k + wi_k ez, with the final
+ * dft_range):  re_k = re_k + wr_k ez;  im_k = im_k + wi_k ez (yee_add_mul), with the final
  * Ez; wr_k, wi_k = (float) model_dft_weight_k(m, k, n+1), uniform arrays of
  * the pass that accumulates frequency k; dft_on when n+1 > start.  The sums
  * are RG32F array textures, layer k = frequency k. */
 uniform bool dft_on;
 vec2 dft_step(vec2 acc, float ez, float wr, float wi)
 {
-    precise float tr = F(F(wr) * F(ez));
-    precise float re = F(F(acc.x) + tr);
-    precise float ti = F(F(wi) * F(ez));
-    precise float im = F(F(acc.y) + ti);
-    return vec2(re, im);
+    return vec2(yee_add_mul(acc.x, wr, ez), yee_add_mul(acc.y, wi, ez));
 }
 #endif
 
 #if CONFORMAL
 /* ---- conformal PEC cut edges (core/model.h struct cut_edge):
- *   t = a Ez_q;  u = t + b^n;  Hx = old - u,  Hy = old + u
+ *   t = a Ez_q;  u = t + b^n;  Hx = old - u,  Hy = old + u   (yee_cut_sub, yee_cut_add)
  * cut_idx (RG32UI over the cut cells' bounding box): edge index + 1 of the
  * cell's Hx and Hy edge, 0 for none; cut_edges (RGBA32UI buffer): float bits
  * of a, then q = (i, j); b^n from the batch buffer of slot values, after this
@@ -238,53 +196,19 @@ layout(binding = 13) uniform usamplerBuffer cut_edges;
 layout(binding = 4) uniform samplerBuffer cut_values; /* the slot-value buffer */
 uniform int cut_base;                                 /* this step's first b^n */
 
-float cut_u(sampler2D ez_tex, uint e)
+/* The new Hx (hy false) or Hy (hy true) of cut edge e, from its old value. */
+float cut_h(sampler2D ez_tex, uint e, float old, bool hy)
 {
     const uvec4 c = texelFetch(cut_edges, int(e));
+    const float a = uintBitsToFloat(c.x);
     const float eq = texelFetch(ez_tex, ivec2(c.yz), 0).r;
-    precise float t = F(F(uintBitsToFloat(c.x)) * F(eq));
-    precise float u = F(t + F(texelFetch(cut_values, cut_base + int(e)).r));
-    return u;
+    const float bn = texelFetch(cut_values, cut_base + int(e)).r;
+    return hy ? yee_cut_add(old, a, eq, bn) : yee_cut_sub(old, a, eq, bn);
 }
 #endif
 
-/* hx = hx - ch * (ez_n - ez_c);   ez_n = Ez(i, j+1) */
-float update_hx(float hx, float ez_n, float ez_c)
-{
-    precise float d = F(F(ez_n) - F(ez_c));
-    precise float t = F(ch * d);
-    precise float r = F(F(hx) - t);
-    return r;
-}
-
-/* hy = hy + ch * (ez_e - ez_c);   ez_e = Ez(i+1, j) */
-float update_hy(float hy, float ez_e, float ez_c)
-{
-    precise float d = F(F(ez_e) - F(ez_c));
-    precise float t = F(ch * d);
-    precise float r = F(F(hy) + t);
-    return r;
-}
-
-/* ez = ez + c * ((hy_c - hy_w) - (hx_c - hx_s)) */
-float update_ez(float ez, float c, float hy_c, float hy_w, float hx_c, float hx_s)
-{
-    precise float dy = F(F(hy_c) - F(hy_w));
-    precise float dx = F(F(hx_c) - F(hx_s));
-    precise float curl = F(dy - dx);
-    precise float t = F(c * curl);
-    precise float r = F(F(ez) + t);
-    return r;
-}
-
-/* Source slot: PEC  ez = v;  dielectric  ez = ez + v. */
-float apply_slot(float ez, uint k, float v)
-{
-    if (k == KIND_PEC)
-        return v;
-    precise float r = F(F(ez) + F(v));
-    return r;
-}
+/* Source slot: PEC  ez = v;  dielectric  ez = ez + v (yee_add). */
+float apply_slot(float ez, uint k, float v) { return k == KIND_PEC ? v : yee_add(ez, v); }
 
 /* The new (Hx, Hy) of texel p from the previous H and Ez textures. */
 vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
@@ -302,12 +226,13 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
         int k;
         const int s = slab_h(NY, p.y, k);
         if (s >= 0) {
-            precise float d = F(F(ez_n) - F(ez_c));
+            const float d = yee_diff(ez_n, ez_c);
             const vec3 bci = pml_coef(PROF_YH, p.y);
-            h.x = update_hx_pml(h.x, d, bci, psi_hxy_new(psi_y_texel(p.x, s, k), bci, d));
+            const float psi = psi_hxy_new(psi_y_texel(p.x, s, k), bci, d);
+            h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.x = update_hx(h.x, ez_n, ez_c);
+            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
     }
     if (p.x <= NX - 2) {
         const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
@@ -315,26 +240,23 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
         int k;
         const int s = slab_h(NX, p.x, k);
         if (s >= 0) {
-            precise float d = F(F(ez_e) - F(ez_c));
+            const float d = yee_diff(ez_e, ez_c);
             const vec3 bci = pml_coef(PROF_XH, p.x);
-            h.y = update_hy_pml(h.y, d, bci, psi_hyx_new(psi_x_texel(p.y, s, k), bci, d));
+            const float psi = psi_hyx_new(psi_x_texel(p.y, s, k), bci, d);
+            h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.y = update_hy(h.y, ez_e, ez_c);
+            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
     }
 #if CONFORMAL
     /* the cut edges replace the ordinary update (the psi above still ran) */
     const ivec2 cq = p - ivec2(CUT_X0, CUT_Y0);
     if (cq.x >= 0 && cq.y >= 0 && cq.x < CUT_W && cq.y < CUT_H) {
         const uvec2 e = texelFetch(cut_idx, cq, 0).rg;
-        if (e.x != 0u) {
-            precise float r = F(F(old.x) - cut_u(ez_tex, e.x - 1u));
-            h.x = r;
-        }
-        if (e.y != 0u) {
-            precise float r = F(F(old.y) + cut_u(ez_tex, e.y - 1u));
-            h.y = r;
-        }
+        if (e.x != 0u)
+            h.x = cut_h(ez_tex, e.x - 1u, old.x, false);
+        if (e.y != 0u)
+            h.y = cut_h(ez_tex, e.y - 1u, old.y, true);
     }
 #endif
     return h;
@@ -352,7 +274,7 @@ float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, f
 {
     const uint m = texelFetch(mat_tex, p, 0).r;
     if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
-        ez = update_ez(ez, cezh[m], h.y, hy_w, h.x, hx_s);
+        ez = yee_curl_add(ez, cezh[m], h.y, hy_w, h.x, hx_s);
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));
@@ -382,24 +304,21 @@ float ez_sweep(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, ivec2 p)
     int kx, ky;
     const int sx = slab_e(NX, p.x, kx), sy = slab_e(NY, p.y, ky);
     if (sx >= 0 || sy >= 0) {
-        precise float dy = F(F(h.y) - F(hy_w));
-        precise float dx = F(F(h.x) - F(hx_s));
-        precise float tx = dy, ty = dx;
+        const float dy = yee_diff(h.y, hy_w);
+        const float dx = yee_diff(h.x, hx_s);
+        float tx = dy, ty = dx;
         if (sx >= 0) {
             const vec3 bci = pml_coef(PROF_XE, p.x);
-            tx = pml_term(dy, bci, psi_ezx_new(psi_x_texel(p.y, sx, kx), bci, dy));
+            tx = yee_pml_term(dy, bci.z, psi_ezx_new(psi_x_texel(p.y, sx, kx), bci, dy));
         }
         if (sy >= 0) {
             const vec3 bci = pml_coef(PROF_YE, p.y);
-            ty = pml_term(dx, bci, psi_ezy_new(psi_y_texel(p.x, sy, ky), bci, dx));
+            ty = yee_pml_term(dx, bci.z, psi_ezy_new(psi_y_texel(p.x, sy, ky), bci, dx));
         }
-        precise float curl = F(tx - ty);
-        precise float t = F(cezh[m] * curl);
-        precise float r = F(F(ez) + t);
-        return r;
+        return yee_add_mul(ez, cezh[m], yee_diff(tx, ty));
     }
 #endif
-    return update_ez(ez, cezh[m], h.y, hy_w, h.x, hx_s);
+    return yee_curl_add(ez, cezh[m], h.y, hy_w, h.x, hx_s);
 }
 
 /* The new Ez of texel p, in update2d.inc's order: the sweep (interior cells;
@@ -419,7 +338,7 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
         if (col || row) {
             const ivec2 n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y)
                                 : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
-            ez = mur_wall(texelFetch(ez_tex, n, 0).r, ez_sweep(ez_tex, h_tex, mat_tex, n), ez);
+            ez = yee_mur(texelFetch(ez_tex, n, 0).r, mur_k, ez_sweep(ez_tex, h_tex, mat_tex, n), ez);
         }
 #endif
     }
@@ -429,10 +348,8 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
         ez = apply_slot(ez, kind[m], slot_value(s));
     }
 #if POINT_SRC
-    if (p == ivec2(POINT_X, POINT_Y)) {
-        precise float r = F(F(ez) + F(point_v));
-        ez = r;
-    }
+    if (p == ivec2(POINT_X, POINT_Y))
+        ez = yee_add(ez, point_v);
 #endif
     return ez;
 }

@@ -74,14 +74,14 @@ void fast_path(ivec2 p)
             for (int a = -K; a <= K; a++)
                 if (in_hset(a, b, r)) {
                     const float ez_c = ez[AT(a, b)];
-                    h[AT(a, b)].x = update_hx(h[AT(a, b)].x, ez[AT(a, b + 1)], ez_c);
-                    h[AT(a, b)].y = update_hy(h[AT(a, b)].y, ez[AT(a + 1, b)], ez_c);
+                    h[AT(a, b)].x = yee_h_sub(h[AT(a, b)].x, ch, ez[AT(a, b + 1)], ez_c);
+                    h[AT(a, b)].y = yee_h_add(h[AT(a, b)].y, ch, ez[AT(a + 1, b)], ez_c);
                 }
         for (int b = -K; b <= K; b++)
             for (int a = -K; a <= K; a++)
                 if (in_hex(a, b, r))
-                    ez[AT(a, b)] = update_ez(ez[AT(a, b)], c, h[AT(a, b)].y, h[AT(a - 1, b)].y,
-                                             h[AT(a, b)].x, h[AT(a, b - 1)].x);
+                    ez[AT(a, b)] = yee_curl_add(ez[AT(a, b)], c, h[AT(a, b)].y, h[AT(a - 1, b)].y,
+                                                h[AT(a, b)].x, h[AT(a, b - 1)].x);
     }
     ez_out = ez[AT(0, 0)];
     h_out = h[AT(0, 0)];
@@ -114,9 +114,9 @@ void main()
                     continue;
                 const float ez_c = ez[AT(a, b)];
                 if (q.y <= NY - 2)
-                    h[AT(a, b)].x = update_hx(h[AT(a, b)].x, ez[AT(a, b + 1)], ez_c);
+                    h[AT(a, b)].x = yee_h_sub(h[AT(a, b)].x, ch, ez[AT(a, b + 1)], ez_c);
                 if (q.x <= NX - 2)
-                    h[AT(a, b)].y = update_hy(h[AT(a, b)].y, ez[AT(a + 1, b)], ez_c);
+                    h[AT(a, b)].y = yee_h_add(h[AT(a, b)].y, ch, ez[AT(a + 1, b)], ez_c);
             }
         /* Ez^{n+s} on HEX(r): ez_cell_h() of update2d.glsl */
         for (int b = -K; b <= K; b++)

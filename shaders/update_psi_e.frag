@@ -25,8 +25,8 @@ void main()
         if (k >= 1 && t.x >= 1 && t.x <= NX - 2) {
             const float hx_c = texelFetch(h_tex, ivec2(t.x, j), 0).r;
             const float hx_s = texelFetch(h_tex, ivec2(t.x, j - 1), 0).r;
-            precise float dx = F(F(hx_c) - F(hx_s));
-            psi = psi_step(psi, pml_coef(PROF_YE, j), dx);
+            const vec3 bci = pml_coef(PROF_YE, j);
+            psi = yee_psi(psi, bci.x, bci.y, yee_diff(hx_c, hx_s));
         }
     } else {
         const int side = t.x / PML_N, k = t.x - side * PML_N;
@@ -34,8 +34,8 @@ void main()
         if (k >= 1 && t.y >= 1 && t.y <= NY - 2) {
             const float hy_c = texelFetch(h_tex, ivec2(i, t.y), 0).g;
             const float hy_w = texelFetch(h_tex, ivec2(i - 1, t.y), 0).g;
-            precise float dy = F(F(hy_c) - F(hy_w));
-            psi = psi_step(psi, pml_coef(PROF_XE, i), dy);
+            const vec3 bci = pml_coef(PROF_XE, i);
+            psi = yee_psi(psi, bci.x, bci.y, yee_diff(hy_c, hy_w));
         }
     }
     psi_out = psi;

@@ -27,15 +27,15 @@ void main()
         const int j = side == 0 ? k : k + NY - 1 - PML_N;
         const float ez_c = texelFetch(ez_tex, ivec2(t.x, j), 0).r;
         const float ez_n = texelFetch(ez_tex, ivec2(t.x, j + 1), 0).r;
-        precise float d = F(F(ez_n) - F(ez_c));
-        psi = psi_step(psi, pml_coef(PROF_YH, j), d);
+        const vec3 bci = pml_coef(PROF_YH, j);
+        psi = yee_psi(psi, bci.x, bci.y, yee_diff(ez_n, ez_c));
     } else {
         const int side = t.x / PML_N, k = t.x - side * PML_N;
         const int i = side == 0 ? k : k + NX - 1 - PML_N;
         const float ez_c = texelFetch(ez_tex, ivec2(i, t.y), 0).r;
         const float ez_e = texelFetch(ez_tex, ivec2(i + 1, t.y), 0).r;
-        precise float d = F(F(ez_e) - F(ez_c));
-        psi = psi_step(psi, pml_coef(PROF_XH, i), d);
+        const vec3 bci = pml_coef(PROF_XH, i);
+        psi = yee_psi(psi, bci.x, bci.y, yee_diff(ez_e, ez_c));
     }
     psi_out = psi;
 }

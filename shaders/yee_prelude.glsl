@@ -1,6 +1,7 @@
 /* yee_prelude.glsl - the GLSL prelude of core/yee.h.
  *
- * gl/shader.c puts this file, then core/yee.h, between the generated
+ * shaders/update2d.glsl includes this file, then core/yee.h, and gl/shader.c
+ * splices them in (GLSL has no #include of its own), between the generated
  * #defines and the pass.  Every intermediate of core/yee.h is a `precise`
  * float, so the driver neither fuses a*b+c into an FMA nor reorders, and
  * each operation rounds where the C reference rounds.  F() applies the x86

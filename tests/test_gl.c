@@ -297,31 +297,48 @@ static void copy_file(const char *from, const char *to, int break_line)
     fclose(out);
 }
 
-/* A compile error names the file and line of the broken shader. */
-Test(gl, shader_error_names_file_and_line)
+/* The first line of `path` that starts with `prefix`, or 0. */
+static int line_starting(const char *path, const char *prefix)
 {
-    char dir[] = "/tmp/texfdtd-shaders-XXXXXX";
-    cr_assert(mkdtemp(dir));
-    const char *files[] = {"update2d.glsl", "fullscreen.vert", "update_h.frag", "update_e.frag",
-                           "update_h.comp", "update_e.comp", "probe_denormals.frag",
-                           "probe_denormals.comp"};
-    int main_line = 0;
-    {
-        FILE *f = fopen("shaders/update_e.frag", "r");
-        cr_assert(f, "run the tests from the repository root");
-        char line[4096];
-        for (int n = 1; fgets(line, sizeof line, f); n++)
-            if (!strncmp(line, "void main", 9))
-                main_line = n;
-        fclose(f);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s: run the tests from the repository root", path);
+    char line[4096];
+    int found = 0;
+    for (int n = 1; !found && fgets(line, sizeof line, f); n++)
+        if (!strncmp(line, prefix, strlen(prefix)))
+            found = n;
+    fclose(f);
+    cr_assert_gt(found, 0, "no line starting with '%s' in %s", prefix, path);
+    return found;
+}
+
+/* Copy the shaders the gl engine needs into a fresh directory, in the
+ * installed layout (core/yee.h beside the shaders, as make install puts it)
+ * or the source tree's (root/shaders and root/core/yee.h), with a line that
+ * is not GLSL inserted before line `bad` of the file `broken` (a name in
+ * shaders/, or core/yee.h); then create the gl engine from that directory
+ * and expect its error to name `broken` at line `bad`, as `want_path`:bad. */
+static void expect_compile_error(bool installed, const char *broken, int bad)
+{
+    char root[] = "/tmp/texfdtd-shaders-XXXXXX";
+    cr_assert(mkdtemp(root));
+    char dir[256], core[256], from[256], to[512];
+    snprintf(dir, sizeof dir, installed ? "%s" : "%s/shaders", root);
+    snprintf(core, sizeof core, installed ? "%s" : "%s/core", root);
+    if (!installed) {
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        cr_assert_eq(mkdir(core, 0755), 0);
     }
-    cr_assert_gt(main_line, 0);
-    const int bad = main_line + 2; /* inside main(), after the opening brace */
-    char from[256], to[256];
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        snprintf(from, sizeof from, "shaders/%s", files[k]);
-        snprintf(to, sizeof to, "%s/%s", dir, files[k]);
-        copy_file(from, to, strcmp(files[k], "update_e.frag") ? 0 : bad);
+    const char *files[] = {"update2d.glsl", "yee_prelude.glsl", "fullscreen.vert",
+                           "update_h.frag", "update_e.frag", "update_h.comp",
+                           "update_e.comp", "probe_denormals.frag", "probe_denormals.comp",
+                           "core/yee.h"};
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (size_t k = 0; k < nfiles; k++) {
+        const bool h = !strcmp(files[k], "core/yee.h");
+        snprintf(from, sizeof from, h ? "%s" : "shaders/%s", files[k]);
+        snprintf(to, sizeof to, "%s/%s", h ? core : dir, h ? "yee.h" : files[k]);
+        copy_file(from, to, strcmp(files[k], broken) ? 0 : bad);
     }
     struct test_setup t;
     setup_from_text(&t, CIRCLE, NULL, 0);
@@ -333,15 +350,93 @@ Test(gl, shader_error_names_file_and_line)
     if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
         cr_skip_test("no OpenGL device here");
     cr_assert_neq(rc, 0, "a broken shader was accepted");
-    char want[512];
-    snprintf(want, sizeof want, "%s/update_e.frag:%d:", dir, bad);
+    char want[600];
+    if (!strcmp(broken, "core/yee.h"))
+        snprintf(want, sizeof want, installed ? "%s/yee.h:%d:" : "%s/../core/yee.h:%d:", dir, bad);
+    else
+        snprintf(want, sizeof want, "%s/%s:%d:", dir, broken, bad);
     cr_expect(strstr(err, want) != NULL, "expected '%s' in: %s", want, err);
     cr_log_info("%s", err);
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+    for (size_t k = 0; k < nfiles; k++) {
+        const bool h = !strcmp(files[k], "core/yee.h");
+        snprintf(to, sizeof to, "%s/%s", h ? core : dir, h ? "yee.h" : files[k]);
+        unlink(to);
+    }
+    if (!installed) {
+        rmdir(dir);
+        rmdir(core);
+    }
+    rmdir(root);
+    setup_free(&t);
+}
+
+/* A compile error names the file and line of the broken shader, in an
+ * installed shader directory (which holds core/yee.h itself). */
+Test(gl, shader_error_names_file_and_line)
+{
+    /* inside main(), after the opening brace */
+    expect_compile_error(true, "update_e.frag",
+                         line_starting("shaders/update_e.frag", "void main") + 2);
+}
+
+/* An error in the library after its #include lines names the library line
+ * (the spliced files do not shift it). */
+Test(gl, shader_error_after_include_names_library_line)
+{
+    expect_compile_error(true, "update2d.glsl",
+                         line_starting("shaders/update2d.glsl", "uniform float ch;"));
+}
+
+/* An error in the shared arithmetic names core/yee.h and its line: found
+ * beside the shaders (installed) or in ../core (the source tree). */
+Test(gl, shader_error_in_yee_h_installed)
+{
+    expect_compile_error(true, "core/yee.h", line_starting("core/yee.h", "    Y_LET r = Y_SUB(a, b);"));
+}
+
+Test(gl, shader_error_in_yee_h_source_tree)
+{
+    expect_compile_error(false, "core/yee.h", line_starting("core/yee.h", "    Y_LET r = Y_SUB(a, b);"));
+}
+
+/* A shader directory without core/yee.h (neither beside the shaders nor in
+ * ../core) is refused with the include line and both places looked in. */
+Test(gl, missing_yee_h_is_reported)
+{
+    char root[] = "/tmp/texfdtd-shaders-XXXXXX";
+    cr_assert(mkdtemp(root));
+    char dir[256], from[256], to[512];
+    snprintf(dir, sizeof dir, "%s/shaders", root);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    const char *files[] = {"update2d.glsl", "yee_prelude.glsl", "fullscreen.vert",
+                           "update_h.frag", "update_e.frag", "probe_denormals.frag",
+                           "probe_denormals.comp"};
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (size_t k = 0; k < nfiles; k++) {
+        snprintf(from, sizeof from, "shaders/%s", files[k]);
+        snprintf(to, sizeof to, "%s/%s", dir, files[k]);
+        copy_file(from, to, 0);
+    }
+    struct test_setup t;
+    setup_from_text(&t, CIRCLE, NULL, 0);
+    struct engine_options o = gl_options(DENORMALS_FLUSH);
+    o.shader_dir = dir;
+    struct engine *e = NULL;
+    char err[ERRLEN];
+    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
+    if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
+        cr_skip_test("no OpenGL device here");
+    cr_assert_neq(rc, 0, "a shader directory without yee.h was accepted");
+    char want[1024];
+    snprintf(want, sizeof want, "%s/update2d.glsl:%d: cannot find yee.h in %s or %s/../core", dir,
+             line_starting("shaders/update2d.glsl", "#include \"yee.h\""), dir, dir);
+    cr_expect(strstr(err, want) != NULL, "expected '%s' in: %s", want, err);
+    for (size_t k = 0; k < nfiles; k++) {
         snprintf(to, sizeof to, "%s/%s", dir, files[k]);
         unlink(to);
     }
     rmdir(dir);
+    rmdir(root);
     setup_free(&t);
 }
 
