@@ -376,3 +376,177 @@ Test(geometry, prism_and_turned_box_in_3d)
     setup_free(&b);
 #undef G3
 }
+
+/* ---- material maps ---------------------------------------------------------- */
+
+#include <hdf5.h>
+#include <png.h>
+
+/* Write an RGB PNG of w x h pixels with libpng; rgb rows top first. */
+static void write_png(const char *path, const uint8_t *rgb, int w, int h)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    cr_assert(png && info && !setjmp(png_jmpbuf(png)));
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int r = 0; r < h; r++)
+        png_write_row(png, (png_const_bytep)(rgb + 3 * (size_t)w * r));
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    fclose(f);
+}
+
+/* Write dataset name = v (doubles, rank 2 or 3) into a new HDF5 file. */
+static void write_h5(const char *path, const char *name, int rank, const hsize_t *dims,
+                     const double *v, const char *name2, const double *v2)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    for (int k = 0; k < (name2 ? 2 : 1); k++) {
+        hid_t sp = H5Screate_simple(rank, dims, NULL);
+        hid_t d = H5Dcreate2(f, k ? name2 : name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT);
+        cr_assert(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                     k ? v2 : v) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    H5Fclose(f);
+}
+
+#define MAP_GRID "[grid]\nnx = 72\nny = 64\nsteps = 150\nsubpixel = false\n[source]\n" \
+                 "angle = 30\nfront_offset = 10\n[boundary]\ntype = cpml\ncells = 6\n" \
+                 "[material.glass]\neps_r = 3\n"
+/* two circles, as objects */
+static const char *circles = MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                                      "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n"
+                                      "[object.p]\nshape = circle\nmaterial = pec\n"
+                                      "center_x = 52\ncenter_y = 30\nradius = 5\n";
+static int in_c(int i, int j) { return (i - 30.5) * (i - 30.5) + (j - 31.0) * (j - 31.0) <= 9.3 * 9.3; }
+static int in_p(int i, int j) { return (i - 52.0) * (i - 52.0) + (j - 30.0) * (j - 30.0) <= 25.0; }
+
+/* The map covers cells 15 .. 60 x 12 .. 50: pixel (c, r) is cell (15 + c, 50 - r). */
+enum { MX0 = 15, MY0 = 12, MW = 46, MH = 39 };
+
+static char *map_dir(void) { return temp_dir_tagged("map"); }
+
+Test(geometry, png_map_of_circles_is_the_circles)
+{
+    char *dir = map_dir(), png[512], ini[512];
+    uint8_t *rgb = malloc(3 * MW * MH);
+    for (int r = 0; r < MH; r++)
+        for (int c = 0; c < MW; c++) {
+            const int i = MX0 + c, j = MY0 + MH - 1 - r;
+            const uint32_t v = in_p(i, j) ? 0x000000 : in_c(i, j) ? 0x3366cc : 0xffffff;
+            rgb[3 * (r * MW + c)] = v >> 16;
+            rgb[3 * (r * MW + c) + 1] = (v >> 8) & 255;
+            rgb[3 * (r * MW + c) + 2] = v & 255;
+        }
+    snprintf(png, sizeof png, "%s/circles.png", dir);
+    write_png(png, rgb, MW, MH);
+    char text[2048];
+    snprintf(text, sizeof text, "%s[map.drawing]\npng = circles.png\nx0 = %d\ny0 = %d\n"
+             "colors = #ffffff vacuum, #3366cc glass, #000000 pec\n", MAP_GRID, MX0, MY0);
+    /* the map's file is found beside the scene: write the scene there */
+    snprintf(ini, sizeof ini, "%s/map.ini", dir);
+    FILE *f = fopen(ini, "w");
+    fputs(text, f);
+    fclose(f);
+    struct scene sm;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load(&sm, ini, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sm.nmaps, 1);
+    cr_assert_eq(sm.maps[0].nvalues, 3);
+    scene_free(&sm);
+    /* same_fields reads text through a temporary file: give it the absolute path */
+    snprintf(text, sizeof text, "%s[map.drawing]\npng = %s\nx0 = %d\ny0 = %d\n"
+             "colors = #ffffff vacuum, #3366cc glass, #000000 pec\n", MAP_GRID, png, MX0, MY0);
+    same_fields(circles, text, NULL, 0);
+    /* a map paints in file order: an object after it paints over it */
+    free(rgb);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(geometry, hdf5_map_of_a_circle_is_the_circle)
+{
+    char *dir = map_dir(), h5[512];
+    const hsize_t dims[2] = {MH, MW};
+    double *eps = malloc(sizeof(double) * MW * MH);
+    for (int j = 0; j < MH; j++)
+        for (int i = 0; i < MW; i++)
+            eps[j * MW + i] = in_c(MX0 + i, MY0 + j) ? 3.0 : 1.0; /* [j][i]: row 0 at y0 */
+    snprintf(h5, sizeof h5, "%s/eps.h5", dir);
+    write_h5(h5, "/eps_r", 2, dims, eps, NULL, NULL);
+    const char *one = MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                               "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s[map.eps]\nhdf5 = %s\nx0 = %d\ny0 = %d\n", MAP_GRID, h5, MX0,
+             MY0);
+    same_fields(one, text, NULL, 0);
+    free(eps);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Each error of a map through the command: exit 2, file:line, nothing run. */
+Test(geometry, map_errors_through_the_command)
+{
+    char *dir = map_dir(), path[600], out[4096];
+    uint8_t rgb[3 * 4 * 3];
+    memset(rgb, 255, sizeof rgb);
+    rgb[3 * 5 + 1] = 0; /* pixel (1, 1): #ff00ff */
+    snprintf(path, sizeof path, "%s/small.png", dir);
+    write_png(path, rgb, 4, 3);
+    double many[20 * 20];
+    for (int k = 0; k < 400; k++)
+        many[k] = 1.0 + k;
+    const hsize_t dims[2] = {20, 20};
+    snprintf(path, sizeof path, "%s/many.h5", dir);
+    write_h5(path, "/eps_r", 2, dims, many, NULL, NULL);
+    const hsize_t dims3[3] = {2, 20, 20};
+    snprintf(path, sizeof path, "%s/cube.h5", dir);
+    write_h5(path, "/eps_r", 3, dims3, many, "/sigma", many);
+    struct {
+        const char *map, *want;
+    } cases[] = {
+        {"png = none.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum\n",
+         "s.ini:6: cannot open none.png: No such file or directory"},
+        {"png = small.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum\n",
+         "s.ini:9: map.m: pixel (1, 1) of small.png (column, row from the top; cell (21, 21)) has "
+         "colour #ff00ff, which colors does not map"},
+        {"png = small.png\nx0 = 60\ny0 = 20\ncolors = #ffffff vacuum, #ff00ff pec\n",
+         "s.ini:7: map.m spans x = 60 to 63, outside the grid interior 1 to 62"},
+        {"png = small.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum, #ff00ff glas\n",
+         "s.ini:9: colors: entry 2: 'glas' is not one of: pec, dielectric, vacuum"},
+        {"hdf5 = many.h5\nx0 = 10\ny0 = 10\n",
+         "s.ini:6: map.m: many.h5 /eps_r has 400 distinct values, and at most 255 fit the "
+         "one-byte material index per cell (256 materials, vacuum included)"},
+        {"hdf5 = many.h5\neps_dataset = /eps\nx0 = 10\ny0 = 10\n",
+         "s.ini:7: many.h5 has no dataset /eps"},
+        {"hdf5 = cube.h5\nx0 = 10\ny0 = 10\n",
+         "s.ini:6: cube.h5 /eps_r is 3D ([nz][ny][nx]) and this scene is 2D"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(path, sizeof path, "%s/s.ini", dir);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "[grid]\nnx = 64\nny = 64\nsteps = 10\n[map.m]\n%s", cases[k].map);
+        fclose(f);
+        char cwd[4096], bin[4200];
+        cr_assert(getcwd(cwd, sizeof cwd));
+        snprintf(bin, sizeof bin, "%s%s%s", texfdtd_bin()[0] == '/' ? "" : cwd,
+                 texfdtd_bin()[0] == '/' ? "" : "/", texfdtd_bin());
+        const int rc = run_cmd(out, sizeof out, "cd %s && %s run s.ini --dry-run --engine cpu",
+                               dir, bin);
+        cr_assert_eq(rc, 2, "case %zu: rc %d: %s", k, rc, out);
+        const char *want = cases[k].want;
+        cr_assert(strstr(out, want), "case %zu: got\n%s\nwant\n%s", k, out, want);
+    }
+    remove_tree(dir);
+    free(dir);
+}
