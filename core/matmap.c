@@ -115,3 +115,4 @@ out:
     H5Fclose(f);
     return rc;
 }
+

@@ -550,3 +550,78 @@ Test(geometry, map_errors_through_the_command)
     remove_tree(dir);
     free(dir);
 }
+
+/* ---- run --geometry: the material map written, and read back ------------- */
+
+/* texfdtd run --geometry writes material.png and material_map.ini; a scene of
+ * the same grid with only that fragment paints the same eps_r in every cell
+ * of the picture's plane (2D: all cells; 3D: k = nz/2). */
+static void geometry_round_trip(const char *scene_text, const char *grid_text)
+{
+    char *dir = temp_dir_tagged("geo"), path[600], out[8192], cwd[4096], bin[4200];
+    snprintf(path, sizeof path, "%s/scene.ini", dir);
+    FILE *f = fopen(path, "w");
+    fputs(scene_text, f);
+    fclose(f);
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(bin, sizeof bin, "%s%s%s", texfdtd_bin()[0] == '/' ? "" : cwd,
+             texfdtd_bin()[0] == '/' ? "" : "/", texfdtd_bin());
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --geometry --engine cpu --out %s/out", bin, path, dir), 0,
+                 "%s", out);
+    char legend[600];
+    snprintf(legend, sizeof legend, "%s/out/material_legend.csv", dir);
+    cr_assert(path_exists(legend));
+    snprintf(legend, sizeof legend, "%s/out/material.h5", dir);
+    cr_assert(path_exists(legend));
+    /* the fragment beside the PNG, after the grid */
+    char frag[600], back[600];
+    snprintf(frag, sizeof frag, "%s/out/material_map.ini", dir);
+    snprintf(back, sizeof back, "%s/out/back.ini", dir);
+    f = fopen(back, "w");
+    fputs(grid_text, f);
+    FILE *g = fopen(frag, "r");
+    cr_assert(g);
+    int ch;
+    while ((ch = fgetc(g)) != EOF)
+        fputc(ch, f);
+    fclose(g);
+    fclose(f);
+    struct scene sa, sb;
+    struct model ma, mb;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load(&sa, path, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_build(&ma, &sa, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(scene_load(&sb, back, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_build(&mb, &sb, err, sizeof err), 0, "%s", err);
+    const size_t plane = (size_t)ma.nx * ma.ny, k0 = ma.nz > 1 ? (size_t)ma.nz / 2 : 0;
+    for (size_t c = k0 * plane; c < (k0 + 1) * plane; c++)
+        cr_assert_eq(ma.mats[ma.mat[c]].eps_r, mb.mats[mb.mat[c]].eps_r, "cell %zu", c);
+    model_free(&ma);
+    model_free(&mb);
+    scene_free(&sa);
+    scene_free(&sb);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(geometry, geometry_png_reads_back_as_a_map)
+{
+    /* smoothed dielectrics (many intermediate eps_r), PEC, a polygon, CPML */
+    geometry_round_trip(MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                                 "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n"
+                                 "[object.p]\nshape = polygon\nmaterial = pec\n"
+                                 "vertices = 48 24, 58 26, 52 38\n"
+                                 "[object.e]\nshape = ellipse\nmaterial = dielectric\neps_r = 6\n"
+                                 "center_x = 40\ncenter_y = 45\nradius_x = 6\nradius_y = 3\n"
+                                 "rotation = 20\n",
+                        "[grid]\nnx = 72\nny = 64\nsteps = 150\n[source]\nangle = 30\n"
+                        "[boundary]\ntype = cpml\ncells = 6\n");
+    geometry_round_trip("[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n"
+                        "center_x = 5\ncenter_y = 5\ncenter_z = 5\n[object.s]\nshape = sphere\n"
+                        "material = dielectric\neps_r = 2\ncenter_x = 20\ncenter_y = 18\n"
+                        "center_z = 15\nradius = 7\n[object.b]\nshape = box\nmaterial = pec\n"
+                        "center_x = 10\ncenter_y = 10\ncenter_z = 15\nwidth = 4\nheight = 4\n"
+                        "depth = 4\n",
+                        "[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n"
+                        "center_x = 5\ncenter_y = 5\ncenter_z = 5\n");
+}
