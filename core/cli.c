@@ -1054,10 +1054,10 @@ static int cmd_info(int argc, char **argv)
         printf(",\n  \"dimensions\": %d,\n  \"nx\": %d,\n  \"ny\": %d,\n  \"nz\": %d,\n"
                "  \"steps\": %d,\n  \"cells\": %.0f,\n  \"courant\": %g,\n"
                "  \"courant_limit\": %.6f,\n  \"cells_per_wavelength\": %g,\n"
-               "  \"period_steps\": %g,\n  \"boundary\": \"%s\",\n  \"objects\": %d,\n"
+               "  \"period_steps\": %g,\n  \"boundary\": \"%s\",\n  \"objects\": %d,\n  \"maps\": %d,\n"
                "  \"dft\": %s,\n  \"memory_bytes\": {\"cpu_single\": %.0f, \"cpu_double\": %.0f%s",
                d3 ? 3 : 2, s.nx, s.ny, s.nz, s.steps, cells, s.courant, limit,
-               s.cells_per_wavelength, period, btype[s.boundary], s.nobjects,
+               s.cells_per_wavelength, period, btype[s.boundary], s.nobjects, s.nmaps,
                s.dft ? "true" : "false", cpu1, cpu2, d3 ? "" : ", \"gl\": ");
         if (!d3)
             printf("%.0f", gl);
@@ -1117,6 +1117,16 @@ static int cmd_info(int argc, char **argv)
             if (o->material == MATERIAL_DIELECTRIC)
                 printf(" eps_r %g", o->eps_r);
             printf(" at (%g, %g)\n", o->center_x, o->center_y);
+        }
+        for (int k = 0; k < s.nmaps; k++) {
+            const struct scene_map *mp = &s.maps[k];
+            printf("map         %s: %s, %d x %d", mp->name, mp->kind == MAP_PNG ? "png" : "hdf5",
+                   mp->nx, mp->ny);
+            if (mp->nz > 1)
+                printf(" x %d", mp->nz);
+            printf(" cells from (%d, %d", mp->x0, mp->y0);
+            printf(d3 ? ", %d), " : "), ", mp->z0);
+            printf("%d material%s\n", mp->nvalues, mp->nvalues == 1 ? "" : "s");
         }
         if (s.dft)
             printf("monitor     DFT of Ez over steps %d .. %d at %d frequenc%s\n", s.dft_start + 1,
