@@ -125,11 +125,21 @@ Test(geometry, many_rods_smoothed_as_brute_force)
     static struct obj objs[R * R];
     for (int k = 0; k < R * R; k++) {
         struct obj *o = &objs[k];
-        *o = (struct obj){.circle = 1, .eps = 2 + k % 5, .r = 1.5 + 2.5 * rnd(),
-                          .cx = 10 + 10 * (k % R) + rnd(), .cy = 10 + 10 * (k / R) + rnd()};
-        add(&t, "[object.r%d]\nshape = circle\nmaterial = dielectric\neps_r = %g\n"
-                "center_x = %.17g\ncenter_y = %.17g\nradius = %.17g\n",
-            k, o->eps, o->cx, o->cy, o->r);
+        /* circles and rectangles; pairs of equal objects on the lattice (the
+         * second reuses the first's cover levels), the others anywhere */
+        const bool lattice = k % 4 < 2;
+        *o = (struct obj){.circle = (k / 4) % 2, .eps = 2 + k % 5,
+                          .r = lattice ? 3.25 : 1.5 + 2.5 * rnd(),
+                          .w = lattice ? 5.5 : 1 + 6 * rnd(), .h = lattice ? 3 : 1 + 6 * rnd(),
+                          .cx = 10 + 10 * (k % R) + (lattice ? 0.25 : rnd()),
+                          .cy = 10 + 10 * (k / R) + (lattice ? 0.5 : rnd())};
+        add(&t, "[object.r%d]\nshape = %s\nmaterial = dielectric\neps_r = %g\n"
+                "center_x = %.17g\ncenter_y = %.17g\n",
+            k, o->circle ? "circle" : "rectangle", o->eps, o->cx, o->cy);
+        if (o->circle)
+            add(&t, "radius = %.17g\n", o->r);
+        else
+            add(&t, "width = %.17g\nheight = %.17g\n", o->w, o->h);
     }
     struct test_setup s;
     setup_from_text(&s, t.s, NULL, 0);
