@@ -323,6 +323,11 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
         return 0;
     if (cover_box(cc, o, i0 - 1, j0 - 1, ni, nj, err, errlen))
         return -1;
+    /* the mixed material of each level over each material under it: the
+     * last one found, per level (paint_material searches the table) */
+    int memo_under[PAINT_SUBPIXEL_LEVELS], memo_idx[PAINT_SUBPIXEL_LEVELS];
+    for (int f = 0; f < PAINT_SUBPIXEL_LEVELS; f++)
+        memo_under[f] = -1;
     for (int j = j0 - 1; j <= j1 + 1; j++)
         for (int i = i0 - 1; i <= i1 + 1; i++) {
             if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
@@ -338,13 +343,17 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
                 m->mat[c] = (uint8_t)full;
                 continue;
             }
-            const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
-            const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
-            const int idx = eps == 1.0 ? 0
-                                       : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
-            if (idx < 0)
-                return -1;
-            m->mat[c] = (uint8_t)idx;
+            if (memo_under[f] != m->mat[c]) {
+                const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
+                const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
+                const int idx = eps == 1.0 ? 0
+                                           : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
+                if (idx < 0)
+                    return -1;
+                memo_under[f] = m->mat[c];
+                memo_idx[f] = idx;
+            }
+            m->mat[c] = (uint8_t)memo_idx[f];
         }
     return 0;
 }

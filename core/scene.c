@@ -1804,7 +1804,6 @@ static int interpret_map(struct entries *es, const char *section, struct scene *
     if (png_x ? map_png(es, section, s, mp, png_x, err, errlen)
               : map_hdf5(es, section, s, mp, h5_x, err, errlen))
         return -1;
-    const struct entry *file_x = png_x ? png_x : h5_x;
     /* z: a 3D dataset takes z0; a 2D map in 3D takes center_z and depth */
     const struct entry *z0_x = GET(section, "z0"), *cz_x = GET(section, "center_z"),
                        *dp_x = GET(section, "depth");
@@ -1843,7 +1842,6 @@ static int interpret_map(struct entries *es, const char *section, struct scene *
         if (check_extent(a == 2 && mp->nz == 1 ? cz_x : a == 2 ? z0_x : GET(section, pos[a]), s,
                          "map.", name, "xyz"[a], lo[a], hi[a], n[a], err, errlen))
             return -1;
-    (void)file_x;
     return 0;
 }
 
