@@ -45,7 +45,7 @@ struct entries {
     const char *path;
     FILE *f;
     int line; /* lines read so far: the line of the key inih hands over next */
-    char last[256]; /* the text of the line read last (continuation lines) */
+    bool indented; /* the line read last starts with a space or a tab */
     char err[ERRLEN];
 };
 
@@ -118,7 +118,7 @@ static struct entry *entries_find(const struct entries *es, const char *section,
 {
     if (es->cur >= 0 && section == es->e[es->cur].section) {
         for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
-            if (!strcmp(es->e[i].key, key))
+            if (es->e[i].key[0] == key[0] && !strcmp(es->e[i].key, key))
                 return &es->e[i];
         return NULL;
     }
@@ -248,7 +248,7 @@ static char *counting_reader(char *str, int num, void *stream)
     char *r = fgets(str, num, es->f);
     if (r) {
         es->line++;
-        snprintf(es->last, sizeof es->last, "%s", r);
+        es->indented = r[0] == ' ' || r[0] == '\t';
     }
     return r;
 }
@@ -265,8 +265,7 @@ static int collect_handler(void *user, const char *section, const char *key, con
     }
     /* an indented line continues the value of the key above it (inih's
      * multi-line values): the pieces are joined with a space */
-    struct entry *x = es->n && (es->last[0] == ' ' || es->last[0] == '\t')
-                          ? &es->e[es->n - 1] : NULL;
+    struct entry *x = es->n && es->indented ? &es->e[es->n - 1] : NULL;
     if (x && x->line > 0 && *value && !strcmp(x->key, key) && !strcmp(x->section, section)) {
         char *joined = malloc(strlen(x->value) + strlen(value) + 2);
         if (!joined) {
