@@ -11,7 +11,8 @@
 # painting's own seconds).  Options through the environment: ROWS, REPEATS,
 # SUBPIXEL (true | false, default true: the rods are smoothed), MATERIAL
 # (dielectric | pec, default dielectric), CONFORMAL (true: PEC rods with the
-# conformal boundary), TEXFDTD (default bin/texfdtd).
+# conformal boundary), JITTER (1: each centre moved by a random fraction of a
+# cell, so no two rods sample alike), TEXFDTD (default bin/texfdtd).
 #
 #   bench/scene_scale.sh [OUTDIR]      (default /tmp/scene_scale)
 set -euo pipefail
@@ -20,6 +21,7 @@ REPEATS=${REPEATS:-3}
 SUBPIXEL=${SUBPIXEL:-true}
 MATERIAL=${MATERIAL:-dielectric}
 CONFORMAL=${CONFORMAL:-false}
+JITTER=${JITTER:-0}
 TEXFDTD=${TEXFDTD:-bin/texfdtd}
 OUT=${1:-/tmp/scene_scale}
 mkdir -p "$OUT"
@@ -36,12 +38,14 @@ SCENE="$OUT/crystal_${ROWS}.ini"
     echo "type = plane_wave"
     echo "[boundary]"
     echo "type = cpml"
-    awk -v rows="$ROWS" -v mat="$MATERIAL" 'BEGIN {
+    awk -v rows="$ROWS" -v mat="$MATERIAL" -v jitter="$JITTER" 'BEGIN {
+        srand(1)
         for (j = 0; j < rows; j++)
             for (i = 0; i < rows; i++) {
                 printf "[object.rod_%d_%d]\nshape = circle\nmaterial = %s\n", i, j, mat
                 if (mat == "dielectric") printf "eps_r = 9\n"
-                printf "center_x = %d\ncenter_y = %d\nradius = 3\n", 25 + 10 * i, 25 + 10 * j
+                printf "center_x = %.6f\ncenter_y = %.6f\nradius = 3\n", 25 + 10 * i + jitter * rand(),
+                       25 + 10 * j + jitter * rand()
             }
     }'
 } > "$SCENE"

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "checkpoint.h"
 #include "monitor.h"
+#include "matmap.h"
 #include "compare/compare.h"
 
 #ifdef TEXFDTD_HAVE_GL
@@ -85,7 +86,11 @@ static const char run_usage[] =
     "  --threads N            cpu: OpenMP threads (default: all cores)\n"
     "  --checkpoint-every N   write the whole state to DIR/checkpoint.h5 every N steps\n"
     "                         (atomically); `texfdtd resume DIR` continues from it\n"
-    "  --dry-run              check the scene and the memory it needs, run nothing\n"
+    "  --dry-run              check the scene and the memory it needs, build the material\n"
+    "                         map, run nothing, write nothing\n"
+    "  --geometry             a dry run that writes the material map into --out:\n"
+    "                         material.png (+y up, reads back as a [map]), its legend\n"
+    "                         material_legend.csv, material_map.ini and material.h5\n"
     "  --progress             progress lines even when stderr is not a terminal\n"
     "  --json                 print summary.json on stdout at the end\n"
     "  --movie NAME           a movie of the total field, NAME.mp4 or NAME.gif in the --out\n"
@@ -136,7 +141,7 @@ struct run_args {
     enum denormals denormals;
     int device, threads, checkpoint_every;
     bool checkpoint_given;
-    bool force, dry_run, progress, quiet, precision_given, json, window;
+    bool force, dry_run, geometry, progress, quiet, precision_given, json, window;
 };
 
 static int bad(const char *cmd, const char *fmt, const char *arg)
@@ -151,7 +156,7 @@ static int bad(const char *cmd, const char *fmt, const char *arg)
 static bool fixed_on_resume(const char *arg)
 {
     static const char *const names[] = {"--set", "--steps", "--precision", "--denormals",
-                                        "--out", "--force", "--dry-run", "--movie", "--window",
+                                        "--out", "--force", "--dry-run", "--geometry", "--movie", "--window",
                                         "--every", "--fps"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (is_opt(arg, names[k]))
@@ -186,6 +191,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, bool resume
             a->force = true;
         } else if (!strcmp(arg, "--dry-run")) {
             a->dry_run = true;
+        } else if (!strcmp(arg, "--geometry")) {
+            a->dry_run = a->geometry = true;
         } else if (!strcmp(arg, "--progress")) {
             a->progress = true;
         } else if (!strcmp(arg, "--json")) {
@@ -575,8 +582,19 @@ static int job_execute(struct job *j)
             fprintf(stderr, "texfdtd: %s\n", err);
             goto out;
         }
-        log_info("model: %d objects painted, %d materials, %zu source slots in %.3f s",
-                 s.nobjects, m.nmats, m.nslots, now_seconds() - t0);
+        log_info("model: %d objects and %d maps painted, %d materials, %zu source slots in "
+                 "%.3f s", s.nobjects, s.nmaps, m.nmats, m.nslots, now_seconds() - t0);
+        if (a->geometry) {
+            if (outdir_check(outdir, a->force, err, sizeof err) || make_dirs(outdir, err, sizeof err)
+                || matmap_write_outputs(&m, outdir, err, sizeof err)) {
+                fprintf(stderr, "texfdtd: %s\n", err);
+                goto out;
+            }
+            log_info("wrote %s/material.png, material_legend.csv, material_map.ini, material.h5; "
+                     "nothing run", outdir);
+            rc = EXIT_OK;
+            goto out;
+        }
         log_info("dry run: the scene is valid; nothing run, nothing written");
         rc = EXIT_OK;
         goto out;
@@ -899,12 +917,15 @@ static int cmd_resume(int argc, char **argv)
 }
 
 static const char info_usage[] =
-    "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json]\n"
+    "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json] [--out DIR]\n"
     "\n"
     "Checks SCENE and prints what a run would be: grid, time step and stability, source,\n"
     "boundary, objects, memory per engine, and an estimate of the CPU engine's time\n"
     "(from a short timed run on this machine).  Runs nothing else, writes nothing.\n"
-    "  --json    the same as one JSON object on stdout\n";
+    "  --json    the same as one JSON object on stdout\n"
+    "  --out DIR also build the material map and write it into DIR (material.png,\n"
+    "            material_legend.csv, material_map.ini, material.h5; as run --geometry)\n"
+    "  --force   write into an existing, non-empty DIR\n";
 
 /* Mcells/s of the CPU engine on this machine: 200 steps of a 256^2 vacuum
  * (2D) or 50 steps of a 64^3 one (3D). */
@@ -942,7 +963,8 @@ static int cmd_info(int argc, char **argv)
     const char *scene = NULL, *sets[MAX_SETS];
     char steps_set[64] = "";
     int nset = 0;
-    bool json = false;
+    bool json = false, force = false;
+    const char *outdir = NULL;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i], *v;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -950,6 +972,11 @@ static int cmd_info(int argc, char **argv)
             return EXIT_OK;
         } else if (!strcmp(arg, "--json")) {
             json = true;
+        } else if (!strcmp(arg, "--force")) {
+            force = true;
+        } else if (is_opt(arg, "--out")) {
+            if (!(outdir = opt_value("--out", argc, argv, &i)))
+                return bad("info", "%s needs a directory", arg);
         } else if (is_opt(arg, "--set")) {
             if (!(v = opt_value("--set", argc, argv, &i)))
                 return bad("info", "%s needs SECTION.KEY=VALUE", arg);
@@ -979,6 +1006,23 @@ static int cmd_info(int argc, char **argv)
     if (scene_load(&s, scene, sets, nset, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
+    }
+    if (outdir) {
+        struct model m;
+        if (model_build(&m, &s, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            scene_free(&s);
+            return EXIT_BADINPUT;
+        }
+        const int wrc = outdir_check(outdir, force, err, sizeof err)
+                        || make_dirs(outdir, err, sizeof err)
+                        || matmap_write_outputs(&m, outdir, err, sizeof err);
+        model_free(&m);
+        if (wrc) {
+            fprintf(stderr, "texfdtd: %s\n", err);
+            scene_free(&s);
+            return EXIT_BADINPUT;
+        }
     }
     static const char *const btype[] = {"pec", "cpml", "mur"};
     static const char *const shapes[] = {"rectangle", "circle", "box", "sphere", "polygon",
@@ -1010,10 +1054,10 @@ static int cmd_info(int argc, char **argv)
         printf(",\n  \"dimensions\": %d,\n  \"nx\": %d,\n  \"ny\": %d,\n  \"nz\": %d,\n"
                "  \"steps\": %d,\n  \"cells\": %.0f,\n  \"courant\": %g,\n"
                "  \"courant_limit\": %.6f,\n  \"cells_per_wavelength\": %g,\n"
-               "  \"period_steps\": %g,\n  \"boundary\": \"%s\",\n  \"objects\": %d,\n"
+               "  \"period_steps\": %g,\n  \"boundary\": \"%s\",\n  \"objects\": %d,\n  \"maps\": %d,\n"
                "  \"dft\": %s,\n  \"memory_bytes\": {\"cpu_single\": %.0f, \"cpu_double\": %.0f%s",
                d3 ? 3 : 2, s.nx, s.ny, s.nz, s.steps, cells, s.courant, limit,
-               s.cells_per_wavelength, period, btype[s.boundary], s.nobjects,
+               s.cells_per_wavelength, period, btype[s.boundary], s.nobjects, s.nmaps,
                s.dft ? "true" : "false", cpu1, cpu2, d3 ? "" : ", \"gl\": ");
         if (!d3)
             printf("%.0f", gl);
@@ -1073,6 +1117,16 @@ static int cmd_info(int argc, char **argv)
             if (o->material == MATERIAL_DIELECTRIC)
                 printf(" eps_r %g", o->eps_r);
             printf(" at (%g, %g)\n", o->center_x, o->center_y);
+        }
+        for (int k = 0; k < s.nmaps; k++) {
+            const struct scene_map *mp = &s.maps[k];
+            printf("map         %s: %s, %d x %d", mp->name, mp->kind == MAP_PNG ? "png" : "hdf5",
+                   mp->nx, mp->ny);
+            if (mp->nz > 1)
+                printf(" x %d", mp->nz);
+            printf(" cells from (%d, %d", mp->x0, mp->y0);
+            printf(d3 ? ", %d), " : "), ", mp->z0);
+            printf("%d material%s\n", mp->nvalues, mp->nvalues == 1 ? "" : "s");
         }
         if (s.dft)
             printf("monitor     DFT of Ez over steps %d .. %d at %d frequenc%s\n", s.dft_start + 1,

@@ -110,6 +110,11 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                           "non-magnetic, non-dispersive dielectrics", t->where_poles, t->name,
                           t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
     }
+    for (int k = 0; k < s->nmaps; k++)
+        if (s->maps[k].where_sigma[0])
+            return seterr(err, errlen, "%s: map.%s: cells with sigma != 0 (lossy) are not "
+                          "supported yet: the engines take PEC and lossless, non-magnetic, "
+                          "non-dispersive dielectrics", s->maps[k].where_sigma, s->maps[k].name);
     return 0;
 }
 

@@ -388,6 +388,11 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
         return 0;
     if (cover_box(cc, o, i0 - 1, j0 - 1, ni, nj, err, errlen))
         return -1;
+    /* the mixed material of each level over each material under it: the
+     * last one found, per level (paint_material searches the table) */
+    int memo_under[PAINT_SUBPIXEL_LEVELS], memo_idx[PAINT_SUBPIXEL_LEVELS];
+    for (int f = 0; f < PAINT_SUBPIXEL_LEVELS; f++)
+        memo_under[f] = -1;
     for (int j = j0 - 1; j <= j1 + 1; j++)
         for (int i = i0 - 1; i <= i1 + 1; i++) {
             if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
@@ -403,14 +408,46 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
                 m->mat[c] = (uint8_t)full;
                 continue;
             }
-            const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
-            const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
-            const int idx = eps == 1.0 ? 0
-                                       : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
-            if (idx < 0)
-                return -1;
-            m->mat[c] = (uint8_t)idx;
+            if (memo_under[f] != m->mat[c]) {
+                const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
+                const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
+                const int idx = eps == 1.0 ? 0
+                                           : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
+                if (idx < 0)
+                    return -1;
+                memo_under[f] = m->mat[c];
+                memo_idx[f] = idx;
+            }
+            m->mat[c] = (uint8_t)memo_idx[f];
         }
+    return 0;
+}
+
+/* A map's cells, one material per cell (no smoothing). */
+static int paint_map(struct model *m, const struct scene_map *mp, char *err, size_t errlen)
+{
+    int idx[SCENE_MAP_MAX_VALUES];
+    for (int v = 0; v < mp->nvalues; v++) {
+        const struct scene_map_value *t = &mp->values[v];
+        idx[v] = t->kind == MATERIAL_VACUUM ? 0 : paint_material(m, t->kind, t->eps_r, err, errlen);
+        if (idx[v] < 0)
+            return seterr(err, errlen, "map.%s: more than %d distinct materials in the scene, "
+                          "objects and maps together (the material index per cell is one byte)",
+                          mp->name, MODEL_MAX_MATERIALS);
+    }
+    const bool d3 = m->nz > 1;
+    const int nk = d3 ? (mp->nz > 1 ? mp->nz : mp->k1 - mp->k0 + 1) : 1;
+    for (int kk = 0; kk < nk; kk++) {
+        const size_t src_k = mp->nz > 1 ? (size_t)kk : 0;
+        const size_t z = d3 ? (size_t)(mp->z0 + kk) : 0;
+        for (int j = 0; j < mp->ny; j++) {
+            const uint8_t *src = mp->cell + (size_t)mp->nx * ((size_t)j + (size_t)mp->ny * src_k);
+            uint8_t *dst = m->mat + (size_t)mp->x0
+                           + (size_t)m->nx * ((size_t)(mp->y0 + j) + (size_t)m->ny * z);
+            for (int i = 0; i < mp->nx; i++)
+                dst[i] = (uint8_t)idx[src[i]];
+        }
+    }
     return 0;
 }
 
@@ -419,7 +456,14 @@ int paint_objects(struct model *m, char *err, size_t errlen)
     const struct scene *s = m->scene;
     const bool d3 = m->nz > 1;
     struct cover_cache cc = {0};
-    for (int k = 0; k < s->nobjects; k++) {
+    for (int k = 0, next_map = 0; k <= s->nobjects; k++) {
+        /* the maps that come before object k in the file */
+        while (next_map < s->nmaps
+               && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order))
+            if (paint_map(m, &s->maps[next_map++], err, errlen))
+                goto fail;
+        if (k == s->nobjects)
+            break;
         const struct scene_object *o = &s->objects[k];
         const int idx = paint_material(m, o->material, o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
                                        err, errlen);

@@ -1,6 +1,7 @@
 /* scene.c - INI scene files: collect, override, interpret, check.  See scene.h. */
 #define _GNU_SOURCE
 #include "scene.h"
+#include "matmap.h"
 #include "util.h"
 
 #include <errno.h>
@@ -44,7 +45,7 @@ struct entries {
     const char *path;
     FILE *f;
     int line; /* lines read so far: the line of the key inih hands over next */
-    char last[256]; /* the text of the line read last (continuation lines) */
+    bool indented; /* the line read last starts with a space or a tab */
     char err[ERRLEN];
 };
 
@@ -117,7 +118,7 @@ static struct entry *entries_find(const struct entries *es, const char *section,
 {
     if (es->cur >= 0 && section == es->e[es->cur].section) {
         for (int i = es->cur; i >= 0; i = es->e[i].next_in_section)
-            if (!strcmp(es->e[i].key, key))
+            if (es->e[i].key[0] == key[0] && !strcmp(es->e[i].key, key))
                 return &es->e[i];
         return NULL;
     }
@@ -247,7 +248,7 @@ static char *counting_reader(char *str, int num, void *stream)
     char *r = fgets(str, num, es->f);
     if (r) {
         es->line++;
-        snprintf(es->last, sizeof es->last, "%s", r);
+        es->indented = r[0] == ' ' || r[0] == '\t';
     }
     return r;
 }
@@ -264,8 +265,7 @@ static int collect_handler(void *user, const char *section, const char *key, con
     }
     /* an indented line continues the value of the key above it (inih's
      * multi-line values): the pieces are joined with a space */
-    struct entry *x = es->n && (es->last[0] == ' ' || es->last[0] == '\t')
-                          ? &es->e[es->n - 1] : NULL;
+    struct entry *x = es->n && es->indented ? &es->e[es->n - 1] : NULL;
     if (x && x->line > 0 && *value && !strcmp(x->key, key) && !strcmp(x->section, section)) {
         char *joined = malloc(strlen(x->value) + strlen(value) + 2);
         if (!joined) {
@@ -454,6 +454,8 @@ static const char *const object_keys[] = {"shape", "material", "eps_r", "center_
                                           "center_z", "width", "height", "depth", "radius",
                                           "radius_x", "radius_y", "vertices", "rotation", NULL};
 
+static const char *const map_keys[] = {"png", "colors", "hdf5", "eps_dataset", "sigma_dataset",
+                                       "x0", "y0", "z0", "center_z", "depth", NULL};
 static const char *const material_keys[] = {"eps_r", "mu_r", "sigma", "pec", "debye", "lorentz",
                                             "drude", "preset", NULL};
 
@@ -490,6 +492,8 @@ static int check_keys(struct entries *es, char *err, size_t errlen)
             keys = probe_keys;
         else if (!strncmp(x->section, "material.", 9) && x->section[9])
             keys = material_keys;
+        else if (!strncmp(x->section, "map.", 4) && x->section[4])
+            keys = map_keys;
         else
             BAD(x, "unknown section [%s]: allowed [grid], [source], [boundary], [output], "
                    "[object.NAME], [material.NAME], [map.NAME], [monitor.dft], "
@@ -843,6 +847,18 @@ static void objects_bbox(const struct scene *s, int lo[3], int hi[3])
                 hi[a] = (int)ceil(u[a]);
         }
     }
+    for (int k = 0; k < s->nmaps; k++) {
+        const struct scene_map *mp = &s->maps[k];
+        const int l[3] = {mp->x0, mp->y0, mp->z0};
+        const int u[3] = {mp->x0 + mp->nx - 1, mp->y0 + mp->ny - 1,
+                          mp->nz > 1 ? mp->z0 + mp->nz - 1 : mp->k1};
+        for (int a = 0; a < (s->nz > 1 ? 3 : 2); a++) {
+            if ((k == 0 && s->nobjects == 0) || l[a] < lo[a])
+                lo[a] = l[a];
+            if ((k == 0 && s->nobjects == 0) || u[a] > hi[a])
+                hi[a] = u[a];
+        }
+    }
     if (s->nz == 1)
         lo[2] = hi[2] = 0;
 }
@@ -1068,14 +1084,16 @@ static int interpret_output(struct entries *es, struct scene *s, char *err, size
 
 /* The object must lie inside the grid's interior: not on the outer PEC ring,
  * the Mur layer or the CPML slabs (scene_interior_margin). */
-static int check_extent(const struct entry *x, const struct scene *s, const char *name, char axis,
-                        double lo, double hi, int n, char *err, size_t errlen)
+static int check_extent(const struct entry *x, const struct scene *s, const char *kind,
+                        const char *name, char axis, double lo, double hi, int n, char *err,
+                        size_t errlen)
 {
     static const char *const layer[] = {"", " (the CPML slabs take the cells beyond)",
                                         " (Mur needs a free cell inside each wall)"};
     const int k = scene_interior_margin(s);
     if (lo < (double)k || hi > (double)(n - 1 - k))
-        BAD(x, "object.%s spans %c = %g to %g, outside the grid interior %d to %d%s", name, axis,
+        BAD(x, "%s%s spans %c = %g to %g, outside the grid interior %d to %d%s",
+            kind, name, axis,
             lo, hi, k, n - 1 - k, layer[s->boundary]);
     return 0;
 }
@@ -1524,12 +1542,340 @@ static int interpret_object(struct entries *es, const char *section, struct scen
     scene_object_bounds(o, d3, lo, hi);
     const int n[3] = {s->nx, s->ny, s->nz};
     for (int i = 0; i < (d3 ? 3 : 2); i++)
-        if (check_extent(GET(section, polygon && i < 2 ? "vertices" : centre[i]), s, name,
+        if (check_extent(GET(section, polygon && i < 2 ? "vertices" : centre[i]), s, "object.", name,
                          "xyz"[i], lo[i], hi[i], n[i], err, errlen))
             return -1;
     return 0;
 }
 
+
+/* ---- [map.NAME] ---------------------------------------------------------- */
+
+/* A file named in the scene: relative to the scene file's folder. */
+static void scene_relative(const struct scene *s, const char *file, char *out, size_t len)
+{
+    const char *slash = strrchr(s->path, '/');
+    if (file[0] == '/' || !slash)
+        snprintf(out, len, "%s", file);
+    else
+        snprintf(out, len, "%.*s/%s", (int)(slash - s->path), s->path, file);
+}
+
+/* colors = #rrggbb NAME, ...: one value per colour, in the order given. */
+static int parse_colors(const struct entry *x, struct scene *s, struct scene_map *mp, char *err,
+                        size_t errlen)
+{
+    const char *p = x->value;
+    char names[512];
+    for (int k = 1;; k++) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        unsigned rgb;
+        int used = 0;
+        char name[SCENE_NAME_MAX + 1];
+        if (sscanf(p, "#%6x %64[^, \t]%n", &rgb, name, &used) != 2 || p[7] != ' ')
+            BAD(x, "colors: entry %d is not '#rrggbb NAME' (a list such as #000000 pec, "
+                   "#ffffff vacuum, #3366cc glass)", k);
+        p += used;
+        const int mi = find_material(s, name);
+        if (mi < 0)
+            BAD(x, "colors: entry %d: '%s' is not one of: %s", k, name,
+                material_names(s, names, sizeof names));
+        if (mi == 1)
+            BAD(x, "colors: entry %d: 'dielectric' has no eps_r here: name a [material.NAME] "
+                   "with its eps_r", k);
+        for (int v = 0; v < mp->nvalues; v++)
+            if (mp->values[v].rgb == rgb)
+                BAD(x, "colors: #%06x is given twice (entries %d and %d)", rgb, v + 1, k);
+        if (mp->nvalues == SCENE_MAP_MAX_VALUES)
+            BAD(x, "colors: more than %d colours", SCENE_MAP_MAX_VALUES);
+        struct scene_map_value *v = &mp->values[mp->nvalues++];
+        v->rgb = rgb;
+        v->table = mi >= 3 ? mi - 3 : -1;
+        v->kind = mi == 0 ? MATERIAL_PEC : mi == 2 ? MATERIAL_VACUUM : MATERIAL_DIELECTRIC;
+        v->eps_r = mi == 0 ? 0.0 : 1.0;
+        if (mi >= 3) {
+            struct scene_material *t = &s->materials[mi - 3];
+            t->used = true;
+            v->kind = t->is_pec ? MATERIAL_PEC : MATERIAL_DIELECTRIC;
+            v->eps_r = t->is_pec ? 0.0 : t->eps_inf;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            return 0;
+        if (*p != ',')
+            BAD(x, "colors: expected ',' after entry %d, found '%.20s'", k, p);
+        p++;
+    }
+}
+
+static int map_png(struct entries *es, const char *section, struct scene *s, struct scene_map *mp,
+                   const struct entry *file_x, char *err, size_t errlen)
+{
+    const struct entry *x = GET(section, "colors");
+    if (!x)
+        return seterr(err, errlen, "%s: [%s] needs colors (#rrggbb NAME, ...: the material of "
+                                   "each colour)", es->path, section);
+    if (parse_colors(x, s, mp, err, errlen))
+        return -1;
+    const struct entry *colors_x = x;
+    char path[4200], e2[ERRLEN];
+    scene_relative(s, file_x->value, path, sizeof path);
+    int w, h;
+    uint8_t *rgb;
+    if (matmap_read_png(path, &w, &h, &rgb, e2, sizeof e2))
+        BAD(file_x, "%s", e2);
+    mp->nx = w;
+    mp->ny = h;
+    mp->nz = 1;
+    mp->cell = malloc((size_t)w * (size_t)h);
+    if (!mp->cell) {
+        free(rgb);
+        return seterr(err, errlen, "out of memory reading %s", path);
+    }
+    int last = 0;
+    for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++) {
+            const uint8_t *q = rgb + 3 * ((size_t)r * w + c);
+            const uint32_t v = (uint32_t)q[0] << 16 | (uint32_t)q[1] << 8 | q[2];
+            if (mp->values[last].rgb != v) {
+                last = 0;
+                while (last < mp->nvalues && mp->values[last].rgb != v)
+                    last++;
+                if (last == mp->nvalues) {
+                    free(rgb);
+                    BAD(colors_x, "map.%s: pixel (%d, %d) of %s (column, row from the top; cell "
+                        "(%d, %d)) has colour #%06x, which colors does not map", mp->name, c, r,
+                        file_x->value, mp->x0 + c, mp->y0 + h - 1 - r, v);
+                }
+            }
+            mp->cell[(size_t)c + (size_t)(h - 1 - r) * w] = (uint8_t)last;
+        }
+    free(rgb);
+    return 0;
+}
+
+/* The value index of (eps, sigma), added if new. */
+static int map_value(struct scene_map *mp, double eps, double sigma, int *last)
+{
+    const struct scene_map_value *v = &mp->values[*last];
+    if (*last < mp->nvalues && v->eps_r == eps && v->sigma == sigma)
+        return *last;
+    for (int k = 0; k < mp->nvalues; k++)
+        if (mp->values[k].eps_r == eps && mp->values[k].sigma == sigma)
+            return *last = k;
+    if (mp->nvalues == SCENE_MAP_MAX_VALUES)
+        return -1;
+    mp->values[mp->nvalues] = (struct scene_map_value){
+        eps == 1.0 && sigma == 0.0 ? MATERIAL_VACUUM : MATERIAL_DIELECTRIC, -1, eps, sigma, 0};
+    return *last = mp->nvalues++;
+}
+
+static int map_hdf5(struct entries *es, const char *section, struct scene *s, struct scene_map *mp,
+                    const struct entry *file_x, char *err, size_t errlen)
+{
+    const struct entry *x;
+    if ((x = GET(section, "colors")))
+        BAD(x, "colors applies to png maps only");
+    const struct entry *eps_x = GET(section, "eps_dataset"), *sig_x = GET(section, "sigma_dataset");
+    const char *eps_name = eps_x ? eps_x->value : "/eps_r";
+    char path[4200], e2[ERRLEN];
+    scene_relative(s, file_x->value, path, sizeof path);
+    int rank, srank = 0;
+    size_t dims[3], sdims[3];
+    double *eps = NULL, *sig = NULL;
+    if (matmap_read_h5(path, eps_name, &rank, dims, &eps, e2, sizeof e2))
+        BAD(eps_x ? eps_x : file_x, "%s", e2);
+    if (sig_x && matmap_read_h5(path, sig_x->value, &srank, sdims, &sig, e2, sizeof e2)) {
+        free(eps);
+        BAD(sig_x, "%s", e2);
+    }
+    int rc = -1;
+    if (sig_x && (srank != rank || memcmp(dims, sdims, (size_t)rank * sizeof *dims))) {
+        seterr(err, errlen, "%s: %s %s and %s differ in shape", where(sig_x, path, sizeof path),
+               file_x->value, eps_name, sig_x->value);
+        goto out;
+    }
+    if (rank == 3 && s->nz == 1) {
+        seterr(err, errlen, "%s: %s %s is 3D ([nz][ny][nx]) and this scene is 2D",
+               where(eps_x ? eps_x : file_x, path, sizeof path), file_x->value, eps_name);
+        goto out;
+    }
+    if (dims[rank - 1] > (1u << 20) || dims[rank - 2] > (1u << 20) || (rank == 3 && dims[0] > (1u << 20))) {
+        seterr(err, errlen, "%s: %s %s is larger than any grid", where(file_x, path, sizeof path),
+               file_x->value, eps_name);
+        goto out;
+    }
+    mp->nx = (int)dims[rank - 1];
+    mp->ny = (int)dims[rank - 2];
+    mp->nz = rank == 3 ? (int)dims[0] : 1;
+    const size_t n = (size_t)mp->nx * mp->ny * mp->nz;
+    mp->cell = malloc(n ? n : 1);
+    if (!mp->cell) {
+        seterr(err, errlen, "out of memory reading %s", path);
+        goto out;
+    }
+    int last = 0, distinct = 0;
+    for (size_t c = 0; c < n; c++) {
+        const double e = eps[c], sg = sig ? sig[c] : 0.0;
+        if (!isfinite(e) || e < 1.0 || e > 1e4 || !isfinite(sg) || sg < 0 || sg > 1e9) {
+            const size_t i = c % mp->nx, j = c / mp->nx % mp->ny, k = c / mp->nx / mp->ny;
+            const struct entry *bad = !(e >= 1.0 && e <= 1e4) ? (eps_x ? eps_x : file_x) : sig_x;
+            char at[64];
+            if (rank == 3)
+                snprintf(at, sizeof at, "[%zu][%zu][%zu]", k, j, i);
+            else
+                snprintf(at, sizeof at, "[%zu][%zu]", j, i);
+            seterr(err, errlen, "%s: map.%s: element %s has eps_r = %g, sigma = %g: allowed eps_r "
+                   "1 to 10000, sigma 0 to 1e9 S/m", where(bad, path, sizeof path), mp->name, at,
+                   e, sg);
+            goto out;
+        }
+        const int v = map_value(mp, e, sg, &last);
+        if (v < 0) {
+            /* count them all for the message */
+            double *seen = malloc(2 * n * sizeof *seen);
+            if (seen) {
+                for (size_t d = 0; d < n; d++) {
+                    size_t q = 0;
+                    const double ed = eps[d], sd = sig ? sig[d] : 0.0;
+                    for (int u = 0; u < distinct; u++)
+                        if (seen[2 * u] == ed && seen[2 * u + 1] == sd) {
+                            q = 1;
+                            break;
+                        }
+                    if (!q && distinct < 100000)
+                        seen[2 * distinct] = ed, seen[2 * distinct + 1] = sd, distinct++;
+                }
+                free(seen);
+            }
+            seterr(err, errlen, "%s: map.%s: %s %s%s%s has %s%d distinct %s, and at most %d fit "
+                   "the one-byte material index per cell (%d materials, vacuum included)",
+                   where(file_x, path, sizeof path), mp->name, file_x->value, eps_name,
+                   sig_x ? " with " : "", sig_x ? sig_x->value : "", distinct >= 100000 ? "over " : "",
+                   distinct, sig_x ? "(eps_r, sigma) pairs" : "values", SCENE_MAP_MAX_VALUES, 256);
+            goto out;
+        }
+        mp->cell[c] = (uint8_t)v;
+        if (sg != 0.0 && !mp->where_sigma[0])
+            where_to(sig_x, mp->where_sigma, sizeof mp->where_sigma);
+    }
+    rc = 0;
+out:
+    free(eps);
+    free(sig);
+    return rc;
+}
+
+static int interpret_map(struct entries *es, const char *section, struct scene *s,
+                         struct scene_map *mp, char *err, size_t errlen)
+{
+    const char *name = section + 4;
+    const bool d3 = s->nz > 1;
+    const struct entry *x, *png_x = GET(section, "png"), *h5_x = GET(section, "hdf5");
+    memset(mp, 0, sizeof *mp);
+    if (strlen(name) >= sizeof mp->name)
+        return seterr(err, errlen, "%s: [%s]: map name longer than %zu characters", es->path,
+                      section, sizeof mp->name - 1);
+    strcpy(mp->name, name);
+    if (!png_x == !h5_x) {
+        if (png_x)
+            BAD(h5_x, "a map takes png or hdf5, not both");
+        return seterr(err, errlen, "%s: [%s] needs png = FILE (with colors) or hdf5 = FILE (with "
+                                   "eps_dataset)", es->path, section);
+    }
+    mp->kind = png_x ? MAP_PNG : MAP_HDF5;
+    if (png_x)
+        for (int k = 0; k < 2; k++)
+            if ((x = GET(section, k ? "sigma_dataset" : "eps_dataset")))
+                BAD(x, "%s applies to hdf5 maps only", x->key);
+    /* placement */
+    const char *const pos[3] = {"x0", "y0", "z0"};
+    int *pv[3] = {&mp->x0, &mp->y0, &mp->z0};
+    for (int a = 0; a < 2; a++) {
+        if (!(x = GET(section, pos[a])))
+            return seterr(err, errlen, "%s: [%s] needs %s (the cell of the map's %s)", es->path,
+                          section, pos[a], png_x ? "lower-left pixel" : "element [0][0]");
+        if (parse_int(x, 0, 1 << 20, pv[a], err, errlen))
+            return -1;
+    }
+    if (png_x ? map_png(es, section, s, mp, png_x, err, errlen)
+              : map_hdf5(es, section, s, mp, h5_x, err, errlen))
+        return -1;
+    /* z: a 3D dataset takes z0; a 2D map in 3D takes center_z and depth */
+    const struct entry *z0_x = GET(section, "z0"), *cz_x = GET(section, "center_z"),
+                       *dp_x = GET(section, "depth");
+    if (!d3 && (z0_x || cz_x || dp_x))
+        BAD(z0_x ? z0_x : cz_x ? cz_x : dp_x, "%s applies to 3D scenes only (this one has nz = 1)",
+            (z0_x ? z0_x : cz_x ? cz_x : dp_x)->key);
+    if (mp->nz > 1) {
+        if (cz_x || dp_x)
+            BAD(cz_x ? cz_x : dp_x, "%s applies to a 2D map extruded along z; this map is 3D "
+                "(use z0)", (cz_x ? cz_x : dp_x)->key);
+        if (!z0_x)
+            return seterr(err, errlen, "%s: [%s] is 3D and needs z0 (the cell of element "
+                          "[0][0][0])", es->path, section);
+        if (parse_int(z0_x, 0, 1 << 20, &mp->z0, err, errlen))
+            return -1;
+    } else if (d3) {
+        if (z0_x)
+            BAD(z0_x, "z0 applies to a 3D dataset; a 2D map is extruded over center_z and depth");
+        double cz, dp;
+        if (!cz_x || !dp_x)
+            return seterr(err, errlen, "%s: [%s] is a 2D map in a 3D scene and needs center_z "
+                          "and depth (its extent along z, cells, as a box)", es->path, section);
+        if (parse_double(cz_x, -1e9, 1e9, false, &cz, err, errlen)
+            || parse_double(dp_x, 0.0, 1e9, true, &dp, err, errlen))
+            return -1;
+        mp->k0 = (int)ceil(cz - 0.5 * dp);
+        mp->k1 = (int)floor(cz + 0.5 * dp);
+        mp->z0 = mp->k0;
+    }
+    /* extent: inside the interior, as the objects */
+    const double lo[3] = {mp->x0, mp->y0, d3 ? mp->z0 : 0};
+    const double hi[3] = {mp->x0 + mp->nx - 1, mp->y0 + mp->ny - 1,
+                          d3 ? (mp->nz > 1 ? mp->z0 + mp->nz - 1 : mp->k1) : 0};
+    const int n[3] = {s->nx, s->ny, s->nz};
+    for (int a = 0; a < (d3 ? 3 : 2); a++)
+        if (check_extent(a == 2 && mp->nz == 1 ? cz_x : a == 2 ? z0_x : GET(section, pos[a]), s,
+                         "map.", name, "xyz"[a], lo[a], hi[a], n[a], err, errlen))
+            return -1;
+    return 0;
+}
+
+static int interpret_paintings(struct entries *es, struct scene *s, char *err, size_t errlen)
+{
+    int nobj = 0, nmap = 0;
+    for (int i = 0; i < es->n; i++) {
+        nobj += first_of(es, i, "object.");
+        nmap += first_of(es, i, "map.");
+    }
+    s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
+    s->maps = nmap ? calloc((size_t)nmap, sizeof *s->maps) : NULL;
+    if ((nobj && !s->objects) || (nmap && !s->maps))
+        return seterr(err, errlen, "out of memory");
+    for (int i = 0, order = 0; i < es->n; i++) {
+        const bool obj = first_of(es, i, "object."), map = first_of(es, i, "map.");
+        if (!obj && !map)
+            continue;
+        es->cur = i;
+        int rc;
+        if (obj) {
+            struct scene_object *o = &s->objects[s->nobjects++];
+            rc = interpret_object(es, es->e[i].section, s, o, es->path, err, errlen);
+            o->order = order++;
+        } else {
+            struct scene_map *mp = &s->maps[s->nmaps++];
+            rc = interpret_map(es, es->e[i].section, s, mp, err, errlen);
+            mp->order = order++;
+        }
+        es->cur = -1;
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
 
 static int interpret(struct entries *es, struct scene *s, char *err, size_t errlen)
 {
@@ -1539,23 +1885,9 @@ static int interpret(struct entries *es, struct scene *s, char *err, size_t errl
         || interpret_materials(es, s, err, errlen))
         return -1;
 
-    /* objects, in the order their sections first appear */
-    int nobj = 0;
-    for (int i = 0; i < es->n; i++)
-        nobj += first_of(es, i, "object.");
-    s->objects = nobj ? calloc((size_t)nobj, sizeof *s->objects) : NULL;
-    if (nobj && !s->objects)
-        return seterr(err, errlen, "out of memory");
-    for (int i = 0; i < es->n; i++) {
-        if (!first_of(es, i, "object."))
-            continue;
-        es->cur = i;
-        const int rc = interpret_object(es, es->e[i].section, s, &s->objects[s->nobjects++],
-                                        es->path, err, errlen);
-        es->cur = -1;
-        if (rc)
-            return -1;
-    }
+    /* objects and maps, in the order their sections first appear */
+    if (interpret_paintings(es, s, err, errlen))
+        return -1;
     return interpret_monitors(es, s, err, errlen);
 }
 
@@ -1647,6 +1979,11 @@ void scene_free(struct scene *s)
     for (int k = 0; k < s->nobjects; k++)
         free(s->objects[k].vertices);
     free(s->objects);
+    for (int k = 0; k < s->nmaps; k++)
+        free(s->maps[k].cell);
+    free(s->maps);
+    s->maps = NULL;
+    s->nmaps = 0;
     free(s->materials);
     s->materials = NULL;
     s->nmaterials = 0;

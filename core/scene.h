@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define SCENE_MAX_SNAPSHOTS 256
 #define SCENE_NAME_MAX 64
@@ -106,6 +107,7 @@ struct scene_object {
     enum shape shape;
     enum material_kind material; /* PEC or DIELECTRIC (VACUUM: material = vacuum) */
     int table;                 /* index into scene.materials, -1 for pec | dielectric | vacuum */
+    int order;                 /* paint order among objects and maps (file order) */
     double eps_r;              /* relative permittivity (dielectric only) */
     double center_x, center_y, center_z; /* cell indices, may be fractional */
     double width, height, depth;         /* rectangle / box extents (x, y, z) in cells */
@@ -125,6 +127,33 @@ struct scene_object {
 /* The object's extent (cells): lo[a] <= every point inside <= hi[a] on the
  * axes x, y, z (z: 0 .. 0 in 2D).  Exact for unrotated shapes. */
 void scene_object_bounds(const struct scene_object *o, bool d3, double lo[3], double hi[3]);
+
+/* [map.NAME]: a material per cell from a file.  Element [k][j][i] of cell
+ * (x0 + i, y0 + j, z0 + k), x fastest, j upward: a PNG's top row is its
+ * highest j (as the field pictures texfdtd writes); an HDF5 dataset
+ * [ny][nx] or [nz][ny][nx] (C order, as h5py / numpy write it) has row 0 at
+ * y0.  In 3D a 2D map is extruded over cells k0 .. k1.  Each distinct
+ * colour or (eps_r, sigma) value is one entry of values[]. */
+#define SCENE_MAP_MAX_VALUES 255
+enum map_kind { MAP_PNG, MAP_HDF5 };
+struct scene_map_value {
+    enum material_kind kind; /* VACUUM, PEC or DIELECTRIC */
+    int table;               /* scene.materials index, or -1 */
+    double eps_r, sigma;     /* sigma S/m: HDF5 maps only */
+    uint32_t rgb;            /* PNG: 0xrrggbb */
+};
+struct scene_map {
+    char name[SCENE_NAME_MAX];
+    enum map_kind kind;
+    int order;
+    int x0, y0, z0;
+    int nx, ny, nz;       /* extent in cells; nz = 1: a 2D map */
+    int k0, k1;           /* 3D scene and a 2D map: the z cells it fills */
+    int nvalues;
+    struct scene_map_value values[SCENE_MAP_MAX_VALUES];
+    uint8_t *cell;        /* [nz][ny][nx] index into values */
+    char where_sigma[160]; /* HDF5: where a sigma != 0 came from (model_check_materials) */
+};
 
 struct scene {
     char path[4096]; /* file it came from */
@@ -167,9 +196,12 @@ struct scene {
     struct scene_material *materials;
     int nmaterials;
 
-    /* [object.NAME] in file order; later objects paint over earlier ones */
+    /* [object.NAME] and [map.NAME] in file order; later objects and maps
+     * paint over earlier ones (each has its place in `order`) */
     struct scene_object *objects;
     int nobjects;
+    struct scene_map *maps;
+    int nmaps;
 
     /* [monitor.dft]: a running DFT of Ez at the source frequency */
     bool dft;

@@ -145,11 +145,21 @@ Test(geometry, many_rods_smoothed_as_brute_force)
     static struct obj objs[R * R];
     for (int k = 0; k < R * R; k++) {
         struct obj *o = &objs[k];
-        *o = (struct obj){.circle = 1, .eps = 2 + k % 5, .r = 1.5 + 2.5 * rnd(),
-                          .cx = 10 + 10 * (k % R) + rnd(), .cy = 10 + 10 * (k / R) + rnd()};
-        add(&t, "[object.r%d]\nshape = circle\nmaterial = dielectric\neps_r = %g\n"
-                "center_x = %.17g\ncenter_y = %.17g\nradius = %.17g\n",
-            k, o->eps, o->cx, o->cy, o->r);
+        /* circles and rectangles; pairs of equal objects on the lattice (the
+         * second reuses the first's cover levels), the others anywhere */
+        const bool lattice = k % 4 < 2;
+        *o = (struct obj){.circle = (k / 4) % 2, .eps = 2 + k % 5,
+                          .r = lattice ? 3.25 : 1.5 + 2.5 * rnd(),
+                          .w = lattice ? 5.5 : 1 + 6 * rnd(), .h = lattice ? 3 : 1 + 6 * rnd(),
+                          .cx = 10 + 10 * (k % R) + (lattice ? 0.25 : rnd()),
+                          .cy = 10 + 10 * (k / R) + (lattice ? 0.5 : rnd())};
+        add(&t, "[object.r%d]\nshape = %s\nmaterial = dielectric\neps_r = %g\n"
+                "center_x = %.17g\ncenter_y = %.17g\n",
+            k, o->circle ? "circle" : "rectangle", o->eps, o->cx, o->cy);
+        if (o->circle)
+            add(&t, "radius = %.17g\n", o->r);
+        else
+            add(&t, "width = %.17g\nheight = %.17g\n", o->w, o->h);
     }
     struct test_setup s;
     setup_from_text(&s, t.s, NULL, 0);
@@ -395,4 +405,253 @@ Test(geometry, prism_and_turned_box_in_3d)
     setup_free(&a);
     setup_free(&b);
 #undef G3
+}
+
+/* ---- material maps ---------------------------------------------------------- */
+
+#include <hdf5.h>
+#include <png.h>
+
+/* Write an RGB PNG of w x h pixels with libpng; rgb rows top first. */
+static void write_png(const char *path, const uint8_t *rgb, int w, int h)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    cr_assert(png && info && !setjmp(png_jmpbuf(png)));
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int r = 0; r < h; r++)
+        png_write_row(png, (png_const_bytep)(rgb + 3 * (size_t)w * r));
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    fclose(f);
+}
+
+/* Write dataset name = v (doubles, rank 2 or 3) into a new HDF5 file. */
+static void write_h5(const char *path, const char *name, int rank, const hsize_t *dims,
+                     const double *v, const char *name2, const double *v2)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    for (int k = 0; k < (name2 ? 2 : 1); k++) {
+        hid_t sp = H5Screate_simple(rank, dims, NULL);
+        hid_t d = H5Dcreate2(f, k ? name2 : name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT);
+        cr_assert(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                     k ? v2 : v) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    H5Fclose(f);
+}
+
+#define MAP_GRID "[grid]\nnx = 72\nny = 64\nsteps = 150\nsubpixel = false\n[source]\n" \
+                 "angle = 30\nfront_offset = 10\n[boundary]\ntype = cpml\ncells = 6\n" \
+                 "[material.glass]\neps_r = 3\n"
+/* two circles, as objects */
+static const char *circles = MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                                      "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n"
+                                      "[object.p]\nshape = circle\nmaterial = pec\n"
+                                      "center_x = 52\ncenter_y = 30\nradius = 5\n";
+static int in_c(int i, int j) { return (i - 30.5) * (i - 30.5) + (j - 31.0) * (j - 31.0) <= 9.3 * 9.3; }
+static int in_p(int i, int j) { return (i - 52.0) * (i - 52.0) + (j - 30.0) * (j - 30.0) <= 25.0; }
+
+/* The map covers cells 15 .. 60 x 12 .. 50: pixel (c, r) is cell (15 + c, 50 - r). */
+enum { MX0 = 15, MY0 = 12, MW = 46, MH = 39 };
+
+static char *map_dir(void) { return temp_dir_tagged("map"); }
+
+Test(geometry, png_map_of_circles_is_the_circles)
+{
+    char *dir = map_dir(), png[512], ini[512];
+    uint8_t *rgb = malloc(3 * MW * MH);
+    for (int r = 0; r < MH; r++)
+        for (int c = 0; c < MW; c++) {
+            const int i = MX0 + c, j = MY0 + MH - 1 - r;
+            const uint32_t v = in_p(i, j) ? 0x000000 : in_c(i, j) ? 0x3366cc : 0xffffff;
+            rgb[3 * (r * MW + c)] = v >> 16;
+            rgb[3 * (r * MW + c) + 1] = (v >> 8) & 255;
+            rgb[3 * (r * MW + c) + 2] = v & 255;
+        }
+    snprintf(png, sizeof png, "%s/circles.png", dir);
+    write_png(png, rgb, MW, MH);
+    char text[2048];
+    snprintf(text, sizeof text, "%s[map.drawing]\npng = circles.png\nx0 = %d\ny0 = %d\n"
+             "colors = #ffffff vacuum, #3366cc glass, #000000 pec\n", MAP_GRID, MX0, MY0);
+    /* the map's file is found beside the scene: write the scene there */
+    snprintf(ini, sizeof ini, "%s/map.ini", dir);
+    FILE *f = fopen(ini, "w");
+    fputs(text, f);
+    fclose(f);
+    struct scene sm;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load(&sm, ini, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sm.nmaps, 1);
+    cr_assert_eq(sm.maps[0].nvalues, 3);
+    scene_free(&sm);
+    /* same_fields reads text through a temporary file: give it the absolute path */
+    snprintf(text, sizeof text, "%s[map.drawing]\npng = %s\nx0 = %d\ny0 = %d\n"
+             "colors = #ffffff vacuum, #3366cc glass, #000000 pec\n", MAP_GRID, png, MX0, MY0);
+    same_fields(circles, text, NULL, 0);
+    /* a map paints in file order: an object after it paints over it */
+    free(rgb);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(geometry, hdf5_map_of_a_circle_is_the_circle)
+{
+    char *dir = map_dir(), h5[512];
+    const hsize_t dims[2] = {MH, MW};
+    double *eps = malloc(sizeof(double) * MW * MH);
+    for (int j = 0; j < MH; j++)
+        for (int i = 0; i < MW; i++)
+            eps[j * MW + i] = in_c(MX0 + i, MY0 + j) ? 3.0 : 1.0; /* [j][i]: row 0 at y0 */
+    snprintf(h5, sizeof h5, "%s/eps.h5", dir);
+    write_h5(h5, "/eps_r", 2, dims, eps, NULL, NULL);
+    const char *one = MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                               "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s[map.eps]\nhdf5 = %s\nx0 = %d\ny0 = %d\n", MAP_GRID, h5, MX0,
+             MY0);
+    same_fields(one, text, NULL, 0);
+    free(eps);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Each error of a map through the command: exit 2, file:line, nothing run. */
+Test(geometry, map_errors_through_the_command)
+{
+    char *dir = map_dir(), path[600], out[4096];
+    uint8_t rgb[3 * 4 * 3];
+    memset(rgb, 255, sizeof rgb);
+    rgb[3 * 5 + 1] = 0; /* pixel (1, 1): #ff00ff */
+    snprintf(path, sizeof path, "%s/small.png", dir);
+    write_png(path, rgb, 4, 3);
+    double many[20 * 20];
+    for (int k = 0; k < 400; k++)
+        many[k] = 1.0 + k;
+    const hsize_t dims[2] = {20, 20};
+    snprintf(path, sizeof path, "%s/many.h5", dir);
+    write_h5(path, "/eps_r", 2, dims, many, NULL, NULL);
+    const hsize_t dims3[3] = {2, 20, 20};
+    snprintf(path, sizeof path, "%s/cube.h5", dir);
+    write_h5(path, "/eps_r", 3, dims3, many, "/sigma", many);
+    struct {
+        const char *map, *want;
+    } cases[] = {
+        {"png = none.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum\n",
+         "s.ini:6: cannot open none.png: No such file or directory"},
+        {"png = small.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum\n",
+         "s.ini:9: map.m: pixel (1, 1) of small.png (column, row from the top; cell (21, 21)) has "
+         "colour #ff00ff, which colors does not map"},
+        {"png = small.png\nx0 = 60\ny0 = 20\ncolors = #ffffff vacuum, #ff00ff pec\n",
+         "s.ini:7: map.m spans x = 60 to 63, outside the grid interior 1 to 62"},
+        {"png = small.png\nx0 = 20\ny0 = 20\ncolors = #ffffff vacuum, #ff00ff glas\n",
+         "s.ini:9: colors: entry 2: 'glas' is not one of: pec, dielectric, vacuum"},
+        {"hdf5 = many.h5\nx0 = 10\ny0 = 10\n",
+         "s.ini:6: map.m: many.h5 /eps_r has 400 distinct values, and at most 255 fit the "
+         "one-byte material index per cell (256 materials, vacuum included)"},
+        {"hdf5 = many.h5\neps_dataset = /eps\nx0 = 10\ny0 = 10\n",
+         "s.ini:7: many.h5 has no dataset /eps"},
+        {"hdf5 = cube.h5\nx0 = 10\ny0 = 10\n",
+         "s.ini:6: cube.h5 /eps_r is 3D ([nz][ny][nx]) and this scene is 2D"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(path, sizeof path, "%s/s.ini", dir);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "[grid]\nnx = 64\nny = 64\nsteps = 10\n[map.m]\n%s", cases[k].map);
+        fclose(f);
+        char cwd[4096], bin[4200];
+        cr_assert(getcwd(cwd, sizeof cwd));
+        snprintf(bin, sizeof bin, "%s%s%s", texfdtd_bin()[0] == '/' ? "" : cwd,
+                 texfdtd_bin()[0] == '/' ? "" : "/", texfdtd_bin());
+        const int rc = run_cmd(out, sizeof out, "cd %s && %s run s.ini --dry-run --engine cpu",
+                               dir, bin);
+        cr_assert_eq(rc, 2, "case %zu: rc %d: %s", k, rc, out);
+        const char *want = cases[k].want;
+        cr_assert(strstr(out, want), "case %zu: got\n%s\nwant\n%s", k, out, want);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+/* ---- run --geometry: the material map written, and read back ------------- */
+
+/* texfdtd run --geometry writes material.png and material_map.ini; a scene of
+ * the same grid with only that fragment paints the same eps_r in every cell
+ * of the picture's plane (2D: all cells; 3D: k = nz/2). */
+static void geometry_round_trip(const char *scene_text, const char *grid_text)
+{
+    char *dir = temp_dir_tagged("geo"), path[600], out[8192], cwd[4096], bin[4200];
+    snprintf(path, sizeof path, "%s/scene.ini", dir);
+    FILE *f = fopen(path, "w");
+    fputs(scene_text, f);
+    fclose(f);
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(bin, sizeof bin, "%s%s%s", texfdtd_bin()[0] == '/' ? "" : cwd,
+             texfdtd_bin()[0] == '/' ? "" : "/", texfdtd_bin());
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --geometry --engine cpu --out %s/out", bin, path, dir), 0,
+                 "%s", out);
+    char legend[600];
+    snprintf(legend, sizeof legend, "%s/out/material_legend.csv", dir);
+    cr_assert(path_exists(legend));
+    snprintf(legend, sizeof legend, "%s/out/material.h5", dir);
+    cr_assert(path_exists(legend));
+    /* the fragment beside the PNG, after the grid */
+    char frag[600], back[600];
+    snprintf(frag, sizeof frag, "%s/out/material_map.ini", dir);
+    snprintf(back, sizeof back, "%s/out/back.ini", dir);
+    f = fopen(back, "w");
+    fputs(grid_text, f);
+    FILE *g = fopen(frag, "r");
+    cr_assert(g);
+    int ch;
+    while ((ch = fgetc(g)) != EOF)
+        fputc(ch, f);
+    fclose(g);
+    fclose(f);
+    struct scene sa, sb;
+    struct model ma, mb;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load(&sa, path, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_build(&ma, &sa, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(scene_load(&sb, back, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_build(&mb, &sb, err, sizeof err), 0, "%s", err);
+    const size_t plane = (size_t)ma.nx * ma.ny, k0 = ma.nz > 1 ? (size_t)ma.nz / 2 : 0;
+    for (size_t c = k0 * plane; c < (k0 + 1) * plane; c++)
+        cr_assert_eq(ma.mats[ma.mat[c]].eps_r, mb.mats[mb.mat[c]].eps_r, "cell %zu", c);
+    model_free(&ma);
+    model_free(&mb);
+    scene_free(&sa);
+    scene_free(&sb);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(geometry, geometry_png_reads_back_as_a_map)
+{
+    /* smoothed dielectrics (many intermediate eps_r), PEC, a polygon, CPML */
+    geometry_round_trip(MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
+                                 "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n"
+                                 "[object.p]\nshape = polygon\nmaterial = pec\n"
+                                 "vertices = 48 24, 58 26, 52 38\n"
+                                 "[object.e]\nshape = ellipse\nmaterial = dielectric\neps_r = 6\n"
+                                 "center_x = 40\ncenter_y = 45\nradius_x = 6\nradius_y = 3\n"
+                                 "rotation = 20\n",
+                        "[grid]\nnx = 72\nny = 64\nsteps = 150\n[source]\nangle = 30\n"
+                        "[boundary]\ntype = cpml\ncells = 6\n");
+    geometry_round_trip("[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n"
+                        "center_x = 5\ncenter_y = 5\ncenter_z = 5\n[object.s]\nshape = sphere\n"
+                        "material = dielectric\neps_r = 2\ncenter_x = 20\ncenter_y = 18\n"
+                        "center_z = 15\nradius = 7\n[object.b]\nshape = box\nmaterial = pec\n"
+                        "center_x = 10\ncenter_y = 10\ncenter_z = 15\nwidth = 4\nheight = 4\n"
+                        "depth = 4\n",
+                        "[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n"
+                        "center_x = 5\ncenter_y = 5\ncenter_z = 5\n");
 }
