@@ -533,9 +533,9 @@ Test(geometry, map_errors_through_the_command)
     rgb[3 * 5 + 1] = 0; /* pixel (1, 1): #ff00ff */
     snprintf(path, sizeof path, "%s/small.png", dir);
     write_png(path, rgb, 4, 3);
-    double many[20 * 20];
-    for (int k = 0; k < 400; k++)
-        many[k] = 1.0 + k;
+    double many[2 * 20 * 20]; /* the 2D map takes the first 400, the 3D one all */
+    for (int k = 0; k < 800; k++)
+        many[k] = 1.0 + k % 400;
     const hsize_t dims[2] = {20, 20};
     snprintf(path, sizeof path, "%s/many.h5", dir);
     write_h5(path, "/eps_r", 2, dims, many, NULL, NULL);
