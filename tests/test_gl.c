@@ -312,6 +312,22 @@ static int line_starting(const char *path, const char *prefix)
     return found;
 }
 
+/* Create the gl engine with the shaders of `dir` and expect it to fail
+ * (skips where there is no OpenGL device); the error goes to err. */
+static void gl_create_fails(const char *dir, char *err, size_t errlen)
+{
+    struct test_setup t;
+    setup_from_text(&t, CIRCLE, NULL, 0);
+    struct engine_options o = gl_options(DENORMALS_FLUSH);
+    o.shader_dir = dir;
+    struct engine *e = NULL;
+    const int rc = engine_create("gl", &t.model, &o, &e, err, errlen);
+    if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
+        cr_skip_test("no OpenGL device here");
+    cr_assert_neq(rc, 0, "the shaders of %s were accepted", dir);
+    setup_free(&t);
+}
+
 /* Copy the shaders the gl engine needs into a fresh directory, in the
  * installed layout (core/yee.h beside the shaders, as make install puts it)
  * or the source tree's (root/shaders and root/core/yee.h), with a line that
@@ -340,16 +356,8 @@ static void expect_compile_error(bool installed, const char *broken, int bad)
         snprintf(to, sizeof to, "%s/%s", h ? core : dir, h ? "yee.h" : files[k]);
         copy_file(from, to, strcmp(files[k], broken) ? 0 : bad);
     }
-    struct test_setup t;
-    setup_from_text(&t, CIRCLE, NULL, 0);
-    struct engine_options o = gl_options(DENORMALS_FLUSH);
-    o.shader_dir = dir;
-    struct engine *e = NULL;
     char err[ERRLEN];
-    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
-    if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
-        cr_skip_test("no OpenGL device here");
-    cr_assert_neq(rc, 0, "a broken shader was accepted");
+    gl_create_fails(dir, err, sizeof err);
     char want[600];
     if (!strcmp(broken, "core/yee.h"))
         snprintf(want, sizeof want, installed ? "%s/yee.h:%d:" : "%s/../core/yee.h:%d:", dir, bad);
@@ -367,7 +375,6 @@ static void expect_compile_error(bool installed, const char *broken, int bad)
         rmdir(core);
     }
     rmdir(root);
-    setup_free(&t);
 }
 
 /* A compile error names the file and line of the broken shader, in an
@@ -417,16 +424,8 @@ Test(gl, missing_yee_h_is_reported)
         snprintf(to, sizeof to, "%s/%s", dir, files[k]);
         copy_file(from, to, 0);
     }
-    struct test_setup t;
-    setup_from_text(&t, CIRCLE, NULL, 0);
-    struct engine_options o = gl_options(DENORMALS_FLUSH);
-    o.shader_dir = dir;
-    struct engine *e = NULL;
     char err[ERRLEN];
-    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
-    if (rc && gl_probe(-1, NULL, 0) && !gpu_required())
-        cr_skip_test("no OpenGL device here");
-    cr_assert_neq(rc, 0, "a shader directory without yee.h was accepted");
+    gl_create_fails(dir, err, sizeof err);
     char want[1024];
     snprintf(want, sizeof want, "%s/update2d.glsl:%d: cannot find yee.h in %s or %s/../core", dir,
              line_starting("shaders/update2d.glsl", "#include \"yee.h\""), dir, dir);
@@ -437,7 +436,6 @@ Test(gl, missing_yee_h_is_reported)
     }
     rmdir(dir);
     rmdir(root);
-    setup_free(&t);
 }
 
 /* A missing shader directory is reported with the path. */
