@@ -270,6 +270,12 @@ static double exact_cover(const struct scene_object *o, int i, int j)
         const double k = o->radius_x / o->radius_y;
         return disc_box_area(o->radius_x, x0, x0 + 1.0, k * y0, k * (y0 + 1.0)) / k;
     }
+    if (o->shape == SHAPE_RECTANGLE && !o->rotated) {
+        /* the product of the overlaps of the cell's sides with the rectangle's */
+        const double hx = 0.5 * o->width, hy = 0.5 * o->height;
+        const double ox = fmin(x0 + 1.0, hx) - fmax(x0, -hx), oy = fmin(y0 + 1.0, hy) - fmax(y0, -hy);
+        return ox > 0.0 && oy > 0.0 ? ox * oy : 0.0;
+    }
     return -1.0;
 }
 
