@@ -19,6 +19,7 @@
 #                               run: cuda_bench quick (2D paths at 4096^2 and 16384^2,
 #                               3D cubes to 512^3) and gl_bench speed of gl and
 #                               gl-compute at 16384^2, each binary with its own shaders
+#                               (SIDE_GL: the GL engines to time, "" for none)
 #
 # The device has no GL headers and a newer glibc: everything is built here and
 # carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
@@ -84,8 +85,9 @@ sidebyside)
             name=current
             [ $b = $B0 ] && name=base
             echo "== round $r: $name" | tee -a "$OUT/sidebyside.txt"
+            mkdir -p "$OUT/cuda-$name-$r"
             timeout 240 $b/cuda_bench "$OUT/cuda-$name-$r" quick 2>&1 | tee -a "$OUT/sidebyside.txt"
-            for e in gl gl-compute; do
+            for e in ${SIDE_GL-gl gl-compute}; do
                 TEXFDTD_SHADER_DIR=$b/shaders timeout 120 $b/gl_bench speed $e 16384 1000 1 2>&1 |
                     sed "s/^/$name /" | tee -a "$OUT/sidebyside.txt"
             done
