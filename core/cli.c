@@ -1064,7 +1064,7 @@ static int cmd_info(int argc, char **argv)
         printf("},\n  \"cpu_mcells_per_s_here\": %.1f,\n  \"cpu_seconds_estimate\": %.3f\n}\n",
                rate, est);
     } else {
-        printf("scene       %s (%s)\n", s.path, d3 ? "3D" : "2D TMz");
+        printf("scene       %s (%s)\n", s.path, d3 ? "3D" : s.te ? "2D TE (Hz, Ex, Ey)" : "2D TMz");
         char dims[64];
         snprintf(dims, sizeof dims, d3 ? "%d x %d x %d" : "%d x %d", s.nx, s.ny, s.nz);
         printf("grid        %s cells, %d steps, %.3g cell updates\n", dims, s.steps, updates);

@@ -92,6 +92,8 @@ enum engine_caps {
     ENGINE_CAP_MPI = 1u << 6,   /* splits the grid over the ranks of mpirun (core/decomp.h) */
     ENGINE_CAP_MONITORS = 1u << 7, /* gathers model->samples (read_samples) */
     ENGINE_CAP_DFT_MULTI = 1u << 8, /* [monitor.dft] at more than one frequency */
+    ENGINE_CAP_TE = 1u << 9,        /* [grid] polarization = te */
+    ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic) */
 };
 
 struct engine_ops {

@@ -1,6 +1,7 @@
 /* model.c - material map, coefficient table and incident-field slots. */
 #define _GNU_SOURCE
 #include "model.h"
+#include "material.h"
 #include "monitor.h"
 #include "paint.h"
 #include "util.h"
@@ -100,10 +101,10 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
             return seterr(err, errlen, "%s: material %s: sigma = %g S/m (a lossy material) is not "
                           "supported yet: the engines take PEC and lossless, non-magnetic, "
                           "non-dispersive dielectrics", t->where_sigma, t->name, t->sigma);
-        if (t->where_mu[0])
+        if (t->where_mu[0] && s->nz > 1)
             return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
-                          "supported yet: the engines take PEC and lossless, non-magnetic, "
-                          "non-dispersive dielectrics", t->where_mu, t->name, t->mu_r);
+                          "supported in 3D yet: the 3D engines take PEC and lossless, "
+                          "non-magnetic, non-dispersive dielectrics", t->where_mu, t->name, t->mu_r);
         if (t->where_poles[0])
             return seterr(err, errlen, "%s: material %s: %d dispersion pole%s (Debye, Lorentz, "
                           "Drude) %s not supported yet: the engines take PEC and lossless, "
@@ -116,6 +117,117 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                           "supported yet: the engines take PEC and lossless, non-magnetic, "
                           "non-dispersive dielectrics", s->maps[k].where_sigma, s->maps[k].name);
     return 0;
+}
+
+/* The index of an H-node material (pec, bar) in m->hmats, added if new. */
+static int hmaterial(struct model *m, int pec, double bar, char *err, size_t errlen)
+{
+    if (!pec && bar == 1.0)
+        return 0;
+    for (int k = 1; k < m->nhmats; k++)
+        if (m->hmats[k].pec == pec && (pec || m->hmats[k].bar == bar))
+            return k;
+    if (m->nhmats == MODEL_MAX_MATERIALS)
+        return seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r "
+                      "of two cells)", MODEL_MAX_MATERIALS);
+    struct hmaterial *t = &m->hmats[m->nhmats];
+    t->pec = pec;
+    t->bar = pec ? 0.0 : bar;
+    t->ch = pec ? 0.0 : material_ch(bar, m->scene->courant);
+    t->ch_f = (float)t->ch;
+    t->hinc = pec ? 0.0 : material_hinc(bar);
+    return m->nhmats++;
+}
+
+/* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
+ * and in TE the ez array's node materials (mu_r) in place of the cells'
+ * eps_r.  From the painted cells: eps_r (or PEC) per cell in m->mat, mu_r
+ * per cell from paint_mu. */
+static int build_hnodes(struct model *m, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen);
+    if (!mu)
+        return -1;
+    m->magnetic = paint_mu(m, mu);
+    bool any = false;
+    for (size_t c = 0; c < n && s->te; c++)
+        any |= m->mat[c] != 0;
+    if (!m->magnetic && !any) {
+        free(mu);
+        return 0;
+    }
+    m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f};
+    m->nhmats = 1;
+    m->hmat = xcalloc(2 * n, 1, "H-node map", err, errlen);
+    m->hslot_row = xcalloc((size_t)m->ny + 1, sizeof *m->hslot_row, "H slots", err, errlen);
+    if (!m->hmat || !m->hslot_row)
+        goto fail;
+    /* each node from its two cells c and c + step: in TE the mean eps_r (a
+     * PEC cell makes the edge PEC: its tangential E vanishes), in TM the
+     * mean mu_r (a PEC cell counts as mu_r = 1) */
+    for (size_t c = 0; c < n; c++) {
+        const size_t i = c % nx, j = c / nx;
+        for (int comp = 0; comp < 2; comp++) {
+            if (comp == 0 ? j + 1 >= (size_t)m->ny : i + 1 >= nx)
+                continue;
+            const size_t d = comp == 0 ? c + nx : c + 1;
+            const struct material *a = &m->mats[m->mat[c]], *b = &m->mats[m->mat[d]];
+            int k;
+            if (s->te) {
+                const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
+                k = hmaterial(m, pec, pec ? 0.0 : 0.5 * (a->eps_r + b->eps_r), err, errlen);
+            } else {
+                k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), err, errlen);
+            }
+            if (k < 0)
+                goto fail;
+            m->hmat[(size_t)comp * n + c] = (uint8_t)k;
+            m->nhslots += k != 0;
+        }
+    }
+    m->hslot = xcalloc(m->nhslots, sizeof *m->hslot, "H slots", err, errlen);
+    if (!m->hslot)
+        goto fail;
+    for (size_t c = 0, q = 0; c < n; c++) {
+        for (int comp = 0; comp < 2; comp++)
+            if (m->hmat[(size_t)comp * n + c])
+                m->hslot[q++] = (size_t)comp * n + c;
+        m->hslot_row[c / nx + 1] = q;
+    }
+    /* the cells' own materials: in TE those of the ez array's node (eta0 Hz):
+     * S / mu_r and the magnetic slot -(1 - 1/mu_r) (Hi^{n+1} - Hi^n), the
+     * dual of a dielectric Ez node; in TM a cell of eps_r = 1 (only
+     * magnetic) takes no slot, as vacuum */
+    if (s->te)
+        m->nmats = 1;
+    int last = 0;
+    double last_mu = 1.0;
+    for (size_t c = 0; c < n; c++) {
+        if (!s->te) {
+            const struct material *t = &m->mats[m->mat[c]];
+            if (t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0)
+                m->mat[c] = 0;
+            continue;
+        }
+        if (mu[c] == 1.0) {
+            m->mat[c] = 0;
+            continue;
+        }
+        if (mu[c] != last_mu || !last) {
+            last = paint_material(m, MATERIAL_DIELECTRIC, mu[c], err, errlen);
+            last_mu = mu[c];
+            if (last < 0)
+                goto fail;
+        }
+        m->mat[c] = (uint8_t)last;
+    }
+    free(mu);
+    return 0;
+fail:
+    free(mu);
+    return -1;
 }
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
@@ -137,6 +249,8 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
         goto fail;
     if (s->conformal_pec && paint_cut_edges(m, err, errlen))
+        goto fail;
+    if (m->nz == 1 && build_hnodes(m, err, errlen))
         goto fail;
     for (size_t c = 0; c < m->ncells; c++)
         m->nslots += m->mat[c] != 0;
@@ -195,6 +309,11 @@ void model_free(struct model *m)
     free(m->slot_cell);
     free(m->cut);
     free(m->cut_row);
+    free(m->hmat);
+    free(m->hslot);
+    free(m->hslot_row);
+    m->hmat = NULL;
+    m->hslot = m->hslot_row = NULL;
     m->cut = NULL;
     m->cut_row = NULL;
     pml_axis_free(&m->pml_xe);
@@ -266,6 +385,37 @@ static double slot_value(const struct model *m, size_t k, int n)
     if (t->kind == MATERIAL_PEC)
         return -e1;
     return t->cinc * (e1 - model_incident(m, i, j, (double)n));
+}
+
+/* The H-array incident field of H slot k at time t (steps): TM eta0 H_inc,
+ * TE -E_inc (the same numbers, docs/materials-design.md section 1). */
+static double hslot_incident(const struct model *m, size_t k, double t)
+{
+    const size_t n = m->ncells, q = m->hslot[k], c = q % n, nx = (size_t)m->nx;
+    const double i = (double)(c % nx), j = (double)(c / nx);
+    return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
+                 : -m->cos_t * model_incident(m, i + 0.5, j, t);
+}
+
+static double hslot_value(const struct model *m, size_t k, int n)
+{
+    const struct hmaterial *t = &m->hmats[m->hmat[m->hslot[k]]];
+    const double h1 = hslot_incident(m, k, (double)n + 0.5);
+    if (t->pec)
+        return -h1;
+    return t->hinc * (h1 - hslot_incident(m, k, (double)n - 0.5));
+}
+
+void model_hslot_values_f(const struct model *m, int n, float *out)
+{
+    for (size_t k = 0; k < m->nhslots; k++)
+        out[k] = (float)hslot_value(m, k, n);
+}
+
+void model_hslot_values_d(const struct model *m, int n, double *out)
+{
+    for (size_t k = 0; k < m->nhslots; k++)
+        out[k] = hslot_value(m, k, n);
 }
 
 void model_slot_values_f(const struct model *m, int n, float *out)

@@ -97,6 +97,37 @@ struct model {
     size_t nslots;
     size_t *slot_cell;
 
+    /* H-node coefficients, only where the scene needs them (TE with an
+     * object, or TM with mu_r != 1; NULL otherwise, and every H node takes
+     * ch): hmat[c] is the index into hmats of Hx(i, j+1/2), hmat[ncells + c]
+     * of Hy(i+1/2, j), c = i + j nx.  The node joins cells c and c + nx (Hx)
+     * or c and c + 1 (Hy); the nodes of the last row (Hx) and column (Hy)
+     * are never updated and take 0.  hmats[0] is vacuum (ch = S).
+     *   TM: ch = S / mu_bar, mu_bar the mean mu_r of the two cells;
+     *   TE: ch = S / eps_bar, eps_bar the mean eps_r of the two cells (the
+     *       arrays hold -Ex, -Ey: docs/materials-design.md section 1), and a
+     *       node touching a PEC cell is PEC (ch = 0, a slot holds -E_inc).
+     * In TE, mat / mats describe the ez array's nodes (eta0 Hz): their eps_r,
+     * cezh, cinc are those of the node's mu_r (S / mu_r, -(1 - 1/mu_r)).
+     * CPML slabs never meet a node of index != 0 (objects keep out of them:
+     * scene_interior_margin), so the engines' CPML paths use ch. */
+    uint8_t *hmat;
+    struct hmaterial {
+        int pec;       /* TE: a PEC edge, H-array slot = value (a copy) */
+        double bar;    /* mu_bar (TM) or eps_bar (TE) */
+        double ch;     /* S / bar, 0 for PEC */
+        float ch_f;
+        double hinc;   /* -(1 - 1/bar): multiplies Hi^{n+1/2} - Hi^{n-1/2} */
+    } hmats[MODEL_MAX_MATERIALS];
+    int nhmats;
+    int magnetic;      /* some cell has mu_r != 1 */
+    /* The H nodes that take an incident-field term (hmat != 0), as
+     * comp * ncells + c, in increasing c (Hx before Hy at a cell);
+     * hslot_row[j] .. hslot_row[j+1] are those of row j (applied right after
+     * row j's H update, like the cut edges). */
+    size_t nhslots;
+    size_t *hslot, *hslot_row;
+
     /* Incident plane wave Ez_inc(x, y, n) = A g(s), s = n - tau(x, y),
      * tau = (x cos(theta) + y sin(theta) - d0) / S, where d0 puts the front
      * at the entry corner plus [source] front_offset at n = 0; g = 0 for
@@ -126,7 +157,7 @@ struct model {
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
- * or maps use and the engines cannot run yet: sigma != 0, mu_r != 1, or
+ * or maps use and the engines cannot run yet: sigma != 0, mu_r != 1 in 3D, or
  * dispersion poles.  model_build calls it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
@@ -155,6 +186,15 @@ void model_slot_values_d(const struct model *m, int n, double *out);
  * an MPI run computes the slots of its own planes). */
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out);
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out);
+
+/* H-node slot values for the H update from n-1/2 to n+1/2 (Ez at n), with
+ * the arrays' incident fields (TM: eta0 H_inc; TE: -E_inc, the same numbers):
+ *   hx: sin(theta) A g at (i, j+1/2),  hy: -cos(theta) A g at (i+1/2, j)
+ *   PEC node (TE):   H^{n+1/2} = v,         v = -Hi^{n+1/2}
+ *   other node:      H^{n+1/2} = H* + v,    v = hinc (Hi^{n+1/2} - Hi^{n-1/2})
+ * Computed in double, rounded once. */
+void model_hslot_values_f(const struct model *m, int n, float *out);
+void model_hslot_values_d(const struct model *m, int n, double *out);
 
 /* b^n of every cut edge for the H update from step n (Ez at n), double,
  * rounded once for float. */

@@ -648,3 +648,45 @@ int paint_cut_edges(struct model *m, char *err, size_t errlen)
     free(t.obj);
     return rc;
 }
+
+/* ---- permeability (2D) ------------------------------------------------------ */
+
+static double object_mu(const struct scene *s, int table)
+{
+    return table >= 0 ? s->materials[table].mu_r : 1.0;
+}
+
+int paint_mu(const struct model *m, double *mu)
+{
+    const struct scene *s = m->scene;
+    const size_t nx = (size_t)m->nx;
+    int magnetic = 0;
+    for (size_t c = 0; c < m->ncells; c++)
+        mu[c] = 1.0;
+    for (int k = 0, next_map = 0; k <= s->nobjects; k++) {
+        while (next_map < s->nmaps
+               && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order)) {
+            const struct scene_map *mp = &s->maps[next_map++];
+            for (int j = 0; j < mp->ny; j++)
+                for (int i = 0; i < mp->nx; i++) {
+                    const struct scene_map_value *t = &mp->values[mp->cell[(size_t)i + (size_t)mp->nx * (size_t)j]];
+                    const double v = t->kind == MATERIAL_DIELECTRIC ? object_mu(s, t->table) : 1.0;
+                    mu[(size_t)(mp->x0 + i) + nx * (size_t)(mp->y0 + j)] = v;
+                    magnetic |= v != 1.0;
+                }
+        }
+        if (k == s->nobjects)
+            break;
+        const struct scene_object *o = &s->objects[k];
+        const double v = o->material == MATERIAL_DIELECTRIC ? object_mu(s, o->table) : 1.0;
+        double lo[3], hi[3];
+        scene_object_bounds(o, false, lo, hi);
+        for (int j = (int)ceil(lo[1]); j <= (int)floor(hi[1]); j++)
+            for (int i = (int)ceil(lo[0]); i <= (int)floor(hi[0]); i++)
+                if (paint_inside(o, i, j, 0.0)) {
+                    mu[(size_t)i + nx * (size_t)j] = v;
+                    magnetic |= v != 1.0;
+                }
+    }
+    return magnetic;
+}

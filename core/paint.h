@@ -50,4 +50,10 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, char 
 int paint_objects(struct model *m, char *err, size_t errlen);
 int paint_cut_edges(struct model *m, char *err, size_t errlen);
 
+/* 2D: mu_r of each cell into mu[ncells], painted in the order of
+ * paint_objects (a cell takes the mu_r of the last object whose node holds
+ * it, or of its map value; PEC and vacuum 1; no smoothing).  Returns 1 if
+ * some cell has mu_r != 1. */
+int paint_mu(const struct model *m, double *mu);
+
 #endif

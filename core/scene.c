@@ -436,7 +436,7 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "cells_per_wavelength", "conformal_pec",
-                                        "conformal_min", "subpixel", NULL};
+                                        "conformal_min", "subpixel", "polarization", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", "bandwidth",
@@ -560,6 +560,21 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         if (s->subpixel && s->nz > 1)
             BAD(x, "subpixel = true applies to 2D scenes only for now (this one has nz = %d)",
                 s->nz);
+    }
+    /* polarization: tm (Ez, Hx, Hy) or te (Hz, Ex, Ey: the TMz engine on the
+     * dual fields, docs/materials-design.md section 1); 2D only */
+    s->te = false;
+    if ((x = GET("grid", "polarization"))) {
+        static const char *const pols[] = {"tm", "te", NULL};
+        int t = 0;
+        if (parse_choice(x, pols, &t, err, errlen))
+            return -1;
+        s->te = t == 1;
+        if (s->te && s->nz > 1)
+            BAD(x, "polarization = te applies to 2D scenes only (this one has nz = %d)", s->nz);
+        if (s->te && s->conformal_pec)
+            BAD(x, "polarization = te with conformal_pec = true is not supported yet (the TE "
+                "conformal boundary is not the dual of the TM one); use conformal_pec = false");
     }
     s->conformal_min = 0.5;
     if ((x = GET("grid", "conformal_min"))) {
@@ -1001,6 +1016,10 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
         if (parse_int(x, 0, n[a] - 1, v[a], err, errlen))
             return -1;
     }
+    if (s->te)
+        return seterr(err, errlen, "%s: [%s]: probes are not supported with [grid] polarization "
+                      "= te yet (use [monitor.dft], [monitor.far] or [monitor.flux])", es->path,
+                      section);
     p->fields = 1u << FIELD_EZ_BIT;
     if ((x = GET(section, "fields"))) {
         static const char *const f2[] = {"ez", "hx", "hy", NULL};

@@ -175,3 +175,19 @@ Y_FN Y_REAL Y_NAME(yee_cut_add)(Y_REAL old, Y_REAL a, Y_REAL ez_q, Y_REAL bn)
  * CPML slab yee_add_mul / yee_sub_mul of yee_diff(t1, t2) with
  * t = yee_pml_term(d, ik, yee_psi(...)); Mur is yee_mur; the source slot of
  * a dielectric cell and the point source are yee_add (e = e + v). */
+
+/* ---- H-node coefficients / TE ---------------------------------------------
+ * TE is the 2D TMz update run on the dual fields (docs/materials-design.md
+ * section 1): the array ez holds eta0 Hz(i, j), hx holds -Ex(i, j+1/2), hy
+ * holds -Ey(i+1/2, j).  From Maxwell's equations in the stored units
+ * (S = c dt / dx, 1/eps0 = c eta0):
+ *   dEx/dt = (1/eps) dHz/dy   ->  (-Ex) -= (S/eps_r) [eta0Hz(i, j+1) - eta0Hz(i, j)]
+ *   dEy/dt = -(1/eps) dHz/dx  ->  (-Ey) += (S/eps_r) [eta0Hz(i+1, j) - eta0Hz(i, j)]
+ *   dHz/dt = -(1/mu)(dEy/dx - dEx/dy)
+ *          ->  eta0Hz += (S/mu_r) {[(-Ey)(i+1/2) - (-Ey)(i-1/2)] - [(-Ex)(j+1/2) - (-Ex)(j-1/2)]}
+ * which are, term for term, the TMz updates yee_h_sub, yee_h_add and
+ * yee_curl_add with the coefficients moved: an H-array node takes S/eps_bar
+ * of its edge, an ez-array node S/mu_r.  So TE and mu_r need no new
+ * arithmetic: an H node of the map (core/model.h hmat) is yee_h_sub /
+ * yee_h_add with its own coefficient in place of S, and its source slot is
+ * yee_add (a PEC edge's slot is the plain copy h = v). */

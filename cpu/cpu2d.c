@@ -29,6 +29,12 @@ struct cpu_fields {
     void *mur_old, *mur_wall; /* Mur: old rows 1, ny-2 and 0, ny-1: [2][nx] */
     void *dft_re, *dft_im;    /* [nfreq][ny][nx] when the scene has [monitor.dft] */
     void *cut_old, *cut_v;    /* conformal PEC: old H and b^n per cut edge */
+    /* H-node map (core/model.h hmat): row j's Hx and Hy nodes all index 0;
+     * the coefficients hmats[].ch in the engine's precision; this step's
+     * H-slot values */
+    bool *hvac_row;
+    const void *hc;
+    void *hslot_v;
 };
 
 struct cpu_engine {
@@ -38,6 +44,8 @@ struct cpu_engine {
     struct cpu_samples samples; /* the monitors' gather */
     float cezh_f[MODEL_MAX_MATERIALS];
     double cezh_d[MODEL_MAX_MATERIALS];
+    float hc_f[MODEL_MAX_MATERIALS];
+    double hc_d[MODEL_MAX_MATERIALS];
     int threads;
 };
 
@@ -69,6 +77,8 @@ static void cpu_destroy(struct engine *e)
     free(c->f.dft_im);
     free(c->f.cut_old);
     free(c->f.cut_v);
+    free(c->f.hvac_row);
+    free(c->f.hslot_v);
     free(c->slot_v);
     cpu_samples_free(&c->samples);
     free(c);
@@ -100,6 +110,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || (m->scene->dft
             && (!(c->f.dft_re = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
                 || !(c->f.dft_im = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
+        || (m->hmat
+            && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
+                || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
         || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
@@ -115,6 +128,18 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->cezh_f[k] = m->mats[k].cezh_f;
         c->cezh_d[k] = m->mats[k].cezh;
     }
+    for (int j = 0; m->hmat && j < m->ny; j++) {
+        const uint8_t *hx = m->hmat + (size_t)j * (size_t)m->nx, *hy = hx + m->ncells;
+        bool vac = true;
+        for (int i = 0; i < m->nx && vac; i++)
+            vac = hx[i] == 0 && hy[i] == 0;
+        c->f.hvac_row[j] = vac;
+    }
+    for (int k = 0; k < m->nhmats; k++) {
+        c->hc_f[k] = m->hmats[k].ch_f;
+        c->hc_d[k] = m->hmats[k].ch;
+    }
+    c->f.hc = o->precision == PRECISION_SINGLE ? (const void *)c->hc_f : (const void *)c->hc_d;
     c->threads = o->threads;
 #ifdef _OPENMP
     if (c->threads <= 0)
@@ -150,6 +175,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_dft_weight_k(m, q, t + 1, &wr[q], &wi[q]);
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
+            model_hslot_values_f(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
@@ -163,6 +189,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
+            model_hslot_values_d(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
@@ -199,8 +226,27 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     }
 }
 
+/* TE (core/scene.h te): Hz, Ex, Ey from the arrays ez, hx, hy, which hold
+ * eta0 Hz, -Ex, -Ey (Hz stays in the stored units eta0 Hz, V/m). */
+static int cpu_read_te(struct engine *e, enum field f, void *dst)
+{
+    struct cpu_engine *c = (struct cpu_engine *)e;
+    const size_t n = e->model->ncells;
+    const void *src = f == FIELD_HZ ? c->f.ez : f == FIELD_EX ? c->f.hx : c->f.hy;
+    const double sign = f == FIELD_HZ ? 1.0 : -1.0;
+    if (e->opt.precision == PRECISION_SINGLE)
+        for (size_t q = 0; q < n; q++)
+            ((float *)dst)[q] = (float)sign * ((const float *)src)[q];
+    else
+        for (size_t q = 0; q < n; q++)
+            ((double *)dst)[q] = sign * ((const double *)src)[q];
+    return 0;
+}
+
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
+    if (e->model->scene->te && (f == FIELD_HZ || f == FIELD_EX || f == FIELD_EY))
+        return cpu_read_te(e, f, dst);
     const void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
         return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
@@ -287,7 +333,8 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
+            | ENGINE_CAP_MAGNETIC,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
