@@ -139,6 +139,52 @@ static int hmaterial(struct model *m, int pec, double bar, char *err, size_t err
     return m->nhmats++;
 }
 
+/* The rounding of a smoothed TE edge's (eps^-1)_aa: multiples of 2^-12,
+ * coarser (down to 2^-6) only where the H-node table would overflow. */
+#define HNODE_ROUND_BITS 12
+#define HNODE_ROUND_BITS_MIN 6
+
+/* m->hmat and m->nhslots from the cells (and ev / ek of paint_te_edges,
+ * NULL without TE smoothing; a mixed edge's 1/eps rounded to multiples of
+ * 1/scale).  Each node from its two cells c and c + step: in TE the mean
+ * eps_r (a PEC cell makes the edge PEC: its tangential E vanishes) or the
+ * edge's own smoothed value, in TM the mean mu_r (a PEC cell counts as
+ * mu_r = 1). */
+static int hnode_map(struct model *m, const double *mu, const double *ev, const uint8_t *ek,
+                     double scale, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    m->nhmats = 1;
+    m->nhslots = 0;
+    for (size_t c = 0; c < n; c++) {
+        const size_t i = c % nx, j = c / nx;
+        for (int comp = 0; comp < 2; comp++) {
+            if (comp == 0 ? j + 1 >= (size_t)m->ny : i + 1 >= nx)
+                continue;
+            const size_t d = comp == 0 ? c + nx : c + 1, q = (size_t)comp * n + c;
+            const struct material *a = &m->mats[m->mat[c]], *b = &m->mats[m->mat[d]];
+            int k;
+            if (s->te) {
+                const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
+                double bar = 0.5 * (a->eps_r + b->eps_r);
+                if (ek && ek[q] == PAINT_EDGE_PURE)
+                    bar = ev[q];
+                else if (ek && ek[q] == PAINT_EDGE_MIXED)
+                    bar = 1.0 / (round(ev[q] * scale) / scale);
+                k = hmaterial(m, pec, pec ? 0.0 : bar, err, errlen);
+            } else {
+                k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), err, errlen);
+            }
+            if (k < 0)
+                return -1;
+            m->hmat[q] = (uint8_t)k;
+            m->nhslots += k != 0;
+        }
+    }
+    return 0;
+}
+
 /* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
  * and in TE the ez array's node materials (mu_r) in place of the cells'
  * eps_r.  From the painted cells: eps_r (or PEC) per cell in m->mat, mu_r
@@ -147,7 +193,8 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
-    double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen);
+    double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen), *ev = NULL;
+    uint8_t *ek = NULL;
     if (!mu)
         return -1;
     m->magnetic = paint_mu(m, mu);
@@ -164,29 +211,35 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     m->hslot_row = xcalloc((size_t)m->ny + 1, sizeof *m->hslot_row, "H slots", err, errlen);
     if (!m->hmat || !m->hslot_row)
         goto fail;
-    /* each node from its two cells c and c + step: in TE the mean eps_r (a
-     * PEC cell makes the edge PEC: its tangential E vanishes), in TM the
-     * mean mu_r (a PEC cell counts as mu_r = 1) */
-    for (size_t c = 0; c < n; c++) {
-        const size_t i = c % nx, j = c / nx;
-        for (int comp = 0; comp < 2; comp++) {
-            if (comp == 0 ? j + 1 >= (size_t)m->ny : i + 1 >= nx)
-                continue;
-            const size_t d = comp == 0 ? c + nx : c + 1;
-            const struct material *a = &m->mats[m->mat[c]], *b = &m->mats[m->mat[d]];
-            int k;
-            if (s->te) {
-                const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
-                k = hmaterial(m, pec, pec ? 0.0 : 0.5 * (a->eps_r + b->eps_r), err, errlen);
-            } else {
-                k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), err, errlen);
-            }
-            if (k < 0)
-                goto fail;
-            m->hmat[(size_t)comp * n + c] = (uint8_t)k;
-            m->nhslots += k != 0;
+    /* TE with smoothing: the edges' own permittivities (paint_te_edges),
+     * their (eps^-1)_aa rounded to multiples of 2^-bits, the finest rounding
+     * whose H-node table fits a byte */
+    bool smooth = false;
+    for (int k = 0; k < s->nobjects && s->te && s->subpixel; k++)
+        smooth |= s->objects[k].material == MATERIAL_DIELECTRIC;
+    if (smooth) {
+        ev = xcalloc(2 * n, sizeof *ev, "TE edge smoothing", err, errlen);
+        ek = ev ? xcalloc(2 * n, 1, "TE edge smoothing", err, errlen) : NULL;
+        if (!ek || paint_te_edges(m, ev, ek, err, errlen))
+            goto fail;
+    }
+    for (int bits = HNODE_ROUND_BITS;; bits--) {
+        if (!hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen))
+            break;
+        if (!smooth || bits == HNODE_ROUND_BITS_MIN) {
+            if (smooth)
+                seterr(err, errlen, "TE subpixel smoothing: more than %d distinct edge "
+                       "permittivities even with 1/eps rounded to multiples of 1/%d (too many "
+                       "distinct eps_r in the scene; [grid] subpixel = false takes the mean "
+                       "eps_r of an edge's two cells)", MODEL_MAX_MATERIALS,
+                       1 << HNODE_ROUND_BITS_MIN);
+            goto fail;
         }
     }
+    free(ev);
+    free(ek);
+    ev = NULL;
+    ek = NULL;
     m->hslot = xcalloc(m->nhslots, sizeof *m->hslot, "H slots", err, errlen);
     if (!m->hslot)
         goto fail;
@@ -227,6 +280,8 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     return 0;
 fail:
     free(mu);
+    free(ev);
+    free(ek);
     return -1;
 }
 

@@ -256,12 +256,12 @@ static double disc_box_area(double r, double x0, double x1, double y0, double y1
     return area;
 }
 
-/* The exact fraction of the cell around (i, j) inside a circle, or an
+/* The exact fraction of the unit square around (x, y) inside a circle, or an
  * ellipse whose axes are x and y (a circle of radius a once y is scaled by
  * a / b; any ellipse with a = b), or -1 where it is sampled instead. */
-static double exact_cover(const struct scene_object *o, int i, int j)
+static double exact_cover(const struct scene_object *o, double x, double y)
 {
-    const double x0 = i - 0.5 - o->center_x, y0 = j - 0.5 - o->center_y;
+    const double x0 = x - 0.5 - o->center_x, y0 = y - 0.5 - o->center_y;
     if (o->shape == SHAPE_CIRCLE)
         return disc_box_area(o->radius, x0, x0 + 1.0, y0, y0 + 1.0);
     if (o->shape == SHAPE_ELLIPSE && o->radius_x == o->radius_y)
@@ -285,7 +285,7 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j)
      * it is all inside or all outside, as the node itself */
     if (!near_boundary(o, i, j, 0.75))
         return paint_inside(o, i, j, 0.0) ? 1.0 : 0.0;
-    const double f = exact_cover(o, i, j);
+    const double f = exact_cover(o, (double)i, (double)j);
     if (f >= 0.0)
         return fmin(f, 1.0);
     int in = 0;
@@ -299,6 +299,156 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j)
 int paint_cover_levels(const struct scene_object *o, int i, int j)
 {
     return (int)lround(paint_cover_fraction(o, i, j) * PAINT_SUBPIXEL_LEVELS);
+}
+
+/* The fraction f of the unit square centred on (x, y) inside o, and a unit
+ * normal (*nx, *ny) of o's boundary there ((0, 0) when the square is all
+ * inside or all outside).  f exactly where exact_cover has it, else from
+ * 16 x 16 midpoint samples; the normal is the gradient of the shape's
+ * equation for a circle or an ellipse, otherwise the direction from the
+ * covered part's centroid to the square's (the first moment of the samples:
+ * along the normal of a straight boundary crossing the square). */
+static double square_cover(const struct scene_object *o, double x, double y, double *nx,
+                           double *ny)
+{
+    *nx = *ny = 0.0;
+    if (!near_boundary(o, x, y, 0.75))
+        return paint_inside(o, x, y, 0.0) ? 1.0 : 0.0;
+    double f = exact_cover(o, x, y), gx = 0.0, gy = 0.0;
+    if (o->shape == SHAPE_CIRCLE) {
+        gx = x - o->center_x;
+        gy = y - o->center_y;
+    } else if (o->shape == SHAPE_ELLIPSE) {
+        /* the gradient of (lx/a)^2 + (ly/b)^2 in the local frame, turned back */
+        double lx, ly;
+        to_local(o, x - o->center_x, y - o->center_y, &lx, &ly);
+        const double ux = lx / (o->radius_x * o->radius_x), uy = ly / (o->radius_y * o->radius_y);
+        gx = o->rotated ? o->rot_cos * ux - o->rot_sin * uy : ux;
+        gy = o->rotated ? o->rot_sin * ux + o->rot_cos * uy : uy;
+    }
+    if (f < 0.0 || (gx == 0.0 && gy == 0.0)) {
+        int in = 0;
+        double mx = 0.0, my = 0.0;
+        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++)
+            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++) {
+                const double sx = (a + 0.5) / PAINT_SUBPIXEL_SAMPLES - 0.5;
+                const double sy = (b + 0.5) / PAINT_SUBPIXEL_SAMPLES - 0.5;
+                if (paint_inside(o, x + sx, y + sy, 0.0)) {
+                    in++;
+                    mx -= sx;
+                    my -= sy;
+                }
+            }
+        if (f < 0.0)
+            f = (double)in / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES);
+        gx = mx;
+        gy = my;
+    }
+    /* rounding of the closed forms where the square just touches o */
+    f = f < 1e-12 ? 0.0 : f > 1.0 - 1e-12 ? 1.0 : f;
+    const double g = hypot(gx, gy);
+    if (g > 0.0 && f > 0.0 && f < 1.0) {
+        *nx = gx / g;
+        *ny = gy / g;
+    }
+    return f;
+}
+
+/* The eps_r a cell contributes to an edge's mean (PEC counts as 1: an edge
+ * touching a PEC cell is PEC whatever its mean). */
+static double cell_eps(const struct model *m, size_t c)
+{
+    const struct material *t = &m->mats[m->mat[c]];
+    return t->kind == MATERIAL_PEC ? 1.0 : t->eps_r;
+}
+
+/* Edge states while painting (paint_te_edges): nothing painted yet (vacuum),
+ * a map's edge (the mean of its two cells), all inside one object (eps), a
+ * mix (<eps>, <1/eps>, (a.n)^2 of the last object whose boundary crossed). */
+enum { EDGE_VACUUM, EDGE_MAP, EDGE_PURE, EDGE_MIXED };
+
+int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    double *e = xcalloc(2 * n, sizeof *e, "TE edge smoothing", err, errlen);
+    double *an2 = e ? xcalloc(2 * n, sizeof *an2, "TE edge smoothing", err, errlen) : NULL;
+    if (!an2) {
+        free(e);
+        return -1;
+    }
+    /* during painting: val holds <1/eps> of a mixed edge, e <eps> (or eps) */
+    memset(kind, EDGE_VACUUM, 2 * n);
+    for (int k = 0, next_map = 0; k <= s->nobjects; k++) {
+        while (next_map < s->nmaps
+               && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order)) {
+            /* a map's cells are one material each: its edges and those of its
+             * rim take the mean of their two cells, as without smoothing */
+            const struct scene_map *mp = &s->maps[next_map++];
+            for (int j = mp->y0 - 1; j < mp->y0 + mp->ny; j++)
+                for (int i = mp->x0 - 1; i < mp->x0 + mp->nx; i++)
+                    for (int comp = 0; comp < 2; comp++)
+                        if (i >= 0 && j >= 0 && i < m->nx && j < m->ny
+                            && (comp == 0 ? i >= mp->x0 : j >= mp->y0))
+                            kind[(size_t)comp * n + (size_t)i + nx * (size_t)j] = EDGE_MAP;
+        }
+        if (k == s->nobjects)
+            break;
+        const struct scene_object *o = &s->objects[k];
+        if (o->material != MATERIAL_DIELECTRIC)
+            continue; /* PEC: the edges touching its cells are PEC */
+        double lo[3], hi[3];
+        scene_object_bounds(o, false, lo, hi);
+        for (int j = (int)ceil(lo[1]) - 1; j <= (int)floor(hi[1]) + 1; j++)
+            for (int i = (int)ceil(lo[0]) - 1; i <= (int)floor(hi[0]) + 1; i++) {
+                if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
+                    continue;
+                const size_t c = (size_t)i + nx * (size_t)j;
+                for (int comp = 0; comp < 2; comp++) {
+                    /* hx (comp 0) holds -Ex(i, j+1/2): a = x; hy holds -Ey(i+1/2, j): a = y */
+                    const double x = comp == 0 ? i : i + 0.5, y = comp == 0 ? j + 0.5 : j;
+                    double ux, uy;
+                    const double f = square_cover(o, x, y, &ux, &uy);
+                    const size_t q = (size_t)comp * n + c;
+                    if (f == 0.0)
+                        continue;
+                    if (f == 1.0) {
+                        kind[q] = EDGE_PURE;
+                        e[q] = o->eps_r;
+                        continue;
+                    }
+                    double eo = 1.0, io = 1.0; /* what lies under o here */
+                    if (kind[q] == EDGE_PURE) {
+                        eo = e[q];
+                        io = 1.0 / e[q];
+                    } else if (kind[q] == EDGE_MIXED) {
+                        eo = e[q];
+                        io = val[q];
+                    } else if (kind[q] == EDGE_MAP) {
+                        const size_t d = comp == 0 ? c + nx : c + 1;
+                        const double ea = cell_eps(m, c), eb = d < n ? cell_eps(m, d) : ea;
+                        eo = 0.5 * (ea + eb);
+                        io = 0.5 * (1.0 / ea + 1.0 / eb);
+                    }
+                    kind[q] = EDGE_MIXED;
+                    e[q] = f * o->eps_r + (1.0 - f) * eo;
+                    val[q] = f / o->eps_r + (1.0 - f) * io;
+                    an2[q] = comp == 0 ? ux * ux : uy * uy;
+                }
+            }
+    }
+    for (size_t q = 0; q < 2 * n; q++) {
+        if (kind[q] == EDGE_MIXED)
+            val[q] = an2[q] * val[q] + (1.0 - an2[q]) / e[q];
+        else if (kind[q] == EDGE_PURE || kind[q] == EDGE_VACUUM)
+            val[q] = kind[q] == EDGE_PURE ? e[q] : 1.0;
+        kind[q] = kind[q] == EDGE_MIXED ? PAINT_EDGE_MIXED
+                  : kind[q] == EDGE_MAP  ? PAINT_EDGE_CELLS
+                                         : PAINT_EDGE_PURE;
+    }
+    free(e);
+    free(an2);
+    return 0;
 }
 
 /* ---- the material table --------------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -55,5 +56,23 @@ int paint_cut_edges(struct model *m, char *err, size_t errlen);
  * it, or of its map value; PEC and vacuum 1; no smoothing).  Returns 1 if
  * some cell has mu_r != 1. */
 int paint_mu(const struct model *m, double *mu);
+
+/* 2D TE with [grid] subpixel: the permittivity of each E edge (hx array:
+ * Ex(i, j+1/2), q = c; hy array: Ey(i+1/2, j), q = ncells + c) from the unit
+ * square centred on the edge, objects painted in file order (Farjadpour et
+ * al., Opt. Lett. 31, 2972 (2006); Meep's subpixel averaging, diagonal part
+ * only): where a dielectric object's boundary crosses the square, with
+ * fill f, <eps> = f eps_o + (1 - f) eps_under, <1/eps> likewise, n the
+ * boundary's unit normal and a the edge's direction,
+ *     (eps^-1)_aa = (a.n)^2 <1/eps> + (1 - (a.n)^2) / <eps>
+ * (the off-diagonal (eps^-1)_xy is dropped: E_y does not feed the Ex
+ * update).  kind[q] says what val[q] is:
+ *   PAINT_EDGE_PURE  val = eps_r of the edge's whole square (1 = vacuum);
+ *   PAINT_EDGE_MIXED val = (eps^-1)_aa;
+ *   PAINT_EDGE_CELLS val unset: take the mean eps_r of the edge's two cells
+ *                    (a map's edges, as without smoothing).
+ * PEC objects change nothing here (an edge touching a PEC cell is PEC). */
+enum { PAINT_EDGE_PURE, PAINT_EDGE_MIXED, PAINT_EDGE_CELLS };
+int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err, size_t errlen);
 
 #endif
