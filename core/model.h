@@ -106,7 +106,11 @@ struct model {
      *   TM: ch = S / mu_bar, mu_bar the mean mu_r of the two cells;
      *   TE: ch = S / eps_bar, eps_bar the mean eps_r of the two cells (the
      *       arrays hold -Ex, -Ey: docs/materials-design.md section 1), and a
-     *       node touching a PEC cell is PEC (ch = 0, a slot holds -E_inc).
+     *       node touching a PEC cell is PEC (ch = 0, a slot holds -E_inc);
+     *       with [grid] subpixel, near a dielectric object's boundary
+     *       1 / eps_bar is the edge's own (eps^-1)_aa (paint_te_edges),
+     *       rounded to multiples of 2^-12 (coarser where the table would
+     *       overflow).
      * In TE, mat / mats describe the ez array's nodes (eta0 Hz): their eps_r,
      * cezh, cinc are those of the node's mu_r (S / mu_r, -(1 - 1/mu_r)).
      * CPML slabs never meet a node of index != 0 (objects keep out of them:
