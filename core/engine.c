@@ -83,6 +83,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->far.on, ENGINE_CAP_MONITORS, "[monitor.far]"},
         {s->nflux > 0, ENGINE_CAP_MONITORS, "[monitor.flux.NAME]"},
         {s->nprobes > 0, ENGINE_CAP_MONITORS, "[probe.NAME]"},
+        {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))

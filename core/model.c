@@ -96,10 +96,6 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
         const struct scene_material *t = &s->materials[k];
         if (!t->used)
             continue;
-        if (t->where_sigma[0])
-            return seterr(err, errlen, "%s: material %s: sigma = %g S/m (a lossy material) is not "
-                          "supported yet: the engines take PEC and lossless, non-magnetic, "
-                          "non-dispersive dielectrics", t->where_sigma, t->name, t->sigma);
         if (t->where_mu[0])
             return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
                           "supported yet: the engines take PEC and lossless, non-magnetic, "
@@ -110,11 +106,6 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                           "non-magnetic, non-dispersive dielectrics", t->where_poles, t->name,
                           t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
     }
-    for (int k = 0; k < s->nmaps; k++)
-        if (s->maps[k].where_sigma[0])
-            return seterr(err, errlen, "%s: map.%s: cells with sigma != 0 (lossy) are not "
-                          "supported yet: the engines take PEC and lossless, non-magnetic, "
-                          "non-dispersive dielectrics", s->maps[k].where_sigma, s->maps[k].name);
     return 0;
 }
 
@@ -128,7 +119,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
     m->ch = s->courant;
     m->ch_f = (float)m->ch;
-    if (paint_material(m, MATERIAL_VACUUM, 1.0, err, errlen) < 0)
+    if (paint_material(m, MATERIAL_VACUUM, 1.0, 0.0, err, errlen) < 0)
         return -1;
 
     m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
@@ -265,7 +256,10 @@ static double slot_value(const struct model *m, size_t k, int n)
     const double e1 = model_incident(m, i, j, (double)n + 1.0);
     if (t->kind == MATERIAL_PEC)
         return -e1;
-    return t->cinc * (e1 - model_incident(m, i, j, (double)n));
+    const double e0 = model_incident(m, i, j, (double)n);
+    if (t->sigma != 0.0)
+        return t->cinc_diff * (e1 - e0) + t->cinc_sum * (e1 + e0);
+    return t->cinc * (e1 - e0);
 }
 
 void model_slot_values_f(const struct model *m, int n, float *out)

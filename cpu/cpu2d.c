@@ -36,8 +36,10 @@ struct cpu_engine {
     struct cpu_fields f;
     void *slot_v;       /* REAL[nslots]: this step's slot values */
     struct cpu_samples samples; /* the monitors' gather */
-    float cezh_f[MODEL_MAX_MATERIALS];
+    float cezh_f[MODEL_MAX_MATERIALS]; /* cb: = cezh where sigma = 0 */
     double cezh_d[MODEL_MAX_MATERIALS];
+    float ca_f[MODEL_MAX_MATERIALS];   /* ca, used when model->lossy */
+    double ca_d[MODEL_MAX_MATERIALS];
     int threads;
 };
 
@@ -112,8 +114,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->f.vacuum_row[j] = vac;
     }
     for (int k = 0; k < m->nmats; k++) {
-        c->cezh_f[k] = m->mats[k].cezh_f;
-        c->cezh_d[k] = m->mats[k].cezh;
+        c->cezh_f[k] = m->mats[k].cb_f;
+        c->cezh_d[k] = m->mats[k].cb;
+        c->ca_f[k] = m->mats[k].ca_f;
+        c->ca_d[k] = m->mats[k].ca;
     }
     c->threads = o->threads;
 #ifdef _OPENMP
@@ -152,7 +156,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_values_f(m, t, c->slot_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
-            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
+            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
+                    e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
@@ -165,7 +170,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_values_d(m, t, c->slot_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
-            sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
+            sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
+                    e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
@@ -287,7 +293,8 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
 const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI
+            | ENGINE_CAP_LOSSY,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
