@@ -92,7 +92,7 @@ enum engine_caps {
     ENGINE_CAP_MPI = 1u << 6,   /* splits the grid over the ranks of mpirun (core/decomp.h) */
     ENGINE_CAP_MONITORS = 1u << 7, /* gathers model->samples (read_samples) */
     ENGINE_CAP_DFT_MULTI = 1u << 8, /* [monitor.dft] at more than one frequency */
-    ENGINE_CAP_LOSSY = 1u << 9, /* a material with sigma != 0 (model->lossy; core/yee.h yee_curl_lossy) */
+    ENGINE_CAP_LOSSY = 1u << 9, /* a material with sigma != 0 (model->lossy) */
 };
 
 struct engine_ops {
