@@ -339,6 +339,45 @@ Test(cuda2d, pec_boundary_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("
 Test(cuda2d, cpml_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = cpml\ncells = 10\n"); }
 Test(cuda2d, mur_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = mur\n"); }
 
+/* A lossy dielectric (sigma != 0: Ez = ca Ez + cb curl, the template flag L)
+ * beside the lossless rod and the PEC plate, on every path (temporal falls
+ * back to fused: k_tb2 has no lossy update), float and double bit for bit:
+ * with CPML and the plane wave, and with a PEC boundary, a point source and
+ * no DFT (where temporal would otherwise run). */
+static const char *lossy2d = "[material.wet]\neps_r = 3\nsigma = 0.12\n"
+                             "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 95.3\n"
+                             "center_y = 30.6\nradius = 11\n";
+
+static void cuda2d_lossy_vs_cpu(const char *text)
+{
+    const char *paths[4] = {"two", "fused", "fused", "temporal"};
+    for (int k = 0; k < 4; k++) {
+        setenv("TEXFDTD_CUDA2D", paths[k], 1);
+        setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
+        cr_log_info("lossy: TEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d", paths[k], k != 2);
+        cuda2d_vs_cpu_bits(text, 300, k == 0 ? "two kernels" : "fused", true);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+Test(cuda2d, lossy_cpml_bit_identical_to_cpu, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n%s", scene2d, lossy2d);
+    cuda2d_lossy_vs_cpu(text);
+}
+
+Test(cuda2d, lossy_point_pec_bit_identical_to_cpu, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "[grid]\nnx = 130\nny = 97\nsteps = 300\n"
+             "[source]\ntype = point\ncenter_x = 80\ncenter_y = 35\n"
+             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 55\ncenter_y = 45\nradius = 12.5\n%s", lossy2d);
+    cuda2d_lossy_vs_cpu(text);
+}
+
 /* The temporally blocked path (several steps per launch): a scene it takes
  * (PEC boundary, point source, dielectric and PEC objects, no slots or DFT),
  * K = 2, 4, 6, 8, 301 steps in two calls (not a multiple of K: the
