@@ -147,8 +147,8 @@ int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
 /* ca of each E material index of cpu3d_e_materials (the lossy update
  * E = ca E + cb curl H, cb in its cezh table): the material's own ca, 1 for
  * PEC and the PEC variants (a free edge is vacuum, ca = 1). */
-static void cpu3d_e_ca(const struct model *m, float ca_f[3][MODEL_MAX_MATERIALS],
-                       double ca_d[3][MODEL_MAX_MATERIALS])
+void cpu3d_e_ca(const struct model *m, float ca_f[3][MODEL_MAX_MATERIALS],
+                double ca_d[3][MODEL_MAX_MATERIALS])
 {
     for (int a = 0; a < 3; a++)
         for (int q = 0; q < MODEL_MAX_MATERIALS; q++) {

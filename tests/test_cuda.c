@@ -119,6 +119,9 @@ static const char *scene3d = "[grid]\nnx = 45\nny = 38\nnz = 33\nsteps = 150\nco
                              "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 17\n"
                              "center_y = 25\ncenter_z = 15\nwidth = 9\nheight = 2\ndepth = 7\n";
 
+/* Sections appended to scene3d (the lossy tests). */
+static const char *scene3d_extra = "";
+
 /* CUDA 3D against cpu3d for one strategy, float (flush) and double. */
 static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary);
 static void cuda3d_vs_cpu(const char *strategy, const char *boundary)
@@ -143,7 +146,7 @@ static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary)
     const char *sets[2] = {s1, s2};
     /* Mur and PEC scenes have no cells = key: build them from the text */
     char text[2048];
-    snprintf(text, sizeof text, "%s", scene3d);
+    snprintf(text, sizeof text, "%s%s", scene3d, scene3d_extra);
     if (strcmp(boundary, "cpml")) {
         char *b = strstr(text, "[boundary]");
         char *o = strstr(text, "[object.ball]");
@@ -184,6 +187,21 @@ static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary)
 }
 
 Test(cuda3d, a1_combined_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "cpml"); }
+
+/* A lossy block (sigma != 0: the E kernels' flag L) beside the dielectric
+ * ball and the PEC plate: every strategy and both paths, bit for bit. */
+static const char *lossy3d = "[material.wet]\neps_r = 2\nsigma = 0.15\n"
+                             "[object.wet]\nshape = box\nmaterial = wet\ncenter_x = 20\n"
+                             "center_y = 12\ncenter_z = 19\nwidth = 8\nheight = 5\ndepth = 6\n";
+Test(cuda3d, lossy_matches_cpu, .timeout = 300)
+{
+    scene3d_extra = lossy3d;
+    cuda3d_vs_cpu("combined", "cpml");
+    cuda3d_vs_cpu("regions", "cpml");
+    cuda3d_vs_cpu("per-face", "cpml");
+    cuda3d_vs_cpu("combined", "mur");
+    scene3d_extra = "";
+}
 Test(cuda3d, a2_regions_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("regions", "cpml"); }
 Test(cuda3d, a3_per_face_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("per-face", "cpml"); }
 Test(cuda3d, mur_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "mur"); }

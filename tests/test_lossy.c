@@ -6,7 +6,7 @@
  *     (compare/farexact.h farexact_cyl2, eps = eps_r - i sigma / (omega eps0)),
  *     second order in the cell size, and its absorbed power (the total-field
  *     flux box) against the series' absorption width;
- *   - an engine without ENGINE_CAP_LOSSY refuses the scene.
+ *   - 3D: a z-invariant lossy scene gives the 2D engine's bits.
  * The GL and CUDA engines are held to the cpu engine's bits by test_gl and
  * test_cuda (lossy scenes there). */
 #include "helpers.h"
@@ -239,29 +239,3 @@ static void extruded_lossy(enum precision prec)
 
 Test(lossy, z_invariant_3d_equals_2d_single, .timeout = 60) { extruded_lossy(PRECISION_SINGLE); }
 Test(lossy, z_invariant_3d_equals_2d_double, .timeout = 60) { extruded_lossy(PRECISION_DOUBLE); }
-
-/* An engine without ENGINE_CAP_LOSSY (today the 3D cuda engine, where this
- * build has it) refuses a lossy scene with the reason, rather than run it
- * without its loss; engine_create checks the caps before it opens a device. */
-Test(lossy, engine_without_the_cap_refuses)
-{
-    static const char *text =
-        "[grid]\nnx = 30\nny = 30\nnz = 30\nsteps = 10\ncourant = 0.5\n"
-        "[material.wet]\neps_r = 2\nsigma = 0.5\n"
-        "[object.b]\nshape = box\nmaterial = wet\ncenter_x = 15\ncenter_y = 15\ncenter_z = 15\n"
-        "width = 6\nheight = 6\ndepth = 6\n";
-    const struct engine_ops *ops = engine_find("cuda", 3);
-    if (!ops || (ops->caps & ENGINE_CAP_LOSSY))
-        cr_skip_test("no 3D engine without ENGINE_CAP_LOSSY in this build");
-    struct test_setup t;
-    setup_from_text(&t, text, NULL, 0);
-    cr_assert(t.model.lossy);
-    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
-                               .device = -1};
-    struct engine *e;
-    char err[ERRLEN];
-    cr_assert_eq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), -1);
-    cr_assert_str_eq(err, "engine cuda does not support a lossy material (sigma != 0); use "
-                          "--engine cpu");
-    setup_free(&t);
-}
