@@ -72,6 +72,17 @@ static const char *LOSSY_MUR =
     "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 40\n"
     "center_y = 30\nradius = 7\n";
 
+/* A PEC box with slots only: the multi-step pass update_k.frag (gl) and the
+ * fused dispatch update_he.comp (gl-compute). */
+static const char *LOSSY_PEC =
+    "[grid]\nnx = 128\nny = 112\nsteps = 260\ncourant = 0.5\ncells_per_wavelength = 18\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[material.wet]\neps_r = 3\nsigma = 0.15\n"
+    "[object.cyl]\nshape = circle\nmaterial = wet\ncenter_x = 50.4\ncenter_y = 55.2\n"
+    "radius = 16\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 90\ncenter_y = 60\n"
+    "width = 4\nheight = 24\n";
+
 static bool gpu_required(void)
 {
     const char *v = getenv("TEXFDTD_REQUIRE_GPU");
@@ -182,6 +193,11 @@ Test(gl, dielectric_equals_cpu) { agree("gl", DIELECTRIC, 250, DENORMALS_FLUSH, 
 Test(gl, oblique_equals_cpu) { agree("gl", OBLIQUE, 250, DENORMALS_FLUSH, NULL); }
 Test(gl, lossy_cpml_equals_cpu) { agree("gl", LOSSY_CPML, 300, DENORMALS_FLUSH, NULL); }
 Test(gl, lossy_mur_point_equals_cpu) { agree("gl", LOSSY_MUR, 250, DENORMALS_FLUSH, NULL); }
+Test(gl, lossy_pec_multistep_equals_cpu) { agree("gl", LOSSY_PEC, 260, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, lossy_pec_fused_equals_cpu)
+{
+    agree("gl-compute", LOSSY_PEC, 260, DENORMALS_FLUSH, NULL);
+}
 Test(gl_compute, lossy_cpml_equals_cpu)
 {
     agree("gl-compute", LOSSY_CPML, 300, DENORMALS_FLUSH, NULL);
