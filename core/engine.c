@@ -85,11 +85,17 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->nprobes > 0, ENGINE_CAP_MONITORS, "[probe.NAME]"},
         {s->te, ENGINE_CAP_TE, "[grid] polarization = te"},
         {m->magnetic != 0, ENGINE_CAP_MAGNETIC, "materials with mu_r != 1"},
+        {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
     };
+    const struct engine_ops *cpu = engine_find("cpu", m->nz > 1 ? 3 : 2);
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
-        if (need[k].needed && !(ops->caps & need[k].cap))
-            return seterr(err, errlen, "engine %s does not support %s; use --engine cpu",
-                          name, need[k].what);
+        if (need[k].needed && !(ops->caps & need[k].cap)) {
+            if (cpu && (cpu->caps & need[k].cap))
+                return seterr(err, errlen, "engine %s does not support %s; use --engine cpu",
+                              name, need[k].what);
+            return seterr(err, errlen, "engine %s does not support %s in %s scenes", name,
+                          need[k].what, m->nz > 1 ? "3D" : "2D");
+        }
     struct monitors *mon = NULL;
     if (m->plan && !(mon = monitors_create(m, o->precision, err, errlen)))
         return -1;

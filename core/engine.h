@@ -94,6 +94,7 @@ enum engine_caps {
     ENGINE_CAP_DFT_MULTI = 1u << 8, /* [monitor.dft] at more than one frequency */
     ENGINE_CAP_TE = 1u << 9,        /* [grid] polarization = te */
     ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic) */
+    ENGINE_CAP_LOSSY = 1u << 11,   /* a material with sigma != 0 (model->lossy) */
 };
 
 struct engine_ops {

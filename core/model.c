@@ -97,25 +97,16 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
         const struct scene_material *t = &s->materials[k];
         if (!t->used)
             continue;
-        if (t->where_sigma[0])
-            return seterr(err, errlen, "%s: material %s: sigma = %g S/m (a lossy material) is not "
-                          "supported yet: the engines take PEC and lossless, non-magnetic, "
-                          "non-dispersive dielectrics", t->where_sigma, t->name, t->sigma);
         if (t->where_mu[0] && s->nz > 1)
             return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
-                          "supported in 3D yet: the 3D engines take PEC and lossless, "
-                          "non-magnetic, non-dispersive dielectrics", t->where_mu, t->name, t->mu_r);
+                          "supported in 3D yet: the 3D engines take PEC and non-magnetic, "
+                          "non-dispersive dielectrics, lossless or lossy", t->where_mu, t->name, t->mu_r);
         if (t->where_poles[0])
             return seterr(err, errlen, "%s: material %s: %d dispersion pole%s (Debye, Lorentz, "
-                          "Drude) %s not supported yet: the engines take PEC and lossless, "
-                          "non-magnetic, non-dispersive dielectrics", t->where_poles, t->name,
+                          "Drude) %s not supported yet: the engines take PEC and "
+                          "non-dispersive dielectrics (docs/scenes.md)", t->where_poles, t->name,
                           t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
     }
-    for (int k = 0; k < s->nmaps; k++)
-        if (s->maps[k].where_sigma[0])
-            return seterr(err, errlen, "%s: map.%s: cells with sigma != 0 (lossy) are not "
-                          "supported yet: the engines take PEC and lossless, non-magnetic, "
-                          "non-dispersive dielectrics", s->maps[k].where_sigma, s->maps[k].name);
     return 0;
 }
 
@@ -205,6 +196,15 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         free(mu);
         return 0;
     }
+    if (m->lossy) {
+        /* TE puts eps on the edges (the H arrays): a lossy edge needs the
+         * ca, cb form there, and a magnetic TM scene's remap below assumes
+         * lossless cells; neither is written yet */
+        free(mu);
+        return seterr(err, errlen, "a lossy material (sigma != 0) %s is not supported yet",
+                      s->te ? "in TE ([grid] polarization = te)"
+                            : "together with a magnetic one (mu_r != 1)");
+    }
     m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f};
     m->nhmats = 1;
     m->hmat = xcalloc(2 * n, 1, "H-node map", err, errlen);
@@ -269,7 +269,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             continue;
         }
         if (mu[c] != last_mu || !last) {
-            last = paint_material(m, MATERIAL_DIELECTRIC, mu[c], err, errlen);
+            last = paint_material(m, MATERIAL_DIELECTRIC, mu[c], 0.0, err, errlen);
             last_mu = mu[c];
             if (last < 0)
                 goto fail;
@@ -295,7 +295,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
     m->ch = s->courant;
     m->ch_f = (float)m->ch;
-    if (paint_material(m, MATERIAL_VACUUM, 1.0, err, errlen) < 0)
+    if (paint_material(m, MATERIAL_VACUUM, 1.0, 0.0, err, errlen) < 0)
         return -1;
 
     m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
@@ -439,7 +439,10 @@ static double slot_value(const struct model *m, size_t k, int n)
     const double e1 = model_incident(m, i, j, (double)n + 1.0);
     if (t->kind == MATERIAL_PEC)
         return -e1;
-    return t->cinc * (e1 - model_incident(m, i, j, (double)n));
+    const double e0 = model_incident(m, i, j, (double)n);
+    if (t->sigma != 0.0)
+        return t->cinc_diff * (e1 - e0) + t->cinc_sum * (e1 + e0);
+    return t->cinc * (e1 - e0);
 }
 
 /* The H-array incident field of H slot k at time t (steps): TM eta0 H_inc,

@@ -15,6 +15,7 @@
 #ifndef TEXFDTD_MODEL_H
 #define TEXFDTD_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,15 @@ struct material {
     double cezh;   /* S / eps_r: multiplies the curl of H in the Ez update */
     float cezh_f;  /* the same, rounded once to float */
     double cinc;   /* -(1 - 1/eps_r): multiplies Einc^{n+1} - Einc^n (dielectric) */
+    /* Conductivity (core/material.h, Crank-Nicolson): sigma in S/m and
+     *     Ez^{n+1} = ca Ez^n + cb curl H,
+     * ca = (1 - s)/(1 + s), cb = (S/eps_r)/(1 + s), s = sigma dt / (2 eps0 eps_r);
+     * sigma = 0 (and PEC): ca = 1, cb = cezh exactly.  The slot of a lossy
+     * dielectric cell adds cinc_diff (Ei^{n+1} - Ei^n) + cinc_sum (Ei^{n+1} + Ei^n). */
+    double sigma;
+    double ca, cb;
+    float ca_f, cb_f;
+    double cinc_diff, cinc_sum;
 };
 
 /* CPML coefficients along one axis, per position index (Ez positions i, or
@@ -57,6 +67,7 @@ struct model {
     uint8_t *mat;
     struct material mats[MODEL_MAX_MATERIALS];
     int nmats;    /* mats[0] is vacuum */
+    bool lossy;   /* some material has sigma != 0: the engines run the ca, cb update */
 
     double ch;    /* S: Hx -= ch*(dEz/dy), Hy += ch*(dEz/dx) */
     float ch_f;
@@ -161,8 +172,10 @@ struct model {
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
- * or maps use and the engines cannot run yet: sigma != 0, mu_r != 1 in 3D, or
- * dispersion poles.  model_build calls it first. */
+ * or maps use and the engines cannot run yet: mu_r != 1 in 3D, or dispersion
+ * poles (sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
+ * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE; engine_create
+ * refuses them on the others).  model_build calls it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
 
@@ -183,6 +196,8 @@ double model_waveform(const struct model *m, double s);
 /* Slot values for the E update from step n to n+1:
  *   PEC cell:        Ez^{n+1} = v,             v = -Einc^{n+1}
  *   dielectric cell: Ez^{n+1} = Ez* + v,       v = cinc * (Einc^{n+1} - Einc^n)
+ *   lossy cell:      Ez^{n+1} = Ez* + v,       v = cinc_diff (Einc^{n+1} - Einc^n)
+ *                                                + cinc_sum (Einc^{n+1} + Einc^n)
  * where Ez* is the ordinary update.  Computed in double, rounded once. */
 void model_slot_values_f(const struct model *m, int n, float *out);
 void model_slot_values_d(const struct model *m, int n, double *out);

@@ -2,9 +2,11 @@
  * conformal PEC distances.  See paint.h. */
 #define _GNU_SOURCE
 #include "paint.h"
+#include "material.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,11 +455,11 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
 
 /* ---- the material table --------------------------------------------------- */
 
-int paint_material(struct model *m, enum material_kind kind, double eps_r, char *err,
+int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma, char *err,
                    size_t errlen)
 {
     for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r)
+        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r && m->mats[k].sigma == sigma)
             return k;
     if (m->nmats == MODEL_MAX_MATERIALS)
         return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
@@ -468,7 +470,31 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, char 
     t->cezh = kind == MATERIAL_PEC ? 0.0 : S / eps_r;
     t->cezh_f = (float)t->cezh;
     t->cinc = kind == MATERIAL_DIELECTRIC ? -(1.0 - 1.0 / eps_r) : 0.0;
+    /* lossless (and PEC): ca = 1, cb = cezh, the bits of the plain update */
+    t->sigma = kind == MATERIAL_PEC ? 0.0 : sigma;
+    t->ca = 1.0;
+    t->cb = t->cezh;
+    if (t->sigma != 0.0) {
+        struct scene_material sm = {.eps_inf = eps_r, .mu_r = 1.0, .sigma = t->sigma};
+        snprintf(sm.name, sizeof sm.name, "(eps_r %g, sigma %g S/m)", eps_r, t->sigma);
+        struct material_coef mc;
+        if (material_coef(&sm, scene_dt(m->scene), S, &mc, err, errlen))
+            return -1;
+        t->ca = mc.ca;
+        t->cb = mc.cb;
+        t->cinc_diff = mc.cinc_diff;
+        t->cinc_sum = mc.cinc_sum;
+        m->lossy = true;
+    }
+    t->ca_f = (float)t->ca;
+    t->cb_f = (float)t->cb;
     return m->nmats++;
+}
+
+/* The conductivity (S/m) of a table material, 0 for the built-ins. */
+static double table_sigma(const struct scene *s, int table)
+{
+    return table >= 0 ? s->materials[table].sigma : 0.0;
 }
 
 /* ---- painting ------------------------------------------------------------- */
@@ -533,7 +559,9 @@ static int cover_box(struct cover_cache *c, const struct scene_object *o, int i0
 /* Paint dielectric object o with subpixel smoothing: Ez is tangential to
  * every interface of a TMz scene, so the cell's permittivity is the mean
  * over its area, eps = f eps_o + (1 - f) eps_under (Farjadpour et al., Opt.
- * Lett. 31, 2972 (2006): the mean of eps for E parallel to the interface).
+ * Lett. 31, 2972 (2006): the mean of eps for E parallel to the interface),
+ * and its conductivity the same mean, sigma = f sigma_o + (1 - f) sigma_under
+ * (the mean of the complex permittivity eps - i sigma / (omega eps0)).
  * A cell under PEC stays PEC unless its Ez node lies inside o, as without
  * smoothing.  Cells of the bounding box grown by one on each side. */
 static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct scene_object *o,
@@ -544,6 +572,7 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
         return 0;
     if (cover_box(cc, o, i0 - 1, j0 - 1, ni, nj, err, errlen))
         return -1;
+    const double osig = table_sigma(m->scene, o->table);
     /* the mixed material of each level over each material under it: the
      * last one found, per level (paint_material searches the table) */
     int memo_under[PAINT_SUBPIXEL_LEVELS], memo_idx[PAINT_SUBPIXEL_LEVELS];
@@ -567,8 +596,10 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
             if (memo_under[f] != m->mat[c]) {
                 const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
                 const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
-                const int idx = eps == 1.0 ? 0
-                                           : paint_material(m, MATERIAL_DIELECTRIC, eps, err, errlen);
+                const double sig = w * osig + (1.0 - w) * under->sigma;
+                const int idx = eps == 1.0 && sig == 0.0
+                                    ? 0
+                                    : paint_material(m, MATERIAL_DIELECTRIC, eps, sig, err, errlen);
                 if (idx < 0)
                     return -1;
                 memo_under[f] = m->mat[c];
@@ -585,7 +616,10 @@ static int paint_map(struct model *m, const struct scene_map *mp, char *err, siz
     int idx[SCENE_MAP_MAX_VALUES];
     for (int v = 0; v < mp->nvalues; v++) {
         const struct scene_map_value *t = &mp->values[v];
-        idx[v] = t->kind == MATERIAL_VACUUM ? 0 : paint_material(m, t->kind, t->eps_r, err, errlen);
+        const double sig = t->table >= 0 ? table_sigma(m->scene, t->table) : t->sigma;
+        idx[v] = t->kind == MATERIAL_VACUUM
+                     ? 0
+                     : paint_material(m, t->kind, t->eps_r, sig, err, errlen);
         if (idx[v] < 0)
             return seterr(err, errlen, "map.%s: more than %d distinct materials in the scene, "
                           "objects and maps together (the material index per cell is one byte)",
@@ -622,7 +656,7 @@ int paint_objects(struct model *m, char *err, size_t errlen)
             break;
         const struct scene_object *o = &s->objects[k];
         const int idx = paint_material(m, o->material, o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
-                                       err, errlen);
+                                       table_sigma(s, o->table), err, errlen);
         if (idx < 0)
             goto fail;
         double lo[3], hi[3];

@@ -40,10 +40,11 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j);
 #define PAINT_SUBPIXEL_LEVELS 64
 int paint_cover_levels(const struct scene_object *o, int i, int j);
 
-/* The index of material (kind, eps_r) in m->mats, added if new; -1 with err
- * when the table is full. */
-int paint_material(struct model *m, enum material_kind kind, double eps_r, char *err,
-                   size_t errlen);
+/* The index of material (kind, eps_r, sigma) in m->mats, added if new (with
+ * its coefficients; sigma != 0 sets m->lossy); -1 with err when the table is
+ * full.  sigma in S/m, ignored for PEC. */
+int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma,
+                   char *err, size_t errlen);
 
 /* Paint every object into m->mat (allocated by the caller, zero = vacuum),
  * in file order, later over earlier; then, with [grid] conformal_pec, list

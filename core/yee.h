@@ -191,3 +191,28 @@ Y_FN Y_REAL Y_NAME(yee_cut_add)(Y_REAL old, Y_REAL a, Y_REAL ez_q, Y_REAL bn)
  * arithmetic: an H node of the map (core/model.h hmat) is yee_h_sub /
  * yee_h_add with its own coefficient in place of S, and its source slot is
  * yee_add (a PEC edge's slot is the plain copy h = v). */
+
+/* ---- Conductivity ------------------------------------------------------
+ * A lossy dielectric (sigma, Crank-Nicolson form; docs/materials-design.md
+ * section 2), ca = (1 - s)/(1 + s), cb = (S/eps_r)/(1 + s), s = sigma dt/(2 eps0 eps_r):
+ *   E = ca E + cb {[p1 - p0] - [q1 - q0]}        yee_curl_lossy(f, ca, cb, p1, p0, q1, q0)
+ *   E = ca E + cb d   (CPML: d = tx - ty)        yee_lossy(f, ca, cb, d)
+ * each product rounded, then the sum.  A lossless material has ca = 1 and
+ * cb = cezh: ca E = E exactly (also with denormals flushed: 1 x a denormal
+ * flushes to the zero the add would see), so its bits are yee_curl_add's. */
+Y_FN Y_REAL Y_NAME(yee_lossy)(Y_REAL f, Y_REAL ca, Y_REAL cb, Y_REAL d)
+{
+    Y_LET a = Y_MUL(ca, f);
+    Y_LET t = Y_MUL(cb, d);
+    Y_LET r = Y_ADD(a, t);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_curl_lossy)(Y_REAL f, Y_REAL ca, Y_REAL cb, Y_REAL p1, Y_REAL p0, Y_REAL q1,
+                                   Y_REAL q0)
+{
+    Y_LET dp = Y_SUB(p1, p0);
+    Y_LET dq = Y_SUB(q1, q0);
+    Y_LET curl = Y_SUB(dp, dq);
+    return Y_NAME(yee_lossy)(f, ca, cb, curl);
+}

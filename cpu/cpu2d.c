@@ -42,10 +42,12 @@ struct cpu_engine {
     struct cpu_fields f;
     void *slot_v;       /* REAL[nslots]: this step's slot values */
     struct cpu_samples samples; /* the monitors' gather */
-    float cezh_f[MODEL_MAX_MATERIALS];
+    float cezh_f[MODEL_MAX_MATERIALS]; /* cb: = cezh where sigma = 0 */
     double cezh_d[MODEL_MAX_MATERIALS];
     float hc_f[MODEL_MAX_MATERIALS];
     double hc_d[MODEL_MAX_MATERIALS];
+    float ca_f[MODEL_MAX_MATERIALS];   /* ca, used when model->lossy */
+    double ca_d[MODEL_MAX_MATERIALS];
     int threads;
 };
 
@@ -125,8 +127,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->f.vacuum_row[j] = vac;
     }
     for (int k = 0; k < m->nmats; k++) {
-        c->cezh_f[k] = m->mats[k].cezh_f;
-        c->cezh_d[k] = m->mats[k].cezh;
+        c->cezh_f[k] = m->mats[k].cb_f;
+        c->cezh_d[k] = m->mats[k].cb;
+        c->ca_f[k] = m->mats[k].ca_f;
+        c->ca_d[k] = m->mats[k].ca;
     }
     for (int j = 0; m->hmat && j < m->ny; j++) {
         const uint8_t *hx = m->hmat + (size_t)j * (size_t)m->nx, *hy = hx + m->ncells;
@@ -178,7 +182,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_hslot_values_f(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
-            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals);
+            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
+                    e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
@@ -192,7 +197,8 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_hslot_values_d(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
-            sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals);
+            sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
+                    e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
@@ -334,7 +340,7 @@ const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
-            | ENGINE_CAP_MAGNETIC,
+            | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,

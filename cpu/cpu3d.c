@@ -70,6 +70,8 @@ struct cpu3d_engine {
     void *slot_v;
     float cezh_f[3][MODEL_MAX_MATERIALS]; /* per E component, indexed by f.mat */
     double cezh_d[3][MODEL_MAX_MATERIALS];
+    float ca_f[3][MODEL_MAX_MATERIALS]; /* model->lossy: E = ca E + cb curl H, cb in cezh */
+    double ca_d[3][MODEL_MAX_MATERIALS];
     uint8_t slot_kind[MODEL_MAX_MATERIALS];
     int threads;
     struct cpu3d_samples smp;
@@ -114,8 +116,9 @@ int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
             const struct material *t = &m->mats[real ? q : 0];
             const bool pec = real ? t->kind == MATERIAL_PEC : var;
             const bool free_edge = var && (bits >> a & 1);
-            cezh_d[a][q] = free_edge ? m->mats[0].cezh : pec ? 0.0 : t->cezh;
-            cezh_f[a][q] = free_edge ? m->mats[0].cezh_f : pec ? 0.0f : t->cezh_f;
+            /* cb: = cezh where sigma = 0 (a lossy scene's update, cpu3d_e_ca) */
+            cezh_d[a][q] = free_edge ? m->mats[0].cb : pec ? 0.0 : t->cb;
+            cezh_f[a][q] = free_edge ? m->mats[0].cb_f : pec ? 0.0f : t->cb_f;
             if (a == 2)
                 slot_kind[q] = free_edge ? 2 : pec ? 1 : 0;
         }
@@ -139,6 +142,20 @@ int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
             }
     }
     return 0;
+}
+
+/* ca of each E material index of cpu3d_e_materials (the lossy update
+ * E = ca E + cb curl H, cb in its cezh table): the material's own ca, 1 for
+ * PEC and the PEC variants (a free edge is vacuum, ca = 1). */
+void cpu3d_e_ca(const struct model *m, float ca_f[3][MODEL_MAX_MATERIALS],
+                double ca_d[3][MODEL_MAX_MATERIALS])
+{
+    for (int a = 0; a < 3; a++)
+        for (int q = 0; q < MODEL_MAX_MATERIALS; q++) {
+            const bool lossy = q < m->nmats && m->mats[q].kind != MATERIAL_PEC;
+            ca_d[a][q] = lossy ? m->mats[q].ca : 1.0;
+            ca_f[a][q] = lossy ? m->mats[q].ca_f : 1.0f;
+        }
 }
 
 #define REAL float
@@ -230,6 +247,7 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         || cpu3d_e_materials(m, decomp_kbase(d), (int)decomp_local_planes(d), c->f.mat, c->cezh_f,
                              c->cezh_d, c->slot_kind, err, errlen))
         goto fail;
+    cpu3d_e_ca(m, c->ca_f, c->ca_d);
     if (m->nsamples) {
         struct cpu3d_samples *sp = &c->smp;
         const size_t off = (size_t)decomp_kbase(d) * d->plane;
@@ -308,7 +326,8 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
         _mm_setcsr(saved_csr); /* slot values in IEEE mode, as in 2D */
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_range_f(m, t, c->s0, c->s1 - c->s0, c->slot_v);
-            rc = sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->mur_k_f, e->opt.denormals, err, errlen);
+            rc = sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
+                         e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
@@ -317,7 +336,8 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             }
         } else {
             model_slot_range_d(m, t, c->s0, c->s1 - c->s0, c->slot_v);
-            rc = sweep_d(&c->f, m, m->ch, c->cezh_d, m->mur_k, e->opt.denormals, err, errlen);
+            rc = sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
+                         e->opt.denormals, err, errlen);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
@@ -463,7 +483,7 @@ static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t 
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT
-            | ENGINE_CAP_MPI | ENGINE_CAP_MONITORS,
+            | ENGINE_CAP_MPI | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY,
     .summary = "3D, plain C, float or double, OpenMP over z planes, MPI z slabs under mpirun",
     .create = cpu3d_create,
     .step = cpu3d_step,

@@ -16,7 +16,9 @@
  *             k_fused2v);
  *   temporal: K steps per kernel, a register wavefront with the slots and
  *             the point source inside (k_tb2); scenes without CPML, Mur,
- *             DFT or conformal PEC.
+ *             DFT, conformal PEC or a lossy material (those run fused).
+ * A lossy scene (model->lossy) runs its E kernels with the template flag L:
+ * Ez = ca Ez + cb curl (core/yee.h), the others the lossless update.
  * Each cell runs update2d.inc's statements on every path, so the bits agree.
  *
  * Conformal PEC ([grid] conformal_pec, core/model.h struct cut_edge) runs
@@ -55,6 +57,23 @@ __constant__ double c2_cezh_d[MODEL_MAX_MATERIALS];
 template <typename T> __device__ __forceinline__ T cezh2(uint8_t m);
 template <> __device__ __forceinline__ float cezh2<float>(uint8_t m) { return c2_cezh_f[m]; }
 template <> __device__ __forceinline__ double cezh2<double>(uint8_t m) { return c2_cezh_d[m]; }
+/* A lossy scene (model->lossy): Ez = ca Ez + cb curl, cb in c2_cezh (= S / eps_r
+ * where sigma = 0, and ca = 1 there: the lossless bits); the kernels take it
+ * with their template flag L (core/yee.h yee_curl_lossy, yee_lossy). */
+__constant__ float c2_ca_f[MODEL_MAX_MATERIALS];
+__constant__ double c2_ca_d[MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T ca2(uint8_t m);
+template <> __device__ __forceinline__ float ca2<float>(uint8_t m) { return c2_ca_f[m]; }
+template <> __device__ __forceinline__ double ca2<double>(uint8_t m) { return c2_ca_d[m]; }
+
+/* ez + cb (tx - ty) with d = tx - ty, or with L: ca ez + cb d. */
+template <typename T, bool F, bool L> __device__ __forceinline__ T ez_term2(T e, uint8_t m, T d)
+{
+    typedef Yee<T, F> Y;
+    if (L)
+        return Y::yee_lossy(e, ca2<T>(m), cezh2<T>(m), d);
+    return Y::yee_add_mul(e, cezh2<T>(m), d);
+}
 
 template <typename T> struct Dev2 {
     T *ez, *hx, *hy, *re, *im;
@@ -106,7 +125,7 @@ template <typename T, bool F> __global__ void k_h2(Dev2<T> d)
     }
 }
 
-template <typename T, bool F> __global__ void k_e2(Dev2<T> d)
+template <typename T, bool F, bool L> __global__ void k_e2(Dev2<T> d)
 {
     typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -131,7 +150,7 @@ template <typename T, bool F> __global__ void k_e2(Dev2<T> d)
         *p = q;
         ty = Y::yee_pml_term(dx, d.pik[2][j], q);
     }
-    d.ez[c] = Y::yee_add_mul(d.ez[c], cezh2<T>(d.mat[c]), Y::yee_diff(tx, ty));
+    d.ez[c] = ez_term2<T, F, L>(d.ez[c], d.mat[c], Y::yee_diff(tx, ty));
 }
 
 /* Mur: old[0..] = neighbour values before E (left col 1, right col nx-2 for
@@ -314,7 +333,7 @@ __device__ __forceinline__ T hy_at(const PP2<T> &d, int i, int j, T e, T er, T h
 
 /* Ez(i, j) from its old value e, the new Hy(i+1/2, j) = hy, Hy(i-1/2, j) =
  * hyl, Hx(i, j+1/2) = hx, Hx(i, j-1/2) = hxd; the outer ring keeps e. */
-template <typename T, bool F, bool PML>
+template <typename T, bool F, bool PML, bool L>
 __device__ __forceinline__ T ez_at(const PP2<T> &d, int i, int j, T e, T hy, T hyl, T hx,
                                    T hxd, uint8_t m)
 {
@@ -339,14 +358,14 @@ __device__ __forceinline__ T ez_at(const PP2<T> &d, int i, int j, T e, T hy, T h
         *p = q;
         ty = Y::yee_pml_term(dx, d.pik[2][j], q);
     }
-    return Y::yee_add_mul(e, cezh2<T>(m), Y::yee_diff(tx, ty));
+    return ez_term2<T, F, L>(e, m, Y::yee_diff(tx, ty));
 }
 
 /* One whole step: H and E of a strip of R rows per warp.  Block 32 x 8
  * threads = 8 strips of one 32-column band.  VAC: a scene without objects
  * (no cell has a material index > 0), whose material map is not read: 24
  * bytes per cell instead of 25. */
-template <typename T, bool F, bool PML, bool VAC, int R>
+template <typename T, bool F, bool PML, bool VAC, int R, bool L>
 __global__ void __launch_bounds__(256) k_fused2(PP2<T> d)
 {
     const int lane = threadIdx.x;
@@ -382,7 +401,7 @@ __global__ void __launch_bounds__(256) k_fused2(PP2<T> d)
         if (iok) {
             d.hx1[c] = hx;
             d.hy1[c] = hy;
-            d.ez1[c] = ez_at<T, F, PML>(d, i, j, ec, hy, hyl, hx, hxd, m);
+            d.ez1[c] = ez_at<T, F, PML, L>(d, i, j, ec, hy, hyl, hx, hxd, m);
         }
         hxd = hx;
         ec = eu;
@@ -404,7 +423,7 @@ template <int V> struct alignas(V) MatV {
     uint8_t v[V];
 };
 
-template <typename T, bool F, bool VAC, int V, int R>
+template <typename T, bool F, bool VAC, int V, int R, bool L>
 __global__ void __launch_bounds__(256) k_fused2v(PP2<T> d)
 {
     typedef VecT<T, V> Vec;
@@ -456,7 +475,7 @@ __global__ void __launch_bounds__(256) k_fused2v(PP2<T> d)
             hyl = hy_at<T, F, false>(d, i0 - 1, j, d.ez0[c - 1], ec.v[0], d.hy0[c - 1], (const T *)0, (T *)0);
 #pragma unroll
         for (int v = 0; v < V; v++)
-            en.v[v] = ez_at<T, F, false>(d, i0 + v, j, ec.v[v], hy.v[v], v ? hy.v[v - 1] : hyl, hx.v[v],
+            en.v[v] = ez_at<T, F, false, L>(d, i0 + v, j, ec.v[v], hy.v[v], v ? hy.v[v - 1] : hyl, hx.v[v],
                                          hxd.v[v], mt.v[v]);
         if (iok) {
             *(Vec *)(d.hx1 + c) = hx;
@@ -690,6 +709,7 @@ struct cuda2d_engine {
     int K, R;        /* temporal: steps per launch, rows per strip; fused: R */
     bool vacuum;     /* no cell has a material index > 0 (no slots) */
     bool vec;        /* fused: 16-byte vectors per thread (scenes without CPML) */
+    bool lossy;      /* model->lossy: the kernels' template flag L */
     uint8_t *mat;
     long long *slot_cell;
     uint8_t *slot_pec;
@@ -804,47 +824,54 @@ static void swap2(cuda2d_engine *c)
     t = c->psi[2], c->psi[2] = c->psi_b[1], c->psi_b[1] = t;
 }
 
-template <typename T, bool F, bool PML, bool VAC>
+template <typename T, bool F, bool PML, bool VAC, bool L>
 static void launch_fused2_p(const cuda2d_engine *c, const PP2<T> &p)
 {
     const int strips = (c->ny + c->R - 1) / c->R;
     const dim3 b(32, 8), g((unsigned)(c->px / 32), (unsigned)((strips + 7) / 8));
     if (c->R == 16)
-        k_fused2<T, F, PML, VAC, 16><<<g, b>>>(p);
+        k_fused2<T, F, PML, VAC, 16, L><<<g, b>>>(p);
     else if (c->R == 64)
-        k_fused2<T, F, PML, VAC, 64><<<g, b>>>(p);
+        k_fused2<T, F, PML, VAC, 64, L><<<g, b>>>(p);
     else
-        k_fused2<T, F, PML, VAC, 32><<<g, b>>>(p);
+        k_fused2<T, F, PML, VAC, 32, L><<<g, b>>>(p);
 }
 
-template <typename T, bool F, bool VAC>
+template <typename T, bool F, bool VAC, bool L>
 static void launch_fused2v(const cuda2d_engine *c, const PP2<T> &p)
 {
     const int V = 16 / (int)sizeof(T);
     const int strips = (c->ny + c->R - 1) / c->R;
     const dim3 b(32, 8), g((unsigned)(c->px / (32 * V)), (unsigned)((strips + 7) / 8));
     if (c->R == 16)
-        k_fused2v<T, F, VAC, 16 / sizeof(T), 16><<<g, b>>>(p);
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 16, L><<<g, b>>>(p);
     else if (c->R == 64)
-        k_fused2v<T, F, VAC, 16 / sizeof(T), 64><<<g, b>>>(p);
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 64, L><<<g, b>>>(p);
     else
-        k_fused2v<T, F, VAC, 16 / sizeof(T), 32><<<g, b>>>(p);
+        k_fused2v<T, F, VAC, 16 / sizeof(T), 32, L><<<g, b>>>(p);
 }
 
-/* The CPML code compiled in only where the scene has one (registers). */
+/* The CPML code compiled in only where the scene has one (registers); the
+ * lossy update only where a material is lossy (a scene of vacuum never is). */
 template <typename T, bool F> static void launch_fused2(const cuda2d_engine *c, const PP2<T> &p)
 {
     if (c->vec && c->N == 0) {
         if (c->vacuum)
-            launch_fused2v<T, F, true>(c, p);
+            launch_fused2v<T, F, true, false>(c, p);
+        else if (c->lossy)
+            launch_fused2v<T, F, false, true>(c, p);
         else
-            launch_fused2v<T, F, false>(c, p);
-    } else if (c->N > 0)
-        launch_fused2_p<T, F, true, false>(c, p);
+            launch_fused2v<T, F, false, false>(c, p);
+    } else if (c->N > 0 && c->lossy)
+        launch_fused2_p<T, F, true, false, true>(c, p);
+    else if (c->N > 0)
+        launch_fused2_p<T, F, true, false, false>(c, p);
     else if (c->vacuum)
-        launch_fused2_p<T, F, false, true>(c, p);
+        launch_fused2_p<T, F, false, true, false>(c, p);
+    else if (c->lossy)
+        launch_fused2_p<T, F, false, false, true>(c, p);
     else
-        launch_fused2_p<T, F, false, false>(c, p);
+        launch_fused2_p<T, F, false, false, false>(c, p);
 }
 
 /* The bands of 32 - 2K stored columns, one a warp (and a block's x). */
@@ -986,7 +1013,10 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                 k_cut_apply2<T, F><<<ncb, 256>>>(view_cut<T>(c, m));
             if (mur)
                 k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
-            k_e2<T, F><<<g, b>>>(d);
+            if (c->lossy)
+                k_e2<T, F, true><<<g, b>>>(d);
+            else
+                k_e2<T, F, false><<<g, b>>>(d);
             if (mur)
                 k_mur2<T, F, true><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
         } else {
@@ -1222,8 +1252,10 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     c->es = precision_size(o->precision);
     c->nf = m->scene->dft ? m->scene->dft_nfreq : 0;
     c->vacuum = m->nslots == 0;
+    c->lossy = m->lossy;
     /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
-     * temporal needs a scene without CPML, Mur and DFT, else fused; a
+     * temporal needs a scene without CPML, Mur, DFT and lossy materials
+     * (k_tb2 has no ca E term), else fused; a
      * scene with conformal cut edges runs the two-kernel path (see the top).
      * TEXFDTD_CUDA2D_K (2, 4, 6 = default, 8) and TEXFDTD_CUDA2D_ROWS
      * (fused 16, 32 = default, 64; temporal 64, 128) tune them. */
@@ -1242,7 +1274,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             return seterr(err, errlen, "TEXFDTD_CUDA2D=%s: expected two, fused or temporal", pe);
         }
         if (c->path == PATH2_TEMPORAL
-            && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
+            && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft || m->lossy))
             c->path = PATH2_FUSED;
         if (m->ncut)
             c->path = PATH2_TWO;
@@ -1438,14 +1470,18 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         }
     }
     {
-        float cf[MODEL_MAX_MATERIALS] = {0};
-        double cd[MODEL_MAX_MATERIALS] = {0};
+        float cf[MODEL_MAX_MATERIALS] = {0}, af[MODEL_MAX_MATERIALS] = {0};
+        double cd[MODEL_MAX_MATERIALS] = {0}, ad[MODEL_MAX_MATERIALS] = {0};
         for (int k = 0; k < m->nmats; k++) {
-            cf[k] = m->mats[k].cezh_f;
-            cd[k] = m->mats[k].cezh;
+            cf[k] = m->mats[k].cb_f; /* = cezh_f where sigma = 0 */
+            cd[k] = m->mats[k].cb;
+            af[k] = m->mats[k].ca_f;
+            ad[k] = m->mats[k].ca;
         }
         if (cudaMemcpyToSymbol(c2_cezh_f, cf, sizeof cf) != cudaSuccess
-            || cudaMemcpyToSymbol(c2_cezh_d, cd, sizeof cd) != cudaSuccess) {
+            || cudaMemcpyToSymbol(c2_cezh_d, cd, sizeof cd) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_ca_f, af, sizeof af) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_ca_d, ad, sizeof ad) != cudaSuccess) {
             seterr(err, errlen, "cuda 2D: cannot set the coefficient table");
             goto fail;
         }
@@ -1595,7 +1631,7 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
 extern "C" const struct engine_ops cuda_engine_ops = {
     "cuda",
     ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
-        | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL,
+        | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL | ENGINE_CAP_LOSSY,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,

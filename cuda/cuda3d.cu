@@ -311,6 +311,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         || cpu3d_e_materials(m, c->kb, c->nzl, c->mat_h, c->cezh3_f, c->cezh3_d, c->slot_kind, err,
                              errlen))
         goto fail;
+    cpu3d_e_ca(m, c->ca3_f, c->ca3_d);
+    c->lossy = m->lossy;
     if (cudaMemcpy2D(c->mat, c->px, c->mat_h, m->nx, m->nx, (size_t)m->ny * c->nzl,
                      cudaMemcpyHostToDevice) != cudaSuccess) {
         seterr(err, errlen, "cuda 3D: cannot copy the material map");
@@ -648,7 +650,7 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
 extern "C" const struct engine_ops cuda3d_engine_ops = {
     "cuda",
     ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT | ENGINE_CAP_MPI
-        | ENGINE_CAP_MONITORS,
+        | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY,
     "3D CUDA, float or double, CPML strategies combined | regions | per-face, MPI z slabs (a GPU a rank)",
     cuda3d_create,
     cuda3d_step,

@@ -25,12 +25,32 @@ static __constant__ double c_cezh_d[3][MODEL_MAX_MATERIALS];
 template <typename T> __device__ __forceinline__ T cezh(int a, uint8_t m);
 template <> __device__ __forceinline__ float cezh<float>(int a, uint8_t m) { return c_cezh_f[a][m]; }
 template <> __device__ __forceinline__ double cezh<double>(int a, uint8_t m) { return c_cezh_d[a][m]; }
+/* ca of the lossy update (cpu3d_e_ca), read only with the kernels' flag L */
+static __constant__ float c_ca_f[3][MODEL_MAX_MATERIALS];
+static __constant__ double c_ca_d[3][MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T ca3(int a, uint8_t m);
+template <> __device__ __forceinline__ float ca3<float>(int a, uint8_t m) { return c_ca_f[a][m]; }
+template <> __device__ __forceinline__ double ca3<double>(int a, uint8_t m) { return c_ca_d[a][m]; }
 
-/* This file's copy of the table, from the engine's (cpu3d_e_materials). */
+/* E component a of material m from the difference d of its two terms:
+ * e + cb d (yee_add_mul), or with L (a lossy scene) ca e + cb d (yee_lossy);
+ * cb is the cezh table's entry. */
+template <typename T, bool F, bool L>
+__device__ __forceinline__ T e_upd(T e, int a, uint8_t m, T d)
+{
+    typedef Yee<T, F> Y;
+    if (L)
+        return Y::yee_lossy(e, ca3<T>(a, m), cezh<T>(a, m), d);
+    return Y::yee_add_mul(e, cezh<T>(a, m), d);
+}
+
+/* This file's copy of the tables, from the engine's (cpu3d_e_materials, cpu3d_e_ca). */
 static inline int cezh_upload(const cuda3d_engine *c, char *err, size_t errlen)
 {
     if (cudaMemcpyToSymbol(c_cezh_f, c->cezh3_f, sizeof c->cezh3_f) != cudaSuccess
-        || cudaMemcpyToSymbol(c_cezh_d, c->cezh3_d, sizeof c->cezh3_d) != cudaSuccess)
+        || cudaMemcpyToSymbol(c_cezh_d, c->cezh3_d, sizeof c->cezh3_d) != cudaSuccess
+        || cudaMemcpyToSymbol(c_ca_f, c->ca3_f, sizeof c->ca3_f) != cudaSuccess
+        || cudaMemcpyToSymbol(c_ca_d, c->ca3_d, sizeof c->ca3_d) != cudaSuccess)
         return seterr(err, errlen, "cuda 3D: cannot set the coefficient table");
     return 0;
 }

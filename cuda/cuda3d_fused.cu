@@ -115,8 +115,9 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
 }
 
-/* E of cell (i, j, k) from the new H around it; E psi in place (owner only). */
-template <typename T, bool F, bool PML>
+/* E of cell (i, j, k) from the new H around it; E psi in place (owner only);
+ * L: the lossy update (cuda3d_cell.cuh e_upd). */
+template <typename T, bool F, bool PML, bool L>
 __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t mc, T &ex, T &ey, T &ez,
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
@@ -135,23 +136,23 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        ex = Y::yee_add_mul(ex, cezh<T>(0, mc), Y::yee_diff(ty, tz));
+        ex = e_upd<T, F, L>(ex, 0, mc, Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        ey = Y::yee_add_mul(ey, cezh<T>(1, mc), Y::yee_diff(tz, tx));
+        ey = e_upd<T, F, L>(ey, 1, mc, Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        ez = Y::yee_add_mul(ez, cezh<T>(2, mc), Y::yee_diff(tx, ty));
+        ez = e_upd<T, F, L>(ez, 2, mc, Y::yee_diff(tx, ty));
     }
 }
 
-template <typename T, bool F, bool PML, int BY>
+template <typename T, bool F, bool PML, int BY, bool L>
 __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) k_fused3(PP3<T> p, const Tile3 *tiles)
 {
     typedef Yee<T, F> Y;
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
                 p.hy1[c] = hy;
                 p.hz1[c] = hz;
                 T ex = exc, ey = eyc, ez = ezc;
-                e3<T, F, PML>(p, i, j, k, d.mat[c], ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
+                e3<T, F, PML, L>(p, i, j, k, d.mat[c], ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
                               hyp, hxp, hz_im, hy_im, s_hx[w - 1][lane]);
                 p.ex1[c] = ex;
                 p.ey1[c] = ey;
@@ -261,14 +262,25 @@ __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
     e1[w] = Y::yee_mur(e0[nb], kmur, e1[nb], e0[w]);
 }
 
-template <typename T, bool F>
-static void launch_fused3(const TileSet &ts, const PP3<T> &p, cudaStream_t st = 0)
+template <typename T, bool F, bool L>
+static void launch_fused3_l(const TileSet &ts, const PP3<T> &p, cudaStream_t st)
 {
     const dim3 b(32, 9);
     if (ts.n[1])
-        k_fused3<T, F, true, 8><<<(unsigned)ts.n[1], b, 0, st>>>(p, ts.t[1]);
+        k_fused3<T, F, true, 8, L><<<(unsigned)ts.n[1], b, 0, st>>>(p, ts.t[1]);
     if (ts.n[0])
-        k_fused3<T, F, false, 8><<<(unsigned)ts.n[0], b, 0, st>>>(p, ts.t[0]);
+        k_fused3<T, F, false, 8, L><<<(unsigned)ts.n[0], b, 0, st>>>(p, ts.t[0]);
+}
+
+/* The lossy kernels only where the scene has a lossy material. */
+template <typename T, bool F>
+static void launch_fused3(const cuda3d_engine *c, const TileSet &ts, const PP3<T> &p,
+                          cudaStream_t st = 0)
+{
+    if (c->lossy)
+        launch_fused3_l<T, F, true>(ts, p, st);
+    else
+        launch_fused3_l<T, F, false>(ts, p, st);
 }
 
 /* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point.
@@ -313,15 +325,15 @@ int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t
             CK(cudaStreamWaitEvent(c->ps, c->ev_step, 0));
             if (halo_wait(c, false, c->ps, err, errlen))
                 return -1;
-            launch_fused3<T, F>(c->ts[TS_TOP], p, c->ps);
+            launch_fused3<T, F>(c, c->ts[TS_TOP], p, c->ps);
             if (halo_start(c, true, c->fb, c->ps, err, errlen))
                 return -1;
             if (halo_wait(c, true, c->ps, err, errlen))
                 return -1;
-            launch_fused3<T, F>(c->ts[TS_BOTTOM], p, c->ps);
+            launch_fused3<T, F>(c, c->ts[TS_BOTTOM], p, c->ps);
             CK(cudaEventRecord(c->ev_edges, c->ps));
         }
-        launch_fused3<T, F>(c->ts[TS_BODY], p); /* one rank: every tile */
+        launch_fused3<T, F>(c, c->ts[TS_BODY], p); /* one rank: every tile */
         if (mpi)
             CK(cudaStreamWaitEvent(0, c->ev_edges, 0));
         if (mur) {

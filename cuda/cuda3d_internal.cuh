@@ -42,6 +42,9 @@ extern "C" {
 int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
                       float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
                       uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen);
+/* ca of each of those indices (a lossy scene: E = ca E + cb curl H, cb in cezh). */
+void cpu3d_e_ca(const struct model *m, float ca_f[3][MODEL_MAX_MATERIALS],
+                double ca_d[3][MODEL_MAX_MATERIALS]);
 extern const struct engine_ops cuda3d_engine_ops;
 }
 
@@ -160,8 +163,11 @@ struct cuda3d_engine {
     void *prof[6][3];
     uint8_t *mat;      /* the E materials (cpu3d_e_materials), padded like the fields */
     uint8_t *mat_h;    /* the same on the host while the engine is made, [nzl][ny][nx] */
-    float cezh3_f[3][MODEL_MAX_MATERIALS];
+    float cezh3_f[3][MODEL_MAX_MATERIALS]; /* cb: = cezh where sigma = 0 */
     double cezh3_d[3][MODEL_MAX_MATERIALS];
+    float ca3_f[3][MODEL_MAX_MATERIALS];   /* lossy: E = ca E + cb curl H */
+    double ca3_d[3][MODEL_MAX_MATERIALS];
+    bool lossy;                            /* model->lossy: the E kernels' flag L */
     uint8_t slot_kind[MODEL_MAX_MATERIALS];
     MurPlane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];

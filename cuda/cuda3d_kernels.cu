@@ -43,8 +43,12 @@ __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
     }
 }
 
-/* E of cell (i, j, k): Ex, Ey, Ez in update3d.inc's order. */
-template <typename T, bool F, int MODE>
+/* What a field kernel updates (its template argument E): H, E, or E with
+ * the lossy update (a scene with sigma != 0: E = ca E + cb curl H). */
+enum { E_NONE = 0, E_PLAIN = 1, E_LOSSY = 2 };
+
+/* E of cell (i, j, k): Ex, Ey, Ez in update3d.inc's order; L: the lossy update. */
+template <typename T, bool F, int MODE, bool L>
 __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
 {
     typedef Yee<T, F> Y;
@@ -62,19 +66,19 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
         const T dy = Y::yee_diff(d.hz[c], d.hz[c - d.sy]), dz = Y::yee_diff(d.hy[c], d.hy[c - d.sz]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        d.ex[c] = Y::yee_add_mul(d.ex[c], cezh<T>(0, mc), Y::yee_diff(ty, tz));
+        d.ex[c] = e_upd<T, F, L>(d.ex[c], 0, mc, Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(d.hx[c], d.hx[c - d.sz]), dx = Y::yee_diff(d.hz[c], d.hz[c - 1]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        d.ey[c] = Y::yee_add_mul(d.ey[c], cezh<T>(1, mc), Y::yee_diff(tz, tx));
+        d.ey[c] = e_upd<T, F, L>(d.ey[c], 1, mc, Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(d.hy[c], d.hy[c - 1]), dy = Y::yee_diff(d.hx[c], d.hx[c - d.sy]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        d.ez[c] = Y::yee_add_mul(d.ez[c], cezh<T>(2, mc), Y::yee_diff(tx, ty));
+        d.ez[c] = e_upd<T, F, L>(d.ez[c], 2, mc, Y::yee_diff(tx, ty));
     }
 }
 
@@ -83,7 +87,7 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
  * its loads are coalesced; with U (the coalescing paper's counter-example,
  * for the benchmark) they take consecutive j instead, a row pitch apart.
  * The cell's arithmetic, and so its bits, is the same either way. */
-template <typename T, bool F, int MODE, bool E, bool U = false>
+template <typename T, bool F, int MODE, int E, bool U = false>
 __global__ void __launch_bounds__(256) k_field(Dev3<T> d, Box b)
 {
     const int i = b.x0 + (U ? blockIdx.x * blockDim.y + threadIdx.y : blockIdx.x * blockDim.x + threadIdx.x);
@@ -92,14 +96,14 @@ __global__ void __launch_bounds__(256) k_field(Dev3<T> d, Box b)
     if (i >= b.x1 || j >= b.y1)
         return;
     if (E)
-        e_cell<T, F, MODE>(d, i, j, k);
+        e_cell<T, F, MODE, E == E_LOSSY>(d, i, j, k);
     else
         h_cell<T, F, MODE>(d, i, j, k);
 }
 
 /* A2: the 26 PML regions in one launch; blockIdx.y picks the region, whose
  * cells the blocks walk x fastest (grid-stride). */
-template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regions r)
+template <typename T, bool F, int E> __global__ void k_regions(Dev3<T> d, Regions r)
 {
     const Box b = r.box[blockIdx.y];
     const int wx = b.x1 - b.x0, wy = b.y1 - b.y0;
@@ -108,7 +112,7 @@ template <typename T, bool F, bool E> __global__ void k_regions(Dev3<T> d, Regio
          t += (long long)gridDim.x * blockDim.x) {
         const int i = b.x0 + (int)(t % wx), j = b.y0 + (int)(t / wx % wy), k = b.z0 + (int)(t / wx / wy);
         if (E)
-            e_cell<T, F, MODE_INLINE>(d, i, j, k);
+            e_cell<T, F, MODE_INLINE, E == E_LOSSY>(d, i, j, k);
         else
             h_cell<T, F, MODE_INLINE>(d, i, j, k);
     }
@@ -274,7 +278,7 @@ static int field_launch_box(const Box &b, dim3 *grid, dim3 *block)
     return b.x1 > b.x0 && b.y1 > b.y0 && b.z1 > b.z0;
 }
 
-template <typename T, bool F, int MODE, bool E>
+template <typename T, bool F, int MODE, int E>
 static void launch_field(const Dev3<T> &d, const Box &b)
 {
     dim3 g, bl;
@@ -313,12 +317,12 @@ static void launch_faces(const Dev3<T> &d, int zsides, int za, int zb)
     }
 }
 
-/* H (E = false) or E over planes za <= k < zb (global, a part of this
+/* H (E = E_NONE) or E over planes za <= k < zb (global, a part of this
  * rank's k0 .. k1-1) with the scene's CPML strategy.  Every strategy takes
  * any z range: combined one field kernel; regions the interior box and the
  * 26 regions, each cut to the range (on the host, per launch); per-face the
  * face kernels over the range, then the field kernel. */
-template <typename T, bool F, bool E>
+template <typename T, bool F, int E>
 static void launch_half(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
 {
     const int N = c->N;
@@ -343,9 +347,20 @@ static void launch_half(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb
         if (r.n)
             k_regions<T, F, E><<<dim3(256, r.n), 256>>>(d, r);
     } else {
-        launch_faces<T, F, E>(d, c->zsides, za, zb); /* psi first, then the field reads them */
+        launch_faces<T, F, E != 0>(d, c->zsides, za, zb); /* psi first, then the field reads them */
         launch_field<T, F, MODE_KAPPA, E>(d, box);
     }
+}
+
+/* E over planes za <= k < zb: the lossy kernels where the scene has a lossy
+ * material, the lossless ones (today's code) elsewhere. */
+template <typename T, bool F>
+static void launch_e(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
+{
+    if (c->lossy)
+        launch_half<T, F, E_LOSSY>(c, d, za, zb);
+    else
+        launch_half<T, F, E_PLAIN>(c, d, za, zb);
 }
 
 /* Mur: save the old neighbour planes (APPLY false, before E) or apply. */
@@ -390,12 +405,12 @@ template <typename T, bool F> int step_two(cuda3d_engine *c, const struct model 
             return -1;
         /* H */
         if (split) {
-            launch_half<T, F, false>(c, d, k0, k1 - 1);
+            launch_half<T, F, E_NONE>(c, d, k0, k1 - 1);
             if (halo_wait(c, false, 0, err, errlen))
                 return -1;
-            launch_half<T, F, false>(c, d, k1 - 1, k1);
+            launch_half<T, F, E_NONE>(c, d, k1 - 1, k1);
         } else {
-            launch_half<T, F, false>(c, d, k0, k1);
+            launch_half<T, F, E_NONE>(c, d, k0, k1);
         }
         if (mpi && halo_start(c, true, c->f, 0, err, errlen))
             return -1;
@@ -403,14 +418,14 @@ template <typename T, bool F> int step_two(cuda3d_engine *c, const struct model 
             launch_mur<T, F, false>(c, d, kmur);
         /* E */
         if (split) {
-            launch_half<T, F, true>(c, d, k0 + 1, k1);
+            launch_e<T, F>(c, d, k0 + 1, k1);
             if (halo_wait(c, true, 0, err, errlen))
                 return -1;
-            launch_half<T, F, true>(c, d, k0, k0 + 1);
+            launch_e<T, F>(c, d, k0, k0 + 1);
         } else {
             if (mpi && halo_wait(c, true, 0, err, errlen))
                 return -1;
-            launch_half<T, F, true>(c, d, k0, k1);
+            launch_e<T, F>(c, d, k0, k1);
         }
         if (mur)
             launch_mur<T, F, true>(c, d, kmur);

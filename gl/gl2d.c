@@ -506,7 +506,7 @@ int gl_engine_steps_per_pass(const struct engine *e)
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl2d_step,
@@ -523,7 +523,7 @@ const struct engine_ops gl_engine_ops = {
 const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl2d_step,

@@ -24,11 +24,12 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
              "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
              "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
              "#define CUT_W %d\n#define CUT_H %d\n#define DFT_NF %d\n#define DFT_E %d\n"
-             "#define DFT_G %d\n",
+             "#define DFT_G %d\n#define LOSSY %d\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
              g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
              g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
-             g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX);
+             g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX,
+             m->lossy ? 1 : 0);
 }
 
 bool gl2d_has_features(const struct gl_engine *g)
@@ -38,10 +39,11 @@ bool gl2d_has_features(const struct gl_engine *g)
 
 void gl2d_set_coefficients(GLuint prog, const struct model *m)
 {
-    float cezh[MODEL_MAX_MATERIALS];
+    float cezh[MODEL_MAX_MATERIALS], ca[MODEL_MAX_MATERIALS];
     GLuint kind[MODEL_MAX_MATERIALS];
     for (int k = 0; k < m->nmats; k++) {
-        cezh[k] = m->mats[k].cezh_f;
+        cezh[k] = m->mats[k].cb_f; /* = cezh_f where sigma = 0 */
+        ca[k] = m->mats[k].ca_f;
         kind[k] = (GLuint)m->mats[k].kind;
     }
     GLint loc;
@@ -49,6 +51,8 @@ void gl2d_set_coefficients(GLuint prog, const struct model *m)
         glProgramUniform1f(prog, loc, m->ch_f);
     if ((loc = glGetUniformLocation(prog, "cezh")) >= 0)
         glProgramUniform1fv(prog, loc, m->nmats, cezh);
+    if ((loc = glGetUniformLocation(prog, "ca")) >= 0)
+        glProgramUniform1fv(prog, loc, m->nmats, ca);
     if ((loc = glGetUniformLocation(prog, "kind")) >= 0)
         glProgramUniform1uiv(prog, loc, m->nmats, kind);
     if ((loc = glGetUniformLocation(prog, "mur_k")) >= 0)

@@ -21,6 +21,9 @@
  *     DFT_G              frequencies per update_dft.frag pass (gl: the rest)
  *     CONFORMAL, CUT_X0, CUT_Y0, CUT_W, CUT_H   conformal PEC cut edges and
  *                        the bounding box of their H cells
+ *     LOSSY              1: a material has sigma != 0, every Ez takes
+ *                        ca E + cb curl (cezh[] holds cb, = S / eps_r where
+ *                        sigma = 0, and ca = 1 there: the same bits)
  * and `#line 100001 1` before this file, then `#line 1 0` before the pass
  * itself (gl/shader.c; its #include lines below are spliced in there).
  *
@@ -56,8 +59,31 @@
 #include "yee.h"
 
 uniform float ch;           /* S */
-uniform float cezh[NMATS];  /* S / eps_r per material, 0 for PEC */
+uniform float cezh[NMATS];  /* S / eps_r per material (cb if LOSSY), 0 for PEC */
 uniform uint kind[NMATS];   /* KIND_* per material */
+#if LOSSY
+uniform float ca[NMATS];    /* (1 - s) / (1 + s) per material, 1 where sigma = 0 */
+#endif
+
+/* The Ez update of material m from the curl's four H values, or (CPML) from
+ * d = tx - ty: ez + cezh d, or with LOSSY ca ez + cb d (core/yee.h). */
+float ez_curl(float ez, uint m, float p1, float p0, float q1, float q0)
+{
+#if LOSSY
+    return yee_curl_lossy(ez, ca[m], cezh[m], p1, p0, q1, q0);
+#else
+    return yee_curl_add(ez, cezh[m], p1, p0, q1, q0);
+#endif
+}
+
+float ez_term(float ez, uint m, float d)
+{
+#if LOSSY
+    return yee_lossy(ez, ca[m], cezh[m], d);
+#else
+    return yee_add_mul(ez, cezh[m], d);
+#endif
+}
 
 #if CPML
 /* ---- CPML (Roden and Gedney 2000; cpu/update2d.inc, core/model.h) ----
@@ -274,7 +300,7 @@ float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, f
 {
     const uint m = texelFetch(mat_tex, p, 0).r;
     if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
-        ez = yee_curl_add(ez, cezh[m], h.y, hy_w, h.x, hx_s);
+        ez = ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));
@@ -315,10 +341,10 @@ float ez_sweep(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, ivec2 p)
             const vec3 bci = pml_coef(PROF_YE, p.y);
             ty = yee_pml_term(dx, bci.z, psi_ezy_new(psi_y_texel(p.x, sy, ky), bci, dx));
         }
-        return yee_add_mul(ez, cezh[m], yee_diff(tx, ty));
+        return ez_term(ez, m, yee_diff(tx, ty));
     }
 #endif
-    return yee_curl_add(ez, cezh[m], h.y, hy_w, h.x, hx_s);
+    return ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
 }
 
 /* The new Ez of texel p, in update2d.inc's order: the sweep (interior cells;

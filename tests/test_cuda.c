@@ -119,6 +119,9 @@ static const char *scene3d = "[grid]\nnx = 45\nny = 38\nnz = 33\nsteps = 150\nco
                              "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 17\n"
                              "center_y = 25\ncenter_z = 15\nwidth = 9\nheight = 2\ndepth = 7\n";
 
+/* Sections appended to scene3d (the lossy tests). */
+static const char *scene3d_extra = "";
+
 /* CUDA 3D against cpu3d for one strategy, float (flush) and double. */
 static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary);
 static void cuda3d_vs_cpu(const char *strategy, const char *boundary)
@@ -143,7 +146,7 @@ static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary)
     const char *sets[2] = {s1, s2};
     /* Mur and PEC scenes have no cells = key: build them from the text */
     char text[2048];
-    snprintf(text, sizeof text, "%s", scene3d);
+    snprintf(text, sizeof text, "%s%s", scene3d, scene3d_extra);
     if (strcmp(boundary, "cpml")) {
         char *b = strstr(text, "[boundary]");
         char *o = strstr(text, "[object.ball]");
@@ -184,6 +187,21 @@ static void cuda3d_vs_cpu_path(const char *strategy, const char *boundary)
 }
 
 Test(cuda3d, a1_combined_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "cpml"); }
+
+/* A lossy block (sigma != 0: the E kernels' flag L) beside the dielectric
+ * ball and the PEC plate: every strategy and both paths, bit for bit. */
+static const char *lossy3d = "[material.wet]\neps_r = 2\nsigma = 0.15\n"
+                             "[object.wet]\nshape = box\nmaterial = wet\ncenter_x = 20\n"
+                             "center_y = 12\ncenter_z = 19\nwidth = 8\nheight = 5\ndepth = 6\n";
+Test(cuda3d, lossy_matches_cpu, .timeout = 300)
+{
+    scene3d_extra = lossy3d;
+    cuda3d_vs_cpu("combined", "cpml");
+    cuda3d_vs_cpu("regions", "cpml");
+    cuda3d_vs_cpu("per-face", "cpml");
+    cuda3d_vs_cpu("combined", "mur");
+    scene3d_extra = "";
+}
 Test(cuda3d, a2_regions_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("regions", "cpml"); }
 Test(cuda3d, a3_per_face_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("per-face", "cpml"); }
 Test(cuda3d, mur_matches_cpu, .timeout = 120) { cuda3d_vs_cpu("combined", "mur"); }
@@ -338,6 +356,45 @@ static void cuda2d_vs_cpu_bits(const char *text, int steps, const char *expect_p
 Test(cuda2d, pec_boundary_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu(""); }
 Test(cuda2d, cpml_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = cpml\ncells = 10\n"); }
 Test(cuda2d, mur_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = mur\n"); }
+
+/* A lossy dielectric (sigma != 0: Ez = ca Ez + cb curl, the template flag L)
+ * beside the lossless rod and the PEC plate, on every path (temporal falls
+ * back to fused: k_tb2 has no lossy update), float and double bit for bit:
+ * with CPML and the plane wave, and with a PEC boundary, a point source and
+ * no DFT (where temporal would otherwise run). */
+static const char *lossy2d = "[material.wet]\neps_r = 3\nsigma = 0.12\n"
+                             "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 95.3\n"
+                             "center_y = 30.6\nradius = 11\n";
+
+static void cuda2d_lossy_vs_cpu(const char *text)
+{
+    const char *paths[4] = {"two", "fused", "fused", "temporal"};
+    for (int k = 0; k < 4; k++) {
+        setenv("TEXFDTD_CUDA2D", paths[k], 1);
+        setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
+        cr_log_info("lossy: TEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d", paths[k], k != 2);
+        cuda2d_vs_cpu_bits(text, 300, k == 0 ? "two kernels" : "fused", true);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    unsetenv("TEXFDTD_CUDA2D_VEC");
+}
+
+Test(cuda2d, lossy_cpml_bit_identical_to_cpu, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n%s", scene2d, lossy2d);
+    cuda2d_lossy_vs_cpu(text);
+}
+
+Test(cuda2d, lossy_point_pec_bit_identical_to_cpu, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "[grid]\nnx = 130\nny = 97\nsteps = 300\n"
+             "[source]\ntype = point\ncenter_x = 80\ncenter_y = 35\n"
+             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 55\ncenter_y = 45\nradius = 12.5\n%s", lossy2d);
+    cuda2d_lossy_vs_cpu(text);
+}
 
 /* The temporally blocked path (several steps per launch): a scene it takes
  * (PEC boundary, point source, dielectric and PEC objects, no slots or DFT),

@@ -49,6 +49,40 @@ static const char *OBLIQUE = /* 30 degrees, a non-power-of-two Courant number */
     "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 2.5\ncenter_x = 50\n"
     "center_y = 70\nradius = 10\n";
 
+/* Lossy dielectrics (sigma != 0, the ca E + cb curl update): a smoothed lossy
+ * cylinder and a lossless rod in a CPML grid under a plane wave; a lossy and
+ * a lossless object beside a point source inside Mur walls. */
+static const char *LOSSY_CPML =
+    "[grid]\nnx = 140\nny = 120\nsteps = 300\ncourant = 0.5\ncells_per_wavelength = 20\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 10\n"
+    "[material.wet]\neps_r = 4\nsigma = 0.11\n"
+    "[object.cyl]\nshape = circle\nmaterial = wet\ncenter_x = 60.3\ncenter_y = 58.7\n"
+    "radius = 18\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 2.5\ncenter_x = 100\n"
+    "center_y = 70\nradius = 8\n";
+
+static const char *LOSSY_MUR =
+    "[grid]\nnx = 120\nny = 100\nsteps = 250\ncourant = 0.6\ncells_per_wavelength = 16\n"
+    "[source]\ntype = point\ncenter_x = 52\ncenter_y = 45\namplitude = 20\n"
+    "[boundary]\ntype = mur\n"
+    "[material.wet]\neps_r = 1\nsigma = 0.3\n"
+    "[object.slab]\nshape = rectangle\nmaterial = wet\ncenter_x = 70\ncenter_y = 50\n"
+    "width = 20\nheight = 60\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 40\n"
+    "center_y = 30\nradius = 7\n";
+
+/* A PEC box with slots only: the multi-step pass update_k.frag (gl) and the
+ * fused dispatch update_he.comp (gl-compute). */
+static const char *LOSSY_PEC =
+    "[grid]\nnx = 128\nny = 112\nsteps = 260\ncourant = 0.5\ncells_per_wavelength = 18\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[material.wet]\neps_r = 3\nsigma = 0.15\n"
+    "[object.cyl]\nshape = circle\nmaterial = wet\ncenter_x = 50.4\ncenter_y = 55.2\n"
+    "radius = 16\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 90\ncenter_y = 60\n"
+    "width = 4\nheight = 24\n";
+
 static bool gpu_required(void)
 {
     const char *v = getenv("TEXFDTD_REQUIRE_GPU");
@@ -157,6 +191,25 @@ Test(gl, square_equals_cpu) { agree("gl", SQUARE, 500, DENORMALS_FLUSH, NULL); }
 Test(gl, circle_equals_cpu) { agree("gl", CIRCLE, 250, DENORMALS_FLUSH, NULL); }
 Test(gl, dielectric_equals_cpu) { agree("gl", DIELECTRIC, 250, DENORMALS_FLUSH, NULL); }
 Test(gl, oblique_equals_cpu) { agree("gl", OBLIQUE, 250, DENORMALS_FLUSH, NULL); }
+Test(gl, lossy_cpml_equals_cpu) { agree("gl", LOSSY_CPML, 300, DENORMALS_FLUSH, NULL); }
+Test(gl, lossy_mur_point_equals_cpu) { agree("gl", LOSSY_MUR, 250, DENORMALS_FLUSH, NULL); }
+Test(gl, lossy_pec_multistep_equals_cpu) { agree("gl", LOSSY_PEC, 260, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, lossy_pec_fused_equals_cpu)
+{
+    agree("gl-compute", LOSSY_PEC, 260, DENORMALS_FLUSH, NULL);
+}
+Test(gl_compute, lossy_cpml_equals_cpu)
+{
+    agree("gl-compute", LOSSY_CPML, 300, DENORMALS_FLUSH, NULL);
+}
+Test(gl_compute, lossy_cpml_keep_equals_cpu)
+{
+    agree("gl-compute", LOSSY_CPML, 300, DENORMALS_KEEP, NULL);
+}
+Test(gl_compute, lossy_mur_point_equals_cpu)
+{
+    agree("gl-compute", LOSSY_MUR, 250, DENORMALS_FLUSH, NULL);
+}
 
 Test(gl_compute, square_equals_cpu) { agree("gl-compute", SQUARE, 500, DENORMALS_FLUSH, NULL); }
 Test(gl_compute, circle_equals_cpu) { agree("gl-compute", CIRCLE, 250, DENORMALS_FLUSH, NULL); }
