@@ -296,3 +296,36 @@ Test(te, refusals_3d_and_conformal)
     cr_assert_neq(scene_load_text(&s, "x.ini", cyl, strlen(cyl), conf, 1, err, sizeof err), 0);
     cr_expect(strstr(err, "conformal"), "%s", err);
 }
+
+/* A lossy material is refused where its update is not written yet: in TE
+ * (sigma would sit on the edges, the H arrays) and beside a magnetic
+ * material in TM.  Nothing runs: model_build fails with the reason. */
+Test(te, lossy_refused_in_te_and_beside_magnetic)
+{
+    const char *const cases[][3] = {
+        {"material.lossy.sigma=0.05", "object.cyl.material=lossy", NULL},
+        {"material.lossy.sigma=0.05", "object.cyl.material=lossy", "grid.polarization=tm"},
+    };
+    const char *want[] = {"in TE", "magnetic"};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[5] = {"material.lossy.eps_r=2", cases[k][0], cases[k][1], NULL, NULL};
+        int n = 3;
+        if (cases[k][2])
+            sets[n++] = cases[k][2];
+        if (k == 1)
+            sets[n++] = "object.mag_rod.material=mag"; /* a magnetic object beside it */
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s", cyl,
+                 k == 1 ? "[object.mag_rod]\nshape = circle\ncenter_x = 20.5\ncenter_y = 20.5\n"
+                          "radius = 3\nmaterial = mag\n"
+                        : "");
+        struct scene s;
+        char err[ERRLEN];
+        cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), sets, n, err, sizeof err), 0,
+                     "%s", err);
+        struct model m;
+        cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "case %d built", k);
+        cr_expect(strstr(err, "lossy") && strstr(err, want[k]), "case %d: %s", k, err);
+        scene_free(&s);
+    }
+}
