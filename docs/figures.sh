@@ -23,6 +23,30 @@ BIN=${TEXFDTD_BIN:-bin/texfdtd}
 command -v gnuplot >/dev/null || { echo "figures.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 say() { printf 'figures.sh: %s\n' "$*" >&2; }
 
+# side_by_side OUT SIZE TOP TITLE_A PNG_A TITLE_B PNG_B: two PNG pictures
+# side by side in one, each scaled to half the width, titled; SIZE is
+# gnuplot's "width,height", TOP the top of the pictures (screen fraction).
+side_by_side() {
+    gnuplot <<EOF
+set terminal pngcairo size $2 font "sans,13"
+set output "$1"
+set multiplot layout 1,2
+unset key; unset tics; unset border; unset colorbox
+set size ratio -1
+set lmargin at screen 0.01
+set rmargin at screen 0.49
+set tmargin at screen $3
+set bmargin at screen 0.01
+set title "$4"
+plot "$5" binary filetype=png with rgbimage
+set lmargin at screen 0.51
+set rmargin at screen 0.99
+set title "$6"
+plot "$7" binary filetype=png with rgbimage
+unset multiplot
+EOF
+}
+
 # The engine for the pictures: gl where a GL device works (Mesa llvmpipe
 # counts), as in the tutorial; cpu otherwise, and the output says so.
 ENGINE=gl
@@ -36,24 +60,9 @@ fi
 say "1/6 takada_square.ini on $ENGINE (1024 x 1024, 1000 steps)"
 $BIN run scenes/takada_square.ini --engine "$ENGINE" --out "$T/takada" --force -q
 # The 1024-pixel pictures, halved (10 pixels per wavelength) side by side.
-gnuplot <<EOF
-set terminal pngcairo size 1040,560 font "sans,13"
-set output "$IMG/tutorial_takada_600_900.png"
-set multiplot layout 1,2
-unset key; unset tics; unset border; unset colorbox
-set size ratio -1
-set lmargin at screen 0.01
-set rmargin at screen 0.49
-set tmargin at screen 0.93
-set bmargin at screen 0.01
-set title "(a) step 600"
-plot "$T/takada/ez_total_000600.png" binary filetype=png with rgbimage
-set lmargin at screen 0.51
-set rmargin at screen 0.99
-set title "(b) step 900"
-plot "$T/takada/ez_total_000900.png" binary filetype=png with rgbimage
-unset multiplot
-EOF
+side_by_side "$IMG/tutorial_takada_600_900.png" 1040,560 0.93 \
+    "(a) step 600" "$T/takada/ez_total_000600.png" \
+    "(b) step 900" "$T/takada/ez_total_000900.png"
 
 # 2. The texture layout: which texel holds which field component, and what
 #    each pass reads.  Physical coordinates in cells; texel (a, b) holds
@@ -223,24 +232,9 @@ EOF
 say "6/6 shapes.ini: --geometry and a 400-step run (cpu)"
 $BIN run scenes/shapes.ini --geometry --out "$T/shapes_geometry" --force -q
 $BIN run scenes/shapes.ini --engine cpu --out "$T/shapes" --force -q
-gnuplot <<EOF
-set terminal pngcairo size 980,410 font "sans,13"
-set output "$IMG/tutorial_shapes.png"
-set multiplot layout 1,2
-unset key; unset tics; unset border; unset colorbox
-set size ratio -1
-set lmargin at screen 0.01
-set rmargin at screen 0.49
-set tmargin at screen 0.92
-set bmargin at screen 0.01
-set title "(a) run --geometry: material.png"
-plot "$T/shapes_geometry/material.png" binary filetype=png with rgbimage
-set lmargin at screen 0.51
-set rmargin at screen 0.99
-set title "(b) total Ez, step 400"
-plot "$T/shapes/ez_total_000400.png" binary filetype=png with rgbimage
-unset multiplot
-EOF
+side_by_side "$IMG/tutorial_shapes.png" 980,410 0.92 \
+    "(a) run --geometry: material.png" "$T/shapes_geometry/material.png" \
+    "(b) total Ez, step 400" "$T/shapes/ez_total_000400.png"
 
 # The performance plot of docs/performance.md (data copied from its tables).
 gnuplot docs/plot_performance.gp
