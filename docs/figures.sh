@@ -23,6 +23,30 @@ BIN=${TEXFDTD_BIN:-bin/texfdtd}
 command -v gnuplot >/dev/null || { echo "figures.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 say() { printf 'figures.sh: %s\n' "$*" >&2; }
 
+# side_by_side OUT SIZE TOP TITLE_A PNG_A TITLE_B PNG_B: two PNG pictures
+# side by side in one, each scaled to half the width, titled; SIZE is
+# gnuplot's "width,height", TOP the top of the pictures (screen fraction).
+side_by_side() {
+    gnuplot <<EOF
+set terminal pngcairo size $2 font "sans,13"
+set output "$1"
+set multiplot layout 1,2
+unset key; unset tics; unset border; unset colorbox
+set size ratio -1
+set lmargin at screen 0.01
+set rmargin at screen 0.49
+set tmargin at screen $3
+set bmargin at screen 0.01
+set title "$4"
+plot "$5" binary filetype=png with rgbimage
+set lmargin at screen 0.51
+set rmargin at screen 0.99
+set title "$6"
+plot "$7" binary filetype=png with rgbimage
+unset multiplot
+EOF
+}
+
 # The engine for the pictures: gl where a GL device works (Mesa llvmpipe
 # counts), as in the tutorial; cpu otherwise, and the output says so.
 ENGINE=gl
@@ -33,32 +57,17 @@ fi
 
 # 1. Takada et al. Fig. 2: the total field at steps 600 and 900 of
 #    scenes/takada_square.ini (1024 x 1024), as the tutorial's run command.
-say "1/5 takada_square.ini on $ENGINE (1024 x 1024, 1000 steps)"
+say "1/6 takada_square.ini on $ENGINE (1024 x 1024, 1000 steps)"
 $BIN run scenes/takada_square.ini --engine "$ENGINE" --out "$T/takada" --force -q
 # The 1024-pixel pictures, halved (10 pixels per wavelength) side by side.
-gnuplot <<EOF
-set terminal pngcairo size 1040,560 font "sans,13"
-set output "$IMG/tutorial_takada_600_900.png"
-set multiplot layout 1,2
-unset key; unset tics; unset border; unset colorbox
-set size ratio -1
-set lmargin at screen 0.01
-set rmargin at screen 0.49
-set tmargin at screen 0.93
-set bmargin at screen 0.01
-set title "(a) step 600"
-plot "$T/takada/ez_total_000600.png" binary filetype=png with rgbimage
-set lmargin at screen 0.51
-set rmargin at screen 0.99
-set title "(b) step 900"
-plot "$T/takada/ez_total_000900.png" binary filetype=png with rgbimage
-unset multiplot
-EOF
+side_by_side "$IMG/tutorial_takada_600_900.png" 1040,560 0.93 \
+    "(a) step 600" "$T/takada/ez_total_000600.png" \
+    "(b) step 900" "$T/takada/ez_total_000900.png"
 
 # 2. The texture layout: which texel holds which field component, and what
 #    each pass reads.  Physical coordinates in cells; texel (a, b) holds
 #    Ez(a, b) in the R32F texture and (Hx(a, b+1/2), Hy(a+1/2, b)) in RG32F.
-say "2/5 texture layout drawing"
+say "2/6 texture layout drawing"
 gnuplot <<'EOF'
 set terminal pngcairo size 1100,580 font "sans,12"
 set output "docs/images/tutorial_texel_layout.png"
@@ -127,7 +136,7 @@ EOF
 
 # 3. GPU against CPU: the tutorial's compare command (1024 x 1024, 1000
 #    steps, every field compared every 100 steps).
-say "3/5 compare takada_square.ini --engines cpu,$ENGINE"
+say "3/6 compare takada_square.ini --engines cpu,$ENGINE"
 $BIN compare scenes/takada_square.ini --engines "cpu,$ENGINE" --out "$T/compare" --force -q \
     > "$T/compare.txt"
 cat "$T/compare.txt"
@@ -136,7 +145,7 @@ cat "$T/compare.txt"
 #    runs in seconds on llvmpipe: the Takada scene at 256 x 256 (square
 #    centred, front starting at the left wall), 4000 steps, both float32
 #    engines against the float64 CPU engine.
-say "4/5 float32 (cpu, $ENGINE) against float64 (cpu-double), 256 x 256, 4000 steps"
+say "4/6 float32 (cpu, $ENGINE) against float64 (cpu-double), 256 x 256, 4000 steps"
 SMALL="--set grid.nx=256 --set grid.ny=256 --set object.square.center_x=127.5 \
 --set object.square.center_y=127.5 --set source.front_offset=0"
 # shellcheck disable=SC2086
@@ -175,7 +184,7 @@ EOF
 #    CPML and a far-field monitor, a continuous wave (with a flux box around
 #    the square) and a modulated Gaussian pulse at 0.5, 1 and 1.5 f0, on the
 #    cpu engine as the tutorial's commands; then one polar plot, dB.
-say "5/5 takada_square.ini with a CPML and [monitor.far]: continuous wave and pulse (cpu)"
+say "5/6 takada_square.ini with a CPML and [monitor.far]: continuous wave and pulse (cpu)"
 $BIN run scenes/takada_square.ini --engine cpu --out "$T/far_cw" --force -q \
     --set boundary.type=cpml --steps 2000 --set monitor.far.start_step=1600 \
     --set monitor.flux.box.x0=440 --set monitor.flux.box.x1=583 \
@@ -216,6 +225,16 @@ plot "$T/far_pulse_500000000.csv" using 2:5 with lines lw 2 lc rgb "#1f4fbf" \\
      "$T/far_cw/far_field.csv" every 5::1 using 2:5 with points pt 6 ps 0.9 lc rgb "#000000" \\
          title "f_0, continuous wave"
 EOF
+
+# 6. Materials and shapes (tutorial section 18): scenes/shapes.ini's
+#    material map from `run --geometry` beside the total field of its run
+#    (cpu engine, step 400), each 160 x 120 cells shown 3 pixels a cell.
+say "6/6 shapes.ini: --geometry and a 400-step run (cpu)"
+$BIN run scenes/shapes.ini --geometry --out "$T/shapes_geometry" --force -q
+$BIN run scenes/shapes.ini --engine cpu --out "$T/shapes" --force -q
+side_by_side "$IMG/tutorial_shapes.png" 980,410 0.92 \
+    "(a) run --geometry: material.png" "$T/shapes_geometry/material.png" \
+    "(b) total Ez, step 400" "$T/shapes/ez_total_000400.png"
 
 # The performance plot of docs/performance.md (data copied from its tables).
 gnuplot docs/plot_performance.gp
