@@ -106,6 +106,25 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                           "Drude) %s not supported yet: the engines take PEC and "
                           "non-dispersive dielectrics (docs/scenes.md)", t->where_poles, t->name,
                           t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
+        /* the stability of the update in this material (core/material.h): a
+         * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
+         * vacuum is; a lossy or magnetic one is checked on the amplification
+         * matrix, and an unstable one refused with its largest stable
+         * Courant number (mu_r < 1 lowers the limit to sqrt(eps_r mu_r)
+         * times the vacuum one) */
+        if (t->is_pec || (!t->where_mu[0] && !t->where_sigma[0]))
+            continue;
+        const int dim = s->nz > 1 ? 3 : 2;
+        char why[512];
+        const double g = material_growth(t, scene_dt(s), s->courant, dim, NULL, why, sizeof why);
+        if (g < 0)
+            return seterr(err, errlen, "%s: %s", t->where_mu[0] ? t->where_mu : t->where_sigma,
+                          why);
+        if (g > 1.0 + MATERIAL_STABILITY_TOL
+            && material_check_stability(t, scene_dt(s), s->courant, dim, NULL, NULL, why,
+                                        sizeof why))
+            return seterr(err, errlen, "%s: %s", t->where_mu[0] ? t->where_mu : t->where_sigma,
+                          why);
     }
     return 0;
 }

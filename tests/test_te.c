@@ -329,3 +329,31 @@ Test(te, lossy_refused_in_te_and_beside_magnetic)
         scene_free(&s);
     }
 }
+
+/* The stability of a magnetic material is checked before anything runs: mu_r
+ * = 0.3 (eps_r 1) lowers the 2D Courant limit to sqrt(0.3 / 2) = 0.3873
+ * (waves run 1.8 times faster than in vacuum), so courant = 0.5 is refused
+ * with that limit, and 0.38 builds. */
+Test(te, magnetic_material_checked_for_stability)
+{
+    const char *sets[] = {"grid.polarization=tm", "material.mag.mu_r=0.3",
+                          "object.cyl.material=mag", "grid.courant=0.5"};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1)
+            sets[3] = "grid.courant=0.38";
+        struct scene s;
+        char err[ERRLEN];
+        cr_assert_eq(scene_load_text(&s, "x.ini", cyl, strlen(cyl), sets, 4, err, sizeof err), 0,
+                     "%s", err);
+        struct model m;
+        const int rc = model_build(&m, &s, err, sizeof err);
+        if (k == 0) {
+            cr_expect_eq(rc, -1, "courant 0.5 built");
+            cr_expect(strstr(err, "courant <= 0.3872"), "%s", err);
+        } else {
+            cr_expect_eq(rc, 0, "%s", err);
+            model_free(&m);
+        }
+        scene_free(&s);
+    }
+}
