@@ -883,7 +883,7 @@ static void probe_record(struct monitors *mo, int t, int r)
              *   TE: Ex = -(hx + hx_inc), Ey = -(hy + hy_inc), eta0 Hz = ez + ez_inc */
             if (q->total)
                 val += probe_incident(m, a, q->i, q->j, t);
-            v[c++] = s->te && f != FIELD_HZ ? -val : val;
+            v[c++] = s->te && f != FIELD_HZ && val != 0.0 ? -val : val; /* no -0 in the csv */
         }
     }
     probe_push(mo, v, w);
