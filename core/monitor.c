@@ -196,6 +196,16 @@ void monitor_plan_free(struct model *m)
     m->nsamples = 0;
 }
 
+/* The array a probe's field f is gathered from: itself, but in TE (core/scene.h
+ * te) hz, ex, ey from the arrays ez, hx, hy, which hold eta0 Hz, -Ex, -Ey
+ * (probe_record applies the sign). */
+static int probe_array(const struct scene *s, int f)
+{
+    if (!s->te)
+        return f;
+    return f == FIELD_HZ ? FIELD_EZ : f == FIELD_EX ? FIELD_HX : FIELD_HY;
+}
+
 int monitor_plan_build(struct model *m, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
@@ -264,7 +274,7 @@ int monitor_plan_build(struct model *m, char *err, size_t errlen)
         for (int f = 0; f < 8; f++) {
             p->probe_sample[k][f] = SIZE_MAX;
             if (q->fields & (1u << f)) {
-                if (pairs_add(&all, f, cell) == SIZE_MAX)
+                if (pairs_add(&all, probe_array(s, f), cell) == SIZE_MAX)
                     goto fail;
                 p->ncols++;
             }
@@ -292,7 +302,7 @@ int monitor_plan_build(struct model *m, char *err, size_t errlen)
         const size_t cell = (size_t)q->i + (size_t)m->nx * ((size_t)q->j + (size_t)m->ny * (size_t)q->k);
         for (int f = 0; f < 8; f++)
             if (q->fields & (1u << f))
-                p->probe_sample[k][f] = sample_find(m->samples, n, f, cell);
+                p->probe_sample[k][f] = sample_find(m->samples, n, probe_array(s, f), cell);
     }
     free(all.v);
     /* rows per read: about 64 MiB of doubles (a far-field box of a million
@@ -821,7 +831,8 @@ static int probe_push(struct monitors *mo, const double *row, size_t w)
     return 0;
 }
 
-/* The incident value of field f at cell (i, j) and its time (t, or t - 1/2).
+/* The incident value of field f at cell (i, j) and its time (t, or t - 1/2),
+ * in TE that of the array f (eta0 Hz_inc, -Ex_inc, -Ey_inc: the same numbers).
  * In 3D the same: Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
  * and the plane wave does not depend on z. */
 static double probe_incident(const struct model *m, int f, int i, int j, int t)
@@ -864,11 +875,15 @@ static void probe_record(struct monitors *mo, int t, int r)
                 continue;
             }
             const size_t x = p->probe_sample[k][f] + (size_t)r * m->nsamples;
+            const int a = probe_array(s, f);
             double val = mo->prec == PRECISION_SINGLE ? ((const float *)mo->rows)[x]
                                                       : ((const double *)mo->rows)[x];
+            /* the array's incident field is TE's too (core/model.c hslot_incident:
+             * eta0 Hz_inc in ez, -Ex_inc in hx, -Ey_inc in hy), so
+             *   TE: Ex = -(hx + hx_inc), Ey = -(hy + hy_inc), eta0 Hz = ez + ez_inc */
             if (q->total)
-                val += probe_incident(m, f, q->i, q->j, t);
-            v[c++] = val;
+                val += probe_incident(m, a, q->i, q->j, t);
+            v[c++] = s->te && f != FIELD_HZ && val != 0.0 ? -val : val; /* no -0 in the csv */
         }
     }
     probe_push(mo, v, w);

@@ -1016,17 +1016,20 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
         if (parse_int(x, 0, n[a] - 1, v[a], err, errlen))
             return -1;
     }
-    if (s->te)
-        return seterr(err, errlen, "%s: [%s]: probes are not supported with [grid] polarization "
-                      "= te yet (use [monitor.dft], [monitor.far] or [monitor.flux])", es->path,
-                      section);
-    p->fields = 1u << FIELD_EZ_BIT;
+    /* the fields of the scene's polarisation, with their bits (enum field) */
+    static const char *const f2[] = {"ez", "hx", "hy", NULL};
+    static const char *const fte[] = {"hz", "ex", "ey", NULL};
+    static const char *const f3[] = {"ex", "ey", "ez", "hx", "hy", "hz", NULL};
+    static const int bit2[] = {FIELD_EZ_BIT, FIELD_HX_BIT, FIELD_HY_BIT};
+    static const int bitte[] = {FIELD_HZ_BIT, FIELD_EX_BIT, FIELD_EY_BIT};
+    static const int bit3[] = {FIELD_EX_BIT, FIELD_EY_BIT, FIELD_EZ_BIT, FIELD_HX_BIT,
+                               FIELD_HY_BIT, FIELD_HZ_BIT};
+    const char *const *names = d3 ? f3 : s->te ? fte : f2;
+    const int *bits = d3 ? bit3 : s->te ? bitte : bit2;
+    const char *what = d3 ? "3D scene" : s->te ? "TE scene ([grid] polarization = te)" : "2D scene";
+    const char *allowed = d3 ? "ex, ey, ez, hx, hy, hz" : s->te ? "hz, ex, ey" : "ez, hx, hy";
+    p->fields = 1u << (s->te ? FIELD_HZ_BIT : FIELD_EZ_BIT);
     if ((x = GET(section, "fields"))) {
-        static const char *const f2[] = {"ez", "hx", "hy", NULL};
-        static const char *const f3[] = {"ex", "ey", "ez", "hx", "hy", "hz", NULL};
-        static const int bit3[] = {FIELD_EX_BIT, FIELD_EY_BIT, FIELD_EZ_BIT, FIELD_HX_BIT,
-                                   FIELD_HY_BIT, FIELD_HZ_BIT};
-        const char *const *names = d3 ? f3 : f2;
         char buf[1024];
         if (strlen(x->value) >= sizeof buf)
             BAD(x, "fields: the list is longer than %zu characters", sizeof buf - 1);
@@ -1036,19 +1039,20 @@ static int interpret_probe(struct entries *es, const char *section, struct scene
              tok = strtok_r(NULL, ", \t", &save)) {
             if (!strcmp(tok, "all")) {
                 for (int i = 0; names[i]; i++)
-                    p->fields |= 1u << (d3 ? bit3[i] : i);
+                    p->fields |= 1u << bits[i];
                 continue;
             }
             int i = 0;
             while (names[i] && strcmp(tok, names[i]))
                 i++;
             if (!names[i])
-                BAD(x, "fields: '%s' is not a field of a %s scene: allowed %s, or all", tok,
-                    d3 ? "3D" : "2D", d3 ? "ex, ey, ez, hx, hy, hz" : "ez, hx, hy");
-            p->fields |= 1u << (d3 ? bit3[i] : i);
+                BAD(x, "fields: '%s' is not a field of a %s: allowed %s, or all", tok, what,
+                    allowed);
+            p->fields |= 1u << bits[i];
         }
         if (!p->fields)
-            BAD(x, "fields is empty (expected ez, a list such as ez, hx, or all)");
+            BAD(x, "fields is empty (expected %s, a list such as %s, or all)", names[0],
+                s->te ? "hz, ex" : "ez, hx");
     }
     p->total = true;
     if ((x = GET(section, "total")) && parse_bool(x, &p->total, err, errlen))

@@ -357,3 +357,94 @@ Test(te, magnetic_material_checked_for_stability)
         scene_free(&s);
     }
 }
+
+/* TE probes: after each step, a scattered probe's ex, ey, hz equal
+ * engine_read of FIELD_EX, FIELD_EY, FIELD_HZ at the probe's cell (another
+ * read path: the whole arrays with their signs), and a total probe adds the
+ * incident wave of docs/scenes.md computed here: with s the steps since the
+ * front passed (x, y), s = n - (x cos t + y sin t) / S (the front enters at
+ * the corner (0, 0) for 0 < angle < 90), g(x, y, n) = A r(s) sin(w s),
+ * w = 2 pi S / N_lambda, r = s / (ramp_periods N_lambda / S) during the ramp,
+ * g = 0 before the front;  eta0 Hz_inc = g(i, j, t), Ex_inc = -sin t g(i, j+1/2,
+ * t-1/2), Ey_inc = cos t g(i+1/2, j, t-1/2). */
+static double te_incident(double x, double y, double n)
+{
+    const double S = 0.5, nl = 20, th = 30 * M_PI / 180, amp = 1.5;
+    const double s = n - (x * cos(th) + y * sin(th)) / S, ramp = 2 * nl / S;
+    if (s <= 0)
+        return 0;
+    return amp * (s < ramp ? s / ramp : 1.0) * sin(2 * M_PI * S / nl * s);
+}
+
+Test(te, probes_read_hz_ex_ey, .timeout = 60)
+{
+    const char *v[] = {"object.cyl.material=dielectric", "object.cyl.eps_r=2",
+                       "object.cyl.radius=6",           "grid.nx=60",
+                       "grid.ny=60",                    "object.cyl.center_x=32.5",
+                       "object.cyl.center_y=30.5",      "source.angle=30",
+                       "source.amplitude=1.5"};
+    const char *probes = "[probe.s]\nx = 22\ny = 27\nfields = all\ntotal = false\n"
+                         "[probe.t]\nx = 22\ny = 27\nfields = ex, hz, ey\n";
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", cyl, probes);
+    struct test_setup t;
+    char err[ERRLEN];
+    setup_from_text(&t, text, v, 9);
+    cr_assert_eq(t.scene.probes[0].fields, t.scene.probes[1].fields);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .device = -1};
+    struct engine *e;
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
+    const size_t n = t.model.ncells, cell = 22 + (size_t)t.model.nx * 27;
+    float *a = malloc(n * 4);
+    /* the columns: s_ex, s_ey, s_hz, t_ex, t_ey, t_hz (enum field order) */
+    const enum field fld[3] = {FIELD_EX, FIELD_EY, FIELD_HZ};
+    const double th = 30 * M_PI / 180;
+    double scat_seen[3] = {0}, inc_seen[3] = {0};
+    for (int step = 1; step <= 140; step++) {
+        cr_assert_eq(engine_step(e, 1, err, sizeof err), 0, "%s", err);
+        size_t nrows;
+        const double *rows = monitors_probe_rows(e->mon, &nrows);
+        cr_assert_eq(nrows, (size_t)step);
+        const double *row = rows + (size_t)(step - 1) * 8;
+        cr_assert_eq(row[0], step);
+        const double inc[3] = {-sin(th) * te_incident(22, 27.5, step - 0.5),
+                               cos(th) * te_incident(22.5, 27, step - 0.5),
+                               te_incident(22, 27, step)};
+        for (int q = 0; q < 3; q++) {
+            cr_assert_eq(engine_read(e, fld[q], a, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(row[2 + q], (double)a[cell], "step %d field %d: probe %.9g, read %.9g",
+                         step, q, row[2 + q], (double)a[cell]);
+            cr_assert(fabs(row[5 + q] - (a[cell] + inc[q])) <= 1e-12,
+                      "step %d field %d: total probe %.12g, read + incident %.12g", step, q,
+                      row[5 + q], a[cell] + inc[q]);
+            scat_seen[q] = fmax(scat_seen[q], fabs(a[cell]));
+            inc_seen[q] = fmax(inc_seen[q], fabs(inc[q]));
+        }
+    }
+    /* the comparisons saw a scattered field and an incident wave in each */
+    for (int q = 0; q < 3; q++)
+        cr_expect(scat_seen[q] > 1e-3 && inc_seen[q] > 0.3, "field %d: %g %g", q, scat_seen[q],
+                  inc_seen[q]);
+    free(a);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+/* A TE probe takes hz, ex, ey only: ez is refused with the key's line and
+ * the allowed set (and TM refuses hz, tests/test_scene.c). */
+Test(te, probe_refuses_tm_fields)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s[probe.p]\nx = 20\ny = 20\nfields = hz, ez\n", cyl);
+    int nl = 0;
+    for (const char *c = text; *c; c++)
+        nl += *c == '\n';
+    struct scene s;
+    char err[ERRLEN], want[256];
+    cr_assert_neq(scene_load_text(&s, "x.ini", text, strlen(text), NULL, 0, err, sizeof err), 0);
+    snprintf(want, sizeof want,
+             "x.ini:%d: fields: 'ez' is not a field of a TE scene ([grid] polarization = te): "
+             "allowed hz, ex, ey, or all", nl);
+    cr_expect(strstr(err, want), "%s", err);
+}
