@@ -618,6 +618,14 @@ static int job_execute(struct job *j)
                                 .device = a->device,
                                 .shader_dir = a->shader_dir,
                                 .threads = a->threads};
+    /* no --engine: the default (gl where a GPU answers) gives way to cpu
+     * for a scene only cpu runs (TE, mu_r, ...) */
+    const char *refused = a->engine ? NULL : engine_refuses(j->engine, &m);
+    if (refused && strcmp(j->engine, "cpu") && !engine_refuses("cpu", &m)) {
+        log_info("the default engine %s does not take %s: using the cpu engine", j->engine,
+                 refused);
+        j->engine = "cpu";
+    }
     if (engine_create(j->engine, &m, &eo, &e, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;

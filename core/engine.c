@@ -52,22 +52,10 @@ const struct engine_ops *engine_find(const char *name, int dims)
     return NULL;
 }
 
-int engine_create(const char *name, const struct model *m, const struct engine_options *o,
-                  struct engine **out, char *err, size_t errlen)
+/* The first feature of m's scene that engine ops cannot run (its
+ * description), or NULL when ops takes the scene. */
+static const char *missing_cap(const struct engine_ops *ops, const struct model *m)
 {
-    const struct engine_ops *ops = engine_find(name, 0);
-    *out = NULL;
-    if (ops && m && !(ops = engine_find(name, m->nz > 1 ? 3 : 2)))
-        return seterr(err, errlen, "engine %s cannot run %s scenes in this build", name,
-                      m->nz > 1 ? "3D" : "2D");
-    if (!ops) {
-        char list[256] = "";
-        for (int i = 0; engines[i]; i++) {
-            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, engines[i]->name, sizeof list - strlen(list) - 1);
-        }
-        return seterr(err, errlen, "unknown engine '%s': this build has %s", name, list);
-    }
     const struct scene *s = m->scene;
     const struct {
         bool needed;
@@ -87,15 +75,45 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {m->magnetic != 0, ENGINE_CAP_MAGNETIC, "materials with mu_r != 1"},
         {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
     };
-    const struct engine_ops *cpu = engine_find("cpu", m->nz > 1 ? 3 : 2);
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
-        if (need[k].needed && !(ops->caps & need[k].cap)) {
-            if (cpu && (cpu->caps & need[k].cap))
-                return seterr(err, errlen, "engine %s does not support %s; use --engine cpu",
-                              name, need[k].what);
-            return seterr(err, errlen, "engine %s does not support %s in %s scenes", name,
-                          need[k].what, m->nz > 1 ? "3D" : "2D");
+        if (need[k].needed && !(ops->caps & need[k].cap))
+            return need[k].what;
+    return NULL;
+}
+
+const char *engine_refuses(const char *name, const struct model *m)
+{
+    const struct engine_ops *ops = engine_find(name, m->nz > 1 ? 3 : 2);
+    if (!ops)
+        return m->nz > 1 ? "3D scenes" : "2D scenes";
+    return missing_cap(ops, m);
+}
+
+int engine_create(const char *name, const struct model *m, const struct engine_options *o,
+                  struct engine **out, char *err, size_t errlen)
+{
+    const struct engine_ops *ops = engine_find(name, 0);
+    *out = NULL;
+    if (ops && m && !(ops = engine_find(name, m->nz > 1 ? 3 : 2)))
+        return seterr(err, errlen, "engine %s cannot run %s scenes in this build", name,
+                      m->nz > 1 ? "3D" : "2D");
+    if (!ops) {
+        char list[256] = "";
+        for (int i = 0; engines[i]; i++) {
+            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, engines[i]->name, sizeof list - strlen(list) - 1);
         }
+        return seterr(err, errlen, "unknown engine '%s': this build has %s", name, list);
+    }
+    const char *what = missing_cap(ops, m);
+    if (what) {
+        const struct engine_ops *cpu = engine_find("cpu", m->nz > 1 ? 3 : 2);
+        if (cpu && !missing_cap(cpu, m))
+            return seterr(err, errlen, "engine %s does not support %s; use --engine cpu", name,
+                          what);
+        return seterr(err, errlen, "engine %s does not support %s in %s scenes", name, what,
+                      m->nz > 1 ? "3D" : "2D");
+    }
     struct monitors *mon = NULL;
     if (m->plan && !(mon = monitors_create(m, o->precision, err, errlen)))
         return -1;

@@ -158,6 +158,9 @@ const struct engine_ops *engine_find(const char *name, int dims);
 /* Convenience wrappers that keep e->step in sync.  engine_step also feeds
  * the monitors (core/monitor.h): it steps at most model->sample_rows steps
  * at a time and hands each batch of samples to e->mon. */
+/* What of m's scene engine `name` cannot run (a line such as "[grid]
+ * polarization = te"), or NULL when it takes the scene. */
+const char *engine_refuses(const char *name, const struct model *m);
 int engine_create(const char *name, const struct model *m, const struct engine_options *o,
                   struct engine **out, char *err, size_t errlen);
 int engine_step(struct engine *e, int n, char *err, size_t errlen);

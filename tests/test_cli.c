@@ -322,3 +322,30 @@ Test(cli, double_precision_run)
     free(scene);
     free(dir);
 }
+
+/* Without --engine, a scene only the cpu engine runs (TE here) runs there,
+ * with a line saying so; naming another engine still refuses it (exit 2,
+ * nothing run).  Where no GL device answers the default is cpu anyway, and
+ * the run must still succeed. */
+Test(cli, default_engine_gives_way_for_a_cpu_only_scene, .timeout = 120)
+{
+    char out[16384];
+    char *dir = temp_dir();
+    char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 20\npolarization = te\n"
+                                   "[source]\ntype = plane_wave\n"
+                                   "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 20\n"
+                                   "center_y = 20\nradius = 5\n[output]\npng = false\n");
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --out %s/a", texfdtd_bin(), scene, dir), 0,
+                 "%s", out);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/a/summary.json", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    char js[8192] = "";
+    fread(js, 1, sizeof js - 1, f);
+    fclose(f);
+    cr_expect(strstr(js, "\"engine\": \"cpu\"") || strstr(js, "\"engine\":\"cpu\""), "%s", js);
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine gl --out %s/b", texfdtd_bin(), scene,
+                         dir),
+                 2, "%s", out);
+}
