@@ -86,6 +86,7 @@ int engine_create(const char *name, const struct model *m, const struct engine_o
         {s->te, ENGINE_CAP_TE, "[grid] polarization = te"},
         {m->magnetic != 0, ENGINE_CAP_MAGNETIC, "materials with mu_r != 1"},
         {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
+        {m->dispersive, ENGINE_CAP_DISPERSIVE, "a dispersive material (Debye, Lorentz, Drude poles)"},
     };
     const struct engine_ops *cpu = engine_find("cpu", m->nz > 1 ? 3 : 2);
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
