@@ -101,30 +101,34 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
             return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
                           "supported in 3D yet: the 3D engines take PEC and non-magnetic, "
                           "non-dispersive dielectrics, lossless or lossy", t->where_mu, t->name, t->mu_r);
-        if (t->where_poles[0])
-            return seterr(err, errlen, "%s: material %s: %d dispersion pole%s (Debye, Lorentz, "
-                          "Drude) %s not supported yet: the engines take PEC and "
-                          "non-dispersive dielectrics (docs/scenes.md)", t->where_poles, t->name,
-                          t->npoles, t->npoles == 1 ? "" : "s", t->npoles == 1 ? "is" : "are");
+        const char *why_not = s->nz > 1 ? "in 3D"
+                              : s->te ? "in TE ([grid] polarization = te)"
+                              : t->where_mu[0] ? "together with mu_r != 1"
+                                               : NULL;
+        if (t->where_poles[0] && why_not)
+            return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
+                          "Drude) are not supported %s yet: only 2D TM scenes take them, on "
+                          "the cpu engine (docs/scenes.md)", t->where_poles, t->name, why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification
          * matrix, and an unstable one refused with its largest stable
          * Courant number (mu_r < 1 lowers the limit to sqrt(eps_r mu_r)
          * times the vacuum one) */
-        if (t->is_pec || (!t->where_mu[0] && !t->where_sigma[0]))
+        if (t->is_pec || (!t->where_mu[0] && !t->where_sigma[0] && !t->where_poles[0]))
             continue;
         const int dim = s->nz > 1 ? 3 : 2;
+        const char *where = t->where_poles[0] ? t->where_poles
+                            : t->where_mu[0]  ? t->where_mu
+                                              : t->where_sigma;
         char why[512];
         const double g = material_growth(t, scene_dt(s), s->courant, dim, NULL, why, sizeof why);
         if (g < 0)
-            return seterr(err, errlen, "%s: %s", t->where_mu[0] ? t->where_mu : t->where_sigma,
-                          why);
+            return seterr(err, errlen, "%s: %s", where, why);
         if (g > 1.0 + MATERIAL_STABILITY_TOL
             && material_check_stability(t, scene_dt(s), s->courant, dim, NULL, NULL, why,
                                         sizeof why))
-            return seterr(err, errlen, "%s: %s", t->where_mu[0] ? t->where_mu : t->where_sigma,
-                          why);
+            return seterr(err, errlen, "%s: %s", where, why);
     }
     return 0;
 }
@@ -326,14 +330,26 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         goto fail;
     if (m->nz == 1 && build_hnodes(m, err, errlen))
         goto fail;
-    for (size_t c = 0; c < m->ncells; c++)
-        m->nslots += m->mat[c] != 0;
+    for (size_t c = 0; c < m->ncells; c++) {
+        m->ndisp += m->mats[m->mat[c]].dcoef != NULL;
+        m->nslots += m->mat[c] != 0 && !m->mats[m->mat[c]].dcoef;
+    }
     m->slot_cell = xcalloc(m->nslots, sizeof *m->slot_cell, "source slots", err, errlen);
-    if (!m->slot_cell)
+    m->disp_cell = xcalloc(m->ndisp, sizeof *m->disp_cell, "dispersive cells", err, errlen);
+    if (!m->slot_cell || !m->disp_cell)
         goto fail;
-    for (size_t c = 0, k = 0; c < m->ncells; c++)
-        if (m->mat[c])
+    for (size_t c = 0, k = 0, q = 0; c < m->ncells; c++) {
+        if (m->mats[m->mat[c]].dcoef) {
+            /* the dispersive pass takes the plain curl: no CPML, no wall */
+            const int i = (int)(c % (size_t)m->nx), j = (int)(c / (size_t)m->nx);
+            const int lo = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 1;
+            if (i < lo || j < lo || i > m->nx - 1 - lo || j > m->ny - 1 - lo)
+                goto disp_wall;
+            m->disp_cell[q++] = c;
+        } else if (m->mat[c]) {
             m->slot_cell[k++] = c;
+        }
+    }
 
     /* The wave front enters at the grid corner it meets first. */
     const double th = s->angle_deg * M_PI / 180.0;
@@ -371,6 +387,10 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     if (monitor_plan_build(m, err, errlen))
         goto fail;
     return 0;
+disp_wall:
+    seterr(err, errlen, "a dispersive material's cell lies %s: keep dispersive objects "
+           "inside the grid's interior (its update has no CPML terms yet)",
+           s->boundary == BOUNDARY_CPML ? "in a CPML slab" : "on the grid's outer ring");
 fail:
     model_free(m);
     return -1;
@@ -381,6 +401,12 @@ void model_free(struct model *m)
     monitor_plan_free(m);
     free(m->mat);
     free(m->slot_cell);
+    free(m->disp_cell);
+    m->disp_cell = NULL;
+    for (int k = 0; k < m->nmats; k++) {
+        free(m->mats[k].dcoef);
+        m->mats[k].dcoef = NULL;
+    }
     free(m->cut);
     free(m->cut_row);
     free(m->hmat);
@@ -481,6 +507,25 @@ static double hslot_value(const struct model *m, size_t k, int n)
     if (t->pec)
         return -h1;
     return t->hinc * (h1 - hslot_incident(m, k, (double)n - 0.5));
+}
+
+/* Ei^{n+1} at dispersive cell k. */
+static double disp_value(const struct model *m, size_t k, int n)
+{
+    const size_t c = m->disp_cell[k], nx = (size_t)m->nx;
+    return model_incident(m, (double)(c % nx), (double)(c / nx), (double)n + 1.0);
+}
+
+void model_disp_values_f(const struct model *m, int n, float *out)
+{
+    for (size_t k = 0; k < m->ndisp; k++)
+        out[k] = (float)disp_value(m, k, n);
+}
+
+void model_disp_values_d(const struct model *m, int n, double *out)
+{
+    for (size_t k = 0; k < m->ndisp; k++)
+        out[k] = disp_value(m, k, n);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)

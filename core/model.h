@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "material.h"
 #include "scene.h"
 
 #define MODEL_MAX_MATERIALS 256
@@ -46,6 +47,14 @@ struct material {
     double ca, cb;
     float ca_f, cb_f;
     double cinc_diff, cinc_sum;
+    /* A dispersive material ([material.NAME] with poles, 2D TM only): its
+     * D-E coefficients (core/material.h, owned; NULL otherwise), the scene
+     * table index it came from, and cezh = cb = 0, ca = 1, so that the
+     * ordinary row update leaves its cells' Ez^n as it is (E = E + 0 curl)
+     * for the dispersive pass after the sweep (docs/materials-design.md
+     * section 3). */
+    struct material_coef *dcoef;
+    int dtable;
 };
 
 /* CPML coefficients along one axis, per position index (Ez positions i, or
@@ -107,6 +116,13 @@ struct model {
     /* Source slots in increasing cell order. */
     size_t nslots;
     size_t *slot_cell;
+
+    /* Dispersive cells (materials with dcoef), in increasing cell order; they
+     * are no source slots: the dispersive pass takes Ei^{n+1} itself
+     * (model_disp_values_*).  Never in a CPML slab nor on the outer ring. */
+    bool dispersive;
+    size_t ndisp;
+    size_t *disp_cell;
 
     /* H-node coefficients, only where the scene needs them (TE with an
      * object, or TM with mu_r != 1; NULL otherwise, and every H node takes
@@ -173,7 +189,8 @@ struct model {
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
  * or maps use and the engines cannot run yet: mu_r != 1 in 3D, or dispersion
- * poles (sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
+ * poles in 3D, in TE or with mu_r != 1 (2D TM poles are taken by the engines
+ * with ENGINE_CAP_DISPERSIVE; sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
  * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE; engine_create
  * refuses them on the others).  model_build calls it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
@@ -205,6 +222,12 @@ void model_slot_values_d(const struct model *m, int n, double *out);
  * an MPI run computes the slots of its own planes). */
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out);
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out);
+
+/* The incident field Ei^{n+1} (total field = stored scattered + incident) at
+ * each dispersive cell, for the E update from step n to n+1, in double,
+ * rounded once. */
+void model_disp_values_f(const struct model *m, int n, float *out);
+void model_disp_values_d(const struct model *m, int n, double *out);
 
 /* H-node slot values for the H update from n-1/2 to n+1/2 (Ez at n), with
  * the arrays' incident fields (TM: eta0 H_inc; TE: -E_inc, the same numbers):

@@ -459,7 +459,8 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, doubl
                    size_t errlen)
 {
     for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r && m->mats[k].sigma == sigma)
+        if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r && m->mats[k].sigma == sigma
+            && !m->mats[k].dcoef)
             return k;
     if (m->nmats == MODEL_MAX_MATERIALS)
         return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
@@ -488,6 +489,42 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, doubl
     }
     t->ca_f = (float)t->ca;
     t->cb_f = (float)t->cb;
+    return m->nmats++;
+}
+
+/* Whether table material `table` (-1: a built-in) has dispersion poles. */
+static bool table_dispersive(const struct scene *s, int table)
+{
+    return table >= 0 && s->materials[table].npoles > 0;
+}
+
+int paint_dispersive(struct model *m, int table, char *err, size_t errlen)
+{
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].dcoef && m->mats[k].dtable == table)
+            return k;
+    if (m->nmats == MODEL_MAX_MATERIALS)
+        return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
+    const struct scene_material *sm = &m->scene->materials[table];
+    struct material *t = &m->mats[m->nmats];
+    memset(t, 0, sizeof *t);
+    t->dcoef = xcalloc(1, sizeof *t->dcoef, "dispersive material", err, errlen);
+    if (!t->dcoef)
+        return -1;
+    if (material_coef(sm, scene_dt(m->scene), m->scene->courant, t->dcoef, err, errlen)) {
+        free(t->dcoef);
+        t->dcoef = NULL;
+        return -1;
+    }
+    /* the row update leaves Ez^n as it is (ca = 1, cb = 0): the dispersive
+     * pass after the sweep updates these cells */
+    t->kind = MATERIAL_DIELECTRIC;
+    t->eps_r = sm->eps_inf;
+    t->sigma = sm->sigma;
+    t->ca = 1.0;
+    t->ca_f = 1.0f;
+    t->dtable = table;
+    m->dispersive = true;
     return m->nmats++;
 }
 
@@ -587,7 +624,8 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
             const struct material *under = &m->mats[m->mat[c]];
             if (f == 0)
                 continue;
-            if (f == PAINT_SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC) {
+            /* (a dispersive cell under o, like PEC, is not mixed) */
+            if (f == PAINT_SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC || under->dcoef) {
                 if (f < PAINT_SUBPIXEL_LEVELS && !paint_inside(o, i, j, 0.0))
                     continue;
                 m->mat[c] = (uint8_t)full;
@@ -617,8 +655,9 @@ static int paint_map(struct model *m, const struct scene_map *mp, char *err, siz
     for (int v = 0; v < mp->nvalues; v++) {
         const struct scene_map_value *t = &mp->values[v];
         const double sig = t->table >= 0 ? table_sigma(m->scene, t->table) : t->sigma;
-        idx[v] = t->kind == MATERIAL_VACUUM
-                     ? 0
+        idx[v] = t->kind == MATERIAL_VACUUM ? 0
+                 : table_dispersive(m->scene, t->table)
+                     ? paint_dispersive(m, t->table, err, errlen)
                      : paint_material(m, t->kind, t->eps_r, sig, err, errlen);
         if (idx[v] < 0)
             return seterr(err, errlen, "map.%s: more than %d distinct materials in the scene, "
@@ -655,15 +694,19 @@ int paint_objects(struct model *m, char *err, size_t errlen)
         if (k == s->nobjects)
             break;
         const struct scene_object *o = &s->objects[k];
-        const int idx = paint_material(m, o->material, o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
-                                       table_sigma(s, o->table), err, errlen);
+        const bool disp = table_dispersive(s, o->table);
+        const int idx = disp ? paint_dispersive(m, o->table, err, errlen)
+                             : paint_material(m, o->material,
+                                              o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
+                                              table_sigma(s, o->table), err, errlen);
         if (idx < 0)
             goto fail;
         double lo[3], hi[3];
         scene_object_bounds(o, d3, lo, hi);
         const int i0 = (int)ceil(lo[0]), i1 = (int)floor(hi[0]);
         const int j0 = (int)ceil(lo[1]), j1 = (int)floor(hi[1]);
-        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC) {
+        /* a dispersive object is painted as a staircase (no smoothing yet) */
+        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC && !disp) {
             if (paint_smoothed(m, &cc, o, idx, i0, i1, j0, j1, err, errlen))
                 goto fail;
             continue;

@@ -46,6 +46,11 @@ int paint_cover_levels(const struct scene_object *o, int i, int j);
 int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma,
                    char *err, size_t errlen);
 
+/* The index in m->mats of dispersive table material `table` (scene
+ * materials index, with poles), added if new with its D-E coefficients
+ * (core/material.h) and cb = 0, ca = 1; sets m->dispersive.  -1 with err. */
+int paint_dispersive(struct model *m, int table, char *err, size_t errlen);
+
 /* Paint every object into m->mat (allocated by the caller, zero = vacuum),
  * in file order, later over earlier; then, with [grid] conformal_pec, list
  * the cut edges (m->cut, m->cut_row). */

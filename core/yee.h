@@ -216,3 +216,79 @@ Y_FN Y_REAL Y_NAME(yee_curl_lossy)(Y_REAL f, Y_REAL ca, Y_REAL cb, Y_REAL p1, Y_
     Y_LET curl = Y_SUB(dp, dq);
     return Y_NAME(yee_lossy)(f, ca, cb, curl);
 }
+
+/* ---- Dispersive poles ----------------------------------------------------
+ * The D-E update of a dispersive cell (docs/materials-design.md section 3;
+ * coefficients from core/material.h, in the engine's precision), total
+ * fields E = E_s + E_i, S curl H_s from the scattered H:
+ *   sc  = S [(Hy(i+1/2) - Hy(i-1/2)) - (Hx(j+1/2) - Hx(j-1/2))]   yee_disp_curl
+ *   r   = ((D_s^n + sc) + Ei^{n+1}) - sigma' E^n                  yee_disp_rhs
+ *   Lorentz, Drude pole:  P^{n+1} = (c1 P^n - c2 P^{n-1}) + c3 E^n   yee_disp_lorentz
+ *                         r = r - P^{n+1}                            yee_diff
+ *   Debye pole:           r = r - (a P^n + b E^n)                    yee_disp_debye_rhs
+ *   E^{n+1} = rdenom r,   rdenom = 1 / (eps_inf + sum_Debye b + sigma')   (host)
+ *   Debye pole:           P^{n+1} = a P^n + b (E^{n+1} + E^n)        yee_disp_debye
+ *   D_s^{n+1} = (D_s^n + sc) - sigma' (E^{n+1} + E^n)                yee_disp_d
+ *   stored Ez_s^{n+1} = E^{n+1} - Ei^{n+1}                           yee_diff
+ * (poles in the material's order, each intermediate rounded as written). */
+Y_FN Y_REAL Y_NAME(yee_disp_curl)(Y_REAL s, Y_REAL p1, Y_REAL p0, Y_REAL q1, Y_REAL q0)
+{
+    Y_LET dp = Y_SUB(p1, p0);
+    Y_LET dq = Y_SUB(q1, q0);
+    Y_LET curl = Y_SUB(dp, dq);
+    Y_LET r = Y_MUL(s, curl);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_rhs)(Y_REAL ds, Y_REAL sc, Y_REAL ei1, Y_REAL sig, Y_REAL e0)
+{
+    Y_LET d = Y_ADD(ds, sc);
+    Y_LET u = Y_ADD(d, ei1);
+    Y_LET t = Y_MUL(sig, e0);
+    Y_LET r = Y_SUB(u, t);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_lorentz)(Y_REAL p, Y_REAL pold, Y_REAL c1, Y_REAL c2, Y_REAL c3,
+                                     Y_REAL e0)
+{
+    Y_LET a = Y_MUL(c1, p);
+    Y_LET b = Y_MUL(c2, pold);
+    Y_LET c = Y_MUL(c3, e0);
+    Y_LET d = Y_SUB(a, b);
+    Y_LET r = Y_ADD(d, c);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_debye_rhs)(Y_REAL r, Y_REAL a, Y_REAL p, Y_REAL b, Y_REAL e0)
+{
+    Y_LET t = Y_MUL(a, p);
+    Y_LET u = Y_MUL(b, e0);
+    Y_LET v = Y_ADD(t, u);
+    Y_LET w = Y_SUB(r, v);
+    return w;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_e)(Y_REAL rdenom, Y_REAL r)
+{
+    Y_LET e = Y_MUL(rdenom, r);
+    return e;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_debye)(Y_REAL p, Y_REAL a, Y_REAL b, Y_REAL e1, Y_REAL e0)
+{
+    Y_LET t = Y_MUL(a, p);
+    Y_LET s = Y_ADD(e1, e0);
+    Y_LET u = Y_MUL(b, s);
+    Y_LET r = Y_ADD(t, u);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_disp_d)(Y_REAL ds, Y_REAL sc, Y_REAL sig, Y_REAL e1, Y_REAL e0)
+{
+    Y_LET d = Y_ADD(ds, sc);
+    Y_LET s = Y_ADD(e1, e0);
+    Y_LET t = Y_MUL(sig, s);
+    Y_LET r = Y_SUB(d, t);
+    return r;
+}

@@ -35,6 +35,9 @@ struct cpu_fields {
     bool *hvac_row;
     const void *hc;
     void *hslot_v;
+    /* dispersive cells (core/model.h disp_cell): D_s, Ei^n, this step's
+     * Ei^{n+1} [ndisp] and P^n, P^{n-1} [ndisp][SCENE_MAX_POLES] */
+    void *disp_ds, *disp_ei, *disp_v, *disp_p, *disp_pold;
 };
 
 struct cpu_engine {
@@ -81,6 +84,11 @@ static void cpu_destroy(struct engine *e)
     free(c->f.cut_v);
     free(c->f.hvac_row);
     free(c->f.hslot_v);
+    free(c->f.disp_ds);
+    free(c->f.disp_ei);
+    free(c->f.disp_v);
+    free(c->f.disp_p);
+    free(c->f.disp_pold);
     free(c->slot_v);
     cpu_samples_free(&c->samples);
     free(c);
@@ -115,6 +123,12 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || (m->hmat
             && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
                 || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
+        || (m->ndisp
+            && (!(c->f.disp_ds = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_ei = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_v = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_p = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_pold = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))))
         || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
@@ -179,12 +193,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_dft_weight_k(m, q, t + 1, &wr[q], &wi[q]);
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_values_f(m, t, c->slot_v);
+            model_disp_values_f(m, t, c->f.disp_v);
             model_hslot_values_f(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
+            update_disp_f(&c->f, m, m->ch_f);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
@@ -194,12 +210,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
+            model_disp_values_d(m, t, c->f.disp_v);
             model_hslot_values_d(m, t, c->f.hslot_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
             sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
+            update_disp_d(&c->f, m, m->ch);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
@@ -290,7 +308,8 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
     return 0;
 }
 
-/* The checkpointed state: the fields, the CPML psi and the DFT sums, in
+/* The checkpointed state: the fields, the CPML psi, the dispersive cells'
+ * D_s, Ei^n and poles, and the DFT sums, in
  * place (Mur's rows and the cut edges' old H are scratch within a step). */
 static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
 {
@@ -309,6 +328,10 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
         {"psi_ezy", c->f.psi_ezy, ns * (size_t)m->nx},
         {"psi_hyx", c->f.psi_hyx, ns * (size_t)m->ny},
         {"psi_ezx", c->f.psi_ezx, ns * (size_t)m->ny},
+        {"disp_ds", c->f.disp_ds, m->ndisp},
+        {"disp_ei", c->f.disp_ei, m->ndisp},
+        {"disp_p", c->f.disp_p, m->ndisp * SCENE_MAX_POLES},
+        {"disp_pold", c->f.disp_pold, m->ndisp * SCENE_MAX_POLES},
         {"ez_dft_re", c->f.dft_re, n * (size_t)m->scene->dft_nfreq},
         {"ez_dft_im", c->f.dft_im, n * (size_t)m->scene->dft_nfreq},
     };
@@ -340,7 +363,7 @@ const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
-            | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY,
+            | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY | ENGINE_CAP_DISPERSIVE,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
