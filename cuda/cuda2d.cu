@@ -16,7 +16,7 @@
  *             k_fused2v);
  *   temporal: K steps per kernel, a register wavefront with the slots and
  *             the point source inside (k_tb2); scenes without CPML, Mur,
- *             DFT, conformal PEC or a lossy material (those run fused).
+ *             DFT or conformal PEC.
  * A lossy scene (model->lossy) runs its E kernels with the template flag L:
  * Ez = ca Ez + cb curl (core/yee.h), the others the lossless update.
  * Each cell runs update2d.inc's statements on every path, so the bits agree.
@@ -552,8 +552,10 @@ template <typename T> struct Tb2Mon {
  * TB2_SAMPLES: the tile tiles[blockIdx.x * 8 + threadIdx.y], and its
  * samples.  TB2_ALL's PTX is the kernel's from before the monitors,
  * instruction for instruction (hence the separate argument mon; a version
- * that took the band as an argument was 1 % slower at 16384^2). */
-template <typename T, bool F, int K, int R, int MODE>
+ * that took the band as an argument was 1 % slower at 16384^2).  L: a lossy
+ * scene, Ez = ca Ez + cb curl (the ca of the K rows in registers beside
+ * their cb); without it the code is the lossless kernel's. */
+template <typename T, bool F, int K, int R, int MODE, bool L>
 __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> mon)
 {
     typedef Yee<T, F> Y;
@@ -583,7 +585,7 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
     const bool hy_upd = i <= d.nx - 2, icore = i >= 1 && i <= d.nx - 2;
     const long long px = d.px;
     const T ch = d.ch;
-    T EP[K + 1], HX[K + 1], HY[K + 1], CE[K];
+    T EP[K + 1], HX[K + 1], HY[K + 1], CE[K], CA[K]; /* CA: L only */
     uint8_t MT[K];
 #pragma unroll
     for (int s = 0; s <= K; s++)
@@ -591,6 +593,8 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
 #pragma unroll
     for (int s = 0; s < K; s++) {
         CE[s] = T(0);
+        if (L)
+            CA[s] = T(1);
         MT[s] = 0;
     }
     const int jstart = j0 - K, jend = min(j0 + R, d.ny);
@@ -605,10 +609,14 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
 #pragma unroll
         for (int s = K - 1; s > 0; s--) {
             CE[s] = CE[s - 1];
+            if (L)
+                CA[s] = CA[s - 1];
             MT[s] = MT[s - 1];
         }
         MT[0] = rok ? d.mat[c1] : 0;
         CE[0] = cezh2<T>(MT[0]);
+        if (L)
+            CA[0] = ca2<T>(MT[0]);
         T elo = e0, ehi = eup, en = 0, hx = 0, hy = 0;
 #pragma unroll
         for (int s = 1; s <= K; s++) {
@@ -619,7 +627,8 @@ __global__ void __launch_bounds__(256) k_tb2(PP2<T> d, Tb2Src<T> src, Tb2Mon<T> 
             const T hyl = __shfl_up_sync(FULL_MASK, hy, 1);
             const T hxd = HX[s];
             en = icore && r >= 1 && r <= d.ny - 2
-                     ? Y::yee_curl_add(elo, CE[s - 1], hy, hyl, hx, hxd)
+                     ? (L ? Y::yee_curl_lossy(elo, CA[s - 1], CE[s - 1], hy, hyl, hx, hxd)
+                          : Y::yee_curl_add(elo, CE[s - 1], hy, hyl, hx, hxd))
                      : elo;
             if (MT[s - 1]) { /* a slot (only cells inside the grid have mat > 0) */
                 const int q = src.slot_map[i + (long long)r * px];
@@ -885,10 +894,14 @@ static void launch_tb2_k(const cuda2d_engine *c, const PP2<T> &p, const Tb2Src<T
     const dim3 b(32, 8),
         g(MODE == TB2_SAMPLES ? (unsigned)((mon.ntiles + 7) / 8) : (unsigned)tb2_bands(c->nx, K),
           MODE == TB2_SAMPLES ? 1u : (unsigned)((strips + 7) / 8));
-    if (c->R == 128)
-        k_tb2<T, F, K, 128, MODE><<<g, b, 0, st>>>(p, src, mon);
+    if (c->R == 128 && c->lossy)
+        k_tb2<T, F, K, 128, MODE, true><<<g, b, 0, st>>>(p, src, mon);
+    else if (c->R == 128)
+        k_tb2<T, F, K, 128, MODE, false><<<g, b, 0, st>>>(p, src, mon);
+    else if (c->lossy)
+        k_tb2<T, F, K, 64, MODE, true><<<g, b, 0, st>>>(p, src, mon);
     else
-        k_tb2<T, F, K, 64, MODE><<<g, b, 0, st>>>(p, src, mon);
+        k_tb2<T, F, K, 64, MODE, false><<<g, b, 0, st>>>(p, src, mon);
 }
 
 template <typename T, bool F, int MODE>
@@ -1254,8 +1267,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     c->vacuum = m->nslots == 0;
     c->lossy = m->lossy;
     /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
-     * temporal needs a scene without CPML, Mur, DFT and lossy materials
-     * (k_tb2 has no ca E term), else fused; a
+     * temporal needs a scene without CPML, Mur and DFT, else fused; a
      * scene with conformal cut edges runs the two-kernel path (see the top).
      * TEXFDTD_CUDA2D_K (2, 4, 6 = default, 8) and TEXFDTD_CUDA2D_ROWS
      * (fused 16, 32 = default, 64; temporal 64, 128) tune them. */
@@ -1274,7 +1286,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             return seterr(err, errlen, "TEXFDTD_CUDA2D=%s: expected two, fused or temporal", pe);
         }
         if (c->path == PATH2_TEMPORAL
-            && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft || m->lossy))
+            && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
             c->path = PATH2_FUSED;
         if (m->ncut)
             c->path = PATH2_TWO;

@@ -358,32 +358,36 @@ Test(cuda2d, cpml_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundar
 Test(cuda2d, mur_bit_identical_to_cpu, .timeout = 60) { cuda2d_vs_cpu("[boundary]\ntype = mur\n"); }
 
 /* A lossy dielectric (sigma != 0: Ez = ca Ez + cb curl, the template flag L)
- * beside the lossless rod and the PEC plate, on every path (temporal falls
- * back to fused: k_tb2 has no lossy update), float and double bit for bit:
- * with CPML and the plane wave, and with a PEC boundary, a point source and
- * no DFT (where temporal would otherwise run). */
+ * beside the lossless rod and the PEC plate, on every path, float and double
+ * bit for bit: with CPML and the plane wave (temporal falls back to fused),
+ * and with a PEC boundary, a point source and no DFT (temporal runs k_tb2,
+ * K = 2 and 6, 301 steps: the remainder runs fused). */
 static const char *lossy2d = "[material.wet]\neps_r = 3\nsigma = 0.12\n"
                              "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 95.3\n"
                              "center_y = 30.6\nradius = 11\n";
 
-static void cuda2d_lossy_vs_cpu(const char *text)
+static void cuda2d_lossy_vs_cpu(const char *text, const char *temporal)
 {
-    const char *paths[4] = {"two", "fused", "fused", "temporal"};
-    for (int k = 0; k < 4; k++) {
+    const char *paths[5] = {"two", "fused", "fused", "temporal", "temporal"};
+    const char *want[5] = {"two kernels", "fused", "fused", temporal, temporal};
+    for (int k = 0; k < 5; k++) {
         setenv("TEXFDTD_CUDA2D", paths[k], 1);
         setenv("TEXFDTD_CUDA2D_VEC", k == 2 ? "0" : "1", 1);
-        cr_log_info("lossy: TEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d", paths[k], k != 2);
-        cuda2d_vs_cpu_bits(text, 300, k == 0 ? "two kernels" : "fused", true);
+        setenv("TEXFDTD_CUDA2D_K", k == 4 ? "2" : "6", 1);
+        cr_log_info("lossy: TEXFDTD_CUDA2D=%s TEXFDTD_CUDA2D_VEC=%d TEXFDTD_CUDA2D_K=%d", paths[k],
+                    k != 2, k == 4 ? 2 : 6);
+        cuda2d_vs_cpu_bits(text, 301, want[k], true);
     }
     unsetenv("TEXFDTD_CUDA2D");
     unsetenv("TEXFDTD_CUDA2D_VEC");
+    unsetenv("TEXFDTD_CUDA2D_K");
 }
 
 Test(cuda2d, lossy_cpml_bit_identical_to_cpu, .timeout = 120)
 {
     char text[2048];
     snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n%s", scene2d, lossy2d);
-    cuda2d_lossy_vs_cpu(text);
+    cuda2d_lossy_vs_cpu(text, "fused");
 }
 
 Test(cuda2d, lossy_point_pec_bit_identical_to_cpu, .timeout = 120)
@@ -393,7 +397,7 @@ Test(cuda2d, lossy_point_pec_bit_identical_to_cpu, .timeout = 120)
              "[source]\ntype = point\ncenter_x = 80\ncenter_y = 35\n"
              "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
              "center_x = 55\ncenter_y = 45\nradius = 12.5\n%s", lossy2d);
-    cuda2d_lossy_vs_cpu(text);
+    cuda2d_lossy_vs_cpu(text, "temporal");
 }
 
 /* The temporally blocked path (several steps per launch): a scene it takes

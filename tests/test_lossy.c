@@ -6,7 +6,9 @@
  *     (compare/farexact.h farexact_cyl2, eps = eps_r - i sigma / (omega eps0)),
  *     second order in the cell size, and its absorbed power (the total-field
  *     flux box) against the series' absorption width;
- *   - 3D: a z-invariant lossy scene gives the 2D engine's bits.
+ *   - 3D: a z-invariant lossy scene gives the 2D engine's bits, and a
+ *     uniform field in a lossy block relaxes as Crank-Nicolson says
+ *     (every E component) and as exp(-sigma t / eps) to O(s^3) per step.
  * The GL and CUDA engines are held to the cpu engine's bits by test_gl and
  * test_cuda (lossy scenes there). */
 #include "helpers.h"
@@ -239,3 +241,48 @@ static void extruded_lossy(enum precision prec)
 
 Test(lossy, z_invariant_3d_equals_2d_single, .timeout = 60) { extruded_lossy(PRECISION_SINGLE); }
 Test(lossy, z_invariant_3d_equals_2d_double, .timeout = 60) { extruded_lossy(PRECISION_DOUBLE); }
+
+/* 3D, every E component: a uniform field in a block of lossy material relaxes
+ * as the charge in a conductor does, dE/dt = -(sigma / eps) E, where no curl
+ * reaches it yet (the walls' disturbance moves one cell a step).  The
+ * Crank-Nicolson update gives E_n = ((1 - s)/(1 + s))^n E_0, s = sigma dt /
+ * (2 eps0 eps_r) (hand-computed here, in double), within float rounding of the
+ * continuous exp(-sigma n dt / (eps0 eps_r)) to O(s^3) per step. */
+Test(lossy, conductor_relaxation_3d_every_component)
+{
+    static const char *text =
+        "[grid]\nnx = 32\nny = 32\nnz = 32\nsteps = 12\ncourant = 0.5\n"
+        "[material.wet]\neps_r = 2\nsigma = 0.1\n"
+        "[object.b]\nshape = box\nmaterial = wet\ncenter_x = 15.5\ncenter_y = 15.5\n"
+        "center_z = 15.5\nwidth = 28\nheight = 28\ndepth = 28\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const int steps = 12;
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .threads = 2};
+    struct engine *e;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
+    const size_t n = t.model.ncells, mid = 16 + 32 * (16 + 32 * 16);
+    float *f = malloc(n * sizeof *f);
+    const enum field ids[3] = {FIELD_EX, FIELD_EY, FIELD_EZ};
+    for (size_t c = 0; c < n; c++)
+        f[c] = 1.0f;
+    for (int q = 0; q < 3; q++)
+        cr_assert_eq(engine_write(e, ids[q], f, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(e, steps, err, sizeof err), 0, "%s", err);
+    const double dt = scene_dt(&t.scene), eps = 2 * MATERIAL_EPS0;
+    const double s = 0.1 * dt / (2 * eps), cn = pow((1 - s) / (1 + s), steps);
+    const double cont = exp(-0.1 * steps * dt / eps);
+    for (int q = 0; q < 3; q++) {
+        cr_assert_eq(engine_read(e, ids[q], f, err, sizeof err), 0, "%s", err);
+        cr_log_info("%s after %d steps: %.8f (Crank-Nicolson %.8f, continuous %.8f)",
+                    field_name(ids[q]), steps, f[mid], cn, cont);
+        cr_expect(fabs(f[mid] / cn - 1) < 1e-5, "%s: %.8f against %.8f", field_name(ids[q]),
+                  f[mid], cn);
+        cr_expect(fabs(cn / cont - 1) < 2 * steps * s * s * s, "%.8f against %.8f", cn, cont);
+    }
+    free(f);
+    engine_destroy(e);
+    setup_free(&t);
+}
