@@ -219,12 +219,17 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         free(mu);
         return 0;
     }
-    if (m->lossy) {
-        /* TE puts eps on the edges (the H arrays): a lossy edge needs the
-         * ca, cb form there, and a magnetic TM scene's remap below assumes
-         * lossless cells; neither is written yet */
+    if (m->lossy || m->dispersive) {
+        /* TE puts eps on the edges (the H arrays): a lossy or dispersive
+         * edge needs its own update there, and a magnetic TM scene's remap
+         * below assumes plain dielectric cells (it would turn a dispersive
+         * cell of eps_inf = 1 into vacuum); neither is written yet.  Here,
+         * not per material, so that a lossy map or a pole in one material
+         * beside mu_r in another is caught too. */
         free(mu);
-        return seterr(err, errlen, "a lossy material (sigma != 0) %s is not supported yet",
+        return seterr(err, errlen, "a %s material (%s) %s is not supported yet",
+                      m->lossy ? "lossy" : "dispersive",
+                      m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles",
                       s->te ? "in TE ([grid] polarization = te)"
                             : "together with a magnetic one (mu_r != 1)");
     }

@@ -448,3 +448,24 @@ Test(te, probe_refuses_tm_fields)
              "allowed hz, ex, ey, or all", nl);
     cr_expect(strstr(err, want), "%s", err);
 }
+
+/* A pole in one material beside mu_r in another (TM) is refused, not run:
+ * the magnetic scene's H-node map would take the Drude rod of eps_inf = 1
+ * for vacuum and drop it. */
+Test(te, dispersive_beside_magnetic_refused)
+{
+    static const char *text =
+        "[grid]\nnx = 80\nny = 80\nsteps = 50\n[source]\ntype = plane_wave\n"
+        "[material.metal]\neps_r = 1\ndrude = 1e10 1e8\n[material.mag]\nmu_r = 2\n"
+        "[object.a]\nshape = circle\nmaterial = metal\ncenter_x = 30\ncenter_y = 40\nradius = 5\n"
+        "[object.b]\nshape = circle\nmaterial = mag\ncenter_x = 55\ncenter_y = 40\nradius = 5\n"
+        "[output]\npng = false\n";
+    struct scene s;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), NULL, 0, err, sizeof err), 0,
+                 "%s", err);
+    struct model m;
+    cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "built");
+    cr_expect(strstr(err, "dispersive") && strstr(err, "magnetic"), "%s", err);
+    scene_free(&s);
+}
