@@ -145,11 +145,17 @@ static int hmaterial(struct model *m, int pec, double bar, char *err, size_t err
         return seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r "
                       "of two cells)", MODEL_MAX_MATERIALS);
     struct hmaterial *t = &m->hmats[m->nhmats];
+    /* TE: the edge's eps_bar may take its dispersion-matched value
+     * (paint_coef_eps; TM's mu_bar never does: build_hnodes refuses mu_r
+     * with the correction) */
+    double bc = bar;
+    if (!pec && m->scene->te && paint_coef_eps(m, bar, &bc, err, errlen))
+        return -1;
     t->pec = pec;
     t->bar = pec ? 0.0 : bar;
-    t->ch = pec ? 0.0 : material_ch(bar, m->scene->courant);
+    t->ch = pec ? 0.0 : material_ch(bc, m->scene->courant);
     t->ch_f = (float)t->ch;
-    t->hinc = pec ? 0.0 : material_hinc(bar);
+    t->hinc = pec ? 0.0 : material_hinc(bc);
     return m->nhmats++;
 }
 
@@ -212,6 +218,12 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     if (!mu)
         return -1;
     m->magnetic = paint_mu(m, mu);
+    if (m->magnetic && s->dispersion_correction) {
+        free(mu);
+        return seterr(err, errlen, "[grid] dispersion_correction = true with a magnetic "
+                      "material (mu_r != 1) is not supported: it corrects eps_r of lossless, "
+                      "non-magnetic dielectrics only");
+    }
     bool any = false;
     for (size_t c = 0; c < n && s->te; c++)
         any |= m->mat[c] != 0;
