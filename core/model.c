@@ -526,6 +526,12 @@ static double hslot_value(const struct model *m, size_t k, int n)
     return t->hinc * (h1 - hslot_incident(m, k, (double)n - 0.5));
 }
 
+/* The per-step value lists below hold one independent value per entry (a
+ * few exp and sin in double each): large lists (a dielectric or dispersive
+ * object of millions of cells) are filled by every OpenMP thread, which
+ * changes no bit. */
+#define PARALLEL_VALUES 16384
+
 /* Ei^{n+1} at dispersive cell k. */
 static double disp_value(const struct model *m, size_t k, int n)
 {
@@ -535,48 +541,56 @@ static double disp_value(const struct model *m, size_t k, int n)
 
 void model_disp_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = (float)disp_value(m, k, n);
 }
 
 void model_disp_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = disp_value(m, k, n);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nhslots; k++)
         out[k] = (float)hslot_value(m, k, n);
 }
 
 void model_hslot_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nhslots; k++)
         out[k] = hslot_value(m, k, n);
 }
 
 void model_slot_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nslots; k++)
         out[k] = (float)slot_value(m, k, n);
 }
 
 void model_slot_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nslots; k++)
         out[k] = slot_value(m, k, n);
 }
 
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
     for (size_t k = 0; k < count; k++)
         out[k] = (float)slot_value(m, first + k, n);
 }
 
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
     for (size_t k = 0; k < count; k++)
         out[k] = slot_value(m, first + k, n);
 }
