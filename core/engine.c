@@ -211,6 +211,25 @@ void engine_destroy(struct engine *e)
     }
 }
 
+enum field engine_te_array(const struct model *m, enum field f, bool *negate)
+{
+    *negate = false;
+    if (!m->scene->te || m->nz > 1 || (f != FIELD_HZ && f != FIELD_EX && f != FIELD_EY))
+        return f;
+    *negate = f != FIELD_HZ;
+    return f == FIELD_HZ ? FIELD_EZ : f == FIELD_EX ? FIELD_HX : FIELD_HY;
+}
+
+void engine_negate(void *v, size_t n, enum precision p)
+{
+    if (p == PRECISION_SINGLE)
+        for (size_t q = 0; q < n; q++)
+            ((float *)v)[q] = -1.0f * ((float *)v)[q];
+    else
+        for (size_t q = 0; q < n; q++)
+            ((double *)v)[q] = -1.0 * ((double *)v)[q];
+}
+
 const char *field_name(enum field f)
 {
     static const char *const n[] = {"ez", "hx", "hy", "ez_dft_re", "ez_dft_im", "ex", "ey", "hz"};

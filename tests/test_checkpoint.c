@@ -384,9 +384,10 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
     fclose(f);
     cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd_bin(), dir), 2);
     cr_assert(strstr(out, "not an HDF5 file"), "%s", out);
-    /* an engine that cannot checkpoint (CUDA, where built): refused before anything runs */
-    if (engine_find("cuda", 2)) {
-        char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nsteps = 4\n");
+    /* an engine that cannot checkpoint (CUDA 3D, where built; the 2D one can):
+     * refused before anything runs */
+    if (engine_find("cuda", 3)) {
+        char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nnz = 12\nsteps = 4\n");
         char sub[600];
         snprintf(sub, sizeof sub, "%s/cuda", dir);
         cr_assert_eq(run_cmd(out, sizeof out,
