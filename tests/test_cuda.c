@@ -1199,6 +1199,37 @@ Test(cuda2d, te_vacuum_every_path_bit_identical_to_cpu, .timeout = 120)
     unsetenv("TEXFDTD_CUDA2D");
 }
 
+/* TE monitors: probes of hz, ex, ey (gathered from the arrays ez, hx, hy;
+ * the host applies the signs), the far field at three frequencies and a
+ * flux box, around a PEC cylinder and a dielectric block, CPML, a plane wave
+ * at 30 degrees; 360 steps in calls of 37, 300 and 23; every
+ * TEXFDTD_CUDA2D runs the two-kernel path. */
+Test(cuda2d, te_monitors_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text =
+        "[grid]\nnx = 150\nny = 130\nsteps = 360\ncourant = 0.5\ncells_per_wavelength = 20\n"
+        "polarization = te\n"
+        "[source]\nangle = 30\nfront_offset = 5\n"
+        "[boundary]\ntype = cpml\ncells = 10\n"
+        "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 70.3\ncenter_y = 62.6\n"
+        "radius = 15.2\n"
+        "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
+        "center_x = 100\ncenter_y = 80\nwidth = 8\nheight = 14\n"
+        "[monitor.far]\nfrequencies = 0.9, 1, 1.1\nstart_step = 100\n"
+        "[monitor.flux.box]\nx0 = 40\ny0 = 35\nx1 = 115\ny1 = 100\nstart_step = 60\n"
+        "[probe.open]\nx = 30\ny = 40\nfields = all\n"
+        "[probe.edge]\nx = 70\ny = 47\nfields = all\ntotal = false\nevery = 3\n"
+        "[probe.block]\nx = 100\ny = 80\nfields = hz, ey\n";
+    const int steps[3] = {37, 300, 23};
+    expect_model(text, true, false, true);
+    for (int k = 0; k < 4; k++) {
+        set_path(mat_paths[k]);
+        cr_log_info("TE monitors, TEXFDTD_CUDA2D=%s", mat_paths[k] ? mat_paths[k] : "(unset)");
+        mon_vs_cpu(text, steps, 3, "two kernels");
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
 /* Dispersive cylinders (2D TM, CPML, the plane wave, the DFT) beside a
  * dielectric rod: the D-E update of the dispersive cells after the E
  * kernel.  Rates in rad/s at the default source frequency f0 = 1 GHz,
