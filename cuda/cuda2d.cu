@@ -1,4 +1,4 @@
-/* cuda2d.cu - the 2D TMz CUDA engine: cpu/update2d.inc statement for
+/* cuda2d.cu - the 2D TMz (and TE) CUDA engine: cpu/update2d.inc statement for
  * statement (same order, slots, CPML with psi only in the slabs, Mur, point
  * source, running DFT at each [monitor.dft] frequency), float or double, so
  * that the float fields are bit-identical to the CPU engine in its flush
@@ -32,6 +32,21 @@
  * after the E psi and Mur have advanced.  The two-kernel path needs two
  * small kernels over the ncut edges and leaves every other kernel as it
  * was.)
+ *
+ * TE ([grid] polarization = te: the same update on the dual fields, the
+ * arrays ez, hx, hy holding eta0 Hz, -Ex, -Ey), mu_r != 1 and dispersive
+ * poles (docs/materials-design.md sections 1-3) also run on the two-kernel
+ * path only, whatever TEXFDTD_CUDA2D asks: the H-node map (core/model.h
+ * hmat) is a byte per Hx and Hy node read by k_h2 with its flag HM (a
+ * coefficient table in constant memory), k_hslots2 applies the H-node slots
+ * after the H update and the cut edges, and k_disp2 the D-E update of the
+ * dispersive cells (a list, state for those cells only) after the E update
+ * and Mur, before the source slots: update2d.inc's order.  The fused and
+ * temporal kernels would need the per-node lookups and the passes between
+ * H and E inside their single pass; they decline these scenes instead.  The
+ * TE read-out is core/engine.c's (engine_te_array), as the cpu engine's.
+ * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
+ * layouts, so a checkpoint moves between the two.
  *
  * Monitors (core/monitor.h): after every step the values of model->samples
  * go into the next row of a batch buffer on the device, and read_samples
