@@ -185,7 +185,7 @@ int engine_state(struct engine *e, struct state_io *io, int step, char *err, siz
     if (!e->ops->state)
         return seterr(err, errlen,
                       "the %s engine cannot write or read checkpoints (the cpu engine, 2D "
-                      "and 3D, and the gl and gl-compute engines can)",
+                      "and 3D, the gl and gl-compute engines and the 2D cuda engine can)",
                       e->ops->name);
     if (e->ops->state(e, io, err, errlen)
         || (e->mon && monitors_state(e->mon, io, step, err, errlen)))
