@@ -306,6 +306,13 @@ Test(checkpoint, gl_compute_sigkill_at_a_random_step_then_resume)
  * resumes on the CPU engine and ends bit-identical to the GL run. */
 Test(checkpoint, gl_run_resumed_on_cpu) { kill_and_resume("gl", "cpu"); }
 
+/* The 2D cuda engine (skipped without a CUDA device, unless
+ * TEXFDTD_REQUIRE_GPU): its padded, ping-pong device arrays (this scene runs
+ * its fused path) checkpoint in the CPU engine's layout, resume on itself
+ * and on the CPU engine, bit-identical to the uninterrupted cuda run. */
+Test(checkpoint, cuda_sigkill_at_a_random_step_then_resume) { kill_and_resume("cuda", NULL); }
+Test(checkpoint, cuda_run_resumed_on_cpu) { kill_and_resume("cuda", "cpu"); }
+
 /* SIGINT or SIGTERM: the run finishes the step under way, writes a
  * checkpoint of exactly that step and exits with status 130. */
 static void signal_and_resume_scene(const char *engine, int sig, const char *text)
@@ -367,6 +374,10 @@ Test(checkpoint, cpu_sigint_writes_a_checkpoint_and_exits_130)
 Test(checkpoint, gl_sigterm_writes_a_checkpoint_and_exits_130)
 {
     signal_and_resume("gl", SIGTERM);
+}
+Test(checkpoint, cuda_sigterm_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("cuda", SIGTERM);
 }
 
 Test(checkpoint, resume_refuses_what_cannot_be_resumed)
