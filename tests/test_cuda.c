@@ -1152,15 +1152,19 @@ Test(cuda2d, te_dielectric_subpixel_mur_point_bit_identical_to_cpu, .timeout = 1
     cuda2d_mat_vs_cpu(text);
 }
 
-/* TM, a cylinder of mu_r 3 (eps_r 2), CPML, the plane wave (H-node slots
- * that add hinc (Hi^{n+1/2} - Hi^{n-1/2})), a PEC plate beside it. */
+/* A cylinder of mu_r 3 (eps_r 2), CPML, the plane wave at 30 degrees. */
+#define MAG_CYL                                                                                   \
+    "[source]\nangle = 30\nfront_offset = 5\n"                                                    \
+    "[boundary]\ntype = cpml\ncells = 10\n"                                                       \
+    "[material.mag]\neps_r = 2\nmu_r = 3\n"                                                       \
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 55.2\ncenter_y = 47.7\n"           \
+    "radius = 14.3\n"
+
+/* TM, the mu_r cylinder (H-node slots that add hinc (Hi^{n+1/2} -
+ * Hi^{n-1/2})), a PEC plate beside it. */
 Test(cuda2d, tm_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
 {
-    const char *text = MAT2D_GRID "[source]\nangle = 30\nfront_offset = 5\n"
-                       "[boundary]\ntype = cpml\ncells = 10\n"
-                       "[material.mag]\neps_r = 2\nmu_r = 3\n"
-                       "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 55.2\n"
-                       "center_y = 47.7\nradius = 14.3\n"
+    const char *text = MAT2D_GRID MAG_CYL
                        "[object.plate]\nshape = rectangle\nmaterial = pec\n"
                        "center_x = 95\ncenter_y = 50\nwidth = 5\nheight = 20\n"
                        "[monitor.dft]\nstart_step = 150\n";
@@ -1168,16 +1172,11 @@ Test(cuda2d, tm_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
     cuda2d_mat_vs_cpu(text);
 }
 
-/* TE with mu_r (the ez array's nodes take S / mu_r, the H-array edges
- * S / eps_bar), CPML, the plane wave. */
+/* TE, the mu_r cylinder (the ez array's nodes take S / mu_r, the H-array
+ * edges S / eps_bar). */
 Test(cuda2d, te_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
 {
-    const char *text = MAT2D_GRID "polarization = te\n"
-                       "[source]\nangle = 30\nfront_offset = 5\n"
-                       "[boundary]\ntype = cpml\ncells = 10\n"
-                       "[material.mag]\neps_r = 2\nmu_r = 3\n"
-                       "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 55.2\n"
-                       "center_y = 47.7\nradius = 14.3\n";
+    const char *text = MAT2D_GRID "polarization = te\n" MAG_CYL;
     expect_model(text, true, false, true);
     cuda2d_mat_vs_cpu(text);
 }
@@ -1367,6 +1366,35 @@ static void resume_across(const struct model *m, const struct engine_options *o,
     engine_destroy(b);
 }
 
+/* The uninterrupted cpu run of text, then the runs saved at step `at` and
+ * resumed across (cuda -> cpu, cpu -> cuda), float (flush) and double
+ * (keep), with TEXFDTD_CUDA2D = path (NULL: unset). */
+static void checkpoint_across(const char *text, int at, const char *path)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    set_path(path);
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
+                                   .threads = CPU_THREADS};
+        char err[ERRLEN];
+        struct engine *ref;
+        cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_step(ref, 300, err, sizeof err), 0, "%s", err);
+        resume_across(&t.model, &o, "cuda", "cpu", at, 300, ref);
+        resume_across(&t.model, &o, "cpu", "cuda", at, 300, ref);
+        engine_destroy(ref);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    setup_free(&t);
+}
+
 Test(cuda2d, drude_checkpoint_moves_between_cuda_and_cpu, .timeout = 180)
 {
     const char *text = MAT2D_GRID "[source]\nangle = 30\nfront_offset = 5\n"
@@ -1375,27 +1403,8 @@ Test(cuda2d, drude_checkpoint_moves_between_cuda_and_cpu, .timeout = 180)
                        "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\n"
                        "center_y = 47.6\nradius = 15.4\n"
                        "[monitor.dft]\nstart_step = 100\n";
-    struct test_setup t;
-    setup_from_text(&t, text, NULL, 0);
-    cr_assert_gt(t.model.ndisp, 0);
-    if (!gpu_or_skip(&t.model)) {
-        setup_free(&t);
-        return;
-    }
-    for (int pr = 0; pr < 2; pr++) {
-        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
-        struct engine_options o = {.precision = p,
-                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
-                                   .threads = CPU_THREADS};
-        char err[ERRLEN];
-        struct engine *ref;
-        cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(engine_step(ref, 300, err, sizeof err), 0, "%s", err);
-        resume_across(&t.model, &o, "cuda", "cpu", 130, 300, ref);
-        resume_across(&t.model, &o, "cpu", "cuda", 130, 300, ref);
-        engine_destroy(ref);
-    }
-    setup_free(&t);
+    expect_model(text, false, true, false);
+    checkpoint_across(text, 130, NULL);
 }
 
 /* The same across the fused path's ping-pong buffers (a lossless scene
@@ -1404,26 +1413,5 @@ Test(cuda2d, fused_checkpoint_moves_between_cuda_and_cpu, .timeout = 120)
 {
     char text[2048];
     snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n", scene2d);
-    struct test_setup t;
-    setup_from_text(&t, text, NULL, 0);
-    if (!gpu_or_skip(&t.model)) {
-        setup_free(&t);
-        return;
-    }
-    setenv("TEXFDTD_CUDA2D", "fused", 1);
-    for (int pr = 0; pr < 2; pr++) {
-        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
-        struct engine_options o = {.precision = p,
-                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
-                                   .threads = CPU_THREADS};
-        char err[ERRLEN];
-        struct engine *ref;
-        cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
-        cr_assert_eq(engine_step(ref, 300, err, sizeof err), 0, "%s", err);
-        resume_across(&t.model, &o, "cuda", "cpu", 157, 300, ref);
-        resume_across(&t.model, &o, "cpu", "cuda", 157, 300, ref);
-        engine_destroy(ref);
-    }
-    unsetenv("TEXFDTD_CUDA2D");
-    setup_free(&t);
+    checkpoint_across(text, 157, "fused");
 }
