@@ -108,7 +108,9 @@ struct engine_ops {
     int (*step)(struct engine *e, int n, char *err, size_t errlen);
     /* Copy a field into dst: nx*ny elements of the engine's precision.  An
      * ENGINE_CAP_MPI engine under mpirun: collective (every rank calls it, in
-     * the same order), and only rank 0's dst receives the whole field. */
+     * the same order), and only rank 0's dst receives the whole field.  A
+     * TE scene's hz, ex, ey never reach it: engine_read reads the arrays
+     * ez, hx, hy and applies the signs (core/engine.c). */
     int (*read_field)(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
     void (*describe)(const struct engine *e, struct engine_info *info);
     void (*destroy)(struct engine *e);

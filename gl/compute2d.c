@@ -21,11 +21,10 @@ static void dispatch_cells(const struct gl_engine *g)
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
 }
 
-void gl2d_compute_h(struct gl_engine *g, int cut_base)
+void gl2d_compute_h(struct gl_engine *g, const struct step_in *in)
 {
     gl2d_use_pass(g, g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
+    gl2d_h_uniforms(g, in);
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     dispatch_cells(g);
     g->h.cur ^= 1;

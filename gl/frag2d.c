@@ -37,11 +37,10 @@ void gl2d_frag_psi(struct gl_engine *g, bool e_slabs)
     glViewport(0, 0, g->nx, g->ny);
 }
 
-void gl2d_frag_h(struct gl_engine *g, int cut_base)
+void gl2d_frag_h(struct gl_engine *g, const struct step_in *in)
 {
     gl2d_use_pass(g, g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
+    gl2d_h_uniforms(g, in);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     g->h.cur ^= 1;

@@ -23,6 +23,8 @@ void gl2d_bind_inputs(struct gl_engine *g)
     bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
     if (g->cpml)
         bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
+    if (g->hmap)
+        bind_tex(UNIT_HNODE, GL_TEXTURE_2D, g->hnode_tex);
     if (g->conformal) {
         bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
         bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
@@ -43,6 +45,14 @@ void gl2d_use_pass(struct gl_engine *g, GLuint prog)
     bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
     bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
     glUseProgram(prog);
+}
+
+void gl2d_h_uniforms(const struct gl_engine *g, const struct step_in *in)
+{
+    if (g->conformal)
+        glUniform1i(g->hpass.cut_base, in->cut_base);
+    if (g->hmap)
+        glUniform1i(g->hpass.hslot_base, in->hslot_base);
 }
 
 void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in)
@@ -70,7 +80,8 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
             /* the step from t to t+1: update2d.inc's order, the values
              * rounded to float as cpu_step rounds them */
             const int t = t0 + s;
-            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
+            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots,
+                                 .hslot_base = base + (int)(m->nslots + m->ncut)};
             if (g->point)
                 in.point_v = (float)model_point_value(m, t);
             if (g->dft && t + 1 > m->scene->dft_start) {
@@ -83,12 +94,12 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 }
             }
             if (g->compute) {
-                gl2d_compute_h(g, in.cut_base);
+                gl2d_compute_h(g, &in);
                 gl2d_compute_e(g, &in);
             } else {
                 if (g->cpml)
                     gl2d_frag_psi(g, false);
-                gl2d_frag_h(g, in.cut_base);
+                gl2d_frag_h(g, &in);
                 if (g->cpml)
                     gl2d_frag_psi(g, true);
                 gl2d_frag_e(g, &in);

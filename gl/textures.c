@@ -2,7 +2,7 @@
  * H pairs, made and filled at create (gl2d_internal.h lists them): the
  * material map, the slots' index map and slot-value buffers, the CPML
  * profiles and psi pairs, the DFT sums and their render targets, the
- * conformal cut edges, the monitors' sample list and rows, the step
+ * conformal cut edges, the H-node map, the monitors' sample list and rows, the step
  * counter's pixel buffers.
  */
 #define _GNU_SOURCE
@@ -14,47 +14,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
+/* The bounding box (origin x0, y0, size w x h) of the n cells cell(m, k);
+ * a 1x1 box at the origin, which nothing reads, when n = 0. */
+static void bbox(const struct model *m, size_t n, size_t (*cell)(const struct model *, size_t),
+                 int *x0, int *y0, int *w, int *h)
 {
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t k = 0; k < m->nslots; k++) {
-        const int i = (int)(m->slot_cell[k] % (size_t)m->nx);
-        const int j = (int)(m->slot_cell[k] / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
+    int a0 = m->nx, b0 = m->ny, a1 = -1, b1 = -1;
+    for (size_t k = 0; k < n; k++) {
+        const size_t c = cell(m, k);
+        const int i = (int)(c % (size_t)m->nx), j = (int)(c / (size_t)m->nx);
+        a0 = i < a0 ? i : a0;
+        a1 = i > a1 ? i : a1;
+        b0 = j < b0 ? j : b0;
+        b1 = j > b1 ? j : b1;
     }
-    if (x1 < 0) { /* no slots: a 1x1 texture nothing reads */
-        x0 = y0 = 0;
-        x1 = y1 = 0;
-    }
-    g->slot_x0 = x0;
-    g->slot_y0 = y0;
-    g->slot_w = x1 - x0 + 1;
-    g->slot_h = y1 - y0 + 1;
+    if (a1 < 0)
+        a0 = b0 = a1 = b1 = 0;
+    *x0 = a0;
+    *y0 = b0;
+    *w = a1 - a0 + 1;
+    *h = b1 - b0 + 1;
 }
 
-/* Bounding box of the cut edges' H cells (a 1x1 box nothing reads if none). */
+static size_t slot_cell(const struct model *m, size_t k) { return m->slot_cell[k]; }
+static size_t cut_cell(const struct model *m, size_t k) { return m->cut[k].cell; }
+static size_t hslot_cell(const struct model *m, size_t k) { return m->hslot[k] % m->ncells; }
+
+void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, m->nslots, slot_cell, &g->slot_x0, &g->slot_y0, &g->slot_w, &g->slot_h);
+}
+
 void gl2d_cut_bbox(struct gl_engine *g, const struct model *m)
 {
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t q = 0; q < m->ncut; q++) {
-        const int i = (int)(m->cut[q].cell % (size_t)m->nx);
-        const int j = (int)(m->cut[q].cell / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
+    bbox(m, m->ncut, cut_cell, &g->cut_x0, &g->cut_y0, &g->cut_w, &g->cut_h);
+}
+
+void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, g->hmap ? m->nhslots : 0, hslot_cell, &g->hslot_x0, &g->hslot_y0, &g->hslot_w,
+         &g->hslot_h);
+}
+
+/* The H-node map over the H slots' bounding box (docs/gl.md, "The H-node
+ * map"): per texel the hmat index of its Hx and Hy node, then the H-slot
+ * index of each (0 where the index is 0: no slot). */
+static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->hslot_w, bh = (size_t)g->hslot_h, n = m->ncells;
+    uint32_t *map = xcalloc(bw * bh * 4, sizeof *map, "H-node map", err, errlen);
+    if (!map)
+        return -1;
+    for (size_t q = 0; q < m->nhslots; q++) {
+        const size_t id = m->hslot[q], c = id % n, comp = id / n;
+        const size_t i = c % (size_t)m->nx - (size_t)g->hslot_x0;
+        const size_t j = c / (size_t)m->nx - (size_t)g->hslot_y0;
+        map[(i + j * bw) * 4 + comp] = m->hmat[id];
+        map[(i + j * bw) * 4 + 2 + comp] = (uint32_t)q;
     }
-    if (x1 < 0) {
-        x0 = y0 = 0;
-        x1 = y1 = 0;
-    }
-    g->cut_x0 = x0;
-    g->cut_y0 = y0;
-    g->cut_w = x1 - x0 + 1;
-    g->cut_h = y1 - y0 + 1;
+    g->hnode_tex = gl2d_make_tex(GL_RGBA32UI, g->hslot_w, g->hslot_h);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->hslot_w, g->hslot_h, GL_RGBA_INTEGER,
+                    GL_UNSIGNED_INT, map);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    free(map);
+    return 0;
 }
 
 /* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
@@ -287,6 +311,9 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
         free(map);
         free(edges);
     }
+
+    if (g->hmap && upload_hnodes(g, m, err, errlen))
+        return -1;
 
     glGenBuffers(2, g->counter_pbo);
     for (int k = 0; k < 2; k++) {

@@ -24,6 +24,10 @@
  *     LOSSY              1: a material has sigma != 0, every Ez takes
  *                        ca E + cb curl (cezh[] holds cb, = S / eps_r where
  *                        sigma = 0, and ca = 1 there: the same bits)
+ *     HMAP, NHMATS       1 with an H-node coefficient map (core/model.h hmat:
+ *                        TE, or TM with mu_r != 1) of NHMATS entries
+ *     HSLOT_X0, HSLOT_Y0, HSLOT_W, HSLOT_H   the bounding box of the H nodes
+ *                        with an index != 0 (the H slots)
  * and `#line 100001 1` before this file, then `#line 1 0` before the pass
  * itself (gl/shader.c; its #include lines below are spliced in there).
  *
@@ -233,6 +237,42 @@ float cut_h(sampler2D ez_tex, uint e, float old, bool hy)
 }
 #endif
 
+#if HMAP
+/* ---- the H-node map (core/model.h hmat; docs/materials-design.md 1-2):
+ * TE (the arrays hold eta0 Hz, -Ex, -Ey, and an H node is an E edge) or TM
+ * with mu_r.  Outside the bounding box of the nodes with an index != 0 every
+ * node is vacuum and takes ch = hc[0] (the same bits); inside, hnode_tex
+ * (RGBA32UI over the box) holds per texel the index into hc[] of its Hx and
+ * Hy node (.xy) and, where that index is not 0, the node's H-slot index
+ * (.zw), whose value this step is hslot_values[hslot_base + slot]:
+ *   H = H - hc[k] dEz (Hx) or H + hc[k] dEz (Hy)   (yee_h_sub, yee_h_add)
+ *   then PEC node (hpec[k], TE):  H = v;  other node:  H = H + v (yee_add)
+ * as update_h_row applies them right after the row's H (and cut edges).
+ * The CPML slabs hold no node of index != 0 (core/model.h): their update
+ * keeps ch. */
+layout(binding = 15) uniform usampler2D hnode_tex;
+layout(binding = 4) uniform samplerBuffer hslot_values; /* the slot-value buffer */
+uniform int hslot_base;                                 /* this step's first H-slot value */
+uniform float hc[NHMATS];                               /* S / bar per H-node material */
+uniform uint hpec[NHMATS];                              /* 1: a PEC edge (TE) */
+
+/* The map entry of texel p: indices (.xy) and slots (.zw), 0 outside the box. */
+uvec4 hnode(ivec2 p)
+{
+    const ivec2 q = p - ivec2(HSLOT_X0, HSLOT_Y0);
+    if (q.x < 0 || q.y < 0 || q.x >= HSLOT_W || q.y >= HSLOT_H)
+        return uvec4(0u);
+    return texelFetch(hnode_tex, q, 0);
+}
+
+/* The H slot of a node of map index k != 0 and slot s. */
+float apply_hslot(float h, uint k, uint s)
+{
+    const float v = texelFetch(hslot_values, hslot_base + int(s)).r;
+    return hpec[k] != 0u ? v : yee_add(h, v);
+}
+#endif
+
 /* Source slot: PEC  ez = v;  dielectric  ez = ez + v (yee_add). */
 float apply_slot(float ez, uint k, float v) { return k == KIND_PEC ? v : yee_add(ez, v); }
 
@@ -246,6 +286,12 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
     const vec2 old = h;
 #endif
     const float ez_c = texelFetch(ez_tex, p, 0).r;
+#if HMAP
+    const uvec4 hn = hnode(p);
+    const float chx = hc[hn.x], chy = hc[hn.y];
+#else
+    const float chx = ch, chy = ch;
+#endif
     if (p.y <= NY - 2) {
         const float ez_n = texelFetch(ez_tex, p + ivec2(0, 1), 0).r;
 #if CPML
@@ -258,7 +304,7 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+            h.x = yee_h_sub(h.x, chx, ez_n, ez_c);
     }
     if (p.x <= NX - 2) {
         const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
@@ -272,7 +318,7 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+            h.y = yee_h_add(h.y, chy, ez_e, ez_c);
     }
 #if CONFORMAL
     /* the cut edges replace the ordinary update (the psi above still ran) */
@@ -284,6 +330,13 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
         if (e.y != 0u)
             h.y = cut_h(ez_tex, e.y - 1u, old.y, true);
     }
+#endif
+#if HMAP
+    /* the H slots, after the update and the cut edges */
+    if (hn.x != 0u)
+        h.x = apply_hslot(h.x, hn.x, hn.z);
+    if (hn.y != 0u)
+        h.y = apply_hslot(h.y, hn.y, hn.w);
 #endif
     return h;
 }
