@@ -323,7 +323,7 @@ Test(cli, double_precision_run)
     free(dir);
 }
 
-/* Without --engine, a scene only the cpu engine runs (TE here) runs there,
+/* Without --engine, a scene only the cpu engine runs (a dispersive one here) runs there,
  * with a line saying so; naming another engine still refuses it (exit 2,
  * nothing run).  Where no GL device answers the default is cpu anyway, and
  * the run must still succeed. */
@@ -331,9 +331,10 @@ Test(cli, default_engine_gives_way_for_a_cpu_only_scene, .timeout = 120)
 {
     char out[16384];
     char *dir = temp_dir();
-    char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 20\npolarization = te\n"
+    char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 20\n"
                                    "[source]\ntype = plane_wave\n"
-                                   "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 20\n"
+                                   "[material.w]\npreset = water\n"
+                                   "[object.c]\nshape = circle\nmaterial = w\ncenter_x = 20\n"
                                    "center_y = 20\nradius = 5\n[output]\npng = false\n");
     cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --out %s/a", texfdtd_bin(), scene, dir), 0,
                  "%s", out);
