@@ -51,6 +51,17 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
     g->ez.cur ^= 1;
 }
 
+/* The dispersive cells (update_disp.comp): one invocation per cell updates
+ * its state in place (the image at IMAGE_DISP, bound by step.c), then the
+ * barrier for the E dispatch's texelFetch of the new stored Ez. */
+void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in)
+{
+    gl2d_use_pass(g, g->disppass.prog);
+    glUniform1i(g->disppass.disp_base, in->disp_base);
+    glDispatchCompute((GLuint)((g->disp_w + 63) / 64), (GLuint)g->disp_rows, 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+}
+
 /* The monitors' gather after a step: one invocation per sample writes
  * rows[r][q], r = rows_taken (gather.comp, docs/gl.md). */
 void gl2d_compute_gather(struct gl_engine *g)

@@ -98,6 +98,22 @@ void gl2d_frag_gather(struct gl_engine *g)
     glViewport(0, 0, g->nx, g->ny);
 }
 
+/* The dispersive cells (update_disp.frag): the new state from the old into
+ * the other texture of the disp_state pair, which the E pass then samples
+ * (UNIT_DISP_STATE). */
+void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in)
+{
+    struct pingpong *pp = &g->disp_pp;
+    gl2d_use_pass(g, g->disppass.prog);
+    glUniform1i(g->disppass.disp_base, in->disp_base);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, pp->fbo[1 - pp->cur]);
+    glViewport(0, 0, g->disp_w * g->disp_nt, g->disp_rows);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    pp->cur ^= 1;
+    bind_tex(UNIT_DISP_STATE, GL_TEXTURE_2D, pp->tex[pp->cur]);
+    glViewport(0, 0, g->nx, g->ny);
+}
+
 /* k steps in one fragment pass into both pairs (update_k.frag). */
 void gl2d_frag_k(struct gl_engine *g, int slot_base)
 {

@@ -3,9 +3,9 @@
  * start every pass shares (the current Ez and H as inputs), the per-step
  * inputs of the E pass (slot base, point-source value, DFT weights), and
  * the sequence of one step:
- *   gl          [psi H] H [psi E] E [gather]   (frag2d.c), or k steps in one
- *               pass (update_k.frag) for a PEC box with slots only
- *   gl-compute  H E [gather]                    (compute2d.c), or one fused
+ *   gl          [psi H] H [psi E] [disp] E [gather]   (frag2d.c), or k steps
+ *               in one pass (update_k.frag) for a PEC box with slots only
+ *   gl-compute  H [disp] E [gather]             (compute2d.c), or one fused
  *               dispatch (update_he.comp) for a PEC box with slots only
  * Every pass reads the current texture of a ping-pong pair and writes the
  * other, then swaps (cur ^= 1).  batch.c sends the batches and checks them.
@@ -25,6 +25,15 @@ void gl2d_bind_inputs(struct gl_engine *g)
         bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
     if (g->hmap)
         bind_tex(UNIT_HNODE, GL_TEXTURE_2D, g->hnode_tex);
+    if (g->disp) {
+        bind_tex(UNIT_DISP_STATE, GL_TEXTURE_2D, g->disp_pp.tex[g->disp_pp.cur]);
+        bind_tex(UNIT_DISP_IDX, GL_TEXTURE_2D, g->disp_idx_tex);
+        bind_tex(UNIT_DISP_CELLS, GL_TEXTURE_2D, g->disp_cells_tex);
+        bind_tex(UNIT_DISP_COEF, GL_TEXTURE_BUFFER, g->disp_coef_tbo);
+        if (g->compute)
+            glBindImageTexture(IMAGE_DISP, g->disp_pp.tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
+                               GL_RGBA32F);
+    }
     if (g->conformal) {
         bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
         bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
@@ -81,7 +90,8 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
              * rounded to float as cpu_step rounds them */
             const int t = t0 + s;
             struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots,
-                                 .hslot_base = base + (int)(m->nslots + m->ncut)};
+                                 .hslot_base = base + (int)(m->nslots + m->ncut),
+                                 .disp_base = base + (int)(m->nslots + m->ncut + g->nhslots)};
             if (g->point)
                 in.point_v = (float)model_point_value(m, t);
             if (g->dft && t + 1 > m->scene->dft_start) {
@@ -95,6 +105,8 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
             }
             if (g->compute) {
                 gl2d_compute_h(g, &in);
+                if (g->disp)
+                    gl2d_compute_disp(g, &in);
                 gl2d_compute_e(g, &in);
             } else {
                 if (g->cpml)
@@ -102,6 +114,8 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 gl2d_frag_h(g, &in);
                 if (g->cpml)
                     gl2d_frag_psi(g, true);
+                if (g->disp)
+                    gl2d_frag_disp(g, &in);
                 gl2d_frag_e(g, &in);
             }
         }

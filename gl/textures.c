@@ -2,7 +2,7 @@
  * H pairs, made and filled at create (gl2d_internal.h lists them): the
  * material map, the slots' index map and slot-value buffers, the CPML
  * profiles and psi pairs, the DFT sums and their render targets, the
- * conformal cut edges, the H-node map, the monitors' sample list and rows, the step
+ * conformal cut edges, the H-node map, the dispersive cells' state and tables, the monitors' sample list and rows, the step
  * counter's pixel buffers.
  */
 #define _GNU_SOURCE
@@ -39,6 +39,7 @@ static void bbox(const struct model *m, size_t n, size_t (*cell)(const struct mo
 static size_t slot_cell(const struct model *m, size_t k) { return m->slot_cell[k]; }
 static size_t cut_cell(const struct model *m, size_t k) { return m->cut[k].cell; }
 static size_t hslot_cell(const struct model *m, size_t k) { return m->hslot[k] % m->ncells; }
+static size_t disp_cell(const struct model *m, size_t k) { return m->disp_cell[k]; }
 
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
 {
@@ -54,6 +55,93 @@ void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
 {
     bbox(m, g->hmap ? m->nhslots : 0, hslot_cell, &g->hslot_x0, &g->hslot_y0, &g->hslot_w,
          &g->hslot_h);
+}
+
+#define DISP_ROW_CELLS 1024 /* dispersive cells per row of the state texture */
+
+void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, g->ndisp, disp_cell, &g->disp_x0, &g->disp_y0, &g->disp_bw, &g->disp_bh);
+    g->disp_np = 1;
+    for (size_t k = 0; k < g->ndisp; k++) {
+        const int np = m->mats[m->mat[m->disp_cell[k]]].dcoef->npoles;
+        g->disp_np = np > g->disp_np ? np : g->disp_np;
+    }
+    /* floats: the new Ez, D_s, Ei, a spare, then P and P_old per pole */
+    g->disp_nt = (4 + 2 * g->disp_np + 3) / 4;
+    g->disp_w = g->ndisp < DISP_ROW_CELLS ? (int)(g->ndisp ? g->ndisp : 1) : DISP_ROW_CELLS;
+    g->disp_rows = (int)((g->ndisp + (size_t)g->disp_w - 1) / (size_t)g->disp_w);
+    if (g->disp_rows < 1)
+        g->disp_rows = 1;
+}
+
+/* The dispersive cells' tables (docs/gl.md, "Dispersive poles"): the index
+ * map k + 1 over their bounding box, each cell's (i, j, material row) in
+ * the state layout, the dispersive materials' coefficients (rounded once on
+ * the host: core/material.h), and the state pair, zeroed. */
+static int upload_disp(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->disp_bw, bh = (size_t)g->disp_bh, nx = (size_t)m->nx;
+    const size_t cw = (size_t)g->disp_w, ch = (size_t)g->disp_rows, row = 1 + (size_t)g->disp_np;
+    uint32_t *idx = xcalloc(bw * bh, sizeof *idx, "dispersive cells", err, errlen);
+    uint32_t *cells = xcalloc(cw * ch * 4, sizeof *cells, "dispersive cells", err, errlen);
+    float *coef = xcalloc((size_t)m->nmats * row * 4, sizeof *coef, "dispersive cells", err,
+                          errlen);
+    int drow[MODEL_MAX_MATERIALS], nd = 0;
+    int rc = idx && cells && coef ? 0 : -1;
+    for (int q = 0; q < m->nmats && !rc; q++) {
+        const struct material_coef *mc = m->mats[q].dcoef;
+        drow[q] = -1;
+        if (!mc)
+            continue;
+        float *t = coef + (size_t)nd * row * 4;
+        const uint32_t np = (uint32_t)mc->npoles;
+        t[0] = mc->rdenom_f;
+        t[1] = mc->sigma_p_f;
+        memcpy(&t[2], &np, 4);
+        for (int p = 0; p < mc->npoles; p++) {
+            const struct material_pole_coef *pc = &mc->poles[p];
+            const uint32_t kind = (uint32_t)pc->kind;
+            float *u = t + 4 * (size_t)(1 + p);
+            memcpy(&u[0], &kind, 4);
+            u[1] = pc->kind == POLE_DEBYE ? pc->a_f : pc->c1_f;
+            u[2] = pc->kind == POLE_DEBYE ? pc->b_f : pc->c2_f;
+            u[3] = pc->kind == POLE_DEBYE ? 0.0f : pc->c3_f;
+        }
+        drow[q] = nd++;
+    }
+    for (size_t k = 0; k < g->ndisp && !rc; k++) {
+        const size_t c = m->disp_cell[k], i = c % nx, j = c / nx;
+        idx[(i - (size_t)g->disp_x0) + (j - (size_t)g->disp_y0) * bw] = (uint32_t)k + 1;
+        uint32_t *t = cells + 4 * k; /* texel (k % cw, k / cw) of the row-major layout */
+        t[0] = (uint32_t)i;
+        t[1] = (uint32_t)j;
+        t[2] = (uint32_t)drow[m->mat[c]];
+    }
+    if (!rc) {
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        g->disp_idx_tex = gl2d_make_tex(GL_R32UI, g->disp_bw, g->disp_bh);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_bw, g->disp_bh, GL_RED_INTEGER,
+                        GL_UNSIGNED_INT, idx);
+        g->disp_cells_tex = gl2d_make_tex(GL_RGBA32UI, g->disp_w, g->disp_rows);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_w, g->disp_rows, GL_RGBA_INTEGER,
+                        GL_UNSIGNED_INT, cells);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glGenBuffers(1, &g->disp_coef_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, g->disp_coef_buf);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)(nd ? nd : 1) * row * 16), coef,
+                     GL_STATIC_DRAW);
+        glGenTextures(1, &g->disp_coef_tbo);
+        glBindTexture(GL_TEXTURE_BUFFER, g->disp_coef_tbo);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, g->disp_coef_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        rc = gl2d_make_pair(&g->disp_pp, GL_RGBA32F, g->disp_w * g->disp_nt, g->disp_rows,
+                            "dispersive state (RGBA32F)", err, errlen);
+    }
+    free(idx);
+    free(cells);
+    free(coef);
+    return rc;
 }
 
 /* The H-node map over the H slots' bounding box (docs/gl.md, "The H-node
@@ -313,6 +401,8 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
     }
 
     if (g->hmap && upload_hnodes(g, m, err, errlen))
+        return -1;
+    if (g->disp && upload_disp(g, m, err, errlen))
         return -1;
 
     glGenBuffers(2, g->counter_pbo);

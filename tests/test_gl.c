@@ -160,6 +160,50 @@ static const char *TE_BOX =
     "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 55\ncenter_y = 30\n"
     "width = 4\nheight = 20\n";
 
+/* Dispersive cylinders (Debye, Lorentz, Drude poles; the disp pass of
+ * docs/gl.md) under a plane wave in CPML grids, 1 GHz sine, 16 cells per
+ * wavelength (dt = 31 ps): a Drude cylinder (omega_p dt = 0.31, Re eps =
+ * -1.5 at f0); a Debye cylinder with sigma beside a PEC plate and a plain dielectric rod (slots
+ * and dispersive cells in one E pass); a cylinder of two Lorentz poles and a
+ * Drude pole beside a Debye rod (two dispersive materials of different pole
+ * counts). */
+static const char *DRUDE =
+    "[grid]\nnx = 80\nny = 72\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 1\ndrude = 1e10 5e8\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 40.3\ncenter_y = 36.2\n"
+    "radius = 10\n";
+
+static const char *DEBYE =
+    "[grid]\nnx = 84\nny = 72\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\ndebye = 6 1.6e-10\nsigma = 0.02\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 38\ncenter_y = 36\nradius = 11\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 62\ncenter_y = 36\n"
+    "width = 3\nheight = 16\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 55\n"
+    "center_y = 18\nradius = 4\n";
+
+static const char *LORENTZ =
+    "[grid]\nnx = 84\nny = 76\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\nlorentz = 3 9e9 6e8, 1.5 2e10 1e9\ndrude = 2e10 1e9\n"
+    "[material.w]\neps_r = 2.5\ndebye = 4 1e-10\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 38.5\ncenter_y = 40\n"
+    "radius = 10\n"
+    "[object.rod]\nshape = circle\nmaterial = w\ncenter_x = 60\ncenter_y = 30\nradius = 5\n";
+
+/* A dispersive PEC box (no CPML, Mur, point source): the multi-step pass and
+ * the fused dispatch would take it without the disp pass. */
+static const char *DRUDE_BOX =
+    "[grid]\nnx = 72\nny = 64\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[material.m]\neps_r = 1.5\ndrude = 5e10 2e9\ndebye = 2 1e-10\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 30\ncenter_y = 32\nradius = 9\n";
+
 static bool gpu_required(void)
 {
     const char *v = getenv("TEXFDTD_REQUIRE_GPU");
@@ -250,6 +294,8 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     double on_object = 0;
     for (size_t k = 0; k < m->nslots; k++)
         on_object = fmax(on_object, fabs(((float *)cf[0])[m->slot_cell[k]]));
+    for (size_t k = 0; k < m->ndisp; k++) /* dispersive cells: no slots */
+        on_object = fmax(on_object, fabs(((float *)cf[0])[m->disp_cell[k]]));
     for (size_t k = 0; k < m->nhslots; k++) /* the H-node map's slots (TE edges, mu_r) */
         on_object = fmax(on_object, fabs(((float *)cf[1 + m->hslot[k] / m->ncells])
                                               [m->hslot[k] % m->ncells]));
@@ -369,6 +415,31 @@ Test(gl, hmap_multistep_batches_equal_cpu)
         engine_destroy(e);
     }
     setup_free(&t);
+}
+
+/* Dispersive cylinders: both engines equal the cpu engine bit for bit (the
+ * disp pass, docs/gl.md "Dispersive poles"), in batches of 5 steps. */
+static void disp_agree(const char *name, const char *scene)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "5", 1);
+    agree(name, scene, 160, DENORMALS_FLUSH, NULL);
+}
+Test(gl, drude_cylinder_equals_cpu) { disp_agree("gl", DRUDE); }
+Test(gl_compute, drude_cylinder_equals_cpu) { disp_agree("gl-compute", DRUDE); }
+Test(gl, debye_cylinder_equals_cpu) { disp_agree("gl", DEBYE); }
+Test(gl_compute, debye_cylinder_equals_cpu) { disp_agree("gl-compute", DEBYE); }
+Test(gl, lorentz_cylinder_equals_cpu) { disp_agree("gl", LORENTZ); }
+Test(gl_compute, lorentz_cylinder_equals_cpu) { disp_agree("gl-compute", LORENTZ); }
+
+/* A dispersive PEC box asked for 2 steps per pass and fused, in batches of
+ * 7: one step per pass, the cpu engine's bits. */
+Test(gl, disp_multistep_batches_equal_cpu)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "2", 1);
+    setenv("TEXFDTD_GL_FUSED", "1", 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    agree("gl", DRUDE_BOX, 150, DENORMALS_FLUSH, NULL);
+    agree("gl-compute", DRUDE_BOX, 150, DENORMALS_FLUSH, NULL);
 }
 
 /* The multi-step fragment pass (2 steps per pass, each fragment recomputing
