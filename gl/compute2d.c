@@ -3,11 +3,12 @@
  * texture of a pair, imageStore into the other, then swap; the CPML psi and
  * the DFT sums are updated in place through images (bound by step.c).
  *
- * One step (step.c): the H dispatch then the E dispatch (update_h.comp,
- * update_e.comp), or, for a PEC box with slots only, one fused dispatch
- * (update_he.comp); then, with monitors, gather.comp into the batch's next
- * row of the rows buffer.  Each update dispatch ends with the barrier that
- * makes its imageStores visible to the next pass's texelFetch.
+ * One step (step.c): the H dispatch, (dispersive cells) the disp dispatch,
+ * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp), or,
+ * for a PEC box with slots only, one fused dispatch (update_he.comp); then,
+ * with monitors, gather.comp into the batch's next row of the rows buffer.
+ * Each update dispatch ends with the barrier that makes its imageStores
+ * visible to the next pass's texelFetch.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"

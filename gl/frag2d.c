@@ -6,6 +6,7 @@
  *   psi H   (CPML) the new psi of the H slabs, a small pass per texture
  *   H       update_h.frag into the other H texture
  *   psi E   (CPML) the new psi of the E slabs
+ *   disp    (dispersive cells) update_disp.frag into the other state texture
  *   E       update_e.frag into the other Ez texture, with the DFT sums of
  *           up to DFT_E_MAX frequencies as further render targets, then
  *           update_dft.frag passes for the rest

@@ -26,8 +26,10 @@
  *                batch, the fences and the step counter
  *   step.c       a batch of steps as passes in cpu/update2d.inc's order, both
  *                engines; what every pass binds
- *   frag2d.c     the fragment passes of `gl` (psi, H, E + DFT, gather, k steps)
- *   compute2d.c  the compute dispatches of `gl-compute` (H, E, fused, gather)
+ *   frag2d.c     the fragment passes of `gl` (psi, H, disp, E + DFT, gather,
+ *                k steps)
+ *   compute2d.c  the compute dispatches of `gl-compute` (H, disp, E, fused,
+ *                gather)
  *   programs.c   the update passes' GLSL programs: #defines, coefficients,
  *                uniform locations
  *   textures.c   the textures and buffers beyond the Ez and H pairs, made and
