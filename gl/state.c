@@ -1,6 +1,7 @@
 /* state.c - checkpoints of the GL engines: the current textures of the
  * ping-pong pairs (Ez, H, the CPML psi, the dispersive cells' state, the DFT
- * sums) read back or uploaded whole, in the CPU engine's array layout, through core/engine.h's state_io.
+ * sums) read back or uploaded whole, in the CPU engine's array layout,
+ * through core/engine.h's state_io.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"

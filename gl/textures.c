@@ -2,8 +2,9 @@
  * H pairs, made and filled at create (gl2d_internal.h lists them): the
  * material map, the slots' index map and slot-value buffers, the CPML
  * profiles and psi pairs, the DFT sums and their render targets, the
- * conformal cut edges, the H-node map, the dispersive cells' state and tables, the monitors' sample list and rows, the step
- * counter's pixel buffers.
+ * conformal cut edges, the H-node map, the dispersive cells' state and
+ * tables, the monitors' sample list and rows, the step counter's pixel
+ * buffers.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"

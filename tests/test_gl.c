@@ -366,7 +366,10 @@ Test(gl_compute, oblique_equals_cpu) { agree("gl-compute", OBLIQUE, 250, DENORMA
 /* The H-node map (TE, mu_r): both engines equal the cpu engine bit for bit
  * (docs/gl.md, "The H-node map"). */
 Test(gl, te_pec_cpml_equals_cpu) { agree("gl", TE_PEC, 150, DENORMALS_FLUSH, NULL); }
-Test(gl_compute, te_pec_cpml_equals_cpu) { agree("gl-compute", TE_PEC, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, te_pec_cpml_equals_cpu)
+{
+    agree("gl-compute", TE_PEC, 150, DENORMALS_FLUSH, NULL);
+}
 Test(gl, te_dielectric_subpixel_equals_cpu) { agree("gl", TE_DIEL, 150, DENORMALS_FLUSH, NULL); }
 Test(gl_compute, te_dielectric_subpixel_equals_cpu)
 {
