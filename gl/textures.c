@@ -12,6 +12,7 @@
 #include "core/model.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +59,10 @@ void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
          &g->hslot_h);
 }
 
-#define DISP_ROW_CELLS 1024 /* dispersive cells per row of the state texture */
+/* Dispersive cells per row of the state texture: 1024, or more for a
+ * square-ish texture (W NT ~ rows) where that would need more rows;
+ * TEXFDTD_GL_DISP_ROW_CELLS sets it (tests: layouts of several rows). */
+#define DISP_ROW_CELLS 1024
 
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
 {
@@ -70,7 +74,12 @@ void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
     }
     /* floats: the new Ez, D_s, Ei, a spare, then P and P_old per pole */
     g->disp_nt = (4 + 2 * g->disp_np + 3) / 4;
+    const char *rc = getenv("TEXFDTD_GL_DISP_ROW_CELLS");
+    const int sq = (int)ceil(sqrt((double)g->ndisp / g->disp_nt));
     g->disp_w = g->ndisp < DISP_ROW_CELLS ? (int)(g->ndisp ? g->ndisp : 1) : DISP_ROW_CELLS;
+    g->disp_w = sq > g->disp_w ? sq : g->disp_w;
+    if (rc && atoi(rc) > 0)
+        g->disp_w = atoi(rc);
     g->disp_rows = (int)((g->ndisp + (size_t)g->disp_w - 1) / (size_t)g->disp_w);
     if (g->disp_rows < 1)
         g->disp_rows = 1;

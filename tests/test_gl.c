@@ -434,6 +434,19 @@ Test(gl_compute, debye_cylinder_equals_cpu) { disp_agree("gl-compute", DEBYE); }
 Test(gl, lorentz_cylinder_equals_cpu) { disp_agree("gl", LORENTZ); }
 Test(gl_compute, lorentz_cylinder_equals_cpu) { disp_agree("gl-compute", LORENTZ); }
 
+/* The state in rows of 13 cells (a layout of many rows, the last one
+ * partly filled), both engines. */
+Test(gl, lorentz_state_rows_equal_cpu)
+{
+    setenv("TEXFDTD_GL_DISP_ROW_CELLS", "13", 1);
+    struct test_setup t;
+    setup_from_text(&t, LORENTZ, NULL, 0);
+    cr_assert(t.model.ndisp > 5 * 13 && t.model.ndisp % 13 != 0, "%zu cells", t.model.ndisp);
+    setup_free(&t);
+    disp_agree("gl", LORENTZ);
+    disp_agree("gl-compute", LORENTZ);
+}
+
 /* A dispersive PEC box asked for 2 steps per pass and fused, in batches of
  * 7: one step per pass, the cpu engine's bits. */
 Test(gl, disp_multistep_batches_equal_cpu)

@@ -604,6 +604,7 @@ Test(gl_compute_monitors, disp_cpu_checkpoint_resumes_on_gl_compute, .timeout = 
 }
 Test(gl_compute_monitors, disp_checkpoint_resumes_on_gl, .timeout = 60)
 {
+    setenv("TEXFDTD_GL_DISP_ROW_CELLS", "13", 1); /* a state layout of many rows */
     resume_disp("gl-compute", "gl");
 }
 
