@@ -377,6 +377,37 @@ static void monitors_agree(const char *name, const char *waveform)
     free(s);
 }
 
+/* The monitors' scene in TE (the GL engines' H-node map): the probes of
+ * hz, ex, ey, the flux and the far field gather the arrays as in TM and
+ * equal the cpu engine's bits. */
+static char *te_text(const char *waveform)
+{
+    static const char *const from[3] = {"cells_per_wavelength = 16\n", "fields = ez, hy",
+                                        "fields = hx"};
+    static const char *const to[3] = {"cells_per_wavelength = 16\npolarization = te\n",
+                                      "fields = hz, ey", "fields = ex"};
+    char *s = scene_text(MONITORS, waveform);
+    for (int k = 0; k < 3; k++) {
+        char *at = strstr(s, from[k]), *t = NULL;
+        cr_assert(at, "%s", from[k]);
+        cr_assert(asprintf(&t, "%.*s%s%s", (int)(at - s), s, to[k], at + strlen(from[k])) > 0);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+static void te_monitors_agree(const char *name)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    char *s = te_text(PULSE);
+    agree(name, s, PLAN_300);
+    free(s);
+}
+
+Test(gl_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl"); }
+Test(gl_compute_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl-compute"); }
+
 Test(gl_monitors, sine_equals_cpu, .timeout = 60) { monitors_agree("gl", SINE); }
 Test(gl_monitors, pulse_equals_cpu, .timeout = 60) { monitors_agree("gl", PULSE); }
 Test(gl_compute_monitors, sine_equals_cpu, .timeout = 60) { monitors_agree("gl-compute", SINE); }
