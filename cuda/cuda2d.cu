@@ -44,7 +44,7 @@
  * and Mur, before the source slots: update2d.inc's order.  The fused and
  * temporal kernels would need the per-node lookups and the passes between
  * H and E inside their single pass; they decline these scenes instead.  The
- * TE read-out is core/engine.c's (engine_te_array), as the cpu engine's.
+ * TE read-out is core/engine.c's engine_read, for every engine.
  * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
  * layouts, so a checkpoint moves between the two.
  *
@@ -2007,20 +2007,18 @@ static void *field_ptr(cuda2d_engine *c, enum field f)
     }
 }
 
-/* TE (core/scene.h te): hz, ex, ey are the arrays ez, hx, hy, which hold
- * eta0 Hz, -Ex, -Ey (core/engine.c engine_te_array, as the cpu engine). */
+/* TE (core/scene.h te): engine_read (core/engine.c) reads hz, ex, ey as
+ * the arrays ez, hx, hy (eta0 Hz, -Ex, -Ey) with their signs, for every
+ * engine. */
 static int cuda2d_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
-    bool negate;
-    void *src = field_ptr(c, engine_te_array(e->model, f, &negate));
+    void *src = field_ptr(c, f);
     if (!src)
         return seterr(err, errlen, "cuda 2D engine: no field %s in this scene", field_name(f));
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
     CK(cudaMemcpy2D(dst, c->nx * es, src, c->px * es, c->nx * es, c->ny, cudaMemcpyDeviceToHost));
-    if (negate)
-        engine_negate(dst, (size_t)c->nx * (size_t)c->ny, e->opt.precision);
     return 0;
 }
 
