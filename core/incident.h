@@ -9,10 +9,11 @@
  * step against 0.2 ms for the GPU's own update (docs/performance.md,
  * "What an object costs").  So the CUDA engine computes them on the device,
  * and to keep the bits the same the functions here use only what IEEE 754
- * defines exactly: +, -, *, / rounded to nearest (CUDA: __dadd_rn and
+ * defines exactly: +, -, * rounded to nearest (CUDA: __dadd_rn and
  * friends, which are never contracted into a fused multiply-add; C: plain
  * operators, built with -ffp-contract=off), floor, and exact scalings by
- * powers of two.  sin and exp are therefore written out here (argument
+ * powers of two; no division (the host precomputes the reciprocals), so
+ * that a GLSL port with `precise` doubles can follow.  sin and exp are therefore written out here (argument
  * reduction and Taylor polynomials) instead of taken from libm or CUDA's
  * math library, which differ in the last bits.  They are within a few
  * units in the last place of the true values (tests/test_exact_bessel.c
@@ -34,7 +35,6 @@
 #define I_ADD(a, b) __dadd_rn((a), (b))
 #define I_SUB(a, b) __dsub_rn((a), (b))
 #define I_MUL(a, b) __dmul_rn((a), (b))
-#define I_DIV(a, b) __ddiv_rn((a), (b))
 #define I_FLOOR(a) floor(a)
 #define I_LDEXP(a, k) ldexp((a), (k))
 #else
@@ -42,7 +42,6 @@
 #define I_ADD(a, b) ((a) + (b))
 #define I_SUB(a, b) ((a) - (b))
 #define I_MUL(a, b) ((a) * (b))
-#define I_DIV(a, b) ((a) / (b))
 #define I_FLOOR(a) floor(a)
 #define I_LDEXP(a, k) ldexp((a), (k))
 #endif
@@ -53,7 +52,12 @@ enum { INC_SINE = 0, INC_GAUSSIAN, INC_MODULATED_GAUSSIAN, INC_RICKER };
 struct inc_wave {
     int kind;     /* INC_NONE (a point source or none) or INC_PLANE */
     int waveform; /* INC_SINE .. INC_RICKER, as enum waveform of core/scene.h */
-    double cos_t, sin_t, d0, courant, omega_dt, ramp_steps, amplitude, pulse_tau, pulse_t0;
+    double cos_t, sin_t, d0, omega_dt, amplitude, pulse_t0;
+    /* reciprocals, computed once on the host, so that the functions below
+     * need no division (a GLSL double division need not be correctly
+     * rounded): 1/S, 1/ramp_steps (0: no ramp), 1/pulse_tau (0: sine) */
+    double inv_courant, inv_ramp, inv_pulse_tau;
+    double ramp_steps;
 };
 
 /* sin(x) for |x| < 2^20 (a million radians: far more than any run needs):
@@ -144,13 +148,14 @@ INC_FN double inc_exp(double x)
 }
 
 /* A g(s): the plane wave's time function s steps after its front passed
- * (core/model.h), 0 for s <= 0. */
+ * (core/model.h), 0 for s <= 0.  (u = (s - t0)/tau_p and the ramp s/R as
+ * products with the host's reciprocals.) */
 INC_FN double inc_waveform(const struct inc_wave *w, double s)
 {
     if (!(s > 0.0))
         return 0.0;
     if (w->waveform != INC_SINE) {
-        const double u = I_DIV(I_SUB(s, w->pulse_t0), w->pulse_tau), u2 = I_MUL(u, u);
+        const double u = I_MUL(I_SUB(s, w->pulse_t0), w->inv_pulse_tau), u2 = I_MUL(u, u);
         switch (w->waveform) {
         case INC_GAUSSIAN:
             return I_MUL(w->amplitude, inc_exp(-u2));
@@ -161,19 +166,19 @@ INC_FN double inc_waveform(const struct inc_wave *w, double s)
             return I_MUL(I_MUL(w->amplitude, I_SUB(1.0, I_MUL(2.0, u2))), inc_exp(-u2));
         }
     }
-    const double r = (w->ramp_steps > 0.0 && s < w->ramp_steps) ? I_DIV(s, w->ramp_steps) : 1.0;
+    const double r = (w->ramp_steps > 0.0 && s < w->ramp_steps) ? I_MUL(s, w->inv_ramp) : 1.0;
     return I_MUL(I_MUL(w->amplitude, r), inc_sin(I_MUL(w->omega_dt, s)));
 }
 
 /* The incident Ez (TM; the ez array's field in TE) at grid point (i, j)
  * (cells, may be half-integers) and time t (steps): A g(t - tau),
- * tau = (i cos theta + j sin theta - d0) / S.  0 without a plane wave. */
+ * tau = (i cos theta + j sin theta - d0) (1/S).  0 without a plane wave. */
 INC_FN double inc_at(const struct inc_wave *w, double i, double j, double t)
 {
     if (w->kind != INC_PLANE)
         return 0.0;
-    const double tau = I_DIV(I_SUB(I_ADD(I_MUL(i, w->cos_t), I_MUL(j, w->sin_t)), w->d0),
-                             w->courant);
+    const double tau = I_MUL(I_SUB(I_ADD(I_MUL(i, w->cos_t), I_MUL(j, w->sin_t)), w->d0),
+                             w->inv_courant);
     return inc_waveform(w, I_SUB(t, tau));
 }
 

@@ -410,12 +410,13 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         .cos_t = m->cos_t,
         .sin_t = m->sin_t,
         .d0 = m->d0,
-        .courant = s->courant,
         .omega_dt = m->omega_dt,
-        .ramp_steps = m->ramp_steps,
         .amplitude = m->amplitude,
-        .pulse_tau = m->pulse_tau,
         .pulse_t0 = m->pulse_t0,
+        .inv_courant = 1.0 / s->courant,
+        .inv_ramp = m->ramp_steps > 0.0 ? 1.0 / m->ramp_steps : 0.0,
+        .inv_pulse_tau = m->pulse_tau > 0.0 ? 1.0 / m->pulse_tau : 0.0,
+        .ramp_steps = m->ramp_steps,
     };
     if (monitor_plan_build(m, err, errlen))
         goto fail;
