@@ -156,6 +156,9 @@ static void hmats_free(struct model *m)
     }
 }
 
+/* hmaterial's return value when the table is full (err set). */
+#define HMATS_FULL (-2)
+
 /* The index of an H-node material in m->hmats, added if new: PEC (pec),
  * a dispersive TE edge (dm != NULL, its material), or of mean eps_r / mu_r
  * bar and (TE) mean conductivity sigma. */
@@ -170,9 +173,11 @@ static int hmaterial(struct model *m, int pec, double bar, double sigma,
                                  : !h->dmat && (pec || (h->bar == bar && h->sigma == sigma))))
             return k;
     }
-    if (m->nhmats == MODEL_MAX_MATERIALS)
-        return seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r "
-                      "of two cells)", MODEL_MAX_MATERIALS);
+    if (m->nhmats == MODEL_MAX_MATERIALS) {
+        seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r of two "
+               "cells)", MODEL_MAX_MATERIALS);
+        return HMATS_FULL;
+    }
     struct hmaterial *t = &m->hmats[m->nhmats];
     memset(t, 0, sizeof *t);
     const double S = m->scene->courant;
@@ -318,8 +323,9 @@ static int edge_dmat(const struct model *m, const struct material *a, const stru
  * NULL without TE smoothing; a mixed edge's 1/eps rounded to multiples of
  * 1/scale).  Each node from its two cells c and c + step: in TE the mean
  * eps_r (a PEC cell makes the edge PEC: its tangential E vanishes) or the
- * edge's own smoothed value, in TM the mean mu_r (a PEC cell counts as
- * mu_r = 1). */
+ * edge's own smoothed value (a lossy or dispersive edge: edge_dmat, the
+ * means), in TM the mean mu_r (a PEC cell counts as mu_r = 1).  0, or
+ * HMATS_FULL or -1 with err. */
 static int hnode_map(struct model *m, const double *mu, const double *ev, const uint8_t *ek,
                      double scale, char *err, size_t errlen)
 {
@@ -360,7 +366,7 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
                 k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), 0.0, NULL, err, errlen);
             }
             if (k < 0)
-                return -1;
+                return k;
             m->hmat[q] = (uint8_t)k;
             m->nhslots += k != 0 && !m->hmats[k].dcoef;
             m->nhdisp += m->hmats[k].dcoef != NULL;
@@ -428,10 +434,11 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             goto fail;
     }
     for (int bits = HNODE_ROUND_BITS;; bits--) {
-        if (!hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen))
+        const int rc = hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen);
+        if (!rc)
             break;
-        if (!smooth || bits == HNODE_ROUND_BITS_MIN) {
-            if (smooth)
+        if (!smooth || rc != HMATS_FULL || bits == HNODE_ROUND_BITS_MIN) {
+            if (smooth && rc == HMATS_FULL)
                 seterr(err, errlen, "TE subpixel smoothing: more than %d distinct edge "
                        "permittivities even with 1/eps rounded to multiples of 1/%d (too many "
                        "distinct eps_r in the scene; [grid] subpixel = false takes the mean "

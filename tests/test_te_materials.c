@@ -360,3 +360,317 @@ Test(te_materials, gold_nanowire_plasmon_spectrum, .timeout = 300)
         cr_expect(fabs(mshift) > 0.015, "the mean's peak shift %+.2f %%", 100 * mshift);
     }
 }
+
+/* ---- the update's pieces ------------------------------------------------- */
+
+/* A TE scene with a smoothed dielectric rod, a PEC plate and an oblique
+ * wave, run as it is and with the lossy edge update forced on (model->hlossy
+ * with every hmats[].ca = 1): ca h = h exactly, so the bits are the same, in
+ * both denormal modes. */
+Test(te_materials, lossy_edge_update_on_lossless_edges_same_bits, .timeout = 60)
+{
+    static const char *text =
+        "[grid]\nnx = 100\nny = 90\nsteps = 220\ncourant = 0.6\ncells_per_wavelength = 17\n"
+        "polarization = te\n"
+        "[source]\ntype = plane_wave\nangle = 30\n"
+        "[boundary]\ntype = cpml\ncells = 10\n"
+        "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3.3\ncenter_x = 45.3\n"
+        "center_y = 44.2\nradius = 14\n"
+        "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 75\ncenter_y = 50\n"
+        "width = 5\nheight = 20\n";
+    const enum denormals modes[2] = {DENORMALS_FLUSH, DENORMALS_KEEP};
+    for (int d = 0; d < 2; d++) {
+        struct test_setup t;
+        char err[ERRLEN];
+        setup_from_text(&t, text, NULL, 0);
+        cr_assert(!t.model.hlossy && t.model.nhmats > 2);
+        for (int k = 0; k < t.model.nhmats; k++)
+            cr_assert_eq(t.model.hmats[k].ca_f, 1.0f);
+        struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = modes[d],
+                                   .device = -1};
+        void *a[3], *b[3];
+        cr_assert_eq(run_engine("cpu", &t.model, &o, 220, a, err, sizeof err), 0, "%s", err);
+        t.model.hlossy = true;
+        cr_assert_eq(run_engine("cpu", &t.model, &o, 220, b, err, sizeof err), 0, "%s", err);
+        for (int k = 0; k < 3; k++)
+            cr_expect_eq(memcmp(a[k], b[k], t.model.ncells * sizeof(float)), 0,
+                         "denormals %s, array %d: the lossy edge update changed bits",
+                         denormals_name(modes[d]), k);
+        free_fields(a);
+        free_fields(b);
+        setup_free(&t);
+    }
+}
+
+/* A TE scene with every kind of edge: a Drude rod (conductor edges), a
+ * Debye + Lorentz rod touching a lossy one (mean edges between two
+ * materials' poles), a PEC plate; CPML, an oblique wave. */
+static const char *mixed_scene =
+    "[grid]\nnx = 96\nny = 90\nsteps = 400\ncourant = 0.5\ncells_per_wavelength = 20\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 25\n"
+    "[boundary]\ntype = cpml\ncells = 10\n"
+    "[material.metal]\neps_r = 1\ndrude = 1.2566370614359172e10 1.2566370614359172e9\n"
+    "[material.wet]\neps_r = 3\ndebye = 4 1.5e-10\nlorentz = 2 9e9 1e9\n"
+    "[material.lossy]\neps_r = 2\nsigma = 0.05\n"
+    "[object.a]\nshape = circle\nmaterial = metal\ncenter_x = 35.3\ncenter_y = 40.2\nradius = 7\n"
+    "[object.b]\nshape = rectangle\nmaterial = wet\ncenter_x = 60\ncenter_y = 45\n"
+    "width = 10\nheight = 14\n"
+    "[object.c]\nshape = rectangle\nmaterial = lossy\ncenter_x = 68\ncenter_y = 45\n"
+    "width = 6\nheight = 14\n"
+    "[object.d]\nshape = rectangle\nmaterial = pec\ncenter_x = 45\ncenter_y = 70\n"
+    "width = 12\nheight = 3\n"
+    "[output]\npng = false\n";
+
+/* A checkpoint at step `cut` (written and read back through
+ * core/checkpoint.h, the HDF5 file of `texfdtd resume`), then the rest:
+ * every array equals an uninterrupted run's, bit for bit. */
+static void checkpoint_round_trip(enum precision prec)
+{
+    struct test_setup t;
+    char err[ERRLEN];
+    setup_from_text(&t, mixed_scene, NULL, 0);
+    const struct model *m = &t.model;
+    cr_assert(m->nhdisp > 0 && m->hlossy);
+    const int steps = t.scene.steps, cut = 157;
+    struct engine_options o = {.precision = prec, .denormals = DENORMALS_FLUSH, .device = -1};
+    struct engine *a, *b, *c;
+    cr_assert_eq(engine_create("cpu", m, &o, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(a, cut, err, sizeof err), 0, "%s", err);
+    char *dir = temp_dir_tagged("te_ckpt");
+    struct checkpoint ck = {.step = cut, .precision = prec, .denormals = DENORMALS_FLUSH,
+                            .scene_path = t.path, .scene_file = (char *)mixed_scene, .sets = "",
+                            .nx = m->nx, .ny = m->ny, .nz = m->nz};
+    snprintf(ck.engine, sizeof ck.engine, "cpu");
+    cr_assert_eq(checkpoint_write(dir, &ck, a, err, sizeof err), 0, "%s", err);
+    engine_destroy(a);
+    cr_assert_eq(engine_create("cpu", m, &o, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(checkpoint_restore(dir, b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b->step, cut);
+    cr_assert_eq(engine_step(b, steps - cut, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_create("cpu", m, &o, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(c, steps, err, sizeof err), 0, "%s", err);
+    const size_t bytes = m->ncells * precision_size(prec);
+    void *fb = malloc(bytes), *fc = malloc(bytes);
+    const enum field ids[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+    for (int q = 0; q < 3; q++) {
+        cr_assert_eq(engine_read(b, ids[q], fb, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_read(c, ids[q], fc, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(memcmp(fb, fc, bytes), 0, "%s: array %d differs after the resume",
+                     precision_name(prec), q);
+    }
+    /* and the dispersive edges carry a field (the state mattered) */
+    double peak = 0;
+    for (size_t k = 0; k < m->nhdisp; k++) {
+        const size_t id = m->hdisp[k], cell = id % m->ncells;
+        cr_assert_eq(engine_read(c, id < m->ncells ? FIELD_HX : FIELD_HY, fc, err, sizeof err),
+                     0, "%s", err);
+        peak = fmax(peak, prec == PRECISION_SINGLE ? fabs(((float *)fc)[cell])
+                                                   : fabs(((double *)fc)[cell]));
+    }
+    cr_expect_gt(peak, 1e-3, "the dispersive edges hold %g", peak);
+    free(fb);
+    free(fc);
+    engine_destroy(b);
+    engine_destroy(c);
+    remove_tree(dir);
+    free(dir);
+    setup_free(&t);
+}
+
+Test(te_materials, checkpoint_round_trip_single, .timeout = 60)
+{
+    checkpoint_round_trip(PRECISION_SINGLE);
+}
+
+Test(te_materials, checkpoint_round_trip_double, .timeout = 60)
+{
+    checkpoint_round_trip(PRECISION_DOUBLE);
+}
+
+/* The edge material of a node (core/model.h hmats). */
+static const struct hmaterial *edge_at(const struct model *m, int comp, int i, int j)
+{
+    return &m->hmats[m->hmat[(size_t)comp * m->ncells + (size_t)i + (size_t)m->nx * (size_t)j]];
+}
+
+/* The edge materials, by hand: a Drude rectangle (cells 30 .. 39 in x) and a
+ * Debye one (eps_inf 3, with a lossy neighbour) in a TE scene.  Hy(i+1/2, j)
+ * joins cells i and i+1.
+ *   te_conductor_edges = false: the Drude surface edge Hy(29+1/2) has eps_inf
+ *   (1 + 1)/2 and omega_p^2 / 2; inside, the material itself; the Debye
+ *   rectangle's edge to the lossy one: eps_inf (3 + 2)/2, sigma 0.05 / 2,
+ *   delta_eps / 2.
+ *   te_conductor_edges = true (default): the Drude surface edge is the Drude
+ *   material; the Debye edge unchanged (not a conductor).
+ * And a lossy edge: ca, ch and the slot coefficients are material_coef's of
+ * the mean eps_r and sigma. */
+Test(te_materials, edge_materials)
+{
+    static const char *text =
+        "[grid]\nnx = 100\nny = 60\nsteps = 10\npolarization = te\nsubpixel = false\n"
+        "[boundary]\ntype = cpml\ncells = 8\n"
+        "[material.metal]\neps_r = 1\ndrude = 2e10 3e9\n"
+        "[material.wet]\neps_r = 3\ndebye = 4 1.5e-10\n"
+        "[material.lossy]\neps_r = 2\nsigma = 0.05\n"
+        "[object.a]\nshape = rectangle\nmaterial = metal\ncenter_x = 34.5\ncenter_y = 30\n"
+        "width = 9.5\nheight = 10\n"
+        "[object.b]\nshape = rectangle\nmaterial = wet\ncenter_x = 60.5\ncenter_y = 30\n"
+        "width = 9.5\nheight = 10\n"
+        "[object.c]\nshape = rectangle\nmaterial = lossy\ncenter_x = 70.5\ncenter_y = 30\n"
+        "width = 9.5\nheight = 10\n";
+    for (int cond = 0; cond < 2; cond++) {
+        const char *sets[1] = {cond ? "grid.te_conductor_edges=true"
+                                    : "grid.te_conductor_edges=false"};
+        struct test_setup t;
+        setup_from_text(&t, text, sets, 1);
+        const struct model *m = &t.model;
+        cr_assert(m->lossy && m->dispersive && m->hlossy && m->ndisp == 0 && m->nhdisp > 0);
+        /* the metal: cells 30 .. 39 */
+        const struct hmaterial *in = edge_at(m, 1, 34, 30), *rim = edge_at(m, 1, 29, 30);
+        cr_assert(in->dmat && rim->dmat && !edge_at(m, 1, 28, 30)->dmat);
+        cr_expect_eq(in->dmat->eps_inf, 1.0);
+        cr_expect_eq(in->dmat->npoles, 1);
+        cr_expect_eq(in->dmat->poles[0].b, 2e10);
+        cr_expect_eq(in->dmat->poles[0].c, 3e9);
+        cr_expect_eq(in->ch, 0.0);
+        cr_expect_eq(rim->dmat->npoles, 1);
+        cr_expect_eq(rim->dmat->poles[0].kind, POLE_DRUDE);
+        cr_expect_eq(rim->dmat->poles[0].c, 3e9);
+        if (cond) {
+            cr_expect_eq(rim, in, "the conductor's surface edge is the conductor");
+        } else {
+            cr_expect_eq(rim->dmat->eps_inf, 1.0);
+            cr_expect(fabs(rim->dmat->poles[0].b * rim->dmat->poles[0].b / (2e10 * 2e10) - 0.5)
+                          < 1e-15, "omega_p^2 / 2: %.17g", rim->dmat->poles[0].b);
+        }
+        /* the Debye rectangle (cells 56 .. 65) beside the lossy one (66 .. 75) */
+        const struct hmaterial *dl = edge_at(m, 1, 65, 30), *dv = edge_at(m, 1, 55, 30);
+        cr_assert(dl->dmat && dv->dmat);
+        cr_expect_eq(dl->dmat->eps_inf, 2.5);
+        cr_expect_eq(dl->dmat->sigma, 0.025);
+        cr_expect_eq(dl->dmat->npoles, 1);
+        cr_expect_eq(dl->dmat->poles[0].a, 2.0);
+        cr_expect_eq(dl->dmat->poles[0].b, 1.5e-10);
+        cr_expect_eq(dv->dmat->eps_inf, 2.0);
+        cr_expect_eq(dv->dmat->sigma, 0.0);
+        /* a lossy edge between the lossy rectangle and vacuum */
+        const struct hmaterial *lv = edge_at(m, 1, 75, 30);
+        cr_assert(!lv->dmat && lv->sigma == 0.025 && lv->bar == 1.5);
+        struct scene_material sm = {.eps_inf = 1.5, .mu_r = 1, .sigma = 0.025};
+        struct material_coef mc;
+        char err[ERRLEN];
+        cr_assert_eq(material_coef(&sm, scene_dt(&t.scene), t.scene.courant, &mc, err,
+                                   sizeof err), 0, "%s", err);
+        cr_expect(lv->ca == mc.ca && lv->ch == mc.cb && lv->cinc_diff == mc.cinc_diff
+                  && lv->cinc_sum == mc.cinc_sum && lv->ca < 1.0);
+        setup_free(&t);
+    }
+}
+
+/* Two materials of five different Debye poles each, side by side: their
+ * common edges would need ten poles, more than SCENE_MAX_POLES = 8: refused
+ * with both names (the mean rule; with the conductor rule too, neither has
+ * a Drude pole). */
+Test(te_materials, edge_pole_limit_refused)
+{
+    static const char *text =
+        "[grid]\nnx = 80\nny = 60\nsteps = 10\npolarization = te\n"
+        "[material.p]\neps_r = 2\ndebye = 1 1e-10, 1 2e-10, 1 3e-10, 1 4e-10, 1 5e-10\n"
+        "[material.q]\neps_r = 2\ndebye = 1 1e-11, 1 2e-11, 1 3e-11, 1 4e-11, 1 5e-11\n"
+        "[object.a]\nshape = rectangle\nmaterial = p\ncenter_x = 30\ncenter_y = 30\n"
+        "width = 10\nheight = 10\n"
+        "[object.b]\nshape = rectangle\nmaterial = q\ncenter_x = 40\ncenter_y = 30\n"
+        "width = 10\nheight = 10\n";
+    struct scene s;
+    char err[ERRLEN];
+    cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), NULL, 0, err, sizeof err), 0,
+                 "%s", err);
+    struct model m;
+    cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "built");
+    cr_expect(strstr(err, "material p and q needs more than 8 poles"), "%s", err);
+    scene_free(&s);
+}
+
+/* The stability check runs per material as in TM (the dual update has the
+ * same amplification matrix): a Drude metal past its limit is refused with
+ * the same message in TE as in TM, and in range it builds in both. */
+Test(te_materials, stability_checked_as_in_tm)
+{
+    static const char *text =
+        "[grid]\nnx = 60\nny = 60\nsteps = 10\ncourant = 0.5\n"
+        "[material.metal]\neps_r = 1\ndrude = %s 1e9\n"
+        "[object.a]\nshape = circle\nmaterial = metal\ncenter_x = 30\ncenter_y = 30\nradius = 6\n";
+    /* 4 dim S^2 + (omega_p dt)^2 <= 4 eps_inf: omega_p dt <= sqrt(2) at S = 0.5 */
+    const double dt = 0.5 * (299792458.0 / 1e9 / 20) / 299792458.0;
+    for (int ok = 0; ok < 2; ok++) {
+        char wp[64], t[1024];
+        snprintf(wp, sizeof wp, "%.17g", (ok ? 1.3 : 1.5) / dt);
+        snprintf(t, sizeof t, text, wp);
+        char msg[2][ERRLEN];
+        for (int te = 0; te < 2; te++) {
+            const char *sets[1] = {te ? "grid.polarization=te" : "grid.polarization=tm"};
+            struct scene s;
+            char err[ERRLEN];
+            cr_assert_eq(scene_load_text(&s, "x.ini", t, strlen(t), sets, 1, err, sizeof err), 0,
+                         "%s", err);
+            struct model m;
+            const int rc = model_build(&m, &s, err, sizeof err);
+            cr_expect_eq(rc, ok ? 0 : -1, "%s, omega_p dt %s: %s", sets[0], ok ? "1.3" : "1.5",
+                         err);
+            if (!rc)
+                model_free(&m);
+            snprintf(msg[te], ERRLEN, "%s", rc ? err : "");
+            scene_free(&s);
+        }
+        if (!ok) {
+            cr_expect(strstr(msg[1], "unstable"), "%s", msg[1]);
+            cr_expect_str_eq(msg[0], msg[1]);
+        }
+    }
+}
+
+/* Every 2D engine but cpu refuses TE with sigma and TE with poles: through
+ * the API (an engine that takes TE and sigma, or TE and poles, still names
+ * the pair in TE), and through the command with exit status 2. */
+Test(te_materials, other_engines_refuse)
+{
+    const char *cases[2][2] = {{"material.m.sigma=0.05", "a lossy material (sigma != 0) in TE"},
+                               {"material.m.debye=2 1e-10",
+                                "a dispersive material (Debye, Lorentz, Drude poles) in TE"}};
+    const unsigned caps[2] = {ENGINE_CAP_LOSSY, ENGINE_CAP_DISPERSIVE};
+    const struct engine_ops *cpu = engine_find("cpu", 2);
+    cr_assert(cpu && cpu->caps & ENGINE_CAP_TE_LOSSY && cpu->caps & ENGINE_CAP_TE_DISPERSIVE);
+    for (int k = 0; k < 2; k++) {
+        char text[4096];
+        snprintf(text, sizeof text, cyl_scene, "[material.m]\neps_r = 2\n");
+        const char *sets[1] = {cases[k][0]};
+        struct test_setup t;
+        char err[ERRLEN];
+        setup_from_text(&t, text, sets, 1);
+        struct engine_options o = {.precision = PRECISION_SINGLE,
+                                   .denormals = DENORMALS_FLUSH, .device = -1};
+        for (const struct engine_ops *const *p = engine_list(); *p; p++) {
+            if ((*p)->caps & ENGINE_CAP_3D || !strcmp((*p)->name, "cpu"))
+                continue;
+            struct engine *e;
+            cr_expect_neq(engine_create((*p)->name, &t.model, &o, &e, err, sizeof err), 0,
+                          "%s ran it", (*p)->name);
+            const bool has = ((*p)->caps & ENGINE_CAP_TE) && ((*p)->caps & caps[k]);
+            cr_expect(strstr(err, has ? cases[k][1] : "does not support"), "%s: %s",
+                      (*p)->name, err);
+        }
+        char *scene = write_temp_scene(text), out[4096];
+        char *dir = temp_dir_tagged("te_mat");
+        if (engine_find("gl", 2)) {
+            cr_expect_eq(run_cmd(out, sizeof out, "%s run %s --set '%s' --engine gl --out %s",
+                                 texfdtd_bin(), scene, cases[k][0], dir), 2, "%s", out);
+            cr_expect(strstr(out, "does not support"), "%s", out);
+        }
+        remove_tree(dir);
+        free(dir);
+        unlink(scene);
+        free(scene);
+        setup_free(&t);
+    }
+}
