@@ -195,7 +195,18 @@ static int hmaterial(struct model *m, int pec, double bar, double sigma,
             return seterr(err, errlen, "out of memory for a dispersive edge material");
         }
         *t->dmat = *dm;
-        if (material_coef(dm, scene_dt(m->scene), S, t->dcoef, err, errlen)) {
+        /* a mean of two checked materials is stable (the condition is linear
+         * in eps_inf, delta_eps and omega_p^2, docs/materials-design.md
+         * section 3); checked all the same, it costs little */
+        char why[512];
+        const double dt = scene_dt(m->scene), g = material_growth(dm, dt, S, 2, NULL, why,
+                                                                   sizeof why);
+        const bool bad = g < 0 || (g > 1.0 + MATERIAL_STABILITY_TOL
+                                   && material_check_stability(dm, dt, S, 2, NULL, NULL, why,
+                                                               sizeof why));
+        if (bad)
+            seterr(err, errlen, "TE edge: %s", why);
+        if (bad || material_coef(dm, dt, S, t->dcoef, err, errlen)) {
             free(t->dmat);
             free(t->dcoef);
             t->dmat = NULL;
