@@ -225,10 +225,12 @@ struct model {
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
  * or maps use and the engines cannot run yet: mu_r != 1 in 3D, or dispersion
- * poles in 3D, in TE or with mu_r != 1 (2D TM poles are taken by the engines
+ * poles in 3D or with mu_r != 1 (2D TM poles are taken by the engines
  * with ENGINE_CAP_DISPERSIVE; sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
- * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE; engine_create
- * refuses them on the others).  model_build calls it first. */
+ * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE, sigma and poles in
+ * TE by those with ENGINE_CAP_TE_LOSSY and ENGINE_CAP_TE_DISPERSIVE;
+ * engine_create refuses them on the others); and checks each lossy,
+ * magnetic or dispersive material's stability.  model_build calls it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
 
