@@ -739,17 +739,6 @@ static double hslot_value(const struct model *m, size_t k, int n)
     return t->hinc * (h1 - h0);
 }
 
-void model_hdisp_values_f(const struct model *m, int n, float *out)
-{
-    for (size_t k = 0; k < m->nhdisp; k++)
-        out[k] = (float)hnode_incident(m, m->hdisp[k], (double)n + 0.5);
-}
-
-void model_hdisp_values_d(const struct model *m, int n, double *out)
-{
-    for (size_t k = 0; k < m->nhdisp; k++)
-        out[k] = hnode_incident(m, m->hdisp[k], (double)n + 0.5);
-}
 
 /* The per-step value lists below hold one independent value per entry (a
  * few exp and sin in double each): large lists (a dielectric or dispersive
@@ -776,6 +765,20 @@ void model_disp_values_d(const struct model *m, int n, double *out)
 #pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = disp_value(m, k, n);
+}
+
+void model_hdisp_values_f(const struct model *m, int n, float *out)
+{
+#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
+    for (size_t k = 0; k < m->nhdisp; k++)
+        out[k] = (float)hnode_incident(m, m->hdisp[k], (double)n + 0.5);
+}
+
+void model_hdisp_values_d(const struct model *m, int n, double *out)
+{
+#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
+    for (size_t k = 0; k < m->nhdisp; k++)
+        out[k] = hnode_incident(m, m->hdisp[k], (double)n + 0.5);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)
