@@ -19,6 +19,7 @@
 #include "compare/farexact.h"
 #include "core/material.h"
 #include "core/monitor.h"
+#include "scene_eps.h"
 
 /* A cylinder of material m at the grid's centre, CPML, sine plane wave,
  * far-field monitor; [source] frequency_hz 1 GHz (the default).  A staircase
@@ -37,24 +38,7 @@ static const char *cyl_scene =
 /* The exact eps of table material 0 of scene s at its source frequency. */
 static double complex exact_eps(const struct scene *s)
 {
-    const struct scene_material *t = &s->materials[0];
-    struct dispersion_pole p[SCENE_MAX_POLES];
-    for (int q = 0; q < t->npoles; q++) {
-        const struct scene_pole *sp = &t->poles[q];
-        p[q] = (struct dispersion_pole){0};
-        if (sp->kind == POLE_DEBYE)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DEBYE, .delta_eps = sp->a,
-                                            .tau = sp->b};
-        else if (sp->kind == POLE_LORENTZ)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_LORENTZ, .delta_eps = sp->a,
-                                            .omega0 = sp->b, .gamma = sp->c};
-        else
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DRUDE, .omega_p = sp->b,
-                                            .gamma = sp->c};
-    }
-    const struct dispersion_material dm = {.eps_inf = t->eps_inf, .sigma = t->sigma,
-                                           .npoles = t->npoles, .poles = p};
-    return dispersion_eps(&dm, 2 * M_PI * s->frequency_hz);
+    return scene_material_eps(&s->materials[0], 2 * M_PI * s->frequency_hz);
 }
 
 /* Run the cylinder of material text mat, size parameter ka, at n cells per

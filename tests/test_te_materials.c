@@ -28,6 +28,7 @@
 #include "core/checkpoint.h"
 #include "core/material.h"
 #include "core/monitor.h"
+#include "scene_eps.h"
 
 /* A TE cylinder of material m (text %s) at the grid's centre, CPML, sine
  * plane wave at 1 GHz, a far-field monitor and a total-field flux box. */
@@ -45,26 +46,10 @@ static const char *cyl_scene =
 
 #define W0 (2 * M_PI * 1e9)
 
-/* eps(omega) of table material 0 of scene s (compare/dispersion.h). */
+/* eps(omega) of table material 0 of scene s. */
 static double complex material_eps(const struct scene *s, double omega)
 {
-    const struct scene_material *t = &s->materials[0];
-    struct dispersion_pole p[SCENE_MAX_POLES];
-    for (int q = 0; q < t->npoles; q++) {
-        const struct scene_pole *sp = &t->poles[q];
-        if (sp->kind == POLE_DEBYE)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DEBYE, .delta_eps = sp->a,
-                                            .tau = sp->b};
-        else if (sp->kind == POLE_LORENTZ)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_LORENTZ, .delta_eps = sp->a,
-                                            .omega0 = sp->b, .gamma = sp->c};
-        else
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DRUDE, .omega_p = sp->b,
-                                            .gamma = sp->c};
-    }
-    const struct dispersion_material dm = {.eps_inf = t->eps_inf, .sigma = t->sigma,
-                                           .npoles = t->npoles, .poles = p};
-    return dispersion_eps(&dm, omega);
+    return scene_material_eps(&s->materials[0], omega);
 }
 
 struct cyl_result {
@@ -238,15 +223,9 @@ Test(te_materials, drude_cylinder_near_plasmon, .timeout = 240)
  * sqrt(eps_inf + 1) = 4.197e15 rad/s, f_sp = 668 THz, 449 nm.  The grid:
  * f0 = 668 THz at 150 cells per wavelength (dx = 3 nm, a = 8 cells), a
  * modulated Gaussian plane wave (half amplitude at f0 (1 -+ 0.3)), the
- * flux box at 41 frequencies 0.80 .. 1.20 f0: the extinction width (the
+ * flux box at 21 frequencies 0.90 .. 1.10 f0: the extinction width (the
  * scattered power minus the total-field flux, both over the incident
- * intensity) per frequency. */
-#define AU_EPS_INF 9.5
-#define AU_WP 1.36e16
-#define AU_GAMMA 1.05e14
-#define AU_F0 668e12
-#define AU_RADIUS_M 24e-9
-
+ * intensity) per frequency (wire_spectrum). */
 static const char *nanowire_scene =
     "[grid]\nnx = 64\nny = 64\nsteps = 30000\ncourant = 0.5\ncells_per_wavelength = 150\n"
     "polarization = te\n"
@@ -261,81 +240,79 @@ static const char *nanowire_scene =
     "1.05, 1.06, 1.07, 1.08, 1.09, 1.10\n"
     "[output]\npng = false\n";
 
-/* The exact TE extinction width / lambda0 of the wire at f = x f0. */
-static double wire_exact_ext(double x)
+/* The index of the largest of y[0..n-1]. */
+static int argmax(const double *y, int n)
 {
-    char err[ERRLEN];
-    const double w = 2 * M_PI * AU_F0 * x;
-    const struct dispersion_pole p = {.kind = DISPERSION_DRUDE, .omega_p = AU_WP,
-                                      .gamma = AU_GAMMA};
-    const struct dispersion_material dm = {.eps_inf = AU_EPS_INF, .npoles = 1, .poles = &p};
-    const double complex eps = dispersion_eps(&dm, w);
-    const double ka = w / DISPERSION_C0 * AU_RADIUS_M;
-    struct farexact_cyl2 *c = malloc(sizeof *c);
-    cr_assert_eq(farexact_cyl2_init(c, FAREXACT_TE, ka, 0, eps, 1.0, err, sizeof err), 0, "%s",
-                 err);
-    const double v = farexact_cyl2_extinction_over_lambda(c) / x;
-    free(c);
-    return v;
+    int k = 0;
+    for (int q = 1; q < n; q++)
+        k = y[q] > y[k] ? q : k;
+    return k;
 }
 
 /* The peak of samples y[0..n-1] at x[k]: the parabola through the largest
  * and its two neighbours. */
 static double peak_of(const double *x, const double *y, int n)
 {
-    int k = 0;
-    for (int q = 1; q < n; q++)
-        if (y[q] > y[k])
-            k = q;
+    const int k = argmax(y, n);
     cr_assert(k > 0 && k < n - 1, "the peak is at the end of the band (%d of %d)", k, n);
     const double d = 0.5 * (y[k - 1] - y[k + 1]) / (y[k - 1] - 2 * y[k] + y[k + 1]);
     return x[k] + d * (x[k + 1] - x[k]);
 }
 
-/* The run's extinction peak against the exact series' (relative shift) and
- * the peak values' ratio - 1. */
-static void nanowire(const char *edges, double *shift, double *height)
+/* Run a TE wire scene (its material 0 on its object 0, a flux box at
+ * frequencies x f0) on the cpu engine and compare its extinction spectrum,
+ * the width (scattered - total-field flux) / lambda0 per frequency, with the
+ * exact TE series of the material's eps(omega) at each frequency (ka =
+ * omega a / c): the run's peak (a parabola through the largest sample and
+ * its neighbours) against the series' peak over the same band (1000
+ * samples): the relative shift, and the peak values' ratio - 1. */
+static void wire_spectrum(const char *text, const char *const *sets, int nset, const char *label,
+                          double *shift, double *height)
 {
     struct test_setup t;
     char err[ERRLEN];
-    const char *sets[1] = {edges};
-    setup_from_text(&t, nanowire_scene, sets, 1);
-    cr_assert(t.model.nhdisp > 0);
+    setup_from_text(&t, text, sets, nset);
+    cr_assert(t.model.nhdisp > 0 && t.scene.nflux == 1);
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
                                .device = -1};
     struct engine *e;
     cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
     cr_assert_eq(engine_step(e, t.scene.steps, err, sizeof err), 0, "%s", err);
-    const int nf = 21;
-    double x[21], run[21];
-    const double n_lambda = t.scene.cells_per_wavelength;
-    for (int k = 0; k < nf; k++) {
-        x[k] = 0.9 + 0.01 * k;
+    const int nf = t.scene.flux[0].fr.n, nfine = 1000;
+    const double f0 = t.scene.frequency_hz, n_lambda = t.scene.cells_per_wavelength;
+    const double a_m = t.scene.objects[0].radius * DISPERSION_C0 / f0 / n_lambda;
+    double *x = malloc((size_t)(nf + nfine) * 4 * sizeof *x), *run = x + nf, *ex = run + nf;
+    double *xf = ex + nf, *yf = xf + nfine;
+    struct farexact_cyl2 *c = malloc(sizeof *c);
+    for (int k = 0; k < nf + nfine; k++) {
+        const double xk = k < nf ? t.scene.flux[0].fr.f[k]
+                                 : x[0] + (x[nf - 1] - x[0]) * (k - nf) / (nfine - 1);
+        const double w = 2 * M_PI * f0 * xk;
+        cr_assert_eq(farexact_cyl2_init(c, FAREXACT_TE, w / DISPERSION_C0 * a_m, 0,
+                                        material_eps(&t.scene, w), 1.0, err, sizeof err), 0,
+                     "%s", err);
+        const double v = farexact_cyl2_extinction_over_lambda(c) / xk;
+        if (k >= nf) {
+            xf[k - nf] = xk;
+            yf[k - nf] = v;
+            continue;
+        }
         double ps, pt;
         monitors_flux2d(e->mon, 0, k, &ps, &pt);
-        run[k] = (ps - pt) / n_lambda; /* extinction width / lambda0 */
-        const double ex = wire_exact_ext(x[k]);
-        cr_log_info("%s: f = %.2f f0: extinction %.5f lambda0 (exact %.5f, %+.2f %%)", edges,
-                    x[k], run[k], ex, 100 * (run[k] / ex - 1));
+        x[k] = xk;
+        ex[k] = v;
+        run[k] = (ps - pt) / n_lambda;
+        cr_log_info("%s, f = %.2f f0: extinction %.5f lambda0 (exact %.5f, %+.2f %%)", label,
+                    xk, run[k], v, 100 * (run[k] / v - 1));
     }
-    /* the exact peak on a fine grid */
-    double xf[401], yf[401];
-    for (int k = 0; k < 401; k++) {
-        xf[k] = 0.9 + 0.0005 * k;
-        yf[k] = wire_exact_ext(xf[k]);
-    }
-    const double pr = peak_of(x, run, nf), pe = peak_of(xf, yf, 401);
-    const double qs = AU_WP / sqrt(AU_EPS_INF + 1) / (2 * M_PI * AU_F0);
-    int kr = 0, ke = 0;
-    for (int k = 1; k < nf; k++)
-        kr = run[k] > run[kr] ? k : kr;
-    for (int k = 1; k < 401; k++)
-        ke = yf[k] > yf[ke] ? k : ke;
+    free(c);
+    const double pr = peak_of(x, run, nf), pe = peak_of(xf, yf, nfine);
+    const double hr = run[argmax(run, nf)], he = yf[argmax(yf, nfine)];
     *shift = pr / pe - 1;
-    *height = run[kr] / yf[ke] - 1;
-    cr_log_info("%s: peak at %.4f f0, exact %.4f f0 (%+.2f %%), quasi-static eps = -1 at %.4f "
-                "f0; peak extinction %.4f lambda0, exact %.4f", edges, pr, pe, 100 * *shift, qs,
-                run[kr], yf[ke]);
+    *height = hr / he - 1;
+    cr_log_info("%s: peak at %.4f f0, exact %.4f f0 (%+.2f %%); height %.5f lambda0, exact %.5f "
+                "(%+.2f %%)", label, pr, pe, 100 * *shift, hr, he, 100 * *height);
+    free(x);
     engine_destroy(e);
     setup_free(&t);
 }
@@ -352,11 +329,13 @@ static void nanowire(const char *edges, double *shift, double *height)
 Test(te_materials, gold_nanowire_plasmon_spectrum, .timeout = 300)
 {
     double shift, height, mshift, mheight;
-    nanowire("grid.te_conductor_edges=true", &shift, &height);
+    const char *cond[1] = {"grid.te_conductor_edges=true"}, *mean[1] = {
+        "grid.te_conductor_edges=false"};
+    wire_spectrum(nanowire_scene, cond, 1, "gold-like wire", &shift, &height);
     cr_expect(fabs(shift) < 0.005, "peak shift %+.2f %%", 100 * shift);
     cr_expect(fabs(height) < 0.10, "peak height %+.2f %%", 100 * height);
     if (getenv("TEXFDTD_TE_MEAN")) {
-        nanowire("grid.te_conductor_edges=false", &mshift, &mheight);
+        wire_spectrum(nanowire_scene, mean, 1, "gold-like wire, the mean", &mshift, &mheight);
         cr_expect(fabs(mshift) > 0.015, "the mean's peak shift %+.2f %%", 100 * mshift);
     }
 }
@@ -689,55 +668,8 @@ Test(te_materials, silver_nanowire_scene, .timeout = 300)
     const size_t len = fread(text, 1, sizeof text - 1, fp);
     fclose(fp);
     text[len] = 0;
-    struct test_setup t;
-    char err[ERRLEN];
-    setup_from_text(&t, text, NULL, 0);
-    cr_assert(t.model.nhdisp > 0 && t.scene.nflux == 1);
-    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
-                               .device = -1};
-    struct engine *e;
-    cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(engine_step(e, t.scene.steps, err, sizeof err), 0, "%s", err);
-    const int nf = t.scene.flux[0].fr.n;
-    cr_assert_eq(nf, 21);
-    const double f0 = t.scene.frequency_hz, n_lambda = t.scene.cells_per_wavelength;
-    const double a_m = t.scene.objects[0].radius * DISPERSION_C0 / f0 / n_lambda;
-    double x[21], run[21], ex[21];
-    struct farexact_cyl2 *c = malloc(sizeof *c);
-    for (int k = 0; k < nf; k++) {
-        x[k] = t.scene.flux[0].fr.f[k];
-        double ps, pt;
-        monitors_flux2d(e->mon, 0, k, &ps, &pt);
-        run[k] = (ps - pt) / n_lambda;
-        const double w = 2 * M_PI * f0 * x[k];
-        cr_assert_eq(farexact_cyl2_init(c, FAREXACT_TE, w / DISPERSION_C0 * a_m, 0,
-                                        material_eps(&t.scene, w), 1.0, err, sizeof err), 0,
-                     "%s", err);
-        ex[k] = farexact_cyl2_extinction_over_lambda(c) / x[k];
-        cr_log_info("silver wire, f = %.2f f0: extinction %.5f lambda0 (exact %.5f, %+.2f %%)",
-                    x[k], run[k], ex[k], 100 * (run[k] / ex[k] - 1));
-    }
-    double xf[401], yf[401];
-    for (int k = 0; k < 401; k++) {
-        xf[k] = 0.8 + 0.001 * k;
-        const double w = 2 * M_PI * f0 * xf[k];
-        cr_assert_eq(farexact_cyl2_init(c, FAREXACT_TE, w / DISPERSION_C0 * a_m, 0,
-                                        material_eps(&t.scene, w), 1.0, err, sizeof err), 0,
-                     "%s", err);
-        yf[k] = farexact_cyl2_extinction_over_lambda(c) / xf[k];
-    }
-    free(c);
-    const double pr = peak_of(x, run, nf), pe = peak_of(xf, yf, 401);
-    int kr = 0, ke = 0;
-    for (int k = 1; k < nf; k++)
-        kr = run[k] > run[kr] ? k : kr;
-    for (int k = 1; k < 401; k++)
-        ke = yf[k] > yf[ke] ? k : ke;
-    cr_log_info("silver wire: peak at %.4f f0, exact %.4f f0 (%+.2f %%); height %.5f, exact "
-                "%.5f (%+.2f %%)", pr, pe, 100 * (pr / pe - 1), run[kr], yf[ke],
-                100 * (run[kr] / yf[ke] - 1));
-    cr_expect(fabs(pr / pe - 1) < 0.01, "peak %.4f against %.4f", pr, pe);
-    cr_expect(fabs(run[kr] / yf[ke] - 1) < 0.10, "height %.5f against %.5f", run[kr], yf[ke]);
-    engine_destroy(e);
-    setup_free(&t);
+    double shift, height;
+    wire_spectrum(text, NULL, 0, "silver wire", &shift, &height);
+    cr_expect(fabs(shift) < 0.01, "peak shift %+.2f %%", 100 * shift);
+    cr_expect(fabs(height) < 0.10, "peak height %+.2f %%", 100 * height);
 }
