@@ -12,7 +12,8 @@
  *     one run (the flux box at many frequencies) peaks where the exact
  *     series' does, near the quasi-static plasmon eps(omega) = -1;
  *   - Debye and Lorentz edges against the lossy (Crank-Nicolson) edges of
- *     the same eps at f0 (another update of the same physics);
+ *     the same eps at f0 (another update of the same physics; a negligible
+ *     pole against the plain dielectric: tests/test_dispersive.c);
  *   - the lossy edge update on lossless edges (ca = 1) gives their bits;
  *   - a checkpoint mid-run of a TE dispersive and lossy scene resumes to the
  *     bits of an uninterrupted run;
@@ -379,58 +380,6 @@ Test(te_materials, lossy_edge_update_on_lossless_edges_same_bits, .timeout = 60)
         free_fields(b);
         setup_free(&t);
     }
-}
-
-/* A rod of eps_r 2.5 (no smoothing: its edges take the two-cell mean) and
- * the same rod of eps_inf 2.5 with one Debye pole of delta_eps 1e-12 (its
- * edges then run the D-E pass, with the incident field at n+1/2 taken in
- * the edge's update instead of a slot): the fields must agree within float
- * rounding, 1e-5 of the peak (tests/test_dispersive.c's TM pair; measured
- * 1.4e-6).  Taking the edges' incident field at n instead of n+1/2 makes
- * 0.17 of the peak (tried). */
-Test(te_materials, negligible_debye_pole_is_the_plain_dielectric, .timeout = 60)
-{
-    static const char *fmt =
-        "[grid]\nnx = 100\nny = 90\nsteps = 300\ncourant = 0.6\ncells_per_wavelength = 17\n"
-        "subpixel = false\npolarization = te\n"
-        "[source]\ntype = plane_wave\nangle = 30\n"
-        "[boundary]\ntype = cpml\ncells = 10\n"
-        "%s"
-        "[object.rod]\nshape = circle\nmaterial = m\ncenter_x = 45.3\ncenter_y = 44.2\n"
-        "radius = 14\n"
-        "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 75\ncenter_y = 50\n"
-        "width = 5\nheight = 20\n";
-    char ta[1024], tb[1024];
-    snprintf(ta, sizeof ta, fmt, "[material.m]\neps_r = 2.5\n");
-    snprintf(tb, sizeof tb, fmt, "[material.m]\neps_r = 2.5\ndebye = 1e-12 1e-10\n");
-    struct test_setup a, b;
-    setup_from_text(&a, ta, NULL, 0);
-    setup_from_text(&b, tb, NULL, 0);
-    cr_assert(a.model.nhdisp == 0 && b.model.nhdisp > 0
-              && b.model.nhdisp + b.model.nhslots == a.model.nhslots, "%zu + %zu, %zu",
-              b.model.nhdisp, b.model.nhslots, a.model.nhslots);
-    char err[ERRLEN];
-    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
-                               .device = -1};
-    void *fa[3], *fb[3];
-    cr_assert_eq(run_engine("cpu", &a.model, &o, 300, fa, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(run_engine("cpu", &b.model, &o, 300, fb, err, sizeof err), 0, "%s", err);
-    for (int k = 0; k < 3; k++) {
-        const float *x = fa[k], *y = fb[k];
-        double peak = 0, diff = 0;
-        for (size_t c = 0; c < a.model.ncells; c++) {
-            peak = fmax(peak, fabs(x[c]));
-            diff = fmax(diff, fabs((double)x[c] - y[c]));
-        }
-        cr_log_info("array %d: peak %.4g, largest difference %.3g (%.3g of the peak)", k, peak,
-                    diff, diff / peak);
-        cr_expect(peak > 0.3 && diff < 1e-5 * peak, "array %d: difference %g of peak %g", k,
-                  diff, peak);
-    }
-    free_fields(fa);
-    free_fields(fb);
-    setup_free(&a);
-    setup_free(&b);
 }
 
 /* A TE scene with every kind of edge: a Drude rod (conductor edges), a
