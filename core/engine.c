@@ -75,6 +75,10 @@ static const char *missing_cap(const struct engine_ops *ops, const struct model 
         {m->magnetic != 0, ENGINE_CAP_MAGNETIC, "materials with mu_r != 1"},
         {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
         {m->dispersive, ENGINE_CAP_DISPERSIVE, "a dispersive material (Debye, Lorentz, Drude poles)"},
+        {s->te && m->lossy, ENGINE_CAP_TE_LOSSY,
+         "a lossy material (sigma != 0) in TE ([grid] polarization = te)"},
+        {s->te && m->dispersive, ENGINE_CAP_TE_DISPERSIVE,
+         "a dispersive material (Debye, Lorentz, Drude poles) in TE ([grid] polarization = te)"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))

@@ -96,6 +96,11 @@ enum engine_caps {
     ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic) */
     ENGINE_CAP_LOSSY = 1u << 11,   /* a material with sigma != 0 (model->lossy) */
     ENGINE_CAP_DISPERSIVE = 1u << 12, /* dispersion poles, 2D TM (model->dispersive) */
+    /* TE with a lossy material (sigma on the edges: model->hlossy, hmats[].ca)
+     * and with poles (the dispersive edges model->hdisp); beside ENGINE_CAP_TE
+     * and ENGINE_CAP_LOSSY / ENGINE_CAP_DISPERSIVE */
+    ENGINE_CAP_TE_LOSSY = 1u << 13,
+    ENGINE_CAP_TE_DISPERSIVE = 1u << 14,
 };
 
 struct engine_ops {

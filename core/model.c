@@ -102,13 +102,13 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                           "supported in 3D yet: the 3D engines take PEC and non-magnetic, "
                           "non-dispersive dielectrics, lossless or lossy", t->where_mu, t->name, t->mu_r);
         const char *why_not = s->nz > 1 ? "in 3D"
-                              : s->te ? "in TE ([grid] polarization = te)"
                               : t->where_mu[0] ? "together with mu_r != 1"
                                                : NULL;
         if (t->where_poles[0] && why_not)
             return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
-                          "Drude) are not supported %s yet: only 2D TM scenes take them, on "
-                          "the cpu engine (docs/scenes.md)", t->where_poles, t->name, why_not);
+                          "Drude) are not supported %s yet: only 2D scenes (TM or TE) take "
+                          "them, on the cpu engine (docs/scenes.md)", t->where_poles, t->name,
+                          why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification
@@ -133,30 +133,196 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
     return 0;
 }
 
-/* The index of an H-node material (pec, bar) in m->hmats, added if new. */
-static int hmaterial(struct model *m, int pec, double bar, char *err, size_t errlen)
+/* The same dispersive edge material: eps_inf, sigma and the poles. */
+static bool same_dmat(const struct scene_material *a, const struct scene_material *b)
 {
-    if (!pec && bar == 1.0)
+    if (a->eps_inf != b->eps_inf || a->sigma != b->sigma || a->npoles != b->npoles)
+        return false;
+    for (int p = 0; p < a->npoles; p++)
+        if (a->poles[p].kind != b->poles[p].kind || a->poles[p].a != b->poles[p].a
+            || a->poles[p].b != b->poles[p].b || a->poles[p].c != b->poles[p].c)
+            return false;
+    return true;
+}
+
+/* Free the H-node table's dispersive edge materials (entries 1 .. nhmats-1). */
+static void hmats_free(struct model *m)
+{
+    for (int k = 0; k < m->nhmats; k++) {
+        free(m->hmats[k].dmat);
+        free(m->hmats[k].dcoef);
+        m->hmats[k].dmat = NULL;
+        m->hmats[k].dcoef = NULL;
+    }
+}
+
+/* hmaterial's return value when the table is full (err set). */
+#define HMATS_FULL (-2)
+
+/* The index of an H-node material in m->hmats, added if new: PEC (pec),
+ * a dispersive TE edge (dm != NULL, its material), or of mean eps_r / mu_r
+ * bar and (TE) mean conductivity sigma. */
+static int hmaterial(struct model *m, int pec, double bar, double sigma,
+                     const struct scene_material *dm, char *err, size_t errlen)
+{
+    if (!pec && !dm && bar == 1.0 && sigma == 0.0)
         return 0;
-    for (int k = 1; k < m->nhmats; k++)
-        if (m->hmats[k].pec == pec && (pec || m->hmats[k].bar == bar))
+    for (int k = 1; k < m->nhmats; k++) {
+        const struct hmaterial *h = &m->hmats[k];
+        if (h->pec == pec && (dm ? h->dmat && same_dmat(h->dmat, dm)
+                                 : !h->dmat && (pec || (h->bar == bar && h->sigma == sigma))))
             return k;
-    if (m->nhmats == MODEL_MAX_MATERIALS)
-        return seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r "
-                      "of two cells)", MODEL_MAX_MATERIALS);
+    }
+    if (m->nhmats == MODEL_MAX_MATERIALS) {
+        seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r of two "
+               "cells)", MODEL_MAX_MATERIALS);
+        return HMATS_FULL;
+    }
     struct hmaterial *t = &m->hmats[m->nhmats];
-    /* TE: the edge's eps_bar may take its dispersion-matched value
-     * (paint_coef_eps; TM's mu_bar never does: build_hnodes refuses mu_r
-     * with the correction) */
-    double bc = bar;
-    if (!pec && m->scene->te && paint_coef_eps(m, bar, &bc, err, errlen))
-        return -1;
+    memset(t, 0, sizeof *t);
+    const double S = m->scene->courant;
     t->pec = pec;
-    t->bar = pec ? 0.0 : bar;
-    t->ch = pec ? 0.0 : material_ch(bc, m->scene->courant);
+    t->ca = 1.0;
+    if (dm) {
+        /* the D-E pass updates the edge: the H-array update leaves it (ch = 0) */
+        t->dmat = malloc(sizeof *t->dmat);
+        t->dcoef = malloc(sizeof *t->dcoef);
+        if (!t->dmat || !t->dcoef) {
+            free(t->dmat);
+            free(t->dcoef);
+            t->dmat = NULL;
+            t->dcoef = NULL;
+            return seterr(err, errlen, "out of memory for a dispersive edge material");
+        }
+        *t->dmat = *dm;
+        /* a mean of two checked materials is stable (the condition is linear
+         * in eps_inf, delta_eps and omega_p^2, docs/materials-design.md
+         * section 3); checked all the same, it costs little */
+        char why[512];
+        const double dt = scene_dt(m->scene), g = material_growth(dm, dt, S, 2, NULL, why,
+                                                                   sizeof why);
+        const bool bad = g < 0 || (g > 1.0 + MATERIAL_STABILITY_TOL
+                                   && material_check_stability(dm, dt, S, 2, NULL, NULL, why,
+                                                               sizeof why));
+        if (bad)
+            seterr(err, errlen, "TE edge: %s", why);
+        if (bad || material_coef(dm, dt, S, t->dcoef, err, errlen)) {
+            free(t->dmat);
+            free(t->dcoef);
+            t->dmat = NULL;
+            t->dcoef = NULL;
+            return -1;
+        }
+        t->bar = dm->eps_inf;
+        t->sigma = dm->sigma;
+    } else if (!pec && sigma != 0.0) {
+        /* a lossy TE edge: the Crank-Nicolson update of eps_bar, sigma_bar */
+        struct scene_material sm = {.eps_inf = bar, .mu_r = 1.0, .sigma = sigma};
+        snprintf(sm.name, sizeof sm.name, "(edge eps_r %g, sigma %g S/m)", bar, sigma);
+        struct material_coef mc;
+        if (material_coef(&sm, scene_dt(m->scene), S, &mc, err, errlen))
+            return -1;
+        t->bar = bar;
+        t->sigma = sigma;
+        t->ch = mc.cb;
+        t->ca = mc.ca;
+        t->cinc_diff = mc.cinc_diff;
+        t->cinc_sum = mc.cinc_sum;
+        m->hlossy = true;
+    } else if (!pec) {
+        /* TE: the edge's eps_bar may take its dispersion-matched value
+         * (paint_coef_eps; TM's mu_bar never does: build_hnodes refuses mu_r
+         * with the correction) */
+        double bc = bar;
+        if (m->scene->te && paint_coef_eps(m, bar, &bc, err, errlen))
+            return -1;
+        t->bar = bar;
+        t->ch = material_ch(bc, S);
+        t->hinc = material_hinc(bc);
+    }
     t->ch_f = (float)t->ch;
-    t->hinc = pec ? 0.0 : material_hinc(bc);
+    t->ca_f = (float)t->ca;
     return m->nhmats++;
+}
+
+/* The scene material of a cell's material (a dispersive one), or NULL. */
+static const struct scene_material *cell_dmat(const struct model *m, const struct material *t)
+{
+    return t->dcoef ? &m->scene->materials[t->dtable] : NULL;
+}
+
+/* Whether material t (NULL: not dispersive) has a Drude pole: a conductor. */
+static bool has_drude(const struct scene_material *t)
+{
+    for (int p = 0; t && p < t->npoles; p++)
+        if (t->poles[p].kind == POLE_DRUDE)
+            return true;
+    return false;
+}
+
+/* The material of a TE edge between cells a and b, one of them dispersive:
+ * the mean of their complex permittivities, eps_inf and sigma the means,
+ * each cell's poles at half strength (Debye, Lorentz: delta_eps / 2; Drude:
+ * omega_p^2 / 2), poles of the same kind and constants (tau; omega0 and
+ * gamma; gamma for Drude, whose term is linear in omega_p^2) merged into one
+ * by adding their strengths, so that an edge inside one material is that
+ * material exactly.  With [grid] te_conductor_edges (the default) an edge
+ * between a conductor (a material with a Drude pole) and a cell of another
+ * kind is the conductor's: the mean makes the edges of a metal's surface
+ * near-zero-eps (Re eps = (eps_metal + 1) / 2 -> 0 at the plasmon, eps_metal
+ * = -1), which shifts and distorts the surface plasmon (docs/accuracy.md).
+ * -1 with err where more than SCENE_MAX_POLES remain. */
+static int edge_dmat(const struct model *m, const struct material *a, const struct material *b,
+                     struct scene_material *out, char *err, size_t errlen)
+{
+    const struct scene_material *da = cell_dmat(m, a), *db = cell_dmat(m, b);
+    /* [grid] te_conductor_edges: a conductor's (Drude) cell beside another
+     * material's makes the edge the conductor's, as a PEC cell makes it PEC */
+    if (m->scene->te_conductor_edges && has_drude(da) != has_drude(db)) {
+        if (has_drude(da))
+            b = a, db = da;
+        else
+            a = b, da = db;
+    }
+    memset(out, 0, sizeof *out);
+    out->eps_inf = 0.5 * (a->eps_r + b->eps_r);
+    out->mu_r = 1.0;
+    out->sigma = 0.5 * (a->sigma + b->sigma);
+    if (da && db && da == db)
+        snprintf(out->name, sizeof out->name, "%s", da->name);
+    else
+        snprintf(out->name, sizeof out->name, "(edge of %.24s and %.24s)", da ? da->name : "a dielectric",
+                 db ? db->name : "a dielectric");
+    double w2[SCENE_MAX_POLES] = {0}; /* Drude: the summed omega_p^2 / 2 */
+    const struct scene_material *src[2] = {da, db};
+    for (int s = 0; s < 2; s++)
+        for (int p = 0; src[s] && p < src[s]->npoles; p++) {
+            const struct scene_pole *q = &src[s]->poles[p];
+            int k = 0;
+            while (k < out->npoles
+                   && !(out->poles[k].kind == q->kind
+                        && (q->kind == POLE_DRUDE || out->poles[k].b == q->b)
+                        && (q->kind == POLE_DEBYE || out->poles[k].c == q->c)))
+                k++;
+            if (k == out->npoles) {
+                if (k == SCENE_MAX_POLES)
+                    return seterr(err, errlen, "TE: the edge between material %s and %s needs "
+                                  "more than %d poles (the union of both materials' poles, "
+                                  "docs/materials-design.md section 3); merge poles or use "
+                                  "fewer", da ? da->name : "(a dielectric)",
+                                  db ? db->name : "(a dielectric)", SCENE_MAX_POLES);
+                out->poles[k] = (struct scene_pole){.kind = q->kind, .b = q->b, .c = q->c};
+                out->npoles++;
+            }
+            if (q->kind == POLE_DRUDE)
+                w2[k] += 0.5 * (q->b * q->b);
+            else
+                out->poles[k].a += 0.5 * q->a;
+        }
+    for (int k = 0; k < out->npoles; k++)
+        if (out->poles[k].kind == POLE_DRUDE)
+            out->poles[k].b = sqrt(w2[k]);
+    return 0;
 }
 
 /* The rounding of a smoothed TE edge's (eps^-1)_aa: multiples of 2^-12,
@@ -168,15 +334,19 @@ static int hmaterial(struct model *m, int pec, double bar, char *err, size_t err
  * NULL without TE smoothing; a mixed edge's 1/eps rounded to multiples of
  * 1/scale).  Each node from its two cells c and c + step: in TE the mean
  * eps_r (a PEC cell makes the edge PEC: its tangential E vanishes) or the
- * edge's own smoothed value, in TM the mean mu_r (a PEC cell counts as
- * mu_r = 1). */
+ * edge's own smoothed value (a lossy or dispersive edge: edge_dmat, the
+ * means), in TM the mean mu_r (a PEC cell counts as mu_r = 1).  0, or
+ * HMATS_FULL or -1 with err. */
 static int hnode_map(struct model *m, const double *mu, const double *ev, const uint8_t *ek,
                      double scale, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
+    hmats_free(m);
     m->nhmats = 1;
     m->nhslots = 0;
+    m->nhdisp = 0;
+    m->hlossy = false;
     for (size_t c = 0; c < n; c++) {
         const size_t i = c % nx, j = c / nx;
         for (int comp = 0; comp < 2; comp++) {
@@ -188,18 +358,29 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
             if (s->te) {
                 const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
                 double bar = 0.5 * (a->eps_r + b->eps_r);
-                if (ek && ek[q] == PAINT_EDGE_PURE)
-                    bar = ev[q];
-                else if (ek && ek[q] == PAINT_EDGE_MIXED)
-                    bar = 1.0 / (round(ev[q] * scale) / scale);
-                k = hmaterial(m, pec, pec ? 0.0 : bar, err, errlen);
+                const double sigma = pec ? 0.0 : 0.5 * (a->sigma + b->sigma);
+                if (!pec && (a->dcoef || b->dcoef)) {
+                    /* a dispersive edge: the mean of the two cells' eps(omega) */
+                    struct scene_material dm;
+                    k = edge_dmat(m, a, b, &dm, err, errlen) ? -1
+                        : hmaterial(m, 0, 0.0, 0.0, &dm, err, errlen);
+                } else {
+                    /* a lossy edge takes the two-cell mean, never the smoothed
+                     * value (lossy objects are staircases in TE) */
+                    if (ek && sigma == 0.0 && ek[q] == PAINT_EDGE_PURE)
+                        bar = ev[q];
+                    else if (ek && sigma == 0.0 && ek[q] == PAINT_EDGE_MIXED)
+                        bar = 1.0 / (round(ev[q] * scale) / scale);
+                    k = hmaterial(m, pec, pec ? 0.0 : bar, sigma, NULL, err, errlen);
+                }
             } else {
-                k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), err, errlen);
+                k = hmaterial(m, 0, 0.5 * (mu[c] + mu[d]), 0.0, NULL, err, errlen);
             }
             if (k < 0)
-                return -1;
+                return k;
             m->hmat[q] = (uint8_t)k;
-            m->nhslots += k != 0;
+            m->nhslots += k != 0 && !m->hmats[k].dcoef;
+            m->nhdisp += m->hmats[k].dcoef != NULL;
         }
     }
     return 0;
@@ -231,21 +412,21 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         free(mu);
         return 0;
     }
-    if (m->lossy || m->dispersive) {
-        /* TE puts eps on the edges (the H arrays): a lossy or dispersive
-         * edge needs its own update there, and a magnetic TM scene's remap
-         * below assumes plain dielectric cells (it would turn a dispersive
-         * cell of eps_inf = 1 into vacuum); neither is written yet.  Here,
-         * not per material, so that a lossy map or a pole in one material
-         * beside mu_r in another is caught too. */
+    if ((m->lossy || m->dispersive) && m->magnetic) {
+        /* a magnetic TM scene's remap below assumes plain dielectric cells
+         * (it would turn a dispersive cell of eps_inf = 1 into vacuum, and
+         * drop a lossy one's sigma); in TE a lossy or dispersive edge beside
+         * a magnetic node is not checked by any test yet.  Here, not per
+         * material, so that a lossy map or a pole in one material beside
+         * mu_r in another is caught too. */
         free(mu);
-        return seterr(err, errlen, "a %s material (%s) %s is not supported yet",
-                      m->lossy ? "lossy" : "dispersive",
+        return seterr(err, errlen, "a %s material (%s) together with a magnetic one (mu_r != 1) "
+                      "is not supported yet%s", m->lossy ? "lossy" : "dispersive",
                       m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles",
-                      s->te ? "in TE ([grid] polarization = te)"
-                            : "together with a magnetic one (mu_r != 1)");
+                      s->te ? " in TE ([grid] polarization = te)" : "");
     }
-    m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f};
+    m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f, .ca = 1.0,
+                                      .ca_f = 1.0f};
     m->nhmats = 1;
     m->hmat = xcalloc(2 * n, 1, "H-node map", err, errlen);
     m->hslot_row = xcalloc((size_t)m->ny + 1, sizeof *m->hslot_row, "H slots", err, errlen);
@@ -264,10 +445,11 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             goto fail;
     }
     for (int bits = HNODE_ROUND_BITS;; bits--) {
-        if (!hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen))
+        const int rc = hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen);
+        if (!rc)
             break;
-        if (!smooth || bits == HNODE_ROUND_BITS_MIN) {
-            if (smooth)
+        if (!smooth || rc != HMATS_FULL || bits == HNODE_ROUND_BITS_MIN) {
+            if (smooth && rc == HMATS_FULL)
                 seterr(err, errlen, "TE subpixel smoothing: more than %d distinct edge "
                        "permittivities even with 1/eps rounded to multiples of 1/%d (too many "
                        "distinct eps_r in the scene; [grid] subpixel = false takes the mean "
@@ -281,20 +463,45 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     ev = NULL;
     ek = NULL;
     m->hslot = xcalloc(m->nhslots, sizeof *m->hslot, "H slots", err, errlen);
-    if (!m->hslot)
+    m->hdisp = xcalloc(m->nhdisp, sizeof *m->hdisp, "dispersive edges", err, errlen);
+    m->hdisp_row = xcalloc((size_t)m->ny + 1, sizeof *m->hdisp_row, "dispersive edges", err,
+                           errlen);
+    if (!m->hslot || !m->hdisp || !m->hdisp_row)
         goto fail;
-    for (size_t c = 0, q = 0; c < n; c++) {
-        for (int comp = 0; comp < 2; comp++)
-            if (m->hmat[(size_t)comp * n + c])
-                m->hslot[q++] = (size_t)comp * n + c;
+    for (size_t c = 0, q = 0, r = 0; c < n; c++) {
+        for (int comp = 0; comp < 2; comp++) {
+            const size_t id = (size_t)comp * n + c;
+            if (m->hmats[m->hmat[id]].dcoef) {
+                /* the dispersive pass takes the plain difference: no CPML */
+                int kk;
+                const size_t i = c % nx, j = c / nx;
+                if (comp == 0 ? pml_slab_h(m->ny, m->pml_n, (int)j, &kk) >= 0
+                              : pml_slab_h(m->nx, m->pml_n, (int)i, &kk) >= 0) {
+                    seterr(err, errlen, "a dispersive material's edge (%s at i = %zu, j = %zu) "
+                           "lies in a CPML slab: keep dispersive objects inside the grid's "
+                           "interior (its update has no CPML terms yet)",
+                           comp == 0 ? "Ex" : "Ey", i, j);
+                    goto fail;
+                }
+                m->hdisp[r++] = id;
+            } else if (m->hmat[id]) {
+                m->hslot[q++] = id;
+            }
+        }
         m->hslot_row[c / nx + 1] = q;
+        m->hdisp_row[c / nx + 1] = r;
     }
     /* the cells' own materials: in TE those of the ez array's node (eta0 Hz):
      * S / mu_r and the magnetic slot -(1 - 1/mu_r) (Hi^{n+1} - Hi^n), the
      * dual of a dielectric Ez node; in TM a cell of eps_r = 1 (only
      * magnetic) takes no slot, as vacuum */
-    if (s->te)
+    if (s->te) {
+        for (int k = 0; k < m->nmats; k++) {
+            free(m->mats[k].dcoef);
+            m->mats[k].dcoef = NULL;
+        }
         m->nmats = 1;
+    }
     int last = 0;
     double last_mu = 1.0;
     for (size_t c = 0; c < n; c++) {
@@ -333,6 +540,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     m->ny = s->ny;
     m->nz = s->nz;
     m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
+    m->pml_n = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 0;
     m->ch = s->courant;
     m->ch_f = (float)m->ch;
     if (paint_material(m, MATERIAL_VACUUM, 1.0, 0.0, err, errlen) < 0)
@@ -443,11 +651,15 @@ void model_free(struct model *m)
     }
     free(m->cut);
     free(m->cut_row);
+    hmats_free(m);
     free(m->hmat);
     free(m->hslot);
     free(m->hslot_row);
+    free(m->hdisp);
+    free(m->hdisp_row);
     m->hmat = NULL;
     m->hslot = m->hslot_row = NULL;
+    m->hdisp = m->hdisp_row = NULL;
     m->cut = NULL;
     m->cut_row = NULL;
     pml_axis_free(&m->pml_xe);
@@ -504,11 +716,12 @@ static double slot_value(const struct model *m, size_t k, int n)
                     e1, e0);
 }
 
-/* The H-array incident field of H slot k at time t (steps): TM eta0 H_inc,
- * TE -E_inc (the same numbers, docs/materials-design.md section 1). */
-static double hslot_incident(const struct model *m, size_t k, double t)
+/* The H-array incident field of H node q (comp * ncells + c) at time t
+ * (steps): TM eta0 H_inc, TE -E_inc (the same numbers,
+ * docs/materials-design.md section 1). */
+static double hnode_incident(const struct model *m, size_t q, double t)
 {
-    const size_t n = m->ncells, q = m->hslot[k], c = q % n, nx = (size_t)m->nx;
+    const size_t n = m->ncells, c = q % n, nx = (size_t)m->nx;
     const double i = (double)(c % nx), j = (double)(c / nx);
     return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
                  : -m->cos_t * model_incident(m, i + 0.5, j, t);
@@ -516,12 +729,17 @@ static double hslot_incident(const struct model *m, size_t k, double t)
 
 static double hslot_value(const struct model *m, size_t k, int n)
 {
-    const struct hmaterial *t = &m->hmats[m->hmat[m->hslot[k]]];
-    const double h1 = hslot_incident(m, k, (double)n + 0.5);
+    const size_t q = m->hslot[k];
+    const struct hmaterial *t = &m->hmats[m->hmat[q]];
+    const double h1 = hnode_incident(m, q, (double)n + 0.5);
     if (t->pec)
         return -h1;
-    return t->hinc * (h1 - hslot_incident(m, k, (double)n - 0.5));
+    const double h0 = hnode_incident(m, q, (double)n - 0.5);
+    if (t->sigma != 0.0)
+        return t->cinc_diff * (h1 - h0) + t->cinc_sum * (h1 + h0);
+    return t->hinc * (h1 - h0);
 }
+
 
 /* The per-step value lists below hold one independent value per entry (a
  * few exp and sin in double each): large lists (a dielectric or dispersive
@@ -548,6 +766,20 @@ void model_disp_values_d(const struct model *m, int n, double *out)
 #pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = disp_value(m, k, n);
+}
+
+void model_hdisp_values_f(const struct model *m, int n, float *out)
+{
+#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
+    for (size_t k = 0; k < m->nhdisp; k++)
+        out[k] = (float)hnode_incident(m, m->hdisp[k], (double)n + 0.5);
+}
+
+void model_hdisp_values_d(const struct model *m, int n, double *out)
+{
+#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
+    for (size_t k = 0; k < m->nhdisp; k++)
+        out[k] = hnode_incident(m, m->hdisp[k], (double)n + 0.5);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)

@@ -138,7 +138,10 @@ struct model {
      *       with [grid] subpixel, near a dielectric object's boundary
      *       1 / eps_bar is the edge's own (eps^-1)_aa (paint_te_edges),
      *       rounded to multiples of 2^-12 (coarser where the table would
-     *       overflow).
+     *       overflow); an edge with a lossy or dispersive cell takes the
+     *       two-cell mean of the complex permittivity (eps_inf, sigma and
+     *       the poles at half strength, never smoothed: such objects are
+     *       painted as staircases in TE).
      * In TE, mat / mats describe the ez array's nodes (eta0 Hz): their eps_r,
      * cezh, cinc are those of the node's mu_r (S / mu_r, -(1 - 1/mu_r)).
      * CPML slabs never meet a node of index != 0 (objects keep out of them:
@@ -150,9 +153,38 @@ struct model {
         double ch;     /* S / bar, 0 for PEC */
         float ch_f;
         double hinc;   /* -(1 - 1/bar): multiplies Hi^{n+1/2} - Hi^{n-1/2} */
+        /* TE lossy edge (sigma_bar != 0, the mean sigma of the two cells):
+         * the Crank-Nicolson update of the edge's eps_bar, sigma_bar
+         * (material_coef), h = ca h -+ ch (e1 - e0) with ch = cb
+         * (yee_h_sub_lossy / yee_h_add_lossy), and its slot adds
+         * cinc_diff (Hi^{n+1/2} - Hi^{n-1/2}) + cinc_sum (Hi^{n+1/2} + Hi^{n-1/2}).
+         * ca = 1 (exactly) elsewhere. */
+        double sigma;
+        double ca;
+        float ca_f;
+        double cinc_diff, cinc_sum;
+        /* TE dispersive edge (a cell of the edge has poles): the edge's own
+         * material (owned; eps_inf and sigma the means of the two cells',
+         * the poles the union of both cells' poles at half strength, equal
+         * poles merged: the mean of the two eps(omega)) and its D-E
+         * coefficients (owned); ch = 0, ca = 1, so that the H-array update
+         * leaves the node as it is for the pass of hdisp below.  NULL
+         * otherwise. */
+        struct scene_material *dmat;
+        struct material_coef *dcoef;
     } hmats[MODEL_MAX_MATERIALS];
     int nhmats;
     int magnetic;      /* some cell has mu_r != 1 */
+    bool hlossy;       /* some H node has ca != 1 (TE lossy edges) */
+    /* TE dispersive edges (hmats[hmat[q]].dcoef), as comp * ncells + c in
+     * increasing c (Hx before Hy at a cell), hdisp_row[j] .. hdisp_row[j+1]
+     * those of row j: right after row j's H update (and its slots) the D-E
+     * update of cpu/update2d.inc update_hdisp runs on them with the new
+     * "curl" of the edge (hx: -(ez(j+1) - ez(j)), hy: ez(i+1) - ez(i), the
+     * ez array at n) and the arrays' incident field (-E_inc) at n+1/2
+     * (model_hdisp_values_*).  They are no H slots and never in a CPML slab. */
+    size_t nhdisp;
+    size_t *hdisp, *hdisp_row;
     /* The H nodes that take an incident-field term (hmat != 0), as
      * comp * ncells + c, in increasing c (Hx before Hy at a cell);
      * hslot_row[j] .. hslot_row[j+1] are those of row j (applied right after
@@ -193,10 +225,12 @@ struct model {
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
  * or maps use and the engines cannot run yet: mu_r != 1 in 3D, or dispersion
- * poles in 3D, in TE or with mu_r != 1 (2D TM poles are taken by the engines
+ * poles in 3D or with mu_r != 1 (2D TM poles are taken by the engines
  * with ENGINE_CAP_DISPERSIVE; sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
- * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE; engine_create
- * refuses them on the others).  model_build calls it first. */
+ * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE, sigma and poles in
+ * TE by those with ENGINE_CAP_TE_LOSSY and ENGINE_CAP_TE_DISPERSIVE;
+ * engine_create refuses them on the others); and checks each lossy,
+ * magnetic or dispersive material's stability.  model_build calls it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
 void model_free(struct model *m);
 
@@ -237,10 +271,17 @@ void model_disp_values_d(const struct model *m, int n, double *out);
  * the arrays' incident fields (TM: eta0 H_inc; TE: -E_inc, the same numbers):
  *   hx: sin(theta) A g at (i, j+1/2),  hy: -cos(theta) A g at (i+1/2, j)
  *   PEC node (TE):   H^{n+1/2} = v,         v = -Hi^{n+1/2}
+ *   lossy edge (TE): H^{n+1/2} = H* + v,    v = cinc_diff (Hi^{n+1/2} - Hi^{n-1/2})
+ *                                              + cinc_sum (Hi^{n+1/2} + Hi^{n-1/2})
  *   other node:      H^{n+1/2} = H* + v,    v = hinc (Hi^{n+1/2} - Hi^{n-1/2})
  * Computed in double, rounded once. */
 void model_hslot_values_f(const struct model *m, int n, float *out);
 void model_hslot_values_d(const struct model *m, int n, double *out);
+
+/* The arrays' incident field Hi^{n+1/2} (TE: -E_inc) at each dispersive H
+ * node (hdisp), for the H update from n-1/2 to n+1/2, in double, rounded once. */
+void model_hdisp_values_f(const struct model *m, int n, float *out);
+void model_hdisp_values_d(const struct model *m, int n, double *out);
 
 /* b^n of every cut edge for the H update from step n (Ez at n), double,
  * rounded once for float. */

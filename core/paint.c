@@ -364,6 +364,15 @@ static double cell_eps(const struct model *m, size_t c)
     return t->kind == MATERIAL_PEC ? 1.0 : t->eps_r;
 }
 
+/* A TE object painted as a staircase, without smoothing of its cells or
+ * its edges: a lossy or dispersive one (its edges take the two-cell mean of
+ * the complex permittivity, core/model.h hmat). */
+static bool te_staircase(const struct scene *s, const struct scene_object *o)
+{
+    return s->te && o->table >= 0
+           && (s->materials[o->table].sigma != 0.0 || s->materials[o->table].npoles > 0);
+}
+
 /* Edge states while painting (paint_te_edges): nothing painted yet (vacuum),
  * a map's edge (the mean of its two cells), all inside one object (eps), a
  * mix (<eps>, <1/eps>, (a.n)^2 of the last object whose boundary crossed). */
@@ -401,6 +410,16 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
             continue; /* PEC: the edges touching its cells are PEC */
         double lo[3], hi[3];
         scene_object_bounds(o, false, lo, hi);
+        if (te_staircase(s, o)) {
+            /* a lossy or dispersive object: a staircase, its edges and those
+             * of its rim take the mean of their two cells, as a map's */
+            for (int j = (int)ceil(lo[1]) - 1; j <= (int)floor(hi[1]) + 1; j++)
+                for (int i = (int)ceil(lo[0]) - 1; i <= (int)floor(hi[0]) + 1; i++)
+                    for (int comp = 0; comp < 2; comp++)
+                        if (i >= 0 && j >= 0 && i < m->nx && j < m->ny)
+                            kind[(size_t)comp * n + (size_t)i + nx * (size_t)j] = EDGE_MAP;
+            continue;
+        }
         for (int j = (int)ceil(lo[1]) - 1; j <= (int)floor(hi[1]) + 1; j++)
             for (int i = (int)ceil(lo[0]) - 1; i <= (int)floor(hi[0]) + 1; i++) {
                 if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
@@ -726,8 +745,10 @@ int paint_objects(struct model *m, char *err, size_t errlen)
         scene_object_bounds(o, d3, lo, hi);
         const int i0 = (int)ceil(lo[0]), i1 = (int)floor(hi[0]);
         const int j0 = (int)ceil(lo[1]), j1 = (int)floor(hi[1]);
-        /* a dispersive object is painted as a staircase (no smoothing yet) */
-        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC && !disp) {
+        /* a dispersive object is painted as a staircase (no smoothing yet),
+         * in TE a lossy one too (te_staircase) */
+        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC && !disp
+            && !te_staircase(s, o)) {
             if (paint_smoothed(m, &cc, o, idx, i0, i1, j0, j1, err, errlen))
                 goto fail;
             continue;

@@ -82,7 +82,9 @@ int paint_mu(const struct model *m, double *mu);
  *   PAINT_EDGE_PURE  val = eps_r of the edge's whole square (1 = vacuum);
  *   PAINT_EDGE_MIXED val = (eps^-1)_aa;
  *   PAINT_EDGE_CELLS val unset: take the mean eps_r of the edge's two cells
- *                    (a map's edges, as without smoothing).
+ *                    (a map's edges, as without smoothing; and the edges of
+ *                    a lossy or dispersive object and of its rim: such an
+ *                    object is a staircase in TE, core/model.h hmat).
  * PEC objects change nothing here (an edge touching a PEC cell is PEC). */
 enum { PAINT_EDGE_PURE, PAINT_EDGE_MIXED, PAINT_EDGE_CELLS };
 int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err, size_t errlen);

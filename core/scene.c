@@ -437,7 +437,7 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "cells_per_wavelength", "conformal_pec",
                                         "conformal_min", "subpixel", "polarization",
-                                        "dispersion_correction", NULL};
+                                        "dispersion_correction", "te_conductor_edges", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", "bandwidth",
@@ -580,6 +580,14 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         if (s->te && s->conformal_pec)
             BAD(x, "polarization = te with conformal_pec = true is not supported yet (the TE "
                 "conformal boundary is not the dual of the TM one); use conformal_pec = false");
+    }
+    /* TE: an edge touching a Drude material's cell takes that material whole */
+    s->te_conductor_edges = true;
+    if ((x = GET("grid", "te_conductor_edges"))) {
+        if (parse_bool(x, &s->te_conductor_edges, err, errlen))
+            return -1;
+        if (!s->te)
+            BAD(x, "te_conductor_edges applies with polarization = te only");
     }
     s->conformal_min = 0.5;
     if ((x = GET("grid", "conformal_min"))) {

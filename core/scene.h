@@ -170,6 +170,9 @@ struct scene {
                                     dispersion contrast at f0 (material_dispersion_eps) */
     bool te;                     /* 2D [grid] polarization = te: the arrays ez, hx, hy hold
                                     eta0 Hz, -Ex, -Ey (docs/materials-design.md section 1) */
+    bool te_conductor_edges;     /* TE: an E edge touching a cell of a material with a Drude
+                                    pole takes that material whole (core/model.h hmat);
+                                    false: the mean of its two cells */
 
     /* [source] */
     enum source_type source_type;

@@ -217,6 +217,31 @@ Y_FN Y_REAL Y_NAME(yee_curl_lossy)(Y_REAL f, Y_REAL ca, Y_REAL cb, Y_REAL p1, Y_
     return Y_NAME(yee_lossy)(f, ca, cb, curl);
 }
 
+/* A lossy TE edge (an H-array node, core/model.h hmats[].ca; the arrays hold
+ * -Ex, -Ey), the TE dual of the lossy Ez update with the edge's ca and
+ * cb = ch:
+ *   hx = ca hx - cb [ez(j+1) - ez(j)]            yee_h_sub_lossy(h, ca, cb, e1, e0)
+ *   hy = ca hy + cb [ez(i+1) - ez(i)]            yee_h_add_lossy(h, ca, cb, e1, e0)
+ * each product rounded, then the sum; ca = 1 gives yee_h_sub's / yee_h_add's
+ * bits (1 h = h). */
+Y_FN Y_REAL Y_NAME(yee_h_sub_lossy)(Y_REAL h, Y_REAL ca, Y_REAL cb, Y_REAL e1, Y_REAL e0)
+{
+    Y_LET a = Y_MUL(ca, h);
+    Y_LET d = Y_SUB(e1, e0);
+    Y_LET t = Y_MUL(cb, d);
+    Y_LET r = Y_SUB(a, t);
+    return r;
+}
+
+Y_FN Y_REAL Y_NAME(yee_h_add_lossy)(Y_REAL h, Y_REAL ca, Y_REAL cb, Y_REAL e1, Y_REAL e0)
+{
+    Y_LET a = Y_MUL(ca, h);
+    Y_LET d = Y_SUB(e1, e0);
+    Y_LET t = Y_MUL(cb, d);
+    Y_LET r = Y_ADD(a, t);
+    return r;
+}
+
 /* ---- Dispersive poles ----------------------------------------------------
  * The D-E update of a dispersive cell (docs/materials-design.md section 3;
  * coefficients from core/material.h, in the engine's precision), total
@@ -237,6 +262,18 @@ Y_FN Y_REAL Y_NAME(yee_disp_curl)(Y_REAL s, Y_REAL p1, Y_REAL p0, Y_REAL q1, Y_R
     Y_LET dq = Y_SUB(q1, q0);
     Y_LET curl = Y_SUB(dp, dq);
     Y_LET r = Y_MUL(s, curl);
+    return r;
+}
+
+/* A dispersive TE edge (core/model.h hdisp) runs the same D-E update on its
+ * H-array value (-Ex or -Ey, linear: D, P and the incident field change sign
+ * with it), with the edge's one difference for the curl:
+ *   sc = S (p1 - p0)     hx: p1 = ez(i, j), p0 = ez(i, j+1)   (-(ez(j+1) - ez(j)))
+ *                        hy: p1 = ez(i+1, j), p0 = ez(i, j)   yee_disp_curl1 */
+Y_FN Y_REAL Y_NAME(yee_disp_curl1)(Y_REAL s, Y_REAL p1, Y_REAL p0)
+{
+    Y_LET d = Y_SUB(p1, p0);
+    Y_LET r = Y_MUL(s, d);
     return r;
 }
 

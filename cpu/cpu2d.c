@@ -34,7 +34,10 @@ struct cpu_fields {
      * H-slot values */
     bool *hvac_row;
     const void *hc;
+    const void *hca; /* TE lossy edges (model->hlossy): hmats[].ca; NULL otherwise */
     void *hslot_v;
+    /* dispersive TE edges (core/model.h hdisp): as disp_* below, [nhdisp] */
+    void *hdisp_ds, *hdisp_ei, *hdisp_v, *hdisp_p, *hdisp_pold;
     /* dispersive cells (core/model.h disp_cell): D_s, Ei^n, this step's
      * Ei^{n+1} [ndisp] and P^n, P^{n-1} [ndisp][SCENE_MAX_POLES] */
     void *disp_ds, *disp_ei, *disp_v, *disp_p, *disp_pold;
@@ -49,6 +52,8 @@ struct cpu_engine {
     double cezh_d[MODEL_MAX_MATERIALS];
     float hc_f[MODEL_MAX_MATERIALS];
     double hc_d[MODEL_MAX_MATERIALS];
+    float hca_f[MODEL_MAX_MATERIALS];
+    double hca_d[MODEL_MAX_MATERIALS];
     float ca_f[MODEL_MAX_MATERIALS];   /* ca, used when model->lossy */
     double ca_d[MODEL_MAX_MATERIALS];
     int threads;
@@ -89,6 +94,11 @@ static void cpu_destroy(struct engine *e)
     free(c->f.disp_v);
     free(c->f.disp_p);
     free(c->f.disp_pold);
+    free(c->f.hdisp_ds);
+    free(c->f.hdisp_ei);
+    free(c->f.hdisp_v);
+    free(c->f.hdisp_p);
+    free(c->f.hdisp_pold);
     free(c->slot_v);
     cpu_samples_free(&c->samples);
     free(c);
@@ -129,6 +139,12 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
                 || !(c->f.disp_v = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
                 || !(c->f.disp_p = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))
                 || !(c->f.disp_pold = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))))
+        || (m->nhdisp
+            && (!(c->f.hdisp_ds = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_ei = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_v = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_p = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_pold = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))))
         || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
@@ -156,8 +172,12 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     for (int k = 0; k < m->nhmats; k++) {
         c->hc_f[k] = m->hmats[k].ch_f;
         c->hc_d[k] = m->hmats[k].ch;
+        c->hca_f[k] = m->hmats[k].ca_f;
+        c->hca_d[k] = m->hmats[k].ca;
     }
-    c->f.hc = o->precision == PRECISION_SINGLE ? (const void *)c->hc_f : (const void *)c->hc_d;
+    const bool single = o->precision == PRECISION_SINGLE;
+    c->f.hc = single ? (const void *)c->hc_f : (const void *)c->hc_d;
+    c->f.hca = !m->hlossy ? NULL : single ? (const void *)c->hca_f : (const void *)c->hca_d;
     c->threads = o->threads;
 #ifdef _OPENMP
     if (c->threads <= 0)
@@ -181,6 +201,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 #endif
     const bool point = m->scene->source_type == SOURCE_POINT;
     const size_t pc = point ? model_point_cell(m) : 0;
+    /* the ez array's ca, E = ca E + cb curl: TM with a lossy material (in TE
+     * sigma lives on the edges, model->hlossy, and the ez array's nodes are
+     * the mu_r ones, ca = 1) */
+    const bool elossy = m->lossy && !m->scene->te;
     for (int k = 0; k < n; k++) {
         const int t = e->step + k;
         /* slot values are computed in IEEE mode (see model.h), then the
@@ -195,9 +219,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_values_f(m, t, c->slot_v);
             model_disp_values_f(m, t, c->f.disp_v);
             model_hslot_values_f(m, t, c->f.hslot_v);
+            model_hdisp_values_f(m, t, c->f.hdisp_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
-            sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
+            sweep_f(&c->f, m, m->ch_f, c->cezh_f, elossy ? c->ca_f : NULL, m->mur_k_f,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             update_disp_f(&c->f, m, m->ch_f);
@@ -212,9 +237,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_slot_values_d(m, t, c->slot_v);
             model_disp_values_d(m, t, c->f.disp_v);
             model_hslot_values_d(m, t, c->f.hslot_v);
+            model_hdisp_values_d(m, t, c->f.hdisp_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
-            sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
+            sweep_d(&c->f, m, m->ch, c->cezh_d, elossy ? c->ca_d : NULL, m->mur_k,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             update_disp_d(&c->f, m, m->ch);
@@ -290,7 +316,7 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
 }
 
 /* The checkpointed state: the fields, the CPML psi, the dispersive cells'
- * D_s, Ei^n and poles, and the DFT sums, in
+ * and TE edges' D_s, Ei and poles, and the DFT sums, in
  * place (Mur's rows and the cut edges' old H are scratch within a step). */
 static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
 {
@@ -313,6 +339,10 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
         {"disp_ei", c->f.disp_ei, m->ndisp},
         {"disp_p", c->f.disp_p, m->ndisp * SCENE_MAX_POLES},
         {"disp_pold", c->f.disp_pold, m->ndisp * SCENE_MAX_POLES},
+        {"hdisp_ds", c->f.hdisp_ds, m->nhdisp},
+        {"hdisp_ei", c->f.hdisp_ei, m->nhdisp},
+        {"hdisp_p", c->f.hdisp_p, m->nhdisp * SCENE_MAX_POLES},
+        {"hdisp_pold", c->f.hdisp_pold, m->nhdisp * SCENE_MAX_POLES},
         {"ez_dft_re", c->f.dft_re, n * (size_t)m->scene->dft_nfreq},
         {"ez_dft_im", c->f.dft_im, n * (size_t)m->scene->dft_nfreq},
     };
@@ -344,7 +374,8 @@ const struct engine_ops cpu_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
-            | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY | ENGINE_CAP_DISPERSIVE,
+            | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY | ENGINE_CAP_DISPERSIVE
+            | ENGINE_CAP_TE_LOSSY | ENGINE_CAP_TE_DISPERSIVE,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,

@@ -19,6 +19,7 @@
 #include "compare/farexact.h"
 #include "core/material.h"
 #include "core/monitor.h"
+#include "scene_eps.h"
 
 /* A cylinder of material m at the grid's centre, CPML, sine plane wave,
  * far-field monitor; [source] frequency_hz 1 GHz (the default).  A staircase
@@ -37,24 +38,7 @@ static const char *cyl_scene =
 /* The exact eps of table material 0 of scene s at its source frequency. */
 static double complex exact_eps(const struct scene *s)
 {
-    const struct scene_material *t = &s->materials[0];
-    struct dispersion_pole p[SCENE_MAX_POLES];
-    for (int q = 0; q < t->npoles; q++) {
-        const struct scene_pole *sp = &t->poles[q];
-        p[q] = (struct dispersion_pole){0};
-        if (sp->kind == POLE_DEBYE)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DEBYE, .delta_eps = sp->a,
-                                            .tau = sp->b};
-        else if (sp->kind == POLE_LORENTZ)
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_LORENTZ, .delta_eps = sp->a,
-                                            .omega0 = sp->b, .gamma = sp->c};
-        else
-            p[q] = (struct dispersion_pole){.kind = DISPERSION_DRUDE, .omega_p = sp->b,
-                                            .gamma = sp->c};
-    }
-    const struct dispersion_material dm = {.eps_inf = t->eps_inf, .sigma = t->sigma,
-                                           .npoles = t->npoles, .poles = p};
-    return dispersion_eps(&dm, 2 * M_PI * s->frequency_hz);
+    return scene_material_eps(&s->materials[0], 2 * M_PI * s->frequency_hz);
 }
 
 /* Run the cylinder of material text mat, size parameter ka, at n cells per
@@ -174,12 +158,16 @@ Test(dispersive, lorentz_cylinder_against_exact_series_and_lossy_staircase, .tim
  * update must give the dielectric's fields within float rounding.  The
  * arithmetic differs (total fields, D_s, the incident field taken in the
  * cell's update, not in a slot), so not the bits: the difference is a few
- * float ulps of the field per step, accumulated; 1e-5 of the peak. */
-Test(dispersive, negligible_debye_pole_is_the_plain_dielectric, .timeout = 60)
+ * float ulps of the field per step, accumulated; 1e-5 of the peak.
+ * In TE (polarization te) the same holds for the dispersive E edges (the
+ * D-E pass per H row, the incident field at n+1/2; no smoothing, so both
+ * rods' edges take the two-cell mean): measured 1.4e-6 of the peak, and
+ * 0.17 with the edges' incident field taken at n instead (tried). */
+static void negligible_pole(const char *pol)
 {
     static const char *fmt =
         "[grid]\nnx = 100\nny = 90\nsteps = 300\ncourant = 0.6\ncells_per_wavelength = 17\n"
-        "subpixel = false\n"
+        "subpixel = false\npolarization = %s\n"
         "[source]\ntype = plane_wave\nangle = 30\n"
         "[boundary]\ntype = cpml\ncells = 10\n"
         "%s"
@@ -188,13 +176,15 @@ Test(dispersive, negligible_debye_pole_is_the_plain_dielectric, .timeout = 60)
         "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 75\ncenter_y = 50\n"
         "width = 5\nheight = 20\n";
     char ta[1024], tb[1024];
-    snprintf(ta, sizeof ta, fmt, "[material.m]\neps_r = 2.5\n", "m");
-    snprintf(tb, sizeof tb, fmt, "[material.m]\neps_r = 2.5\ndebye = 1e-12 1e-10\n", "m");
+    snprintf(ta, sizeof ta, fmt, pol, "[material.m]\neps_r = 2.5\n", "m");
+    snprintf(tb, sizeof tb, fmt, pol, "[material.m]\neps_r = 2.5\ndebye = 1e-12 1e-10\n", "m");
     struct test_setup a, b;
     setup_from_text(&a, ta, NULL, 0);
     setup_from_text(&b, tb, NULL, 0);
-    cr_assert(!a.model.dispersive && b.model.dispersive && b.model.ndisp > 0
-              && b.model.ndisp + b.model.nslots == a.model.nslots);
+    /* the dispersive cells (TM) or edges (TE) are the slots of the dielectric */
+    const size_t nd = b.model.ndisp + b.model.nhdisp;
+    cr_assert(!a.model.dispersive && b.model.dispersive && nd > 0
+              && nd + b.model.nslots + b.model.nhslots == a.model.nslots + a.model.nhslots);
     char err[ERRLEN];
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
                                .device = -1};
@@ -208,15 +198,25 @@ Test(dispersive, negligible_debye_pole_is_the_plain_dielectric, .timeout = 60)
             peak = fmax(peak, fabs(x[c]));
             diff = fmax(diff, fabs((double)x[c] - y[c]));
         }
-        cr_log_info("%s: peak %.4g, largest difference %.3g (%.3g of the peak)",
-                    field_name((enum field)k), peak, diff, diff / peak);
-        cr_expect(peak > 0.5 && diff < 1e-5 * peak, "%s: difference %g of peak %g",
-                  field_name((enum field)k), diff, peak);
+        cr_log_info("%s, array %d: peak %.4g, largest difference %.3g (%.3g of the peak)", pol,
+                    k, peak, diff, diff / peak);
+        cr_expect(peak > 0.5 && diff < 1e-5 * peak, "%s, array %d: difference %g of peak %g",
+                  pol, k, diff, peak);
     }
     free_fields(fa);
     free_fields(fb);
     setup_free(&a);
     setup_free(&b);
+}
+
+Test(dispersive, negligible_debye_pole_is_the_plain_dielectric, .timeout = 60)
+{
+    negligible_pole("tm");
+}
+
+Test(dispersive, negligible_debye_pole_is_the_plain_dielectric_te, .timeout = 60)
+{
+    negligible_pole("te");
 }
 
 /* What is not written yet is refused with the key's file:line or the engine's

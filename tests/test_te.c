@@ -308,10 +308,11 @@ Test(te, refusals_3d_and_conformal)
     cr_expect(strstr(err, "conformal"), "%s", err);
 }
 
-/* A lossy material is refused where its update is not written yet: in TE
- * (sigma would sit on the edges, the H arrays) and beside a magnetic
- * material in TM.  Nothing runs: model_build fails with the reason. */
-Test(te, lossy_refused_in_te_and_beside_magnetic)
+/* A lossy material is refused where its update is not written yet: beside
+ * a magnetic material, in TM and in TE (TE lossy alone runs on the edges:
+ * tests/test_te_materials.c).  Nothing runs: model_build fails with the
+ * reason. */
+Test(te, lossy_refused_beside_magnetic)
 {
     const char *const cases[][3] = {
         {"material.lossy.sigma=0.05", "object.cyl.material=lossy", NULL},
@@ -323,13 +324,11 @@ Test(te, lossy_refused_in_te_and_beside_magnetic)
         int n = 3;
         if (cases[k][2])
             sets[n++] = cases[k][2];
-        if (k == 1)
-            sets[n++] = "object.mag_rod.material=mag"; /* a magnetic object beside it */
+        sets[n++] = "object.mag_rod.material=mag"; /* a magnetic object beside it */
         char text[2048];
         snprintf(text, sizeof text, "%s%s", cyl,
-                 k == 1 ? "[object.mag_rod]\nshape = circle\ncenter_x = 20.5\ncenter_y = 20.5\n"
-                          "radius = 3\nmaterial = mag\n"
-                        : "");
+                 "[object.mag_rod]\nshape = circle\ncenter_x = 20.5\ncenter_y = 20.5\n"
+                 "radius = 3\nmaterial = mag\n");
         struct scene s;
         char err[ERRLEN];
         cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), sets, n, err, sizeof err), 0,
