@@ -106,8 +106,8 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                                                : NULL;
         if (t->where_poles[0] && why_not)
             return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
-                          "Drude) are not supported %s yet: only 2D TM and 3D scenes take them, "
-                          "on the cpu engine (docs/scenes.md)", t->where_poles, t->name, why_not);
+                          "Drude) are not supported %s yet: only 2D TM scenes (the cpu engine) and "
+                          "3D scenes take them (docs/scenes.md)", t->where_poles, t->name, why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification

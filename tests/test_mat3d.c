@@ -212,3 +212,142 @@ Test(mat3d, y_invariant_poles_equal_2d_random_field, .timeout = 60)
 {
     invariant(1, poles, "pec", true, PRECISION_DOUBLE);
 }
+
+/* The stability check on 3 dimensions (core/material.h): a lossless Drude
+ * medium of eps_inf = 1 is stable where dim S^2 <= 1 - (omega_p dt)^2 / 4
+ * (docs/materials-design.md section 3).  With omega_p dt = a S (a =
+ * omega_p dx / c, fixed by the cell size) the largest stable Courant number
+ * is 2 / sqrt(4 dim + a^2): at a = 1.63636 (omega_p = 3.2727e10 rad/s, 1 GHz,
+ * 20 cells per wavelength) 0.6114 in 2D and 0.5220 in 3D.  So courant 0.55
+ * runs in 2D and is refused in 3D with that number; 0.5 runs in 3D. */
+Test(mat3d, stability_check_uses_three_dimensions)
+{
+    static const char *text = "[grid]\nnx = 30\nny = 30\nnz = 30\nsteps = 40\ncourant = 0.55\n"
+                              "[source]\nfrequency_hz = 1e9\n"
+                              "[material.m]\ndrude = 3.2727e10 0\n"
+                              "[object.b]\nshape = box\nmaterial = m\ncenter_x = 15\n"
+                              "center_y = 15\ncenter_z = 15\nwidth = 6\nheight = 6\ndepth = 6\n";
+    const double a = 3.2727e10 / (2 * M_PI * 1e9) * (2 * M_PI / 20); /* omega_p dx / c */
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    static const char *text2 = "[grid]\nnx = 30\nny = 30\nsteps = 40\ncourant = 0.55\n"
+                               "[source]\nfrequency_hz = 1e9\n"
+                               "[material.m]\ndrude = 3.2727e10 0\n"
+                               "[object.b]\nshape = rectangle\nmaterial = m\ncenter_x = 15\n"
+                               "center_y = 15\nwidth = 6\nheight = 6\n";
+    cr_assert_eq(scene_load_text(&s, "x.ini", text2, strlen(text2), NULL, 0, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(model_build(&m, &s, err, sizeof err), 0, "2D: %s", err);
+    model_free(&m);
+    scene_free(&s);
+    cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), NULL, 0, err, sizeof err), 0, "%s",
+                 err);
+    cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "3D at courant 0.55 was built");
+    const char *p = strstr(err, "courant <= ");
+    cr_assert(p && strstr(err, "unstable"), "%s", err);
+    const double smax = strtod(p + strlen("courant <= "), NULL), want = 2 / sqrt(12 + a * a);
+    cr_log_info("3D: %s (hand: %.5f; 2D %.5f)", err, want, 2 / sqrt(8 + a * a));
+    cr_expect(fabs(smax - want) < 2e-4, "largest stable courant %.5f, hand %.5f", smax, want);
+    cr_expect(2 / sqrt(8 + a * a) > 0.55 && want < 0.55);
+    scene_free(&s);
+    const char *lower[] = {"grid.courant=0.5"};
+    cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), lower, 1, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(model_build(&m, &s, err, sizeof err), 0, "3D at courant 0.5: %s", err);
+    model_free(&m);
+    scene_free(&s);
+}
+
+/* ---- checkpoints: an in-memory struct state_io (saving keeps each array by
+ * name, loading hands it back and demands the same count) */
+struct mem_state {
+    struct state_io io;
+    int n;
+    struct {
+        char name[64];
+        void *v;
+        size_t bytes;
+    } a[64];
+};
+
+static int mem_array(struct state_io *io, const char *name, void *data, size_t count, char *err,
+                     size_t errlen)
+{
+    struct mem_state *s = io->ctx;
+    const size_t bytes = count * sizeof(double); /* the test runs in double */
+    if (!io->load) {
+        cr_assert_lt(s->n, 64);
+        snprintf(s->a[s->n].name, sizeof s->a[s->n].name, "%s", name);
+        s->a[s->n].v = malloc(bytes ? bytes : 1);
+        memcpy(s->a[s->n].v, data, bytes);
+        s->a[s->n].bytes = bytes;
+        s->n++;
+        return 0;
+    }
+    for (int k = 0; k < s->n; k++)
+        if (!strcmp(s->a[k].name, name)) {
+            if (s->a[k].bytes != bytes)
+                return seterr(err, errlen, "state %s: size differs", name);
+            memcpy(data, s->a[k].v, bytes);
+            return 0;
+        }
+    return seterr(err, errlen, "state %s: not saved", name);
+}
+
+/* A run cut in two, its state saved and loaded into a new engine in
+ * between, gives the bits of the run in one go: the six fields and the
+ * state must travel whole, the dispersive entries' D_s, Ei^n and poles too
+ * (a sphere of every pole kind and mu_r beside a CPML, the plane wave). */
+Test(mat3d, checkpoint_carries_the_dispersive_state, .timeout = 60)
+{
+    static const char *text = "[grid]\nnx = 32\nny = 30\nnz = 28\nsteps = 80\ncourant = 0.5\n"
+                              "[boundary]\ntype = cpml\ncells = 6\n[source]\nfrequency_hz = 1e9\n"
+                              "[material.p]\neps_r = 2\nmu_r = 1.5\nsigma = 0.02\n"
+                              "debye = 1.5 1e-10\nlorentz = 0.5 2e10 1e9\ndrude = 2e10 3e9\n"
+                              "[object.s]\nshape = sphere\nmaterial = p\ncenter_x = 15.5\n"
+                              "center_y = 14.5\ncenter_z = 13.2\nradius = 6\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    cr_assert(t.model.magnetic && t.model.ndisp > 0);
+    struct engine_options o = {.precision = PRECISION_DOUBLE, .denormals = DENORMALS_FLUSH,
+                               .threads = 2};
+    struct engine *a, *b, *c;
+    char err[ERRLEN];
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(a, 80, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(b, 37, err, sizeof err), 0, "%s", err);
+    struct mem_state st = {.io = {.load = false, .array = mem_array}};
+    st.io.ctx = &st;
+    cr_assert_eq(engine_state(b, &st.io, b->step, err, sizeof err), 0, "%s", err);
+    bool ds = false;
+    for (int k = 0; k < st.n; k++)
+        ds |= !strcmp(st.a[k].name, "disp_ds");
+    cr_assert(ds, "no dispersive state saved");
+    st.io.load = true;
+    cr_assert_eq(engine_state(c, &st.io, 37, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(c, 43, err, sizeof err), 0, "%s", err);
+    const size_t n = t.model.ncells;
+    double *fa = malloc(n * sizeof *fa), *fc = malloc(n * sizeof *fc);
+    const enum field ids[6] = {FIELD_EX, FIELD_EY, FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_HZ};
+    double peak = 0;
+    for (int q = 0; q < 6; q++) {
+        cr_assert_eq(engine_read(a, ids[q], fa, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_read(c, ids[q], fc, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(memcmp(fa, fc, n * sizeof *fa), 0, "%s differs after the resume",
+                     field_name(ids[q]));
+        for (size_t k = 0; k < n && q < 2; k++)
+            peak = fmax(peak, fabs(fa[k]));
+    }
+    cr_assert_gt(peak, 1e-3, "the sphere has not scattered yet (Ex, Ey peak %g)", peak);
+    for (int k = 0; k < st.n; k++)
+        free(st.a[k].v);
+    free(fa);
+    free(fc);
+    engine_destroy(a);
+    engine_destroy(b);
+    engine_destroy(c);
+    setup_free(&t);
+}

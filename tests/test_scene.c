@@ -544,8 +544,8 @@ Test(scene, material_table)
     cr_assert_eq(scene_load(&sc, path, au_te, 2, err, sizeof err), 0, "%s", err);
     cr_assert_eq(model_build(&m, &sc, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s:8: material au: dispersion poles (Debye, Lorentz, Drude) "
-             "are not supported in TE ([grid] polarization = te) yet: only 2D TM scenes take "
-             "them, on the cpu engine (docs/scenes.md)", path);
+             "are not supported in TE ([grid] polarization = te) yet: only 2D TM scenes (the cpu "
+             "engine) and 3D scenes take them (docs/scenes.md)", path);
     cr_assert_str_eq(err, want);
     scene_free(&sc);
     const char *au_mu[] = {"object.a.material=au", "material.au.mu_r=2"};
