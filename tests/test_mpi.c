@@ -687,6 +687,15 @@ Test(mpi, cuda_mur_plane_wave_uneven_2_ranks_bit_identical, .timeout = 240)
                      (const struct cuda_run[]){{2, NULL, NULL}, {2, NULL, "fused"}}, 2, 30, 4, NULL);
 }
 
+/* mu_r and poles over ranks on the cuda engine (cuda3d_mat.cu: the H slots
+ * before Hx, Hy go up, the dispersive entries of a rank's bottom plane
+ * after the Hx, Hy of the plane below have come), both exchanges. */
+Test(mpi, cuda_mu_r_and_poles_2_ranks_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(mat_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, "host", NULL}}, 2,
+                     20, 4, NULL);
+}
+
 /* The monitors of the cuda engine over ranks (the gather kernel on each
  * rank, the rows through the host to rank 0): the far field and probes of
  * one process, bit for bit, both step paths. */
