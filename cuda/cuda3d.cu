@@ -302,15 +302,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     }
 #define ALLOC(p, bytes)                                                                       \
     do {                                                                                      \
-        const size_t b_ = (size_t)(bytes) > 0 ? (size_t)(bytes) : 1;                          \
-        cudaError_t e_ = cudaMalloc((void **)&(p), b_);                                       \
-        if (e_ == cudaSuccess)                                                                \
-            e_ = cudaMemset((p), 0, b_);                                                      \
-        if (e_ != cudaSuccess) {                                                              \
-            seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s", (size_t)(bytes),    \
-                   cudaGetErrorString(e_));                                                   \
+        if (dev_alloc0((void **)&(p), (size_t)(bytes), err, errlen))                          \
             goto fail;                                                                        \
-        }                                                                                     \
     } while (0)
     for (int k = 0; k < 6; k++) {
         ALLOC(c->f[k], c->cells * es);

@@ -226,6 +226,19 @@ struct cuda3d_engine {
     int smp_n;         /* rows recorded since the last read */
 };
 
+/* cudaMalloc of bytes (1 at least), zeroed: 0, or -1 with err. */
+static inline int dev_alloc0(void **p, size_t bytes, char *err, size_t errlen)
+{
+    const size_t b = bytes > 0 ? bytes : 1;
+    cudaError_t e = cudaMalloc(p, b);
+    if (e == cudaSuccess)
+        e = cudaMemset(*p, 0, b);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s", bytes,
+                      cudaGetErrorString(e));
+    return 0;
+}
+
 /* The kernels' view of the engine: its current arrays, sizes and slab. */
 template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
 {

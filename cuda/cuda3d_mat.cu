@@ -118,13 +118,8 @@ static long long local_at(const cuda3d_engine *c, size_t g)
 
 #define ALLOC(p, bytes)                                                                       \
     do {                                                                                      \
-        const size_t b_ = (size_t)(bytes) > 0 ? (size_t)(bytes) : 1;                          \
-        cudaError_t e_ = cudaMalloc((void **)&(p), b_);                                       \
-        if (e_ == cudaSuccess)                                                                \
-            e_ = cudaMemset((p), 0, b_);                                                      \
-        if (e_ != cudaSuccess)                                                                \
-            return seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s",              \
-                          (size_t)(bytes), cudaGetErrorString(e_));                           \
+        if (dev_alloc0((void **)&(p), (size_t)(bytes), err, errlen))                          \
+            return -1;                                                                        \
     } while (0)
 #define COPY(dst, src, bytes)                                                                 \
     do {                                                                                      \

@@ -357,7 +357,7 @@ Test(mat3d, checkpoint_carries_the_dispersive_state, .timeout = 60)
 
 /* A genuinely 3D check of the discrete dispersion: a PEC cavity filled with
  * one material (every corner; model_index_cells), the mode of
- * tests/test_3d.c (all six components, kx, ky, kz != 0, L = sx^2 + sy^2 +
+ * tests/helpers.h cavity3_mode (all six components, kx, ky, kz != 0, L = sx^2 + sy^2 +
  * sz^2), H = 0.  On that mode the update is K = S^2 L times the homogeneous
  * one of core/material.h, so the projection of E obeys
  * E^{n+1} + E^{n-1} = 2 cos(w dt) E^n with, z = 4 sin^2(w dt / 2):
@@ -382,9 +382,8 @@ static void cavity_medium(const char *label, const char *mat, double eps, double
     memset(m->mat, q, m->ncells);
     char err[ERRLEN];
     cr_assert_eq(model_index_cells(m, err, sizeof err), 0, "%s", err);
-    const double kx = M_PI * 4 / (nx - 1), ky = M_PI * 3 / (ny - 1), kz = M_PI * 2 / (nz - 1);
-    const double sx = 2 * sin(kx / 2), sy = 2 * sin(ky / 2), sz = 2 * sin(kz / 2), S = 0.5;
-    const double A = sz, B = sz, C = -(sx + sy), K = S * S * (sx * sx + sy * sy + sz * sz);
+    const struct cavity3 cv = cavity3_mode(nx, ny, nz);
+    const double S = 0.5, K = S * S * cv.L;
     const double w = pow(wp * scene_dt(&t.scene), 2);
     const double z = wp > 0 ? (K / mu + w) / eps : K / (eps * mu), cos_expected = 1 - z / 2;
 
@@ -398,16 +397,8 @@ static void cavity_medium(const char *label, const char *mat, double eps, double
         mode[c3] = calloc(m->ncells, sizeof(double));
         for (int k = 0; k < nz; k++)
             for (int j = 0; j < ny; j++)
-                for (int i = 0; i < nx; i++) {
-                    double v = 0;
-                    if (c3 == 0 && i <= nx - 2)
-                        v = A * cos(kx * (i + 0.5)) * sin(ky * j) * sin(kz * k);
-                    if (c3 == 1 && j <= ny - 2)
-                        v = B * sin(kx * i) * cos(ky * (j + 0.5)) * sin(kz * k);
-                    if (c3 == 2 && k <= nz - 2)
-                        v = C * sin(kx * i) * sin(ky * j) * cos(kz * (k + 0.5));
-                    mode[c3][i + (size_t)nx * (j + (size_t)ny * k)] = v;
-                }
+                for (int i = 0; i < nx; i++)
+                    mode[c3][i + (size_t)nx * (j + (size_t)ny * k)] = cavity3_e(&cv, c3, i, j, k);
         cr_assert_eq(engine_write(e, ef[c3], mode[c3], err, sizeof err), 0, "%s", err);
     }
     if (m->ndisp) { /* D_s = eps_inf E at every entry (no incident field here) */
