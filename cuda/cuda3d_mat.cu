@@ -8,45 +8,14 @@
  *   - the dispersive entries (model->disp_cell, an entry per E component at
  *     a dispersive corner) after E and Mur (k_disp): S curl H_s as the
  *     component's update takes it, then the D-E update of
- *     cpu/disp_cell.inc, statement for statement (core/yee.h "Dispersive
- *     poles"), with the coefficients of the entry's material from a table
- *     in the engine's precision (the _f fields in float, as update3d.inc).
+ *     cpu/disp_cell.inc, statement for statement (disp.cuh disp_entry),
+ *     with the coefficients of the entry's material from a table in the
+ *     engine's precision (the _f fields in float, as update3d.inc).
  * Values from the host each step (model_hslot_range_*, model_disp_range_*)
  * through pinned buffers, as the source slots'.
  */
 #include "cuda3d_internal.cuh"
-#include "yee.cuh"
-
-extern "C" {
-#include "core/material.h"
-}
-
-/* The coefficients of one dispersive material (core/material.h) in T. */
-template <typename T> struct DispCoef {
-    T sig, rdenom;
-    int npoles;
-    int kind[SCENE_MAX_POLES]; /* POLE_DEBYE or another */
-    T c1[SCENE_MAX_POLES], c2[SCENE_MAX_POLES], c3[SCENE_MAX_POLES];
-    T a[SCENE_MAX_POLES], b[SCENE_MAX_POLES];
-};
-
-template <typename T> static void coef_fill(DispCoef<T> *t, const struct material_coef *mc)
-{
-    const bool f = sizeof(T) == 4;
-    memset(t, 0, sizeof *t);
-    t->sig = f ? (T)mc->sigma_p_f : (T)mc->sigma_p;
-    t->rdenom = f ? (T)mc->rdenom_f : (T)mc->rdenom;
-    t->npoles = mc->npoles;
-    for (int q = 0; q < mc->npoles; q++) {
-        const struct material_pole_coef *p = &mc->poles[q];
-        t->kind[q] = p->kind == POLE_DEBYE;
-        t->c1[q] = f ? (T)p->c1_f : (T)p->c1;
-        t->c2[q] = f ? (T)p->c2_f : (T)p->c2;
-        t->c3[q] = f ? (T)p->c3_f : (T)p->c3;
-        t->a[q] = f ? (T)p->a_f : (T)p->a;
-        t->b[q] = f ? (T)p->b_f : (T)p->b;
-    }
-}
+#include "disp.cuh"
 
 /* The H slots: component 0 Hx, 1 Hy; h = h + v. */
 template <typename T, bool F>
@@ -86,27 +55,7 @@ __global__ void k_disp(Dev3<T> d, const long long *at, const uint8_t *comp, cons
         sc = Y::yee_disp_curl(d.ch, d.hy[c], d.hy[c - 1], d.hx[c], d.hx[c - d.sy]);
         e = d.ez;
     }
-    T *pk = p + t * ps, *pok = pold + t * ps;
-    const T sig = mc.sig, vt = v[t];
-    const T e0 = Y::yee_add(e[c], ei[t]);
-    T r = Y::yee_disp_rhs(ds[t], sc, vt, sig, e0);
-    for (int q = 0; q < mc.npoles; q++) {
-        if (mc.kind[q]) {
-            r = Y::yee_disp_debye_rhs(r, mc.a[q], pk[q], mc.b[q], e0);
-        } else {
-            const T pn = Y::yee_disp_lorentz(pk[q], pok[q], mc.c1[q], mc.c2[q], mc.c3[q], e0);
-            pok[q] = pk[q];
-            pk[q] = pn;
-            r = Y::yee_diff(r, pn);
-        }
-    }
-    const T e1 = Y::yee_disp_e(mc.rdenom, r);
-    for (int q = 0; q < mc.npoles; q++)
-        if (mc.kind[q])
-            pk[q] = Y::yee_disp_debye(pk[q], mc.a[q], mc.b[q], e1, e0);
-    ds[t] = Y::yee_disp_d(ds[t], sc, sig, e1, e0);
-    ei[t] = vt;
-    e[c] = Y::yee_diff(e1, vt);
+    e[c] = disp_entry<T, F>(mc, e[c], sc, v[t], &ds[t], &ei[t], p + t * ps, pold + t * ps);
 }
 
 /* The padded array index of model cell g (global) on this rank. */
@@ -204,8 +153,8 @@ int mat_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, siz
         int nrow = 0;
         for (int q = 0; q < m->nmats; q++)
             if (m->mats[q].dcoef) {
-                coef_fill(&tf[nrow], m->mats[q].dcoef);
-                coef_fill(&td[nrow], m->mats[q].dcoef);
+                disp_coef_fill(&tf[nrow], m->mats[q].dcoef);
+                disp_coef_fill(&td[nrow], m->mats[q].dcoef);
                 rowof[q] = (uint8_t)nrow++;
             }
         ALLOC(c->disp_tab_f, nrow * sizeof tf[0]);
