@@ -93,9 +93,11 @@ enum engine_caps {
     ENGINE_CAP_MONITORS = 1u << 7, /* gathers model->samples (read_samples) */
     ENGINE_CAP_DFT_MULTI = 1u << 8, /* [monitor.dft] at more than one frequency */
     ENGINE_CAP_TE = 1u << 9,        /* [grid] polarization = te */
-    ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic) */
+    ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic), 2D or 3D */
     ENGINE_CAP_LOSSY = 1u << 11,   /* a material with sigma != 0 (model->lossy) */
-    ENGINE_CAP_DISPERSIVE = 1u << 12, /* dispersion poles, 2D TM (model->dispersive) */
+    ENGINE_CAP_DISPERSIVE = 1u << 12, /* dispersion poles (model->dispersive): 2D TM, or 3D
+                                       * on a 3D engine (each bit means what the scene's
+                                       * dimension needs: 2D and 3D engines are apart) */
     /* TE with a lossy material (sigma on the edges: model->hlossy, hmats[].ca)
      * and with poles (the dispersive edges model->hdisp); beside ENGINE_CAP_TE
      * and ENGINE_CAP_LOSSY / ENGINE_CAP_DISPERSIVE */

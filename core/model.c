@@ -97,18 +97,16 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
         const struct scene_material *t = &s->materials[k];
         if (!t->used)
             continue;
-        if (t->where_mu[0] && s->nz > 1)
-            return seterr(err, errlen, "%s: material %s: mu_r = %g (a magnetic material) is not "
-                          "supported in 3D yet: the 3D engines take PEC and non-magnetic, "
-                          "non-dispersive dielectrics, lossless or lossy", t->where_mu, t->name, t->mu_r);
-        const char *why_not = s->nz > 1 ? "in 3D"
+        /* 3D takes mu_r and poles in one material too (its H map and its E
+         * entries are apart); 2D's magnetic map assumes plain dielectric
+         * cells (build_hnodes); TE takes poles on its edges */
+        const char *why_not = s->nz > 1 ? NULL
                               : t->where_mu[0] ? "together with mu_r != 1"
                                                : NULL;
         if (t->where_poles[0] && why_not)
             return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
-                          "Drude) are not supported %s yet: only 2D scenes (TM or TE) take "
-                          "them, on the cpu engine (docs/scenes.md)", t->where_poles, t->name,
-                          why_not);
+                          "Drude) are not supported %s yet: 2D scenes (TM or TE) and 3D "
+                          "scenes take them (docs/scenes.md)", t->where_poles, t->name, why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification
@@ -532,6 +530,143 @@ fail:
     return -1;
 }
 
+/* 3D: the H-node map of a scene with mu_r != 1 (core/model.h hmat: the mean
+ * mu_r of the four corners of each node's face) and its slots (Hx, Hy). */
+static int build_hnodes_3d(struct model *m, char *err, size_t errlen)
+{
+    const size_t n = m->ncells, nx = (size_t)m->nx, ny = (size_t)m->ny, nz = (size_t)m->nz;
+    const size_t sy = nx, sz = nx * ny;
+    free(m->hmat);
+    free(m->hslot);
+    m->hmat = NULL;
+    m->hslot = NULL;
+    m->nhslots = 0;
+    m->magnetic = 0;
+    for (size_t c = 0; c < n && !m->magnetic; c++)
+        m->magnetic = m->mats[m->mat[c]].mu_r != 1.0;
+    if (!m->magnetic)
+        return 0;
+    if (m->scene->dispersion_correction) /* as build_hnodes */
+        return seterr(err, errlen, "[grid] dispersion_correction = true with a magnetic "
+                      "material (mu_r != 1) is not supported: it corrects eps_r of lossless, "
+                      "non-magnetic dielectrics only");
+    m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f};
+    m->nhmats = 1;
+    if (!(m->hmat = xcalloc(3 * n, 1, "H-node map", err, errlen)))
+        return -1;
+    for (size_t c = 0; c < n; c++) {
+        const size_t i = c % nx, j = c / nx % ny, k = c / sz;
+        for (int comp = 0; comp < 3; comp++) {
+            /* the node's 2D pair (step a) and the step to the pair one corner up */
+            const size_t a = comp == 0 ? sy : 1, up = comp == 2 ? sy : sz;
+            if ((comp != 0 && i + 1 >= nx) || (comp != 1 && j + 1 >= ny)
+                || (comp != 2 && k + 1 >= nz))
+                continue;
+            const double m0 = 0.5 * (m->mats[m->mat[c]].mu_r + m->mats[m->mat[c + a]].mu_r);
+            const double m1 = 0.5 * (m->mats[m->mat[c + up]].mu_r
+                                     + m->mats[m->mat[c + up + a]].mu_r);
+            const int q = hmaterial(m, 0, 0.5 * (m0 + m1), 0.0, NULL, err, errlen);
+            if (q < 0)
+                return -1;
+            m->hmat[(size_t)comp * n + c] = (uint8_t)q;
+            m->nhslots += q != 0 && comp != 2;
+        }
+    }
+    if (!(m->hslot = xcalloc(m->nhslots, sizeof *m->hslot, "H slots", err, errlen)))
+        return -1;
+    for (size_t c = 0, q = 0; c < n; c++)
+        for (int comp = 0; comp < 2; comp++)
+            if (m->hmat[(size_t)comp * n + c])
+                m->hslot[q++] = (size_t)comp * n + c;
+    return 0;
+}
+
+/* Whether E component comp of 3D cell (i, j, k) is updated by the sweep
+ * (update3d.inc's ranges), and (*slab) whether its curl meets a CPML slab. */
+static bool e_updated_3d(const struct model *m, int comp, int i, int j, int k, bool *slab)
+{
+    const int n[3] = {m->nx, m->ny, m->nz}, p[3] = {i, j, k};
+    const int N = m->scene->boundary == BOUNDARY_CPML ? m->scene->cpml_cells : 0;
+    int kk;
+    *slab = false;
+    for (int a = 0; a < 3; a++) {
+        if (a == comp ? p[a] > n[a] - 2 : p[a] < 1 || p[a] > n[a] - 2)
+            return false;
+        *slab |= a != comp && pml_slab_e(n[a], N, p[a], &kk) >= 0;
+    }
+    return true;
+}
+
+/* An E slot at a cell of material t: PEC and dielectrics (the incident
+ * field's term), not a dispersive cell (its pass takes Ei itself) nor, in
+ * 3D, a magnetic-only one (eps_r = 1, sigma = 0: its term is 0, and 2D
+ * remaps such cells to vacuum). */
+static bool has_e_slot(const struct material *t)
+{
+    return t->kind != MATERIAL_VACUUM && !t->dcoef
+           && !(t->mu_r != 1.0 && t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0
+                && t->sigma == 0.0);
+}
+
+int model_index_cells(struct model *m, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    const bool d3 = m->nz > 1;
+    const size_t n = m->ncells, nx = (size_t)m->nx, ny = (size_t)m->ny;
+    if (d3 && build_hnodes_3d(m, err, errlen))
+        return -1;
+    free(m->slot_cell);
+    free(m->disp_cell);
+    m->slot_cell = m->disp_cell = NULL;
+    m->nslots = m->ndisp = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass
+            && (!(m->slot_cell = xcalloc(m->nslots, sizeof *m->slot_cell, "source slots", err, errlen))
+                || !(m->disp_cell = xcalloc(m->ndisp, sizeof *m->disp_cell, "dispersive cells", err,
+                                            errlen))))
+            return -1;
+        size_t ns = 0, nd = 0;
+        for (size_t c = 0; c < n; c++) {
+            const struct material *t = &m->mats[m->mat[c]];
+            const int i = (int)(c % nx), j = (int)(c / nx % ny), k = (int)(c / (nx * ny));
+            if (t->dcoef && d3) {
+                /* the E components at the corner that the sweep updates */
+                for (int comp = 0; comp < 3; comp++) {
+                    bool slab;
+                    if (!e_updated_3d(m, comp, i, j, k, &slab))
+                        continue;
+                    if (slab)
+                        return seterr(err, errlen, "a dispersive material's cell (%d, %d, %d) "
+                                      "lies in a CPML slab: keep dispersive objects out of the "
+                                      "CPML (their update has no CPML terms yet)", i, j, k);
+                    if (pass)
+                        m->disp_cell[nd] = (size_t)comp * n + c;
+                    nd++;
+                }
+            } else if (t->dcoef) {
+                /* the dispersive pass takes the plain curl: no CPML, no wall */
+                const int lo = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 1;
+                if (i < lo || j < lo || i > m->nx - 1 - lo || j > m->ny - 1 - lo)
+                    return seterr(err, errlen, "a dispersive material's cell lies %s: keep "
+                                  "dispersive objects inside the grid's interior (its update "
+                                  "has no CPML terms yet)",
+                                  s->boundary == BOUNDARY_CPML ? "in a CPML slab"
+                                                               : "on the grid's outer ring");
+                if (pass)
+                    m->disp_cell[nd] = c;
+                nd++;
+            } else if (m->mat[c] && has_e_slot(t)) {
+                if (pass)
+                    m->slot_cell[ns] = c;
+                ns++;
+            }
+        }
+        m->nslots = ns;
+        m->ndisp = nd;
+    }
+    return 0;
+}
+
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -555,26 +690,8 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         goto fail;
     if (m->nz == 1 && build_hnodes(m, err, errlen))
         goto fail;
-    for (size_t c = 0; c < m->ncells; c++) {
-        m->ndisp += m->mats[m->mat[c]].dcoef != NULL;
-        m->nslots += m->mat[c] != 0 && !m->mats[m->mat[c]].dcoef;
-    }
-    m->slot_cell = xcalloc(m->nslots, sizeof *m->slot_cell, "source slots", err, errlen);
-    m->disp_cell = xcalloc(m->ndisp, sizeof *m->disp_cell, "dispersive cells", err, errlen);
-    if (!m->slot_cell || !m->disp_cell)
+    if (model_index_cells(m, err, errlen))
         goto fail;
-    for (size_t c = 0, k = 0, q = 0; c < m->ncells; c++) {
-        if (m->mats[m->mat[c]].dcoef) {
-            /* the dispersive pass takes the plain curl: no CPML, no wall */
-            const int i = (int)(c % (size_t)m->nx), j = (int)(c / (size_t)m->nx);
-            const int lo = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 1;
-            if (i < lo || j < lo || i > m->nx - 1 - lo || j > m->ny - 1 - lo)
-                goto disp_wall;
-            m->disp_cell[q++] = c;
-        } else if (m->mat[c]) {
-            m->slot_cell[k++] = c;
-        }
-    }
 
     /* The wave front enters at the grid corner it meets first. */
     const double th = s->angle_deg * M_PI / 180.0;
@@ -629,10 +746,6 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     if (monitor_plan_build(m, err, errlen))
         goto fail;
     return 0;
-disp_wall:
-    seterr(err, errlen, "a dispersive material's cell lies %s: keep dispersive objects "
-           "inside the grid's interior (its update has no CPML terms yet)",
-           s->boundary == BOUNDARY_CPML ? "in a CPML slab" : "on the grid's outer ring");
 fail:
     model_free(m);
     return -1;
@@ -722,7 +835,7 @@ static double slot_value(const struct model *m, size_t k, int n)
 static double hnode_incident(const struct model *m, size_t q, double t)
 {
     const size_t n = m->ncells, c = q % n, nx = (size_t)m->nx;
-    const double i = (double)(c % nx), j = (double)(c / nx);
+    const double i = (double)(c % nx), j = (double)(c / nx % (size_t)m->ny);
     return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
                  : -m->cos_t * model_incident(m, i + 0.5, j, t);
 }
@@ -747,25 +860,51 @@ static double hslot_value(const struct model *m, size_t k, int n)
  * changes no bit. */
 #define PARALLEL_VALUES 16384
 
-/* Ei^{n+1} at dispersive cell k. */
+/* Ei^{n+1} at dispersive entry k (3D: the Ez entries; Ex, Ey have none). */
 static double disp_value(const struct model *m, size_t k, int n)
 {
-    const size_t c = m->disp_cell[k], nx = (size_t)m->nx;
-    return model_incident(m, (double)(c % nx), (double)(c / nx), (double)n + 1.0);
+    const size_t id = m->disp_cell[k], c = id % m->ncells, nx = (size_t)m->nx;
+    if (m->nz > 1 && id / m->ncells != 2)
+        return 0.0;
+    return model_incident(m, (double)(c % nx), (double)(c / nx % (size_t)m->ny), (double)n + 1.0);
+}
+
+void model_disp_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
+{
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
+    for (size_t k = 0; k < count; k++)
+        out[k] = (float)disp_value(m, first + k, n);
+}
+
+void model_disp_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
+{
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
+    for (size_t k = 0; k < count; k++)
+        out[k] = disp_value(m, first + k, n);
 }
 
 void model_disp_values_f(const struct model *m, int n, float *out)
 {
-#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->ndisp; k++)
-        out[k] = (float)disp_value(m, k, n);
+    model_disp_range_f(m, n, 0, m->ndisp, out);
 }
 
 void model_disp_values_d(const struct model *m, int n, double *out)
 {
-#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->ndisp; k++)
-        out[k] = disp_value(m, k, n);
+    model_disp_range_d(m, n, 0, m->ndisp, out);
+}
+
+void model_hslot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
+{
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
+    for (size_t k = 0; k < count; k++)
+        out[k] = (float)hslot_value(m, first + k, n);
+}
+
+void model_hslot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
+{
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
+    for (size_t k = 0; k < count; k++)
+        out[k] = hslot_value(m, first + k, n);
 }
 
 void model_hdisp_values_f(const struct model *m, int n, float *out)
@@ -784,16 +923,12 @@ void model_hdisp_values_d(const struct model *m, int n, double *out)
 
 void model_hslot_values_f(const struct model *m, int n, float *out)
 {
-#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nhslots; k++)
-        out[k] = (float)hslot_value(m, k, n);
+    model_hslot_range_f(m, n, 0, m->nhslots, out);
 }
 
 void model_hslot_values_d(const struct model *m, int n, double *out)
 {
-#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nhslots; k++)
-        out[k] = hslot_value(m, k, n);
+    model_hslot_range_d(m, n, 0, m->nhslots, out);
 }
 
 void model_slot_values_f(const struct model *m, int n, float *out)

@@ -56,6 +56,10 @@ struct material {
      * section 3). */
     struct material_coef *dcoef;
     int dtable;
+    /* 3D: the corner's relative permeability (part of the material's
+     * identity there: the H-node map below is made from it); 2D keeps 1 and
+     * paints mu_r apart (paint_mu). */
+    double mu_r;
 };
 
 /* CPML coefficients along one axis, per position index (Ez positions i, or
@@ -120,7 +124,11 @@ struct model {
 
     /* Dispersive cells (materials with dcoef), in increasing cell order; they
      * are no source slots: the dispersive pass takes Ei^{n+1} itself
-     * (model_disp_values_*).  Never in a CPML slab nor on the outer ring. */
+     * (model_disp_values_*).  Never in a CPML slab nor on the outer ring.
+     * 3D: one entry per E component the sweep updates at a dispersive
+     * corner, comp * ncells + c (comp 0 Ex, 1 Ey, 2 Ez; increasing c, then
+     * comp), each its own state; never an E component whose curl meets a
+     * CPML slab (the pass takes the plain curl). */
     bool dispersive;
     size_t ndisp;
     size_t *disp_cell;
@@ -145,7 +153,15 @@ struct model {
      * In TE, mat / mats describe the ez array's nodes (eta0 Hz): their eps_r,
      * cezh, cinc are those of the node's mu_r (S / mu_r, -(1 - 1/mu_r)).
      * CPML slabs never meet a node of index != 0 (objects keep out of them:
-     * scene_interior_margin), so the engines' CPML paths use ch. */
+     * scene_interior_margin), so the engines' CPML paths use ch.
+     * 3D (TM only, only with mu_r != 1): hmat[comp * ncells + c], comp 0 Hx,
+     * 1 Hy, 2 Hz of cell c, mu_bar the mean mu_r (struct material mu_r) of
+     * the four corners of the node's face, 0.5 (0.5 (a + b) + 0.5 (a' + b'))
+     * with (a, b) the 2D pair (Hx(i, j+1/2, k+1/2): corners (i, j, k) and
+     * (i, j+1, k); Hy: (i, j, k), (i+1, j, k); Hz: (i, j, k), (i+1, j, k))
+     * and (a', b') the same pair one corner up (z for Hx, Hy; y for Hz),
+     * so that a z-invariant scene gives the 2D mean exactly; nodes not
+     * updated take 0; the CPML rows take the map's coefficient too. */
     uint8_t *hmat;
     struct hmaterial {
         int pec;       /* TE: a PEC edge, H-array slot = value (a copy) */
@@ -188,7 +204,9 @@ struct model {
     /* The H nodes that take an incident-field term (hmat != 0), as
      * comp * ncells + c, in increasing c (Hx before Hy at a cell);
      * hslot_row[j] .. hslot_row[j+1] are those of row j (applied right after
-     * row j's H update, like the cut edges). */
+     * row j's H update, like the cut edges).  3D: Hx and Hy nodes only (the
+     * incident wave has no Hz), applied after the whole H sweep; no
+     * hslot_row. */
     size_t nhslots;
     size_t *hslot, *hslot_row;
 
@@ -224,14 +242,21 @@ struct model {
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen);
 /* Refuse (file:line of the key, the material's name) a material that objects
- * or maps use and the engines cannot run yet: mu_r != 1 in 3D, or dispersion
- * poles in 3D or with mu_r != 1 (2D TM poles are taken by the engines
- * with ENGINE_CAP_DISPERSIVE; sigma != 0 is taken by the engines with ENGINE_CAP_LOSSY, mu_r and
- * TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE, sigma and poles in
- * TE by those with ENGINE_CAP_TE_LOSSY and ENGINE_CAP_TE_DISPERSIVE;
- * engine_create refuses them on the others); and checks each lossy,
- * magnetic or dispersive material's stability.  model_build calls it first. */
+ * or maps use and the engines cannot run yet: dispersion poles with mu_r != 1
+ * in 2D (2D TM and TE and 3D poles are taken by the engines with
+ * ENGINE_CAP_DISPERSIVE, in TE also ENGINE_CAP_TE_DISPERSIVE; sigma != 0 is
+ * taken by the engines with ENGINE_CAP_LOSSY, in TE also ENGINE_CAP_TE_LOSSY;
+ * mu_r and TE by those with ENGINE_CAP_MAGNETIC and ENGINE_CAP_TE;
+ * engine_create refuses them on the others), and an unstable one
+ * (core/material.h, on the scene's 2 or 3 dimensions).  model_build calls
+ * it first. */
 int model_check_materials(const struct scene *s, char *err, size_t errlen);
+/* (Re)derive from m->mat what model_build lists from it: the source slots,
+ * the dispersive cells and, in 3D, the H-node map and its slots (any earlier
+ * lists freed).  model_build calls it; a test that edits m->mat calls it
+ * again.  -1 with err (a dispersive cell where its pass cannot run), the
+ * model left for model_free. */
+int model_index_cells(struct model *m, char *err, size_t errlen);
 void model_free(struct model *m);
 
 /* The soft point source ([source] type = point): the value added to Ez at
@@ -266,6 +291,10 @@ void model_slot_range_d(const struct model *m, int n, size_t first, size_t count
  * rounded once. */
 void model_disp_values_f(const struct model *m, int n, float *out);
 void model_disp_values_d(const struct model *m, int n, double *out);
+/* The same for entries first .. first+count-1 (3D: 0 for the Ex and Ey
+ * entries, the incident wave's E being Ez alone). */
+void model_disp_range_f(const struct model *m, int n, size_t first, size_t count, float *out);
+void model_disp_range_d(const struct model *m, int n, size_t first, size_t count, double *out);
 
 /* H-node slot values for the H update from n-1/2 to n+1/2 (Ez at n), with
  * the arrays' incident fields (TM: eta0 H_inc; TE: -E_inc, the same numbers):
@@ -277,6 +306,8 @@ void model_disp_values_d(const struct model *m, int n, double *out);
  * Computed in double, rounded once. */
 void model_hslot_values_f(const struct model *m, int n, float *out);
 void model_hslot_values_d(const struct model *m, int n, double *out);
+void model_hslot_range_f(const struct model *m, int n, size_t first, size_t count, float *out);
+void model_hslot_range_d(const struct model *m, int n, size_t first, size_t count, double *out);
 
 /* The arrays' incident field Hi^{n+1/2} (TE: -E_inc) at each dispersive H
  * node (hdisp), for the H update from n-1/2 to n+1/2, in double, rounded once. */

@@ -493,9 +493,15 @@ int paint_coef_eps(const struct model *m, double eps_r, double *out, char *err, 
 int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma, char *err,
                    size_t errlen)
 {
+    return paint_material_mu(m, kind, eps_r, sigma, 1.0, err, errlen);
+}
+
+int paint_material_mu(struct model *m, enum material_kind kind, double eps_r, double sigma,
+                      double mu_r, char *err, size_t errlen)
+{
     for (int k = 0; k < m->nmats; k++)
         if (m->mats[k].kind == kind && m->mats[k].eps_r == eps_r && m->mats[k].sigma == sigma
-            && !m->mats[k].dcoef)
+            && m->mats[k].mu_r == mu_r && !m->mats[k].dcoef)
             return k;
     if (m->nmats == MODEL_MAX_MATERIALS)
         return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
@@ -503,6 +509,7 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, doubl
     const double S = m->scene->courant;
     t->kind = kind;
     t->eps_r = eps_r;
+    t->mu_r = kind == MATERIAL_DIELECTRIC ? mu_r : 1.0;
     /* a lossless dielectric's coefficients may take the dispersion-matched
      * eps' (paint_coef_eps); eps_r stays the scene's value */
     double ec = eps_r;
@@ -560,12 +567,20 @@ int paint_dispersive(struct model *m, int table, char *err, size_t errlen)
      * pass after the sweep updates these cells */
     t->kind = MATERIAL_DIELECTRIC;
     t->eps_r = sm->eps_inf;
+    t->mu_r = m->nz > 1 ? sm->mu_r : 1.0; /* 2D: paint_mu */
     t->sigma = sm->sigma;
     t->ca = 1.0;
     t->ca_f = 1.0f;
     t->dtable = table;
     m->dispersive = true;
     return m->nmats++;
+}
+
+/* The mu_r a 3D material index carries (struct material mu_r): the table
+ * material's, 1 for the built-ins and in 2D (paint_mu paints it there). */
+static double table_mu3(const struct model *m, int table)
+{
+    return m->nz > 1 && table >= 0 ? m->scene->materials[table].mu_r : 1.0;
 }
 
 /* The conductivity (S/m) of a table material, 0 for the built-ins. */
@@ -695,10 +710,11 @@ static int paint_map(struct model *m, const struct scene_map *mp, char *err, siz
     for (int v = 0; v < mp->nvalues; v++) {
         const struct scene_map_value *t = &mp->values[v];
         const double sig = t->table >= 0 ? table_sigma(m->scene, t->table) : t->sigma;
+        const double mu = t->kind == MATERIAL_DIELECTRIC ? table_mu3(m, t->table) : 1.0;
         idx[v] = t->kind == MATERIAL_VACUUM ? 0
                  : table_dispersive(m->scene, t->table)
                      ? paint_dispersive(m, t->table, err, errlen)
-                     : paint_material(m, t->kind, t->eps_r, sig, err, errlen);
+                     : paint_material_mu(m, t->kind, t->eps_r, sig, mu, err, errlen);
         if (idx[v] < 0)
             return seterr(err, errlen, "map.%s: more than %d distinct materials in the scene, "
                           "objects and maps together (the material index per cell is one byte)",
@@ -736,9 +752,13 @@ int paint_objects(struct model *m, char *err, size_t errlen)
         const struct scene_object *o = &s->objects[k];
         const bool disp = table_dispersive(s, o->table);
         const int idx = disp ? paint_dispersive(m, o->table, err, errlen)
-                             : paint_material(m, o->material,
-                                              o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
-                                              table_sigma(s, o->table), err, errlen);
+                             : paint_material_mu(m, o->material,
+                                                 o->material == MATERIAL_PEC ? 0.0 : o->eps_r,
+                                                 table_sigma(s, o->table),
+                                                 o->material == MATERIAL_DIELECTRIC
+                                                     ? table_mu3(m, o->table)
+                                                     : 1.0,
+                                                 err, errlen);
         if (idx < 0)
             goto fail;
         double lo[3], hi[3];

@@ -51,6 +51,11 @@ int paint_coef_eps(const struct model *m, double eps_r, double *out, char *err, 
  * full.  sigma in S/m, ignored for PEC. */
 int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma,
                    char *err, size_t errlen);
+/* The same with a permeability (3D: struct material mu_r, part of the
+ * material's identity; paint_material is mu_r = 1; ignored but for
+ * dielectrics). */
+int paint_material_mu(struct model *m, enum material_kind kind, double eps_r, double sigma,
+                      double mu_r, char *err, size_t errlen);
 
 /* The index in m->mats of dispersive table material `table` (scene
  * materials index, with poles), added if new with its D-E coefficients

@@ -49,6 +49,20 @@ struct cpu3d_fields {
     int zs0; /* the first z-slab side (0 low, 1 high) the z psi arrays hold */
     struct mur_plane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];
+    /* mu_r (model->hmat): the coefficients hmats[].ch in the engine's
+     * precision, whether own row (j, k) holds a node of index != 0
+     * [(k - k0) * ny + j], and the H slots hs0 .. hs1-1 of the model's (this
+     * rank's planes) with this step's values */
+    const void *hc;
+    bool *hrow;
+    size_t hs0, hs1;
+    void *hslot_v;
+    /* dispersive entries d0 .. d1-1 of model->disp_cell (this rank's
+     * planes): D_s, Ei^n, this step's Ei^{n+1} [d1 - d0], P^n, P^{n-1}
+     * [d1 - d0][pstride], pstride the most poles of a dispersive material */
+    size_t d0, d1;
+    int pstride;
+    void *disp_ds, *disp_ei, *disp_v, *disp_p, *disp_pold;
 };
 
 /* The monitors' samples (core/monitor.h) in this rank's planes: model
@@ -73,6 +87,8 @@ struct cpu3d_engine {
     float ca_f[3][MODEL_MAX_MATERIALS]; /* model->lossy: E = ca E + cb curl H, cb in cezh */
     double ca_d[3][MODEL_MAX_MATERIALS];
     uint8_t slot_kind[MODEL_MAX_MATERIALS];
+    float hc_f[MODEL_MAX_MATERIALS]; /* mu_r: model->hmats[].ch */
+    double hc_d[MODEL_MAX_MATERIALS];
     int threads;
     struct cpu3d_samples smp;
 };
@@ -184,6 +200,13 @@ static void cpu3d_destroy(struct engine *e)
     for (int k = 0; k < MUR_PLANES; k++)
         free(c->f.mur_old[k]);
     free(c->slot_v);
+    free(c->f.hrow);
+    free(c->f.hslot_v);
+    free(c->f.disp_ds);
+    free(c->f.disp_ei);
+    free(c->f.disp_v);
+    free(c->f.disp_p);
+    free(c->f.disp_pold);
     free(c->smp.own);
     free(c->smp.at);
     free(c->smp.field);
@@ -201,6 +224,75 @@ static size_t psi_elems(const struct model *m, const struct cpu3d_fields *f, int
     int first;
     const size_t sides = axis == 2 ? (size_t)slab3d_cpml_z_sides(m->nz, m->pml_n, f->d.k0, f->d.k1, &first) : 2;
     return sides * N * (axis == 0 ? ny * nzo : axis == 1 ? nx * nzo : nx * ny);
+}
+
+/* The entries first .. of a list of model ids (comp * ncells + c, in
+ * increasing c) whose cell lies in planes k0 .. k1-1: a run [*a, *b). */
+void cpu3d_plane_run(const size_t *ids, size_t n, size_t ncells, size_t plane, int k0, int k1,
+                     size_t *a, size_t *b)
+{
+    size_t q = 0;
+    while (q < n && ids[q] % ncells < (size_t)k0 * plane)
+        q++;
+    *a = q;
+    while (q < n && ids[q] % ncells < (size_t)k1 * plane)
+        q++;
+    *b = q;
+}
+
+/* The most poles of a dispersive material of the model (the stride of the
+ * poles' state per entry). */
+int cpu3d_pole_stride(const struct model *m)
+{
+    int s = 0;
+    for (int q = 0; q < m->nmats; q++)
+        if (m->mats[q].dcoef && m->mats[q].dcoef->npoles > s)
+            s = m->mats[q].dcoef->npoles;
+    return s;
+}
+
+/* mu_r and the dispersive entries (core/model.h hmat, disp_cell) of this
+ * rank's planes: the H coefficients, the row flags, the H slots' and the
+ * entries' runs and state. */
+static int cpu3d_materials_3d(struct cpu3d_engine *c, const struct model *m, size_t elem,
+                              char *err, size_t errlen)
+{
+    struct cpu3d_fields *f = &c->f;
+    const struct decomp *d = &f->d;
+    const int nzo = d->k1 - d->k0;
+    for (int q = 0; q < m->nhmats; q++) {
+        c->hc_f[q] = m->hmats[q].ch_f;
+        c->hc_d[q] = m->hmats[q].ch;
+    }
+    f->hc = elem == sizeof(float) ? (const void *)c->hc_f : (const void *)c->hc_d;
+    if (m->hmat) {
+        if (!(f->hrow = xcalloc((size_t)nzo * m->ny, sizeof *f->hrow, "H row flags", err, errlen)))
+            return -1;
+        for (int k = d->k0; k < d->k1; k++)
+            for (int j = 0; j < m->ny; j++) {
+                const size_t r = (size_t)j * m->nx + (size_t)k * d->plane;
+                bool any = false;
+                for (int a = 0; a < 3 && !any; a++)
+                    for (int i = 0; i < m->nx && !any; i++)
+                        any = m->hmat[(size_t)a * m->ncells + r + i] != 0;
+                f->hrow[(size_t)(k - d->k0) * m->ny + j] = any;
+            }
+        cpu3d_plane_run(m->hslot, m->nhslots, m->ncells, d->plane, d->k0, d->k1, &f->hs0, &f->hs1);
+        if (!(f->hslot_v = xcalloc(f->hs1 > f->hs0 ? f->hs1 - f->hs0 : 1, elem, "H slot values",
+                                   err, errlen)))
+            return -1;
+    }
+    cpu3d_plane_run(m->disp_cell, m->ndisp, m->ncells, d->plane, d->k0, d->k1, &f->d0, &f->d1);
+    f->pstride = cpu3d_pole_stride(m);
+    const size_t nd = f->d1 - f->d0, np = nd * (size_t)f->pstride;
+    if (nd
+        && (!(f->disp_ds = xcalloc(nd, elem, "dispersive cells", err, errlen))
+            || !(f->disp_ei = xcalloc(nd, elem, "dispersive cells", err, errlen))
+            || !(f->disp_v = xcalloc(nd, elem, "dispersive cells", err, errlen))
+            || !(f->disp_p = xcalloc(np ? np : 1, elem, "dispersive cells", err, errlen))
+            || !(f->disp_pold = xcalloc(np ? np : 1, elem, "dispersive cells", err, errlen))))
+        return -1;
+    return 0;
 }
 
 static int cpu3d_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -248,6 +340,8 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
                              c->cezh_d, c->slot_kind, err, errlen))
         goto fail;
     cpu3d_e_ca(m, c->ca_f, c->ca_d);
+    if (cpu3d_materials_3d(c, m, elem, err, errlen))
+        goto fail;
     if (m->nsamples) {
         struct cpu3d_samples *sp = &c->smp;
         const size_t off = (size_t)decomp_kbase(d) * d->plane;
@@ -326,8 +420,12 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
         _mm_setcsr(saved_csr); /* slot values in IEEE mode, as in 2D */
         if (e->opt.precision == PRECISION_SINGLE) {
             model_slot_range_f(m, t, c->s0, c->s1 - c->s0, c->slot_v);
+            model_hslot_range_f(m, t, c->f.hs0, c->f.hs1 - c->f.hs0, c->f.hslot_v);
+            model_disp_range_f(m, t, c->f.d0, c->f.d1 - c->f.d0, c->f.disp_v);
             rc = sweep_f(&c->f, m, m->ch_f, c->cezh_f, m->lossy ? c->ca_f : NULL, m->mur_k_f,
                          e->opt.denormals, err, errlen);
+            if (c->f.d1 > c->f.d0)
+                update_disp_f(&c->f, m, m->ch_f, e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_f(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
@@ -336,8 +434,12 @@ static int cpu3d_step(struct engine *e, int n, char *err, size_t errlen)
             }
         } else {
             model_slot_range_d(m, t, c->s0, c->s1 - c->s0, c->slot_v);
+            model_hslot_range_d(m, t, c->f.hs0, c->f.hs1 - c->f.hs0, c->f.hslot_v);
+            model_disp_range_d(m, t, c->f.d0, c->f.d1 - c->f.d0, c->f.disp_v);
             rc = sweep_d(&c->f, m, m->ch, c->cezh_d, m->lossy ? c->ca_d : NULL, m->mur_k,
                          e->opt.denormals, err, errlen);
+            if (c->f.d1 > c->f.d0)
+                update_disp_d(&c->f, m, m->ch, e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
             apply_slots_d(&c->f, m, c->slot_kind, c->slot_v, c->s0, c->s1, off);
             if (point) {
@@ -458,8 +560,9 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
                  "; MPI: %d ranks, z slabs, rank 0 gathers", c->f.d.size);
 }
 
-/* The checkpointed state: the six fields and the CPML psi, in place
- * (Mur's saved planes are scratch within a step). */
+/* The checkpointed state: the six fields, the CPML psi and the dispersive
+ * entries' D_s, Ei^n and poles, in place (Mur's saved planes are scratch
+ * within a step). */
 static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
 {
     struct cpu3d_engine *c = (struct cpu3d_engine *)e;
@@ -477,13 +580,28 @@ static int cpu3d_state(struct engine *e, struct state_io *io, char *err, size_t 
     for (int k = 0; k < PSI_COUNT && m->pml_n; k++)
         if (io->array(io, psi[k], c->f.psi[k], psi_elems(m, &c->f, psi_axis[k]), err, errlen))
             return -1;
+    const size_t nd = c->f.d1 - c->f.d0, np = nd * (size_t)c->f.pstride;
+    const struct {
+        const char *name;
+        void *data;
+        size_t count;
+    } disp[] = {
+        {"disp_ds", c->f.disp_ds, nd},
+        {"disp_ei", c->f.disp_ei, nd},
+        {"disp_p", c->f.disp_p, np},
+        {"disp_pold", c->f.disp_pold, np},
+    };
+    for (size_t k = 0; k < sizeof disp / sizeof disp[0] && nd; k++)
+        if (disp[k].count && io->array(io, disp[k].name, disp[k].data, disp[k].count, err, errlen))
+            return -1;
     return 0;
 }
 
 const struct engine_ops cpu3d_engine_ops = {
     .name = "cpu",
     .caps = ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT
-            | ENGINE_CAP_MPI | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY,
+            | ENGINE_CAP_MPI | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY | ENGINE_CAP_MAGNETIC
+            | ENGINE_CAP_DISPERSIVE,
     .summary = "3D, plain C, float or double, OpenMP over z planes, MPI z slabs under mpirun",
     .create = cpu3d_create,
     .step = cpu3d_step,

@@ -19,7 +19,9 @@
  *
  * Materials as update3d.inc: each E component by the map of
  * cpu3d_e_materials (cpu/cpu3d.c: the corner's material, vacuum on an edge
- * that leaves a PEC corner for a vacuum one) and cezh[component][index].
+ * that leaves a PEC corner for a vacuum one) and cezh[component][index];
+ * mu_r (an H-node map) and dispersion poles (entries per E component) in
+ * cuda3d_mat.cu, on the two-kernel path.
  * Staggering as update3d.inc: cell (i, j, k) holds Ex(i+1/2, j, k),
  * Ey(i, j+1/2, k), Ez(i, j, k+1/2), Hx(i, j+1/2, k+1/2), Hy(i+1/2, j, k+1/2),
  * Hz(i+1/2, j+1/2, k).  Arrays are [nz][ny][px] with the row pitch px = nx
@@ -113,6 +115,7 @@ static void cuda3d_destroy(struct engine *e)
     cudaFreeHost(c->slot_v_h);
     if (c->slot_ev)
         cudaEventDestroy(c->slot_ev);
+    mat_free(c);
     cudaFree(c->first_bad);
     cudaFree(c->smp_at);
     cudaFree(c->smp_f);
@@ -247,6 +250,14 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         c->uncoalesced = me && !strcmp(me, "uncoalesced");
         if (c->uncoalesced)
             c->fused = false;
+        /* mu_r and the dispersive entries run on the two-kernel path only
+         * (cuda3d_mat.cu): the fused kernel declines them */
+        if (c->fused && (m->magnetic || m->dispersive)) {
+            c->fused = false;
+            if (pe && !strcmp(pe, "fused"))
+                log_info("cuda 3D: TEXFDTD_CUDA3D=fused: the fused kernel takes no mu_r nor "
+                         "dispersion poles; two kernels per step");
+        }
         log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
                  c->uncoalesced ? ", un-coalesced thread mapping" : "");
     }
@@ -280,7 +291,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         for (int q = 0; q < MUR_PLANES; q++)
             murb += slab3d_mur_cells(&c->mur[q]) * es;
     }
-    const size_t per_cell = (c->fused ? 12 : 6) * es + 1;
+    const size_t per_cell = (c->fused ? 12 : 6) * es + 1 + (m->hmat ? 3 : 0); /* + H-node map */
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
                         + m->nsamples * ((size_t)m->sample_rows * es + 9) /* samples */
                         + (64u << 20) /* context and slack */;
@@ -291,15 +302,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     }
 #define ALLOC(p, bytes)                                                                       \
     do {                                                                                      \
-        const size_t b_ = (size_t)(bytes) > 0 ? (size_t)(bytes) : 1;                          \
-        cudaError_t e_ = cudaMalloc((void **)&(p), b_);                                       \
-        if (e_ == cudaSuccess)                                                                \
-            e_ = cudaMemset((p), 0, b_);                                                      \
-        if (e_ != cudaSuccess) {                                                              \
-            seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s", (size_t)(bytes),    \
-                   cudaGetErrorString(e_));                                                   \
+        if (dev_alloc0((void **)&(p), (size_t)(bytes), err, errlen))                          \
             goto fail;                                                                        \
-        }                                                                                     \
     } while (0)
     for (int k = 0; k < 6; k++) {
         ALLOC(c->f[k], c->cells * es);
@@ -437,7 +441,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                                                 "monitor sample rows", err, errlen)))
             goto fail;
     }
-    if (kernels_set_cezh(c, err, errlen) || fused_set_cezh(c, err, errlen))
+    if (mat_setup(c, m, es, err, errlen) || kernels_set_cezh(c, err, errlen)
+        || fused_set_cezh(c, err, errlen))
         goto fail;
     free(c->mat_h);
     c->mat_h = NULL;
@@ -650,7 +655,7 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
 extern "C" const struct engine_ops cuda3d_engine_ops = {
     "cuda",
     ENGINE_CAP_3D | ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_POINT | ENGINE_CAP_MPI
-        | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY,
+        | ENGINE_CAP_MONITORS | ENGINE_CAP_LOSSY | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
     "3D CUDA, float or double, CPML strategies combined | regions | per-face, MPI z slabs (a GPU a rank)",
     cuda3d_create,
     cuda3d_step,

@@ -32,6 +32,13 @@ template <typename T> __device__ __forceinline__ T ca3(int a, uint8_t m);
 template <> __device__ __forceinline__ float ca3<float>(int a, uint8_t m) { return c_ca_f[a][m]; }
 template <> __device__ __forceinline__ double ca3<double>(int a, uint8_t m) { return c_ca_d[a][m]; }
 
+/* mu_r: the H coefficient S / mu_bar of a node by its map index (model->hmats) */
+static __constant__ float c_hc_f[MODEL_MAX_MATERIALS];
+static __constant__ double c_hc_d[MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T hcoef(uint8_t q);
+template <> __device__ __forceinline__ float hcoef<float>(uint8_t q) { return c_hc_f[q]; }
+template <> __device__ __forceinline__ double hcoef<double>(uint8_t q) { return c_hc_d[q]; }
+
 /* E component a of material m from the difference d of its two terms:
  * e + cb d (yee_add_mul), or with L (a lossy scene) ca e + cb d (yee_lossy);
  * cb is the cezh table's entry. */
@@ -50,7 +57,9 @@ static inline int cezh_upload(const cuda3d_engine *c, char *err, size_t errlen)
     if (cudaMemcpyToSymbol(c_cezh_f, c->cezh3_f, sizeof c->cezh3_f) != cudaSuccess
         || cudaMemcpyToSymbol(c_cezh_d, c->cezh3_d, sizeof c->cezh3_d) != cudaSuccess
         || cudaMemcpyToSymbol(c_ca_f, c->ca3_f, sizeof c->ca3_f) != cudaSuccess
-        || cudaMemcpyToSymbol(c_ca_d, c->ca3_d, sizeof c->ca3_d) != cudaSuccess)
+        || cudaMemcpyToSymbol(c_ca_d, c->ca3_d, sizeof c->ca3_d) != cudaSuccess
+        || cudaMemcpyToSymbol(c_hc_f, c->hc_f, sizeof c->hc_f) != cudaSuccess
+        || cudaMemcpyToSymbol(c_hc_d, c->hc_d, sizeof c->hc_d) != cudaSuccess)
         return seterr(err, errlen, "cuda 3D: cannot set the coefficient table");
     return 0;
 }

@@ -16,6 +16,8 @@
  *   cuda3d_sources.cu  what every step does after the fields: the source
  *                      slots, the point source, the monitors' samples
  *   cuda3d_halo.cu     the MPI halo exchange (host-staged or NCCL)
+ *   cuda3d_mat.cu      mu_r (the H-node map, the H slots) and the
+ *                      dispersive entries (two-kernel path only)
  *   cuda3d_cell.cuh    the device helpers per cell that the two step paths
  *                      share (psi offsets, the coefficient table, the CPML
  *                      term)
@@ -45,6 +47,12 @@ int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
 /* ca of each of those indices (a lossy scene: E = ca E + cb curl H, cb in cezh). */
 void cpu3d_e_ca(const struct model *m, float ca_f[3][MODEL_MAX_MATERIALS],
                 double ca_d[3][MODEL_MAX_MATERIALS]);
+/* The run [*a, *b) of a model list (comp * ncells + c, increasing c: the H
+ * slots, the dispersive entries) in planes k0 .. k1-1, and the most poles of
+ * a dispersive material (cpu/cpu3d.c). */
+void cpu3d_plane_run(const size_t *ids, size_t n, size_t ncells, size_t plane, int k0, int k1,
+                     size_t *a, size_t *b);
+int cpu3d_pole_stride(const struct model *m);
 extern const struct engine_ops cuda3d_engine_ops;
 }
 
@@ -64,6 +72,10 @@ template <typename T> struct Dev3 {
     T *ex, *ey, *ez, *hx, *hy, *hz;
     T *psi[PSI_COUNT];
     const uint8_t *mat;
+    /* mu_r (model->hmat): the node map of Hx, Hy, Hz, padded like the
+     * fields, hs apart (NULL without mu_r) */
+    const uint8_t *hmat;
+    long long hs;
     const T *pb[6], *pc[6], *pik[6]; /* CPML profiles xe xh ye yh ze zh */
     int nx, ny, nz, px, N;
     long long sy, sz;
@@ -169,6 +181,29 @@ struct cuda3d_engine {
     double ca3_d[3][MODEL_MAX_MATERIALS];
     bool lossy;                            /* model->lossy: the E kernels' flag L */
     uint8_t slot_kind[MODEL_MAX_MATERIALS];
+    /* mu_r (model->hmat; cuda3d_mat.cu): the node map (3 x cells, padded),
+     * the coefficients hmats[].ch, this rank's H slots (nhs from hs0 of the
+     * model's: array index, component 0 Hx or 1 Hy, values) */
+    bool magnetic;
+    uint8_t *hmat;
+    float hc_f[MODEL_MAX_MATERIALS];
+    double hc_d[MODEL_MAX_MATERIALS];
+    size_t hs0, nhs;
+    long long *hslot_at;
+    uint8_t *hslot_comp;
+    void *hslot_v_d, *hslot_v_h;
+    /* dispersive entries (model->disp_cell; cuda3d_mat.cu): nd from dd0 of
+     * the model's, per entry its array index, component and row of the
+     * coefficient table disp_tab (one per dispersive material, float and
+     * double), its state D_s, Ei^n [nd], P^n, P^{n-1} [nd][pstride] and this
+     * step's Ei^{n+1} */
+    size_t dd0, nd;
+    int pstride;
+    long long *disp_at;
+    uint8_t *disp_comp, *disp_row;
+    void *disp_tab_f, *disp_tab_d;
+    void *disp_ds, *disp_ei, *disp_p, *disp_pold, *disp_v_d, *disp_v_h;
+    cudaEvent_t mat_ev; /* after the copies out of hslot_v_h, disp_v_h */
     MurPlane mur[MUR_PLANES];
     void *mur_old[MUR_PLANES];
     long long *slot_cell;
@@ -191,6 +226,19 @@ struct cuda3d_engine {
     int smp_n;         /* rows recorded since the last read */
 };
 
+/* cudaMalloc of bytes (1 at least), zeroed: 0, or -1 with err. */
+static inline int dev_alloc0(void **p, size_t bytes, char *err, size_t errlen)
+{
+    const size_t b = bytes > 0 ? bytes : 1;
+    cudaError_t e = cudaMalloc(p, b);
+    if (e == cudaSuccess)
+        e = cudaMemset(*p, 0, b);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 3D: cannot allocate %zu bytes: %s", bytes,
+                      cudaGetErrorString(e));
+    return 0;
+}
+
 /* The kernels' view of the engine: its current arrays, sizes and slab. */
 template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
 {
@@ -205,6 +253,8 @@ template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, con
     for (int k = 0; k < PSI_COUNT; k++)
         d.psi[k] = (T *)c->psi[k];
     d.mat = c->mat;
+    d.hmat = c->hmat;
+    d.hs = (long long)c->cells;
     for (int k = 0; k < 6; k++) {
         d.pb[k] = (const T *)c->prof[k][0];
         d.pc[k] = (const T *)c->prof[k][1];
@@ -250,6 +300,19 @@ template <typename T> int slots_upload(cuda3d_engine *c, const struct model *m, 
 template <typename T, bool F> void sources_apply(cuda3d_engine *c, const struct model *m, int t, T *ez);
 /* The step's samples into the next row (f[] names the current fields). */
 template <typename T> void take_samples(cuda3d_engine *c);
+
+/* ---- cuda3d_mat.cu: mu_r and the dispersive entries ---- */
+/* At create: the node map, the H slots, the entries, their table and state
+ * (nothing for a scene without them). */
+int mat_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen);
+void mat_free(cuda3d_engine *c);
+/* The H slots' and the entries' values of step t into the device. */
+template <typename T> int mat_upload(cuda3d_engine *c, const struct model *m, int t, char *err,
+                                     size_t errlen);
+/* The H slots (after the H update, before Hx, Hy go to another rank). */
+template <typename T, bool F> void hslots_apply(cuda3d_engine *c);
+/* The dispersive entries (after E and Mur, before the source slots). */
+template <typename T, bool F> void disp_apply(cuda3d_engine *c, const Dev3<T> &d);
 
 /* ---- cuda3d_halo.cu: the MPI halo exchange ---- */
 extern const char *const halo_names[];

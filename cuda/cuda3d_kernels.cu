@@ -10,8 +10,9 @@
  */
 #include "cuda3d_cell.cuh"
 
-/* H of cell (i, j, k): Hx, Hy, Hz in update3d.inc's order. */
-template <typename T, bool F, int MODE>
+/* H of cell (i, j, k): Hx, Hy, Hz in update3d.inc's order; M (mu_r): each
+ * node's coefficient from the map (d.hmat), in the slabs too. */
+template <typename T, bool F, int MODE, bool M>
 __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
 {
     typedef Yee<T, F> Y;
@@ -27,25 +28,27 @@ __device__ __forceinline__ void h_cell(const Dev3<T> &d, int i, int j, int k)
         const T dy = Y::yee_diff(d.ez[c + d.sy], d.ez[c]), dz = Y::yee_diff(d.ey[c + d.sz], d.ey[c]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HXY] + psi_y(d, ys, k, ky, i), P_YH, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HXZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
-        d.hx[c] = Y::yee_sub_mul(d.hx[c], ch, Y::yee_diff(ty, tz));
+        d.hx[c] = Y::yee_sub_mul(d.hx[c], M ? hcoef<T>(d.hmat[c]) : ch, Y::yee_diff(ty, tz));
     }
     if (i <= d.nx - 2 && k <= d.nz - 2) {
         const T dz = Y::yee_diff(d.ex[c + d.sz], d.ex[c]), dx = Y::yee_diff(d.ez[c + 1], d.ez[c]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_HYZ] + psi_z(d, zs, kz, j, i), P_ZH, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HYX] + psi_x(d, xs, k, j, kx), P_XH, i);
-        d.hy[c] = Y::yee_sub_mul(d.hy[c], ch, Y::yee_diff(tz, tx));
+        d.hy[c] = Y::yee_sub_mul(d.hy[c], M ? hcoef<T>(d.hmat[d.hs + c]) : ch, Y::yee_diff(tz, tx));
     }
     if (i <= d.nx - 2 && j <= d.ny - 2) {
         const T dx = Y::yee_diff(d.ey[c + 1], d.ey[c]), dy = Y::yee_diff(d.ex[c + d.sy], d.ex[c]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_HZX] + psi_x(d, xs, k, j, kx), P_XH, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_HZY] + psi_y(d, ys, k, ky, i), P_YH, j);
-        d.hz[c] = Y::yee_sub_mul(d.hz[c], ch, Y::yee_diff(tx, ty));
+        d.hz[c] = Y::yee_sub_mul(d.hz[c], M ? hcoef<T>(d.hmat[2 * d.hs + c]) : ch, Y::yee_diff(tx, ty));
     }
 }
 
 /* What a field kernel updates (its template argument E): H, E, or E with
- * the lossy update (a scene with sigma != 0: E = ca E + cb curl H). */
-enum { E_NONE = 0, E_PLAIN = 1, E_LOSSY = 2 };
+ * the lossy update (a scene with sigma != 0: E = ca E + cb curl H), or H
+ * with the node map (a scene with mu_r != 1). */
+enum { E_NONE = 0, E_PLAIN = 1, E_LOSSY = 2, H_MAG = 3 };
+#define IS_E(E) ((E) == E_PLAIN || (E) == E_LOSSY)
 
 /* E of cell (i, j, k): Ex, Ey, Ez in update3d.inc's order; L: the lossy update. */
 template <typename T, bool F, int MODE, bool L>
@@ -95,10 +98,10 @@ __global__ void __launch_bounds__(256) k_field(Dev3<T> d, Box b)
     const int k = b.z0 + blockIdx.z;
     if (i >= b.x1 || j >= b.y1)
         return;
-    if (E)
+    if (IS_E(E))
         e_cell<T, F, MODE, E == E_LOSSY>(d, i, j, k);
     else
-        h_cell<T, F, MODE>(d, i, j, k);
+        h_cell<T, F, MODE, E == H_MAG>(d, i, j, k);
 }
 
 /* A2: the 26 PML regions in one launch; blockIdx.y picks the region, whose
@@ -111,10 +114,10 @@ template <typename T, bool F, int E> __global__ void k_regions(Dev3<T> d, Region
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < n;
          t += (long long)gridDim.x * blockDim.x) {
         const int i = b.x0 + (int)(t % wx), j = b.y0 + (int)(t / wx % wy), k = b.z0 + (int)(t / wx / wy);
-        if (E)
+        if (IS_E(E))
             e_cell<T, F, MODE_INLINE, E == E_LOSSY>(d, i, j, k);
         else
-            h_cell<T, F, MODE_INLINE>(d, i, j, k);
+            h_cell<T, F, MODE_INLINE, E == H_MAG>(d, i, j, k);
     }
 }
 
@@ -347,7 +350,7 @@ static void launch_half(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb
         if (r.n)
             k_regions<T, F, E><<<dim3(256, r.n), 256>>>(d, r);
     } else {
-        launch_faces<T, F, E != 0>(d, c->zsides, za, zb); /* psi first, then the field reads them */
+        launch_faces<T, F, IS_E(E)>(d, c->zsides, za, zb); /* psi first, then the field reads them */
         launch_field<T, F, MODE_KAPPA, E>(d, box);
     }
 }
@@ -363,6 +366,16 @@ static void launch_e(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
         launch_half<T, F, E_PLAIN>(c, d, za, zb);
 }
 
+/* H over planes za <= k < zb: with the node map where the scene has mu_r. */
+template <typename T, bool F>
+static void launch_h(const cuda3d_engine *c, const Dev3<T> &d, int za, int zb)
+{
+    if (c->magnetic)
+        launch_half<T, F, H_MAG>(c, d, za, zb);
+    else
+        launch_half<T, F, E_NONE>(c, d, za, zb);
+}
+
 /* Mur: save the old neighbour planes (APPLY false, before E) or apply. */
 template <typename T, bool F, bool APPLY>
 static void launch_mur(const cuda3d_engine *c, const Dev3<T> &d, T kmur)
@@ -376,8 +389,8 @@ static void launch_mur(const cuda3d_engine *c, const Dev3<T> &d, T kmur)
     }
 }
 
-/* The two-kernel step (update3d.inc's order): H, [halo Hx Hy], Mur save,
- * E, Mur, slots, point source, [halo Ex Ey].  Under MPI with NCCL (every
+/* The two-kernel step (update3d.inc's order): H, H slots, [halo Hx Hy],
+ * Mur save, E, Mur, dispersive entries, slots, point source, [halo Ex Ey].  Under MPI with NCCL (every
  * strategy's kernels take any z range) the exchanges overlap the interior:
  *   H on k0 .. k1-2 | wait for Ex, Ey plane k1 | H on k1-1 | start Hx, Hy
  *   Mur save | E on k0+1 .. k1-1 | wait for Hx, Hy plane k0-1 | E on k0
@@ -401,17 +414,18 @@ template <typename T, bool F> int step_two(cuda3d_engine *c, const struct model 
     for (int s = 0; s < n; s++) {
         const int t = c->base.step + s;
         decomp_test_hook(t);
-        if (slots_upload<T>(c, m, t, err, errlen))
+        if (slots_upload<T>(c, m, t, err, errlen) || mat_upload<T>(c, m, t, err, errlen))
             return -1;
         /* H */
         if (split) {
-            launch_half<T, F, E_NONE>(c, d, k0, k1 - 1);
+            launch_h<T, F>(c, d, k0, k1 - 1);
             if (halo_wait(c, false, 0, err, errlen))
                 return -1;
-            launch_half<T, F, E_NONE>(c, d, k1 - 1, k1);
+            launch_h<T, F>(c, d, k1 - 1, k1);
         } else {
-            launch_half<T, F, E_NONE>(c, d, k0, k1);
+            launch_h<T, F>(c, d, k0, k1);
         }
+        hslots_apply<T, F>(c);
         if (mpi && halo_start(c, true, c->f, 0, err, errlen))
             return -1;
         if (mur)
@@ -429,6 +443,7 @@ template <typename T, bool F> int step_two(cuda3d_engine *c, const struct model 
         }
         if (mur)
             launch_mur<T, F, true>(c, d, kmur);
+        disp_apply<T, F>(c, d);
         sources_apply<T, F>(c, m, t, d.ez);
         take_samples<T>(c);
         CK(cudaGetLastError());

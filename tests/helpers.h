@@ -162,4 +162,42 @@ static inline int run_cmd(char *out, size_t len, const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* A PEC cavity mode of the 3D Yee grid (kx = pi 4/(nx-1), ky = pi 3/(ny-1),
+ * kz = pi 2/(nz-1)):
+ *   Ex(i+1/2, j, k) = A cos(kx (i+1/2)) sin(ky j) sin(kz k)
+ *   Ey(i, j+1/2, k) = B sin(kx i) cos(ky (j+1/2)) sin(kz k)
+ *   Ez(i, j, k+1/2) = C sin(kx i) sin(ky j) cos(kz (k+1/2))
+ * with sx A + sy B + sz C = 0 (sa = 2 sin(ka/2): zero discrete divergence),
+ * an eigenvector of the discrete curl curl with eigenvalue
+ * L = sx^2 + sy^2 + sz^2 (tests/test_3d.c, tests/test_mat3d.c). */
+struct cavity3 {
+    int nx, ny, nz;
+    double kx, ky, kz, A, B, C, L;
+};
+
+static inline struct cavity3 cavity3_mode(int nx, int ny, int nz)
+{
+    struct cavity3 c = {nx, ny, nz, M_PI * 4 / (nx - 1), M_PI * 3 / (ny - 1), M_PI * 2 / (nz - 1),
+                        0, 0, 0, 0};
+    const double sx = 2 * sin(c.kx / 2), sy = 2 * sin(c.ky / 2), sz = 2 * sin(c.kz / 2);
+    c.A = sz;
+    c.B = sz;
+    c.C = -(sx + sy);
+    c.L = sx * sx + sy * sy + sz * sz;
+    return c;
+}
+
+/* E component q (0 x, 1 y, 2 z) of the mode at cell (i, j, k); 0 where the
+ * component lies on the last plane along its own axis. */
+static inline double cavity3_e(const struct cavity3 *c, int q, int i, int j, int k)
+{
+    if (q == 0 && i <= c->nx - 2)
+        return c->A * cos(c->kx * (i + 0.5)) * sin(c->ky * j) * sin(c->kz * k);
+    if (q == 1 && j <= c->ny - 2)
+        return c->B * sin(c->kx * i) * cos(c->ky * (j + 0.5)) * sin(c->kz * k);
+    if (q == 2 && k <= c->nz - 2)
+        return c->C * sin(c->kx * i) * sin(c->ky * j) * cos(c->kz * (k + 0.5));
+    return 0;
+}
+
 #endif

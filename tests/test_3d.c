@@ -44,13 +44,10 @@ static void put(void *f, enum precision p, size_t c, double v)
         ((float *)f)[c] = (float)v;
 }
 
-/* A PEC cavity mode of the Yee grid (kx = pi p/(nx-1), ...):
- *   Ex(i+1/2, j, k) = A cos(kx (i+1/2)) sin(ky j) sin(kz k)
- *   Ey(i, j+1/2, k) = B sin(kx i) cos(ky (j+1/2)) sin(kz k)
- *   Ez(i, j, k+1/2) = C sin(kx i) sin(ky j) cos(kz (k+1/2))
- * with sx A + sy B + sz C = 0 (sa = 2 sin(ka/2): zero discrete divergence),
- * H = 0, is an eigenvector of the discrete curl curl with eigenvalue
- * L = sx^2 + sy^2 + sz^2, so its projection obeys
+/* A PEC cavity mode of the Yee grid (tests/helpers.h cavity3_mode: every
+ * component, sx A + sy B + sz C = 0), H = 0, is an eigenvector of the
+ * discrete curl curl with eigenvalue L = sx^2 + sy^2 + sz^2, so its
+ * projection obeys
  *   E^{n+1} + E^{n-1} = 2 cos(w dt) E^n,   cos(w dt) = 1 - S^2 L / 2,
  * the 3D discrete dispersion relation (Taflove and Hagness eq. 4.28). */
 static void cavity_mode_3d(enum precision prec, double tol)
@@ -59,10 +56,9 @@ static void cavity_mode_3d(enum precision prec, double tol)
     setup_from_text(&t, "[grid]\nnx = 26\nny = 22\nnz = 18\nsteps = 300\ncourant = 0.5\n", NULL, 0);
     const struct model *m = &t.model;
     const int nx = m->nx, ny = m->ny, nz = m->nz;
-    const double kx = M_PI * 4 / (nx - 1), ky = M_PI * 3 / (ny - 1), kz = M_PI * 2 / (nz - 1);
-    const double sx = 2 * sin(kx / 2), sy = 2 * sin(ky / 2), sz = 2 * sin(kz / 2), S = 0.5;
-    const double A = sz, B = sz, C = -(sx + sy);
-    const double L = sx * sx + sy * sy + sz * sz, cos_expected = 1 - S * S * L / 2;
+    const struct cavity3 cv = cavity3_mode(nx, ny, nz);
+    const double kx = cv.kx, ky = cv.ky, kz = cv.kz, S = 0.5;
+    const double L = cv.L, cos_expected = 1 - S * S * L / 2;
 
     struct engine_options o = {.precision = prec, .denormals = DENORMALS_KEEP, .threads = 1};
     struct engine *e;
@@ -76,13 +72,7 @@ static void cavity_mode_3d(enum precision prec, double tol)
         for (int k = 0; k < nz; k++)
             for (int j = 0; j < ny; j++)
                 for (int i = 0; i < nx; i++) {
-                    double v = 0;
-                    if (q == 0 && i <= nx - 2)
-                        v = A * cos(kx * (i + 0.5)) * sin(ky * j) * sin(kz * k);
-                    if (q == 1 && j <= ny - 2)
-                        v = B * sin(kx * i) * cos(ky * (j + 0.5)) * sin(kz * k);
-                    if (q == 2 && k <= nz - 2)
-                        v = C * sin(kx * i) * sin(ky * j) * cos(kz * (k + 0.5));
+                    const double v = cavity3_e(&cv, q, i, j, k);
                     const size_t c = i + (size_t)nx * (j + (size_t)ny * k);
                     mode[q][c] = v;
                     put(buf, prec, c, v);

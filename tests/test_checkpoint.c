@@ -296,6 +296,22 @@ Test(checkpoint, cpu_3d_sigkill_at_a_random_step_then_resume)
     /* 6 final fields and 6 of the snapshot */
     kill_and_resume_scene("cpu", NULL, scene_3d_text, 120, 12);
 }
+/* 3D with mu_r and every pole kind (the H-node map, the H slots and the
+ * dispersive entries' D_s, E_i and poles in the checkpoint, tests/test_mat3d.c),
+ * Mur, the plane wave. */
+Test(checkpoint, cpu_3d_materials_sigkill_at_a_random_step_then_resume)
+{
+    kill_and_resume_scene("cpu", NULL,
+                          "[grid]\nnx = 24\nny = 22\nnz = 20\nsteps = 120\n"
+                          "[source]\nangle = 20\nfrequency_hz = 1e9\n"
+                          "[boundary]\ntype = mur\n"
+                          "[material.p]\neps_r = 2\nmu_r = 1.5\nsigma = 0.02\n"
+                          "debye = 1.5 1e-10\nlorentz = 0.5 2e10 1e9\ndrude = 2e10 3e9\n"
+                          "[object.ball]\nshape = sphere\nmaterial = p\n"
+                          "center_x = 12\ncenter_y = 11\ncenter_z = 10\nradius = 4\n"
+                          "[output]\nsnapshots = 60\npng = false\n",
+                          120, 12);
+}
 Test(checkpoint, cpu_sigkill_at_a_random_step_then_resume) { kill_and_resume("cpu", NULL); }
 Test(checkpoint, gl_sigkill_at_a_random_step_then_resume) { kill_and_resume("gl", NULL); }
 Test(checkpoint, gl_compute_sigkill_at_a_random_step_then_resume)

@@ -330,6 +330,34 @@ Test(mpi, mur_plane_wave_uneven_split_2_and_3_ranks_bit_identical, .timeout = 18
     check_scene(mur_scene, (const int[]){2, 3}, 2, 20, 4, NULL);
 }
 
+/* mu_r and dispersion poles (tests/test_mat3d.c) across the rank
+ * boundaries: a sphere of every pole kind with mu_r and sigma (its H slots,
+ * H-node map and dispersive entries on every rank; the dispersive Ex, Ey of
+ * a rank's bottom plane read Hy, Hx of the plane below from the halo) and a
+ * magnetic-only box, Mur, the plane wave, an uneven split. */
+static const char *mat_scene =
+    "[grid]\nnx = 24\nny = 20\nnz = 31\nsteps = 45\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\nangle = 30\nfront_offset = 6\nfrequency_hz = 1e9\n"
+    "[boundary]\ntype = mur\n"
+    "[material.p]\neps_r = 2\nmu_r = 1.5\nsigma = 0.02\ndebye = 1.5 1e-10\n"
+    "lorentz = 0.5 2e10 1e9\ndrude = 2e10 3e9\n"
+    "[material.mag]\nmu_r = 2.5\n"
+    "[object.ball]\nshape = sphere\nmaterial = p\ncenter_x = 12\ncenter_y = 10\n"
+    "center_z = 15\nradius = 6\n"
+    "[object.block]\nshape = box\nmaterial = mag\ncenter_x = 6\ncenter_y = 6\n"
+    "center_z = 10.5\nwidth = 3\nheight = 3\ndepth = 6\n"
+    "[output]\nsnapshots = 20\npng = false\n";
+
+Test(mpi, mu_r_and_poles_2_and_3_ranks_bit_identical, .timeout = 180)
+{
+    check_scene(mat_scene, (const int[]){2, 3}, 2, 20, 4, NULL);
+}
+
+Test(mpi, mu_r_and_poles_double_3_ranks_bit_identical, .timeout = 180)
+{
+    check_scene(mat_scene, (const int[]){3}, 1, 20, 8, "--precision double");
+}
+
 /* 16 planes over 3 ranks (6 + 5 + 5) with 6-cell CPML: the upper z slab
  * (planes 9 .. 14) crosses the rank boundary at 11, so the middle rank holds
  * z psi of the upper side only. */
@@ -657,6 +685,15 @@ Test(mpi, cuda_mur_plane_wave_uneven_2_ranks_bit_identical, .timeout = 240)
                      "center_z = 14\nwidth = 3\nheight = 3\ndepth = 6\n"
                      "[output]\nsnapshots = 30\npng = false\n",
                      (const struct cuda_run[]){{2, NULL, NULL}, {2, NULL, "fused"}}, 2, 30, 4, NULL);
+}
+
+/* mu_r and poles over ranks on the cuda engine (cuda3d_mat.cu: the H slots
+ * before Hx, Hy go up, the dispersive entries of a rank's bottom plane
+ * after the Hx, Hy of the plane below have come), both exchanges. */
+Test(mpi, cuda_mu_r_and_poles_2_ranks_bit_identical, .timeout = 240)
+{
+    check_cuda_scene(mat_scene, (const struct cuda_run[]){{2, NULL, NULL}, {2, "host", NULL}}, 2,
+                     20, 4, NULL);
 }
 
 /* The monitors of the cuda engine over ranks (the gather kernel on each

@@ -295,7 +295,7 @@ Test(te, other_engines_refuse)
     free(scene);
 }
 
-/* 3D refuses TE and mu_r with the line of the key. */
+/* 3D refuses TE (mu_r it takes: tests/test_mat3d.c) with the line of the key. */
 Test(te, refusals_3d_and_conformal)
 {
     struct scene s;
