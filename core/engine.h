@@ -96,6 +96,7 @@ enum engine_caps {
     ENGINE_CAP_MAGNETIC = 1u << 10, /* materials with mu_r != 1 (model->magnetic) */
     ENGINE_CAP_LOSSY = 1u << 11,   /* a material with sigma != 0 (model->lossy) */
     ENGINE_CAP_DISPERSIVE = 1u << 12, /* dispersion poles, 2D TM (model->dispersive) */
+    ENGINE_CAP_TE_CONFORMAL = 1u << 13, /* [grid] conformal_pec in TE (model->tecut) */
 };
 
 struct engine_ops {

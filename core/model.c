@@ -165,7 +165,7 @@ static int hmaterial(struct model *m, int pec, double bar, char *err, size_t err
  * edge's own smoothed value, in TM the mean mu_r (a PEC cell counts as
  * mu_r = 1). */
 static int hnode_map(struct model *m, const double *mu, const double *ev, const uint8_t *ek,
-                     double scale, char *err, size_t errlen)
+                     const double *lfree, double scale, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
@@ -180,8 +180,14 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
             const struct material *a = &m->mats[m->mat[c]], *b = &m->mats[m->mat[d]];
             int k;
             if (s->te) {
-                const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
-                double bar = 0.5 * (a->eps_r + b->eps_r);
+                /* conformal: PEC where the edge's whole length is in the
+                 * conductor; a free edge touching a PEC node takes the other
+                 * node's eps_r (1 between two PEC nodes) */
+                const bool pa = a->kind == MATERIAL_PEC, pb = b->kind == MATERIAL_PEC;
+                const int pec = lfree ? lfree[q] == 0.0 : pa || pb;
+                const double ea = pa ? (pb ? 1.0 : b->eps_r) : a->eps_r;
+                const double eb = pb ? ea : b->eps_r;
+                double bar = 0.5 * (ea + eb);
                 if (ek && ek[q] == PAINT_EDGE_PURE)
                     bar = ev[q];
                 else if (ek && ek[q] == PAINT_EDGE_MIXED)
@@ -199,6 +205,61 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
     return 0;
 }
 
+/* The TE cut cells (core/model.h struct te_cut) from the free fractions of
+ * paint_te_conformal: every interior Hz cell with some free area and some
+ * of its area or edges in the conductor.  With the edges' free lengths as
+ * weights the update is the weighted Yee scheme
+ *     A_eff dHz/dt = -sum_e s_e l_e E_e,   l_e dE_e/dt = l_e (dHz across e),
+ * whose energy sum A_eff Hz^2 + sum l_e E_e^2 is conserved, so leapfrog is
+ * stable while S^2 lambda_max(A_eff^-1 L) < 4, L the graph Laplacian of
+ * weights l_e.  Gershgorin bounds a cut cell's row by 2 sum_e l_e / A_eff
+ * (free space: 8), so A_eff >= S^2 sum_e l_e / 2 keeps the whole matrix
+ * within the free-space bound 4 / S^2 for S <= 1/sqrt(2). */
+static int te_cut_cells(struct model *m, const double *afree, const double *lfree, char *err,
+                        size_t errlen)
+{
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    const double S = m->scene->courant;
+    for (int pass = 0; pass < 2; pass++) {
+        m->ntecut = 0;
+        for (size_t c = nx; c + nx < n; c++) {
+            const size_t i = c % nx;
+            if (i == 0 || i == nx - 1 || afree[c] == 0.0)
+                continue;
+            const size_t e[4] = {n + c, n + c - 1, c, c - nx};
+            double l[4], sum = 0.0;
+            bool cut = afree[c] < 1.0;
+            for (int k = 0; k < 4; k++) {
+                l[k] = lfree[e[k]];
+                sum += l[k];
+                cut |= l[k] < 1.0;
+            }
+            if (!cut)
+                continue;
+            if (m->mat[c] != 0)
+                return seterr(err, errlen, "TE conformal PEC: a cut cell at (%zu, %zu) has "
+                              "mu_r != 1 (a magnetic material against a conductor is not "
+                              "supported yet)", i, c / nx);
+            if (pass == 1) {
+                struct te_cut *t = &m->tecut[m->ntecut];
+                t->cell = c;
+                t->area = afree[c];
+                t->aeff = fmax(afree[c], 0.5 * S * S * sum);
+                for (int k = 0; k < 4; k++) {
+                    t->l[k] = l[k];
+                    t->k[k] = S * l[k] / t->aeff;
+                    t->k_f[k] = (float)t->k[k];
+                }
+            }
+            m->ntecut++;
+        }
+        if (pass == 0 && !(m->tecut = xcalloc(m->ntecut + 1, sizeof *m->tecut,
+                                              "TE cut cells", err, errlen)))
+            return -1;
+    }
+    return 0;
+}
+
 /* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
  * and in TE the ez array's node materials (mu_r) in place of the cells'
  * eps_r.  From the painted cells: eps_r (or PEC) per cell in m->mat, mu_r
@@ -208,11 +269,12 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
     double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen), *ev = NULL;
+    double *afree = NULL, *lfree = NULL; /* TE conformal: paint_te_conformal */
     uint8_t *ek = NULL;
     if (!mu)
         return -1;
     m->magnetic = paint_mu(m, mu);
-    bool any = false;
+    bool any = s->te && s->conformal_pec;
     for (size_t c = 0; c < n && s->te; c++)
         any |= m->mat[c] != 0;
     if (!m->magnetic && !any) {
@@ -233,6 +295,12 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
                       s->te ? "in TE ([grid] polarization = te)"
                             : "together with a magnetic one (mu_r != 1)");
     }
+    if (s->te && s->conformal_pec) {
+        afree = xcalloc(n, sizeof *afree, "TE conformal cells", err, errlen);
+        lfree = afree ? xcalloc(2 * n, sizeof *lfree, "TE conformal cells", err, errlen) : NULL;
+        if (!lfree || paint_te_conformal(m, afree, lfree, err, errlen))
+            goto fail;
+    }
     m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f};
     m->nhmats = 1;
     m->hmat = xcalloc(2 * n, 1, "H-node map", err, errlen);
@@ -252,7 +320,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             goto fail;
     }
     for (int bits = HNODE_ROUND_BITS;; bits--) {
-        if (!hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen))
+        if (!hnode_map(m, mu, ev, ek, lfree, ldexp(1.0, bits), err, errlen))
             break;
         if (!smooth || bits == HNODE_ROUND_BITS_MIN) {
             if (smooth)
@@ -304,12 +372,18 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         }
         m->mat[c] = (uint8_t)last;
     }
+    if (afree && te_cut_cells(m, afree, lfree, err, errlen))
+        goto fail;
     free(mu);
+    free(afree);
+    free(lfree);
     return 0;
 fail:
     free(mu);
     free(ev);
     free(ek);
+    free(afree);
+    free(lfree);
     return -1;
 }
 
@@ -331,7 +405,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         return -1;
     if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
         goto fail;
-    if (s->conformal_pec && paint_cut_edges(m, err, errlen))
+    if (s->conformal_pec && !s->te && paint_cut_edges(m, err, errlen))
         goto fail;
     if (m->nz == 1 && build_hnodes(m, err, errlen))
         goto fail;
@@ -414,6 +488,8 @@ void model_free(struct model *m)
     }
     free(m->cut);
     free(m->cut_row);
+    free(m->tecut);
+    m->tecut = NULL;
     free(m->hmat);
     free(m->hslot);
     free(m->hslot_row);
@@ -495,14 +571,46 @@ static double slot_value(const struct model *m, size_t k, int n)
     return t->cinc * (e1 - e0);
 }
 
-/* The H-array incident field of H slot k at time t (steps): TM eta0 H_inc,
- * TE -E_inc (the same numbers, docs/materials-design.md section 1). */
-static double hslot_incident(const struct model *m, size_t k, double t)
+/* The H-array incident field at H node q (comp * ncells + c) at time t
+ * (steps): TM eta0 H_inc, TE -E_inc (the same numbers,
+ * docs/materials-design.md section 1). */
+static double h_incident(const struct model *m, size_t q, double t)
 {
-    const size_t n = m->ncells, q = m->hslot[k], c = q % n, nx = (size_t)m->nx;
+    const size_t n = m->ncells, c = q % n, nx = (size_t)m->nx;
     const double i = (double)(c % nx), j = (double)(c / nx);
     return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
                  : -m->cos_t * model_incident(m, i + 0.5, j, t);
+}
+
+static double hslot_incident(const struct model *m, size_t k, double t)
+{
+    return h_incident(m, m->hslot[k], t);
+}
+
+/* b^n of TE cut cell k: sum_e s_e (k_e - S) I_e^{n+1/2}. */
+static double tecut_value(const struct model *m, size_t k, int n)
+{
+    const struct te_cut *t = &m->tecut[k];
+    const size_t c = t->cell, nc = m->ncells, nx = (size_t)m->nx;
+    const size_t e[4] = {nc + c, nc + c - 1, c, c - nx};
+    static const double sgn[4] = {1.0, -1.0, -1.0, 1.0};
+    const double S = m->scene->courant;
+    double b = 0.0;
+    for (int q = 0; q < 4; q++)
+        b += sgn[q] * (t->k[q] - S) * h_incident(m, e[q], (double)n + 0.5);
+    return b;
+}
+
+void model_tecut_values_f(const struct model *m, int n, float *out)
+{
+    for (size_t k = 0; k < m->ntecut; k++)
+        out[k] = (float)tecut_value(m, k, n);
+}
+
+void model_tecut_values_d(const struct model *m, int n, double *out)
+{
+    for (size_t k = 0; k < m->ntecut; k++)
+        out[k] = tecut_value(m, k, n);
 }
 
 static double hslot_value(const struct model *m, size_t k, int n)

@@ -92,6 +92,55 @@ Test(te, pec_cylinder_staircase, .timeout = 120)
     cr_expect(rms[1] < 1.5, "40 cells per wavelength: %.3f dB rms", rms[1]);
 }
 
+/* The ka = 3 cylinder at 10, 20, 40 and 80 cells per wavelength (cyl with
+ * these overrides). */
+static const char *const at_cpw[4][8] = {
+    {"grid.cells_per_wavelength=10", "object.cyl.radius=4.77465", "grid.nx=60", "grid.ny=60",
+     "object.cyl.center_x=29.5", "object.cyl.center_y=29.5", "grid.steps=1500",
+     "monitor.far.start_step=1100"},
+    {"grid.cells_per_wavelength=20"},
+    {AT40},
+    {"grid.cells_per_wavelength=80", "object.cyl.radius=38.1972", "grid.nx=250", "grid.ny=250",
+     "object.cyl.center_x=124.5", "object.cyl.center_y=124.5", "grid.steps=12000",
+     "monitor.far.start_step=8800"}};
+static const int nat_cpw[4] = {8, 1, 8, 8};
+
+/* rms and worst dB of the TE PEC cylinder at 10 << k cells per wavelength,
+ * conformal or staircase, with extra overrides. */
+static void te_pec_run(int k, bool conformal, const char *const *extra, int nextra, double *rms,
+                       double *worst, size_t *ncut)
+{
+    const char *v[16];
+    int n = 0;
+    v[n++] = conformal ? "grid.conformal_pec=true" : "grid.conformal_pec=false";
+    for (int a = 0; a < nat_cpw[k]; a++)
+        v[n++] = at_cpw[k][a];
+    for (int a = 0; a < nextra; a++)
+        v[n++] = extra[a];
+    struct test_setup t;
+    struct engine *e = run_scene(&t, cyl, v, n, 0);
+    far_error(e, FAREXACT_TE, 3.0, 1, 1, 1, rms, worst);
+    if (ncut)
+        *ncut = t.model.ntecut;
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(te, pec_cylinder_conformal_table, .timeout = 600)
+{
+    if (!getenv("TEXFDTD_TE_TABLE"))
+        cr_skip_test("TEXFDTD_TE_TABLE not set");
+    for (int k = 0; k < 4; k++)
+        for (int conf = 1; conf >= 0; conf--) {
+            double rms, worst;
+            size_t nc = 0;
+            te_pec_run(k, conf, NULL, 0, &rms, &worst, &nc);
+            cr_log_info("TE PEC ka 3, %s, %d cells per wavelength: %.4f dB rms, %.4f dB worst "
+                        "(%zu cut cells)", conf ? "conformal" : "staircase", 10 << k, rms, worst,
+                        nc);
+        }
+}
+
 /* TE dielectric cylinder, eps_r 4, ka 3, subpixel smoothing on (the
  * default).  E in TE has a component normal to the interface, for which the
  * arithmetic mean eps is wrong at O(1) in a band one cell wide (an O(dx)
