@@ -215,39 +215,119 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
  * weights l_e.  Gershgorin bounds a cut cell's row by 2 sum_e l_e / A_eff
  * (free space: 8), so A_eff >= S^2 sum_e l_e / 2 keeps the whole matrix
  * within the free-space bound 4 / S^2 for S <= 1/sqrt(2). */
+/* Edge k (east, west, north, south) of cell c: its H-array node and the
+ * cell across it. */
+static void te_edge(size_t c, size_t n, size_t nx, int k, size_t *q, size_t *nb)
+{
+    const size_t qs[4] = {n + c, n + c - 1, c, c - nx}, nbs[4] = {c + 1, c - 1, c + nx, c - nx};
+    *q = qs[k];
+    *nb = nbs[k];
+}
+
+/* sum_e l_e over cell c's edges. */
+static double te_lsum(const double *lfree, size_t c, size_t n, size_t nx)
+{
+    double sum = 0.0;
+    for (int k = 0; k < 4; k++) {
+        size_t q, nb;
+        te_edge(c, n, nx, k, &q, &nb);
+        sum += lfree[q];
+    }
+    return sum;
+}
+
+struct te_order {
+    size_t c;
+    double a;
+};
+
+static int te_order_cmp(const void *x, const void *y)
+{
+    const struct te_order *a = x, *b = y;
+    return a->a < b->a ? -1 : a->a > b->a ? 1 : (a->c > b->c) - (a->c < b->c);
+}
+
 static int te_cut_cells(struct model *m, const double *afree, const double *lfree, char *err,
                         size_t errlen)
 {
-    const size_t n = m->ncells, nx = (size_t)m->nx;
-    const double S = m->scene->courant;
+    const size_t n = m->ncells, nx = (size_t)m->nx, ny = (size_t)m->ny;
+    const double S = m->scene->courant, h = 0.5 * S * S;
+    double *aeff = xcalloc(n, sizeof *aeff, "TE cut cells", err, errlen);
+    uint8_t *in = aeff ? xcalloc(n, 1, "TE cut cells", err, errlen) : NULL;
+    struct te_order *ord = in ? xcalloc(n / 2 + 1, sizeof *ord, "TE cut cells", err, errlen) : NULL;
+    size_t nord = 0;
+    int rc = -1;
+    if (!ord)
+        goto done;
+    for (size_t c = 0; c < n; c++) {
+        const size_t i = c % nx, j = c / nx;
+        aeff[c] = afree[c];
+        if (i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || afree[c] == 0.0)
+            continue;
+        bool cut = afree[c] < 1.0;
+        for (int k = 0; k < 4; k++) {
+            size_t q, nb;
+            te_edge(c, n, nx, k, &q, &nb);
+            cut |= lfree[q] < 1.0;
+        }
+        if (!cut)
+            continue;
+        if (m->mat[c] != 0) {
+            seterr(err, errlen, "TE conformal PEC: a cut cell at (%zu, %zu) has mu_r != 1 (a "
+                   "magnetic material against a conductor is not supported yet)", i, j);
+            goto done;
+        }
+        in[c] = 1;
+        if (nord < n / 2 + 1)
+            ord[nord++] = (struct te_order){c, afree[c]};
+    }
+    /* the floor, smallest cells first, each lending cell giving up what it
+     * can above its own floor */
+    qsort(ord, nord, sizeof *ord, te_order_cmp);
+    const bool borrow = !getenv("XNOBORROW"); /* EXPERIMENT */
+    for (size_t k = 0; k < nord; k++) {
+        const size_t c = ord[k].c;
+        const double need = h * te_lsum(lfree, c, n, nx);
+        if (aeff[c] >= need)
+            continue;
+        const double deficit = need - aeff[c];
+        aeff[c] = need;
+        double best = 0.0;
+        size_t to = 0;
+        for (int e = 0; e < 4 && borrow; e++) {
+            size_t q, nb;
+            te_edge(c, n, nx, e, &q, &nb);
+            const size_t bi = nb % nx, bj = nb / nx;
+            if (lfree[q] > best && bi >= 1 && bi <= nx - 2 && bj >= 1 && bj <= ny - 2
+                && afree[nb] > 0.0 && m->mat[nb] == 0) {
+                best = lfree[q];
+                to = nb;
+            }
+        }
+        if (best > 0.0) {
+            const double spare = aeff[to] - h * te_lsum(lfree, to, n, nx);
+            const double take = fmin(deficit, fmax(0.0, spare));
+            if (take > 0.0) {
+                aeff[to] -= take;
+                in[to] = 1;
+            }
+        }
+    }
     for (int pass = 0; pass < 2; pass++) {
         m->ntecut = 0;
-        for (size_t c = nx; c + nx < n; c++) {
-            const size_t i = c % nx;
-            if (i == 0 || i == nx - 1 || afree[c] == 0.0)
+        for (size_t c = 0; c < n; c++) {
+            if (!in[c])
                 continue;
-            const size_t e[4] = {n + c, n + c - 1, c, c - nx};
-            double l[4], sum = 0.0;
-            bool cut = afree[c] < 1.0;
-            for (int k = 0; k < 4; k++) {
-                l[k] = lfree[e[k]];
-                sum += l[k];
-                cut |= l[k] < 1.0;
-            }
-            if (!cut)
-                continue;
-            if (m->mat[c] != 0)
-                return seterr(err, errlen, "TE conformal PEC: a cut cell at (%zu, %zu) has "
-                              "mu_r != 1 (a magnetic material against a conductor is not "
-                              "supported yet)", i, c / nx);
             if (pass == 1) {
                 struct te_cut *t = &m->tecut[m->ntecut];
                 t->cell = c;
                 t->area = afree[c];
-                t->aeff = fmax(afree[c], 0.5 * S * S * sum);
+                t->aeff = aeff[c];
                 for (int k = 0; k < 4; k++) {
-                    t->l[k] = l[k];
-                    t->k[k] = S * l[k] / t->aeff;
+                    size_t q, nb;
+                    te_edge(c, n, nx, k, &q, &nb);
+                    t->l[k] = lfree[q];
+                    t->k[k] = S * t->l[k] / t->aeff;
                     t->k_f[k] = (float)t->k[k];
                 }
             }
@@ -255,9 +335,14 @@ static int te_cut_cells(struct model *m, const double *afree, const double *lfre
         }
         if (pass == 0 && !(m->tecut = xcalloc(m->ntecut + 1, sizeof *m->tecut,
                                               "TE cut cells", err, errlen)))
-            return -1;
+            goto done;
     }
-    return 0;
+    rc = 0;
+done:
+    free(aeff);
+    free(in);
+    free(ord);
+    return rc;
 }
 
 /* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
