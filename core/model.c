@@ -205,16 +205,6 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
     return 0;
 }
 
-/* The TE cut cells (core/model.h struct te_cut) from the free fractions of
- * paint_te_conformal: every interior Hz cell with some free area and some
- * of its area or edges in the conductor.  With the edges' free lengths as
- * weights the update is the weighted Yee scheme
- *     A_eff dHz/dt = -sum_e s_e l_e E_e,   l_e dE_e/dt = l_e (dHz across e),
- * whose energy sum A_eff Hz^2 + sum l_e E_e^2 is conserved, so leapfrog is
- * stable while S^2 lambda_max(A_eff^-1 L) < 4, L the graph Laplacian of
- * weights l_e.  Gershgorin bounds a cut cell's row by 2 sum_e l_e / A_eff
- * (free space: 8), so A_eff >= S^2 sum_e l_e / 2 keeps the whole matrix
- * within the free-space bound 4 / S^2 for S <= 1/sqrt(2). */
 /* Edge k (east, west, north, south) of cell c: its H-array node and the
  * cell across it. */
 static void te_edge(size_t c, size_t n, size_t nx, int k, size_t *q, size_t *nb)
@@ -247,6 +237,24 @@ static int te_order_cmp(const void *x, const void *y)
     return a->a < b->a ? -1 : a->a > b->a ? 1 : (a->c > b->c) - (a->c < b->c);
 }
 
+/* The TE cut cells (core/model.h struct te_cut) from the free fractions of
+ * paint_te_conformal: every interior Hz cell with some free area and some
+ * of its area or edges in the conductor, and the cells that lend them area.
+ * With the edges' free lengths as weights the update is the weighted Yee
+ * scheme
+ *     A_eff dHz/dt = -sum_e s_e l_e E_e,   l_e dE_e/dt = l_e (dHz across e),
+ * whose energy sum A_eff Hz^2 + sum l_e E_e^2 is conserved for any
+ * A_eff > 0, so leapfrog is stable while S^2 lambda_max(A_eff^-1 L) < 4, L
+ * the graph Laplacian of weights l_e.  Gershgorin bounds row c of
+ * A_eff^-1 L by 2 sum_e l_e / A_eff(c) (free space: 8), so
+ * A_eff >= S^2 sum_e l_e / 2 in every cell keeps the whole matrix within
+ * the free-space bound 4 / S^2 for S <= 1/sqrt(2).  A cell below that floor
+ * is raised to it, and the area it gains is taken from the neighbour across
+ * its longest free edge, as far as that one stays above its own floor
+ * (smallest cells first): the pair keeps its total area, so that the
+ * floor's O(1) change of one cell's mass does not become an O(dx) error of
+ * the surface (measured: second order with it, docs/accuracy.md, about
+ * first without). */
 static int te_cut_cells(struct model *m, const double *afree, const double *lfree, char *err,
                         size_t errlen)
 {
@@ -284,7 +292,6 @@ static int te_cut_cells(struct model *m, const double *afree, const double *lfre
     /* the floor, smallest cells first, each lending cell giving up what it
      * can above its own floor */
     qsort(ord, nord, sizeof *ord, te_order_cmp);
-    const bool borrow = !getenv("XNOBORROW"); /* EXPERIMENT */
     for (size_t k = 0; k < nord; k++) {
         const size_t c = ord[k].c;
         const double need = h * te_lsum(lfree, c, n, nx);
@@ -294,7 +301,7 @@ static int te_cut_cells(struct model *m, const double *afree, const double *lfre
         aeff[c] = need;
         double best = 0.0;
         size_t to = 0;
-        for (int e = 0; e < 4 && borrow; e++) {
+        for (int e = 0; e < 4; e++) {
             size_t q, nb;
             te_edge(c, n, nx, e, &q, &nb);
             const size_t bi = nb % nx, bj = nb / nx;

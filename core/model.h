@@ -128,9 +128,12 @@ struct model {
      * after the sweep (yee_te_cut, from its Hz^n kept before it).  An edge
      * whose whole length lies in the conductor (l = 0) is a PEC H node (held
      * at -E_inc); every other edge takes the ordinary update.  The small-cell
-     * floor A_eff = max(A_free, S^2 sum_e l_e / 2) keeps every row of the
-     * update's matrix within the free-space Gershgorin bound, so the scheme is
-     * stable at every Courant number free space is (docs/accuracy.md). */
+     * floor A_eff >= S^2 sum_e l_e / 2 keeps every row of the update's matrix
+     * within the free-space Gershgorin bound, so the scheme is stable at
+     * every Courant number free space is; the area a cell gains from the
+     * floor is taken from its neighbour across its longest free edge (down to
+     * that one's floor), which then joins the list with A_eff < A_free
+     * (core/model.c te_cut_cells, docs/accuracy.md). */
     size_t ntecut;
     struct te_cut {
         size_t cell;
