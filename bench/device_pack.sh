@@ -31,11 +31,11 @@ if [ -n "${BASE:-}" ]; then
 fi
 D=${BUILD:-build-dev}
 make --no-print-directory BUILD=$D BIN=$D/bin MPI=0 $D/bin/texfdtd $D/bench/gl_bench \
-    $D/bench/monitor_bench \
+    $D/bench/monitor_bench $D/bench/material_bench \
     $(ls tests/test_*.c | sed "s|tests/|$D/tests/|; s|\.c\$||") >/dev/null
 [ -z "$(command -v nvcc || true)" ] || make --no-print-directory BUILD=$D BIN=$D/bin MPI=0 $D/bench/cuda_bench >/dev/null
 tmp=$(mktemp -d)
-cp $D/bin/texfdtd $D/bench/gl_bench $D/bench/monitor_bench "$tmp"/
+cp $D/bin/texfdtd $D/bench/gl_bench $D/bench/monitor_bench $D/bench/material_bench "$tmp"/
 [ -x $D/bench/cuda_bench ] && cp $D/bench/cuda_bench "$tmp"/
 for t in $D/tests/test_*; do
     case $t in *.d) ;; *) cp "$t" "$tmp"/ ;; esac

@@ -13,6 +13,9 @@
 #                               coalesced and un-coalesced thread mappings
 #   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
 #                               to cuda, gl-compute and gl at 16384^2 (MONITOR_N)
+#   bench/device_run.sh materials bench/material_cost.sh: a 5 % disc of a dielectric, a
+#                               lossy dielectric and a Drude metal against vacuum at
+#                               16384^2 (MATERIAL_N) on cuda, gl-compute and gl
 #   bench/device_run.sh sidebyside  the speed of the current binaries beside those
 #                               of an earlier commit (.devbuild/base.tar.xz, made by
 #                               BASE=COMMIT bench/device_pack.sh), alternately, in one
@@ -73,6 +76,9 @@ mapping)
     ;;
 monitors)
     MONITOR_BENCH=$B/monitor_bench bench/monitor_cost.sh ${MONITOR_N:-16384} | tee "$OUT/monitors.txt"
+    ;;
+materials)
+    MATERIAL_BENCH=$B/material_bench bench/material_cost.sh ${MATERIAL_N:-16384} | tee "$OUT/materials.txt"
     ;;
 sidebyside)
     B0=/tmp/devbase

@@ -7,6 +7,8 @@
  *   build/bench/far_accuracy pec 5.655            PEC, ka = 5.655, staircase and conformal
  *   build/bench/far_accuracy dielectric 3 4       eps_r = 4, ka = 3 (subpixel on and off)
  *
+ * FAR_CORRECT=1 in the environment sets [grid] dispersion_correction = true.
+ *
  * Every run is the cpu engine in float: 60 periods, the DFT over the last
  * 20; CPML of 12 cells; the far-field contour at the default distance; a
  * flux box halfway between the cylinder and the contour. */
@@ -38,7 +40,7 @@ static int run(double ka, double eps, double cpw, bool conformal, bool subpixel,
         snprintf(epsline, sizeof epsline, "eps_r = %g", eps);
     snprintf(text, sizeof text,
              "[grid]\nnx = %d\nny = %d\nsteps = %d\ncells_per_wavelength = %g\n"
-             "conformal_pec = %s\nsubpixel = %s\n"
+             "conformal_pec = %s\nsubpixel = %s\ndispersion_correction = %s\n"
              "[source]\ntype = plane_wave\nramp_periods = 2\n"
              "[boundary]\ntype = cpml\ncells = 12\n"
              "[object.cyl]\nshape = circle\nmaterial = %s\n%s\ncenter_x = %.6f\ncenter_y = %.6f\n"
@@ -47,7 +49,8 @@ static int run(double ka, double eps, double cpw, bool conformal, bool subpixel,
              "[monitor.flux.box]\nx0 = %d\nx1 = %d\ny0 = %d\ny1 = %d\nstart_step = %d\n"
              "[output]\npng = false\n",
              n, n, steps, cpw, conformal && eps <= 0 ? "true" : "false",
-             subpixel ? "true" : "false", eps > 0 ? "dielectric" : "pec", epsline, c, c, a,
+             subpixel ? "true" : "false", getenv("FAR_CORRECT") ? "true" : "false",
+             eps > 0 ? "dielectric" : "pec", epsline, c, c, a,
              start, b0, b1, b0, b1, start);
     struct scene s;
     struct model m;

@@ -546,7 +546,7 @@ static int job_execute(struct job *j)
     }
     if (a->checkpoint_every && !ops->state) {
         fprintf(stderr, "texfdtd: --checkpoint-every: the %s engine cannot write checkpoints "
-                        "(the cpu engine, 2D and 3D, and the gl and gl-compute engines can)\n", ops->name);
+                        "(the cpu engine, 2D and 3D, the gl and gl-compute engines and the 2D cuda engine can)\n", ops->name);
         goto out;
     }
 

@@ -187,7 +187,7 @@ int engine_state(struct engine *e, struct state_io *io, int step, char *err, siz
     if (!e->ops->state)
         return seterr(err, errlen,
                       "the %s engine cannot write or read checkpoints (the cpu engine, 2D "
-                      "and 3D, and the gl and gl-compute engines can)",
+                      "and 3D, the gl and gl-compute engines and the 2D cuda engine can)",
                       e->ops->name);
     if (e->ops->state(e, io, err, errlen)
         || (e->mon && monitors_state(e->mon, io, step, err, errlen)))
@@ -211,6 +211,25 @@ void engine_destroy(struct engine *e)
         monitors_free(e->mon);
         e->ops->destroy(e);
     }
+}
+
+enum field engine_te_array(const struct model *m, enum field f, bool *negate)
+{
+    *negate = false;
+    if (!m->scene->te || m->nz > 1 || (f != FIELD_HZ && f != FIELD_EX && f != FIELD_EY))
+        return f;
+    *negate = f != FIELD_HZ;
+    return f == FIELD_HZ ? FIELD_EZ : f == FIELD_EX ? FIELD_HX : FIELD_HY;
+}
+
+void engine_negate(void *v, size_t n, enum precision p)
+{
+    if (p == PRECISION_SINGLE)
+        for (size_t q = 0; q < n; q++)
+            ((float *)v)[q] = -1.0f * ((float *)v)[q];
+    else
+        for (size_t q = 0; q < n; q++)
+            ((double *)v)[q] = -1.0 * ((double *)v)[q];
 }
 
 const char *field_name(enum field f)

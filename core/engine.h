@@ -176,6 +176,16 @@ int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err
 int engine_state(struct engine *e, struct state_io *io, int step, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
 
+/* TE scenes (core/scene.h te; docs/materials-design.md section 1): the
+ * 2D arrays ez, hx, hy hold eta0 Hz, -Ex, -Ey.  The array field that holds
+ * f (FIELD_EZ for FIELD_HZ, FIELD_HX for FIELD_EX, FIELD_HY for FIELD_EY),
+ * *negate set where the value read is the array's times -1; f itself
+ * (negate false) for any other field or scene. */
+enum field engine_te_array(const struct model *m, enum field f, bool *negate);
+/* v[q] = -1 v[q] for n values of precision p (a multiply, in the host's
+ * IEEE mode: the TE read-out of every engine). */
+void engine_negate(void *v, size_t n, enum precision p);
+
 const char *field_name(enum field f);
 const char *precision_name(enum precision p);
 const char *denormals_name(enum denormals d);

@@ -1,5 +1,6 @@
 /* material.c - update coefficients and stability of one material
  * (docs/materials-design.md sections 2 and 3).  See material.h. */
+#define _GNU_SOURCE /* M_PI */
 #include "material.h"
 #include "util.h"
 
@@ -659,4 +660,102 @@ int material_check_stability(const struct scene_material *m, double dt, double S
                   "material %s: %s (stable alone up to courant %.4g), with the other poles, makes "
                   "the update unstable at courant = %g (growth %.6g per step); %s",
                   m->name, what, floor4(sworst), S, g, tail);
+}
+
+/* ---- dispersion matching -------------------------------------------------- */
+
+/* The grid wavenumber k dx along unit vector u (dim components) of the wave
+ * of sin^2(omega dt / 2) (n / S)^2 = r: the root in (0, k_max] of
+ * f(k) = sum_d sin^2(k u_d / 2) - r, by Newton's method from the
+ * continuum value, kept in the bracket where f rises (k u_d <= pi).
+ * -1 where r is out of reach along u. */
+static double grid_k(const double *u, int dim, double r)
+{
+    double umax = 0.0, fcap = 0.0;
+    for (int d = 0; d < dim; d++)
+        umax = fmax(umax, fabs(u[d]));
+    const double kmax = M_PI / umax;
+    for (int d = 0; d < dim; d++) {
+        const double sd = sin(0.5 * kmax * u[d]);
+        fcap += sd * sd;
+    }
+    if (!(r > 0.0) || r > fcap)
+        return -1.0;
+    double lo = 0.0, hi = kmax, k = 2.0 * sqrt(r);
+    for (int it = 0; it < 100; it++) {
+        if (!(k > lo && k < hi))
+            k = 0.5 * (lo + hi);
+        double f = -r, df = 0.0;
+        for (int d = 0; d < dim; d++) {
+            const double sd = sin(0.5 * k * u[d]);
+            f += sd * sd;
+            df += 0.5 * u[d] * sin(k * u[d]);
+        }
+        if (f < 0.0)
+            lo = k;
+        else
+            hi = k;
+        const double step = df > 0.0 ? f / df : 0.5 * (hi - lo);
+        k -= step;
+        if (fabs(step) < 1e-15 * k || hi - lo < 1e-15 * hi)
+            break;
+    }
+    return k;
+}
+
+/* mean over directions of k(u, n) / k(u, 1); -1 where a direction has no
+ * wave.  dim 2: the midpoint rule over phi in [0, pi/4] (the grid's
+ * symmetry); dim 3: midpoints over mu = cos theta in [0, 1] and phi in
+ * [0, pi/2] (uniform on the octant of the sphere). */
+#define DMATCH_N2 64
+#define DMATCH_N3 24
+static double mean_ratio(double n, double S, double omega_dt, int dim)
+{
+    const double s2 = sin(0.5 * omega_dt), r1 = s2 * s2 / (S * S), rn = r1 * n * n;
+    double sum = 0.0;
+    int count = 0;
+    const int na = dim == 2 ? DMATCH_N2 : DMATCH_N3, nb = dim == 2 ? 1 : DMATCH_N3;
+    for (int a = 0; a < na; a++)
+        for (int b = 0; b < nb; b++) {
+            double u[3];
+            if (dim == 2) {
+                const double phi = (a + 0.5) * (M_PI / 4) / na;
+                u[0] = cos(phi);
+                u[1] = sin(phi);
+            } else {
+                const double mu = (a + 0.5) / na, phi = (b + 0.5) * (M_PI / 2) / nb;
+                const double st = sqrt(1.0 - mu * mu);
+                u[0] = st * cos(phi);
+                u[1] = st * sin(phi);
+                u[2] = mu;
+            }
+            const double k1 = grid_k(u, dim, r1), kn = grid_k(u, dim, rn);
+            if (k1 <= 0.0 || kn <= 0.0)
+                return -1.0;
+            sum += kn / k1;
+            count++;
+        }
+    return sum / count;
+}
+
+double material_dispersion_eps(double eps, double S, double omega_dt, int dim)
+{
+    if (!(eps >= 1.0) || !(S > 0.0) || !(omega_dt > 0.0) || (dim != 2 && dim != 3))
+        return -1.0;
+    if (eps == 1.0)
+        return 1.0;
+    const double n = sqrt(eps);
+    /* the ratio rises with n'; the grid's slowness makes n' < n */
+    double lo = 0.5 * n, hi = n;
+    if (mean_ratio(hi, S, omega_dt, dim) < 0.0)
+        return -1.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
+        const double mid = 0.5 * (lo + hi), q = mean_ratio(mid, S, omega_dt, dim);
+        if (q >= 0.0 && q < n)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double np = 0.5 * (lo + hi);
+    return np * np;
 }

@@ -154,4 +154,20 @@ double material_growth(const struct scene_material *m, double dt, double S, int 
 int material_check_stability(const struct scene_material *m, double dt, double S, int dim,
                              double *radius, double *s_max, char *err, size_t errlen);
 
+/* ---- dispersion matching ([grid] dispersion_correction) -------------------- */
+
+/* The permittivity eps' whose Yee-grid wave, at omega_dt = omega dt, has on
+ * average over directions sqrt(eps) times the wavenumber of the grid's
+ * vacuum wave at the same frequency: so that the grid sees the index
+ * contrast of the real interface (docs/accuracy.md section 6).  For a
+ * direction u the grid wavenumber k of index n solves the Yee relation
+ *     sum_d sin^2(k u_d dx / 2) = (n / S)^2 sin^2(omega dt / 2),
+ * and eps' = n'^2 solves  mean_u k(u, n') / k(u, 1) = sqrt(eps), the mean
+ * over directions uniform on the circle (dim 2) or the sphere (dim 3).
+ * eps' < eps (the grid's waves are slow, the more so at the higher index)
+ * and eps' -> eps as omega dt -> 0.  Returns eps' > 0, or -1 where the
+ * grid cannot carry the wave of index n' (fewer than about 2 cells per
+ * wavelength inside, or eps < 1). */
+double material_dispersion_eps(double eps, double S, double omega_dt, int dim);
+
 #endif

@@ -145,11 +145,17 @@ static int hmaterial(struct model *m, int pec, double bar, char *err, size_t err
         return seterr(err, errlen, "more than %d distinct H-node materials (mean eps_r or mu_r "
                       "of two cells)", MODEL_MAX_MATERIALS);
     struct hmaterial *t = &m->hmats[m->nhmats];
+    /* TE: the edge's eps_bar may take its dispersion-matched value
+     * (paint_coef_eps; TM's mu_bar never does: build_hnodes refuses mu_r
+     * with the correction) */
+    double bc = bar;
+    if (!pec && m->scene->te && paint_coef_eps(m, bar, &bc, err, errlen))
+        return -1;
     t->pec = pec;
     t->bar = pec ? 0.0 : bar;
-    t->ch = pec ? 0.0 : material_ch(bar, m->scene->courant);
+    t->ch = pec ? 0.0 : material_ch(bc, m->scene->courant);
     t->ch_f = (float)t->ch;
-    t->hinc = pec ? 0.0 : material_hinc(bar);
+    t->hinc = pec ? 0.0 : material_hinc(bc);
     return m->nhmats++;
 }
 
@@ -366,6 +372,12 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     if (!mu)
         return -1;
     m->magnetic = paint_mu(m, mu);
+    if (m->magnetic && s->dispersion_correction) {
+        free(mu);
+        return seterr(err, errlen, "[grid] dispersion_correction = true with a magnetic "
+                      "material (mu_r != 1) is not supported: it corrects eps_r of lossless, "
+                      "non-magnetic dielectrics only");
+    }
     bool any = s->te && s->conformal_pec;
     for (size_t c = 0; c < n && s->te; c++)
         any |= m->mat[c] != 0;
@@ -714,6 +726,12 @@ static double hslot_value(const struct model *m, size_t k, int n)
     return t->hinc * (h1 - hslot_incident(m, k, (double)n - 0.5));
 }
 
+/* The per-step value lists below hold one independent value per entry (a
+ * few exp and sin in double each): large lists (a dielectric or dispersive
+ * object of millions of cells) are filled by every OpenMP thread, which
+ * changes no bit. */
+#define PARALLEL_VALUES 16384
+
 /* Ei^{n+1} at dispersive cell k. */
 static double disp_value(const struct model *m, size_t k, int n)
 {
@@ -723,48 +741,56 @@ static double disp_value(const struct model *m, size_t k, int n)
 
 void model_disp_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = (float)disp_value(m, k, n);
 }
 
 void model_disp_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->ndisp >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->ndisp; k++)
         out[k] = disp_value(m, k, n);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nhslots; k++)
         out[k] = (float)hslot_value(m, k, n);
 }
 
 void model_hslot_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->nhslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nhslots; k++)
         out[k] = hslot_value(m, k, n);
 }
 
 void model_slot_values_f(const struct model *m, int n, float *out)
 {
+#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nslots; k++)
         out[k] = (float)slot_value(m, k, n);
 }
 
 void model_slot_values_d(const struct model *m, int n, double *out)
 {
+#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
     for (size_t k = 0; k < m->nslots; k++)
         out[k] = slot_value(m, k, n);
 }
 
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
     for (size_t k = 0; k < count; k++)
         out[k] = (float)slot_value(m, first + k, n);
 }
 
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
+#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
     for (size_t k = 0; k < count; k++)
         out[k] = slot_value(m, first + k, n);
 }

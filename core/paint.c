@@ -455,6 +455,22 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
 
 /* ---- the material table --------------------------------------------------- */
 
+int paint_coef_eps(const struct model *m, double eps_r, double *out, char *err, size_t errlen)
+{
+    const struct scene *s = m->scene;
+    *out = eps_r;
+    if (!s->dispersion_correction || eps_r == 1.0)
+        return 0;
+    *out = material_dispersion_eps(eps_r, s->courant, scene_omega_dt(s), m->nz > 1 ? 3 : 2);
+    if (!(*out > 0.0))
+        return seterr(err, errlen, "[grid] dispersion_correction: eps_r = %g has fewer than "
+                      "about 2 cells per wavelength at cells_per_wavelength = %g (need "
+                      "cells_per_wavelength above about 2 sqrt(eps_r)); set "
+                      "dispersion_correction = false or refine the grid",
+                      eps_r, s->cells_per_wavelength);
+    return 0;
+}
+
 int paint_material(struct model *m, enum material_kind kind, double eps_r, double sigma, char *err,
                    size_t errlen)
 {
@@ -468,9 +484,14 @@ int paint_material(struct model *m, enum material_kind kind, double eps_r, doubl
     const double S = m->scene->courant;
     t->kind = kind;
     t->eps_r = eps_r;
-    t->cezh = kind == MATERIAL_PEC ? 0.0 : S / eps_r;
+    /* a lossless dielectric's coefficients may take the dispersion-matched
+     * eps' (paint_coef_eps); eps_r stays the scene's value */
+    double ec = eps_r;
+    if (kind == MATERIAL_DIELECTRIC && sigma == 0.0 && paint_coef_eps(m, eps_r, &ec, err, errlen))
+        return -1;
+    t->cezh = kind == MATERIAL_PEC ? 0.0 : S / ec;
     t->cezh_f = (float)t->cezh;
-    t->cinc = kind == MATERIAL_DIELECTRIC ? -(1.0 - 1.0 / eps_r) : 0.0;
+    t->cinc = kind == MATERIAL_DIELECTRIC ? -(1.0 - 1.0 / ec) : 0.0;
     /* lossless (and PEC): ca = 1, cb = cezh, the bits of the plain update */
     t->sigma = kind == MATERIAL_PEC ? 0.0 : sigma;
     t->ca = 1.0;

@@ -40,6 +40,12 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j);
 #define PAINT_SUBPIXEL_LEVELS 64
 int paint_cover_levels(const struct scene_object *o, int i, int j);
 
+/* The permittivity a lossless dielectric of eps_r puts into the update
+ * coefficients: eps_r itself, or with [grid] dispersion_correction the
+ * dispersion-matched eps' of material_dispersion_eps (core/material.h).
+ * 0 with *out set, -1 with err where the grid is too coarse for it. */
+int paint_coef_eps(const struct model *m, double eps_r, double *out, char *err, size_t errlen);
+
 /* The index of material (kind, eps_r, sigma) in m->mats, added if new (with
  * its coefficients; sigma != 0 sets m->lossy); -1 with err when the table is
  * full.  sigma in S/m, ignored for PEC. */

@@ -436,7 +436,8 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "cells_per_wavelength", "conformal_pec",
-                                        "conformal_min", "subpixel", "polarization", NULL};
+                                        "conformal_min", "subpixel", "polarization",
+                                        "dispersion_correction", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", "bandwidth",
@@ -561,6 +562,10 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
             BAD(x, "subpixel = true applies to 2D scenes only for now (this one has nz = %d)",
                 s->nz);
     }
+    s->dispersion_correction = false;
+    if ((x = GET("grid", "dispersion_correction"))
+        && parse_bool(x, &s->dispersion_correction, err, errlen))
+        return -1;
     /* polarization: tm (Ez, Hx, Hy) or te (Hz, Ex, Ey: the TMz engine on the
      * dual fields, docs/materials-design.md section 1); 2D only */
     s->te = false;

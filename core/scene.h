@@ -166,6 +166,8 @@ struct scene {
     bool conformal_pec;          /* 2D: H edges cut by a PEC surface see its true distance */
     double conformal_min;        /* cut closer than this (cells) to a free node: node -> PEC */
     bool subpixel;               /* 2D: dielectric cells on an interface take the mean eps */
+    bool dispersion_correction;  /* lossless dielectrics take the eps' that cancels the grid's
+                                    dispersion contrast at f0 (material_dispersion_eps) */
     bool te;                     /* 2D [grid] polarization = te: the arrays ez, hx, hy hold
                                     eta0 Hz, -Ex, -Ey (docs/materials-design.md section 1) */
 

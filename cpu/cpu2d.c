@@ -264,32 +264,21 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     }
 }
 
-/* TE (core/scene.h te): Hz, Ex, Ey from the arrays ez, hx, hy, which hold
- * eta0 Hz, -Ex, -Ey (Hz stays in the stored units eta0 Hz, V/m). */
-static int cpu_read_te(struct engine *e, enum field f, void *dst)
-{
-    struct cpu_engine *c = (struct cpu_engine *)e;
-    const size_t n = e->model->ncells;
-    const void *src = f == FIELD_HZ ? c->f.ez : f == FIELD_EX ? c->f.hx : c->f.hy;
-    const double sign = f == FIELD_HZ ? 1.0 : -1.0;
-    if (e->opt.precision == PRECISION_SINGLE)
-        for (size_t q = 0; q < n; q++)
-            ((float *)dst)[q] = (float)sign * ((const float *)src)[q];
-    else
-        for (size_t q = 0; q < n; q++)
-            ((double *)dst)[q] = sign * ((const double *)src)[q];
-    return 0;
-}
-
+/* TE (core/scene.h te): Hz, Ex, Ey are the arrays ez, hx, hy, which hold
+ * eta0 Hz, -Ex, -Ey (Hz stays in the stored units eta0 Hz, V/m):
+ * engine_te_array, engine_negate (core/engine.c, shared with the GPU
+ * engines). */
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    if (e->model->scene->te && (f == FIELD_HZ || f == FIELD_EX || f == FIELD_EY))
-        return cpu_read_te(e, f, dst);
-    const void *src = cpu_field((struct cpu_engine *)e, f);
+    bool negate;
+    const enum field a = engine_te_array(e->model, f, &negate);
+    const void *src = cpu_field((struct cpu_engine *)e, a);
     if (!src)
         return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
                       f >= FIELD_EZ_DFT_RE ? " (it has no [monitor.dft])" : "");
     memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    if (negate)
+        engine_negate(dst, e->model->ncells, e->opt.precision);
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* cuda2d.cu - the 2D TMz CUDA engine: cpu/update2d.inc statement for
+/* cuda2d.cu - the 2D TMz (and TE) CUDA engine: cpu/update2d.inc statement for
  * statement (same order, slots, CPML with psi only in the slabs, Mur, point
  * source, running DFT at each [monitor.dft] frequency), float or double, so
  * that the float fields are bit-identical to the CPU engine in its flush
@@ -33,6 +33,21 @@
  * small kernels over the ncut edges and leaves every other kernel as it
  * was.)
  *
+ * TE ([grid] polarization = te: the same update on the dual fields, the
+ * arrays ez, hx, hy holding eta0 Hz, -Ex, -Ey), mu_r != 1 and dispersive
+ * poles (docs/materials-design.md sections 1-3) also run on the two-kernel
+ * path only, whatever TEXFDTD_CUDA2D asks: the H-node map (core/model.h
+ * hmat) is a byte per Hx and Hy node read by k_h2 with its flag HM (a
+ * coefficient table in constant memory), k_hslots2 applies the H-node slots
+ * after the H update and the cut edges, and k_disp2 the D-E update of the
+ * dispersive cells (a list, state for those cells only) after the E update
+ * and Mur, before the source slots: update2d.inc's order.  The fused and
+ * temporal kernels would need the per-node lookups and the passes between
+ * H and E inside their single pass; they decline these scenes instead.  The
+ * TE read-out is core/engine.c's (engine_te_array), as the cpu engine's.
+ * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
+ * layouts, so a checkpoint moves between the two.
+ *
  * Monitors (core/monitor.h): after every step the values of model->samples
  * go into the next row of a batch buffer on the device, and read_samples
  * copies the batch to the host in one cudaMemcpy.  The two-kernel and fused
@@ -66,6 +81,16 @@ template <typename T> __device__ __forceinline__ T ca2(uint8_t m);
 template <> __device__ __forceinline__ float ca2<float>(uint8_t m) { return c2_ca_f[m]; }
 template <> __device__ __forceinline__ double ca2<double>(uint8_t m) { return c2_ca_d[m]; }
 
+/* The H-node map (core/model.h hmat: TE, or TM with mu_r != 1): the
+ * coefficient hmats[k].ch of each H-node material k, read by k_h2 with its
+ * template flag HM (c2_hc[0] = ch: the bits of a node of index 0 are those
+ * of the plain update). */
+__constant__ float c2_hc_f[MODEL_MAX_MATERIALS];
+__constant__ double c2_hc_d[MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T hc2(uint8_t m);
+template <> __device__ __forceinline__ float hc2<float>(uint8_t m) { return c2_hc_f[m]; }
+template <> __device__ __forceinline__ double hc2<double>(uint8_t m) { return c2_hc_d[m]; }
+
 /* ez + cb (tx - ty) with d = tx - ty, or with L: ca ez + cb d. */
 template <typename T, bool F, bool L> __device__ __forceinline__ T ez_term2(T e, uint8_t m, T d)
 {
@@ -82,6 +107,10 @@ template <typename T> struct Dev2 {
     const T *pb[4], *pc[4], *pik[4]; /* xe xh ye yh */
     int nx, ny, px, N;
     T ch;
+    /* the H-node map (k_h2 with HM): Hx nodes [ny][px], then Hy nodes at
+     * hmat + hoff; NULL without a map */
+    const uint8_t *hmat;
+    long long hoff;
 };
 
 /* Hx, Hy of cell (i, j):  see update2d.inc.  The arithmetic of every kernel
@@ -89,7 +118,11 @@ template <typename T> struct Dev2 {
  * Each kernel loads its operands in the order it did before the move (the
  * CPML's b before psi; the cut edge's u = a Ez_q + b^n before its old H),
  * which keeps the SASS the same instruction for instruction. */
-template <typename T, bool F> __global__ void k_h2(Dev2<T> d)
+/* HM: a scene with the H-node map (core/model.h hmat): outside the CPML
+ * slabs each node takes its own coefficient c2_hc[hmat] in place of ch, as
+ * update2d.inc's hx_map / hy_map (the slabs never hold a node of index != 0
+ * and keep ch, as there). */
+template <typename T, bool F, bool HM> __global__ void k_h2(Dev2<T> d)
 {
     typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -101,7 +134,7 @@ template <typename T, bool F> __global__ void k_h2(Dev2<T> d)
         const T dd = Y::yee_diff(d.ez[c + d.px], d.ez[c]);
         const int s = dslab_h(d.ny, d.N, j, &k);
         if (s < 0) {
-            d.hx[c] = Y::yee_sub_mul(d.hx[c], d.ch, dd);
+            d.hx[c] = Y::yee_sub_mul(d.hx[c], HM ? hc2<T>(d.hmat[c]) : d.ch, dd);
         } else {
             T *p = d.psi_hxy + ((long long)s * d.N + k) * d.px + i;
             const T b = d.pb[3][j]; /* loaded before psi: see k_h2 */
@@ -114,7 +147,7 @@ template <typename T, bool F> __global__ void k_h2(Dev2<T> d)
         const T dd = Y::yee_diff(d.ez[c + 1], d.ez[c]);
         const int s = dslab_h(d.nx, d.N, i, &k);
         if (s < 0) {
-            d.hy[c] = Y::yee_add_mul(d.hy[c], d.ch, dd);
+            d.hy[c] = Y::yee_add_mul(d.hy[c], HM ? hc2<T>(d.hmat[d.hoff + c]) : d.ch, dd);
         } else {
             T *p = d.psi_hyx + ((long long)s * d.ny + j) * d.N + k;
             const T b = d.pb[1][i]; /* loaded before psi: see k_h2 */
@@ -185,6 +218,82 @@ __global__ void k_slots2(T *ez, const long long *cell, const uint8_t *pec, const
     const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t < n)
         ez[cell[t]] = pec[t] ? v[t] : Yee<T, F>::yee_add(ez[cell[t]], v[t]);
+}
+
+/* The H-node source slots (core/model.h hslot), after the H update and the
+ * cut edges' (update_h_row applies a row's slots last): node t of the H
+ * array flag bit 0 names (0 Hx, 1 Hy) at padded index cell[t]; bit 1 a PEC
+ * edge (TE), h = v, else h = h + v (yee_add). */
+template <typename T, bool F>
+__global__ void k_hslots2(T *hx, T *hy, const long long *cell, const uint8_t *flag, const T *v,
+                          long long n)
+{
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    T *h = (flag[t] & 1 ? hy : hx) + cell[t];
+    *h = flag[t] & 2 ? v[t] : Yee<T, F>::yee_add(*h, v[t]);
+}
+
+/* The dispersive cells (core/model.h disp_cell; docs/materials-design.md
+ * section 3), after the E update (and Mur), before the source slots, as
+ * update2d.inc's update_disp: the E kernel left their Ez^n as it was
+ * (cb = 0, ca = 1), every H is at n+1/2.  A thread per cell k, with its state
+ * D_s, Ei^n [n], P^n, P^{n-1} [n][SCENE_MAX_POLES] (the cpu engine's
+ * layout), this step's Ei^{n+1} (v, from the host) and its material's
+ * coefficients (coef[mi[k]], core/material.h, in the engine's precision). */
+template <typename T> struct DispCoef2 {
+    T sig, rdenom;
+    int npoles;
+    int kind[SCENE_MAX_POLES]; /* enum pole_kind */
+    T c1[SCENE_MAX_POLES], c2[SCENE_MAX_POLES], c3[SCENE_MAX_POLES];
+    T a[SCENE_MAX_POLES], b[SCENE_MAX_POLES];
+};
+
+template <typename T> struct Disp2 {
+    T *ez;
+    const T *hx, *hy;
+    T *ds, *ei, *p, *pold;
+    const T *v;
+    const long long *cell; /* padded index */
+    const uint8_t *mi;     /* index into coef */
+    const DispCoef2<T> *coef;
+    long long n;
+    int px;
+    T ch;
+};
+
+template <typename T, bool F> __global__ void k_disp2(Disp2<T> d)
+{
+    typedef Yee<T, F> Y;
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= d.n)
+        return;
+    const long long c = d.cell[k];
+    const DispCoef2<T> &mc = d.coef[d.mi[k]];
+    T *pk = d.p + k * SCENE_MAX_POLES, *pok = d.pold + k * SCENE_MAX_POLES;
+    const T sig = mc.sig, vk = d.v[k];
+    const T sc = Y::yee_disp_curl(d.ch, d.hy[c], d.hy[c - 1], d.hx[c], d.hx[c - d.px]);
+    const T e0 = Y::yee_add(d.ez[c], d.ei[k]);
+    const T ds = d.ds[k];
+    T r = Y::yee_disp_rhs(ds, sc, vk, sig, e0);
+    for (int q = 0; q < mc.npoles; q++) {
+        if (mc.kind[q] == POLE_DEBYE) {
+            r = Y::yee_disp_debye_rhs(r, mc.a[q], pk[q], mc.b[q], e0);
+        } else {
+            const T pn = Y::yee_disp_lorentz(pk[q], pok[q], mc.c1[q], mc.c2[q], mc.c3[q], e0);
+            pok[q] = pk[q];
+            pk[q] = pn;
+            r = Y::yee_diff(r, pn);
+        }
+    }
+    const T e1 = Y::yee_disp_e(mc.rdenom, r);
+    for (int q = 0; q < mc.npoles; q++)
+        if (mc.kind[q] == POLE_DEBYE)
+            pk[q] = Y::yee_disp_debye(pk[q], mc.a[q], mc.b[q], e1, e0);
+    d.ds[k] = Y::yee_disp_d(ds, sc, sig, e1, e0);
+    d.ez[c] = Y::yee_diff(e1, vk);
+    d.ei[k] = vk;
 }
 
 template <typename T, bool F> __global__ void k_point2(T *ez, long long c, T v)
@@ -746,6 +855,23 @@ struct cuda2d_engine {
     uint8_t *cut_comp;
     void *cut_a, *cut_old, *cut_v_d, *cut_v_h;
     cudaEvent_t cut_ev;
+    /* the H-node map (core/model.h hmat; two-kernel path): the node
+     * material indices, Hx [ny][px] then Hy [ny][px]; the H-node slots:
+     * padded cell, flag (bit 0: Hy, bit 1: PEC) and this step's values
+     * (pinned hslot_v_h, hslot_ev as slot_ev) */
+    uint8_t *hmat;
+    long long *hslot_cell;
+    uint8_t *hslot_flag;
+    void *hslot_v_d, *hslot_v_h;
+    cudaEvent_t hslot_ev;
+    /* the dispersive cells (core/model.h disp_cell; two-kernel path): padded
+     * cell, index into the coefficient table disp_coef (DispCoef2<T>), the
+     * state D_s, Ei^n [ndisp], P^n, P^{n-1} [ndisp][SCENE_MAX_POLES], and
+     * this step's Ei^{n+1} (pinned disp_v_h, disp_ev as slot_ev) */
+    long long *disp_cell;
+    uint8_t *disp_mi;
+    void *disp_coef, *disp_ds, *disp_ei, *disp_p, *disp_pold, *disp_v_d, *disp_v_h;
+    cudaEvent_t disp_ev;
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -772,6 +898,8 @@ template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct 
     d.px = c->px;
     d.N = c->N;
     d.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
+    d.hmat = c->hmat;
+    d.hoff = (long long)c->cells;
     return d;
 }
 
@@ -820,6 +948,47 @@ template <typename T> static Cut2<T> view_cut(const cuda2d_engine *c, const stru
     k.old = (T *)c->cut_old;
     k.n = (long long)m->ncut;
     return k;
+}
+
+template <typename T> static Disp2<T> view_disp(const cuda2d_engine *c, const struct model *m)
+{
+    Disp2<T> k;
+    k.ez = (T *)c->ez;
+    k.hx = (const T *)c->hx;
+    k.hy = (const T *)c->hy;
+    k.ds = (T *)c->disp_ds;
+    k.ei = (T *)c->disp_ei;
+    k.p = (T *)c->disp_p;
+    k.pold = (T *)c->disp_pold;
+    k.v = (const T *)c->disp_v_d;
+    k.cell = c->disp_cell;
+    k.mi = c->disp_mi;
+    k.coef = (const DispCoef2<T> *)c->disp_coef;
+    k.n = (long long)m->ndisp;
+    k.px = c->px;
+    k.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
+    return k;
+}
+
+/* This step's values of a list (source slots, cut edges, H-node slots,
+ * dispersive cells), computed on the host in double and rounded once
+ * (model_*_values_f / _d) into the pinned host buffer h, once the previous
+ * copy out of it has run (ev), and queued for the device buffer d. */
+template <typename T>
+static int step_values(const struct model *m, int t, size_t n, void *h, void *d, cudaEvent_t ev,
+                       void (*vf)(const struct model *, int, float *),
+                       void (*vd)(const struct model *, int, double *), char *err, size_t errlen)
+{
+    if (!n)
+        return 0;
+    CK(cudaEventSynchronize(ev));
+    if (sizeof(T) == 4)
+        vf(m, t, (float *)h);
+    else
+        vd(m, t, (double *)h);
+    CK(cudaMemcpyAsync(d, h, n * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaEventRecord(ev));
+    return 0;
 }
 
 /* After a fused or temporal launch the new buffers become the current ones. */
@@ -998,32 +1167,35 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             s += c->K;
             continue;
         }
-        if (m->nslots) {
-            CK(cudaEventSynchronize(c->slot_ev));
-            if (sizeof(T) == 4)
-                model_slot_values_f(m, t, (float *)c->slot_v_h);
-            else
-                model_slot_values_d(m, t, (double *)c->slot_v_h);
-            CK(cudaMemcpyAsync(c->slot_v_d, c->slot_v_h, m->nslots * sizeof(T), cudaMemcpyHostToDevice));
-            CK(cudaEventRecord(c->slot_ev));
-        }
-        if (m->ncut) { /* b^n of the cut edges, as the slot values (two-kernel path) */
-            CK(cudaEventSynchronize(c->cut_ev));
-            if (sizeof(T) == 4)
-                model_cut_values_f(m, t, (float *)c->cut_v_h);
-            else
-                model_cut_values_d(m, t, (double *)c->cut_v_h);
-            CK(cudaMemcpyAsync(c->cut_v_d, c->cut_v_h, m->ncut * sizeof(T), cudaMemcpyHostToDevice));
-            CK(cudaEventRecord(c->cut_ev));
-        }
+        /* the slot values; b^n of the cut edges, the H-node slot values and
+         * Ei^{n+1} of the dispersive cells (two-kernel path) */
+        if (step_values<T>(m, t, m->nslots, c->slot_v_h, c->slot_v_d, c->slot_ev,
+                           model_slot_values_f, model_slot_values_d, err, errlen)
+            || step_values<T>(m, t, m->ncut, c->cut_v_h, c->cut_v_d, c->cut_ev,
+                              model_cut_values_f, model_cut_values_d, err, errlen)
+            || step_values<T>(m, t, m->nhslots, c->hslot_v_h, c->hslot_v_d, c->hslot_ev,
+                              model_hslot_values_f, model_hslot_values_d, err, errlen)
+            || step_values<T>(m, t, m->ndisp, c->disp_v_h, c->disp_v_d, c->disp_ev,
+                              model_disp_values_f, model_disp_values_d, err, errlen))
+            return -1;
         if (c->path == PATH2_TWO) {
+            /* update2d.inc's order: H (the cut edges, then the H-node
+             * slots), E (Mur), then the dispersive cells; the source slots,
+             * the point source and the DFT below */
             const Dev2<T> d = view2<T>(c, m);
             const unsigned ncb = (unsigned)((m->ncut + 255) / 256);
             if (m->ncut)
                 k_cut_save2<T><<<ncb, 256>>>(view_cut<T>(c, m));
-            k_h2<T, F><<<g, b>>>(d);
+            if (c->hmat)
+                k_h2<T, F, true><<<g, b>>>(d);
+            else
+                k_h2<T, F, false><<<g, b>>>(d);
             if (m->ncut)
                 k_cut_apply2<T, F><<<ncb, 256>>>(view_cut<T>(c, m));
+            if (m->nhslots)
+                k_hslots2<T, F><<<(unsigned)((m->nhslots + 255) / 256), 256>>>(
+                    d.hx, d.hy, c->hslot_cell, c->hslot_flag, (const T *)c->hslot_v_d,
+                    (long long)m->nhslots);
             if (mur)
                 k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
             if (c->lossy)
@@ -1032,6 +1204,8 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                 k_e2<T, F, false><<<g, b>>>(d);
             if (mur)
                 k_mur2<T, F, true><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
+            if (m->ndisp)
+                k_disp2<T, F><<<(unsigned)((m->ndisp + 255) / 256), 256>>>(view_disp<T>(c, m));
         } else {
             /* fused (also the temporal path's remainder steps) */
             const PP2<T> pp = view_pp<T>(c, m);
@@ -1135,6 +1309,24 @@ static void cuda2d_destroy(struct engine *e)
     cudaFreeHost(c->cut_v_h);
     if (c->cut_ev)
         cudaEventDestroy(c->cut_ev);
+    cudaFree(c->hmat);
+    cudaFree(c->hslot_cell);
+    cudaFree(c->hslot_flag);
+    cudaFree(c->hslot_v_d);
+    cudaFreeHost(c->hslot_v_h);
+    if (c->hslot_ev)
+        cudaEventDestroy(c->hslot_ev);
+    cudaFree(c->disp_cell);
+    cudaFree(c->disp_mi);
+    cudaFree(c->disp_coef);
+    cudaFree(c->disp_ds);
+    cudaFree(c->disp_ei);
+    cudaFree(c->disp_p);
+    cudaFree(c->disp_pold);
+    cudaFree(c->disp_v_d);
+    cudaFreeHost(c->disp_v_h);
+    if (c->disp_ev)
+        cudaEventDestroy(c->disp_ev);
     if (c->tb2_stream)
         cudaStreamDestroy(c->tb2_stream);
     for (int k = 0; k < 2; k++)
@@ -1241,6 +1433,70 @@ static int tb2_samples_init(cuda2d_engine *c, const struct model *m, char *err, 
     return 0;
 }
 
+/* A dispersive material's coefficients (core/material.h) in precision T. */
+template <typename T> static void disp_coef_of(const struct material_coef *mc, DispCoef2<T> *o)
+{
+    const bool f = sizeof(T) == 4;
+    memset(o, 0, sizeof *o);
+    o->sig = f ? (T)mc->sigma_p_f : (T)mc->sigma_p;
+    o->rdenom = f ? (T)mc->rdenom_f : (T)mc->rdenom;
+    o->npoles = mc->npoles;
+    for (int q = 0; q < mc->npoles; q++) {
+        const struct material_pole_coef *pc = &mc->poles[q];
+        o->kind[q] = (int)pc->kind;
+        o->c1[q] = f ? (T)pc->c1_f : (T)pc->c1;
+        o->c2[q] = f ? (T)pc->c2_f : (T)pc->c2;
+        o->c3[q] = f ? (T)pc->c3_f : (T)pc->c3;
+        o->a[q] = f ? (T)pc->a_f : (T)pc->a;
+        o->b[q] = f ? (T)pc->b_f : (T)pc->b;
+    }
+}
+
+/* The dispersive cells' padded indices, their materials' table index (the
+ * material index itself: the table has a row per material, filled for the
+ * dispersive ones) and the table, in the engine's precision. */
+static int disp_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = m->ndisp, nx = (size_t)m->nx;
+    long long *cell = (long long *)malloc(n * sizeof *cell);
+    uint8_t *mi = (uint8_t *)malloc(n);
+    const size_t tb = MODEL_MAX_MATERIALS * (c->es == 4 ? sizeof(DispCoef2<float>)
+                                                        : sizeof(DispCoef2<double>));
+    void *tab = calloc(1, tb);
+    cudaError_t e1 = cudaErrorMemoryAllocation;
+    if (cell && mi && tab) {
+        for (size_t k = 0; k < n; k++) {
+            const size_t q = m->disp_cell[k];
+            cell[k] = (long long)(q % nx) + (long long)(q / nx) * c->px;
+            mi[k] = m->mat[q];
+        }
+        for (int k = 0; k < m->nmats; k++) {
+            if (!m->mats[k].dcoef)
+                continue;
+            if (c->es == 4)
+                disp_coef_of<float>(m->mats[k].dcoef, (DispCoef2<float> *)tab + k);
+            else
+                disp_coef_of<double>(m->mats[k].dcoef, (DispCoef2<double> *)tab + k);
+        }
+        e1 = cudaMemcpy(c->disp_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->disp_mi, mi, n, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->disp_coef, tab, tb, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMallocHost(&c->disp_v_h, n * c->es);
+        if (e1 == cudaSuccess)
+            e1 = cudaEventCreateWithFlags(&c->disp_ev, cudaEventDisableTiming);
+    }
+    free(cell);
+    free(mi);
+    free(tab);
+    if (e1 != cudaSuccess)
+        return seterr(err, errlen, "cuda 2D: cannot set up the %zu dispersive cells: %s", n,
+                      cudaGetErrorString(e1));
+    return 0;
+}
+
 static int cuda2d_create(const struct model *m, const struct engine_options *o,
                          struct engine **out, char *err, size_t errlen)
 {
@@ -1288,7 +1544,9 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         if (c->path == PATH2_TEMPORAL
             && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
             c->path = PATH2_FUSED;
-        if (m->ncut)
+        /* the conformal cut edges, the H-node map (TE, mu_r) and the
+         * dispersive cells: the two-kernel path only (see the top) */
+        if (m->ncut || m->hmat || m->ndisp)
             c->path = PATH2_TWO;
         c->K = ke ? atoi(ke) : 6; /* 6: fastest at 4096^2 and 16384^2 on the H100 */
         if (c->K != 2 && c->K != 4 && c->K != 6 && c->K != 8)
@@ -1300,13 +1558,15 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                    : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
         else
             c->R = r == 16 || r == 32 || r == 64 ? r : 32;
-        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s", path2_name[c->path],
+        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s%s%s", path2_name[c->path],
                  c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
                  c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "",
                  !m->nsamples ? ""
                  : c->path == PATH2_TEMPORAL ? ", monitor samples gathered inside the kernel"
                                              : ", monitor samples gathered after each step",
-                 m->ncut ? ", conformal PEC cut edges (two kernels only)" : "");
+                 m->ncut ? ", conformal PEC cut edges (two kernels only)" : "",
+                 m->hmat ? ", H-node map (two kernels only)" : "",
+                 m->ndisp ? ", dispersive cells (two kernels only)" : "");
     }
     const bool pp = c->path != PATH2_TWO;
     const size_t es = c->es, N = (size_t)c->N;
@@ -1323,8 +1583,13 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                                 : 0);
     /* conformal PEC: cell, q, component, a, old H and b^n per cut edge */
     const size_t cut_b = m->ncut * (2 * sizeof(long long) + 1 + 3 * es);
-    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + cut_b + mon_b
-                        + (64u << 20);
+    /* the H-node map (2 bytes a cell), its slots (cell, flag, value); the
+     * dispersive cells (cell, index, D_s, Ei^n, Ei^{n+1}, 2 x MAXP poles) */
+    const size_t hm_b = (m->hmat ? 2 * c->cells : 0) + m->nhslots * (9 + es);
+    const size_t disp_b = m->ndisp * (9 + (3 + 2 * SCENE_MAX_POLES) * es)
+                          + (m->ndisp ? MODEL_MAX_MATERIALS * sizeof(DispCoef2<double>) : 0);
+    const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + cut_b + hm_b
+                        + disp_b + mon_b + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
         free(c);
         return -1;
@@ -1481,9 +1746,68 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             goto fail;
         }
     }
+    if (m->hmat) {
+        ALLOC(c->hmat, 2 * c->cells);
+        if (cudaMemcpy2D(c->hmat, c->px, m->hmat, m->nx, m->nx, m->ny, cudaMemcpyHostToDevice) != cudaSuccess
+            || cudaMemcpy2D(c->hmat + c->cells, c->px, m->hmat + m->ncells, m->nx, m->nx, m->ny,
+                            cudaMemcpyHostToDevice) != cudaSuccess) {
+            seterr(err, errlen, "cuda 2D: cannot copy the H-node map");
+            goto fail;
+        }
+    }
+    if (m->nhslots) {
+        const size_t n = m->nhslots, nx = (size_t)m->nx;
+        ALLOC(c->hslot_cell, n * sizeof(long long));
+        ALLOC(c->hslot_flag, n);
+        ALLOC(c->hslot_v_d, n * es);
+        long long *cell = (long long *)malloc(n * sizeof *cell);
+        uint8_t *flag = (uint8_t *)malloc(n);
+        cudaError_t e1 = cudaErrorMemoryAllocation;
+        if (cell && flag) {
+            for (size_t q = 0; q < n; q++) {
+                const size_t id = m->hslot[q], h = id % m->ncells;
+                cell[q] = (long long)(h % nx) + (long long)(h / nx) * c->px;
+                flag[q] = (uint8_t)((id >= m->ncells ? 1 : 0) | (m->hmats[m->hmat[id]].pec ? 2 : 0));
+            }
+            e1 = cudaMemcpy(c->hslot_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMemcpy(c->hslot_flag, flag, n, cudaMemcpyHostToDevice);
+            if (e1 == cudaSuccess)
+                e1 = cudaMallocHost(&c->hslot_v_h, n * es);
+            if (e1 == cudaSuccess)
+                e1 = cudaEventCreateWithFlags(&c->hslot_ev, cudaEventDisableTiming);
+        }
+        free(cell);
+        free(flag);
+        if (e1 != cudaSuccess) {
+            seterr(err, errlen, "cuda 2D: cannot set up the %zu H-node slots: %s", n,
+                   cudaGetErrorString(e1));
+            goto fail;
+        }
+    }
+    if (m->ndisp) {
+        const size_t n = m->ndisp, np = n * SCENE_MAX_POLES;
+        ALLOC(c->disp_cell, n * sizeof(long long));
+        ALLOC(c->disp_mi, n);
+        ALLOC(c->disp_coef, MODEL_MAX_MATERIALS * (es == 4 ? sizeof(DispCoef2<float>)
+                                                           : sizeof(DispCoef2<double>)));
+        ALLOC(c->disp_ds, n * es);
+        ALLOC(c->disp_ei, n * es);
+        ALLOC(c->disp_p, np * es);
+        ALLOC(c->disp_pold, np * es);
+        ALLOC(c->disp_v_d, n * es);
+        if (disp_setup(c, m, err, errlen))
+            goto fail;
+    }
     {
         float cf[MODEL_MAX_MATERIALS] = {0}, af[MODEL_MAX_MATERIALS] = {0};
         double cd[MODEL_MAX_MATERIALS] = {0}, ad[MODEL_MAX_MATERIALS] = {0};
+        float hf[MODEL_MAX_MATERIALS] = {0};
+        double hd[MODEL_MAX_MATERIALS] = {0};
+        for (int k = 0; k < m->nhmats; k++) {
+            hf[k] = m->hmats[k].ch_f;
+            hd[k] = m->hmats[k].ch;
+        }
         for (int k = 0; k < m->nmats; k++) {
             cf[k] = m->mats[k].cb_f; /* = cezh_f where sigma = 0 */
             cd[k] = m->mats[k].cb;
@@ -1493,7 +1817,9 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         if (cudaMemcpyToSymbol(c2_cezh_f, cf, sizeof cf) != cudaSuccess
             || cudaMemcpyToSymbol(c2_cezh_d, cd, sizeof cd) != cudaSuccess
             || cudaMemcpyToSymbol(c2_ca_f, af, sizeof af) != cudaSuccess
-            || cudaMemcpyToSymbol(c2_ca_d, ad, sizeof ad) != cudaSuccess) {
+            || cudaMemcpyToSymbol(c2_ca_d, ad, sizeof ad) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_hc_f, hf, sizeof hf) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_hc_d, hd, sizeof hd) != cudaSuccess) {
             seterr(err, errlen, "cuda 2D: cannot set the coefficient table");
             goto fail;
         }
@@ -1523,16 +1849,89 @@ static void *field_ptr(cuda2d_engine *c, enum field f)
     }
 }
 
+/* TE (core/scene.h te): hz, ex, ey are the arrays ez, hx, hy, which hold
+ * eta0 Hz, -Ex, -Ey (core/engine.c engine_te_array, as the cpu engine). */
 static int cuda2d_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
-    void *src = field_ptr(c, f);
+    bool negate;
+    void *src = field_ptr(c, engine_te_array(e->model, f, &negate));
     if (!src)
         return seterr(err, errlen, "cuda 2D engine: no field %s in this scene", field_name(f));
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
     CK(cudaMemcpy2D(dst, c->nx * es, src, c->px * es, c->nx * es, c->ny, cudaMemcpyDeviceToHost));
+    if (negate)
+        engine_negate(dst, (size_t)c->nx * (size_t)c->ny, e->opt.precision);
     return 0;
+}
+
+/* The checkpointed state, in the cpu engine's names and layouts (cpu2d.c
+ * cpu_state), so that a checkpoint moves between the engines: the fields,
+ * the CPML psi, the dispersive cells' D_s, Ei^n and poles, the DFT sums.
+ * The padded arrays ([rows][px]) go through a host buffer without their
+ * padding ([rows][nx]); a load also fills the ping-pong twins (fused and
+ * temporal paths), which must agree on the cells a step never writes.  (Mur's
+ * old values, the cut edges' old H and the per-step values are scratch
+ * within a step.)  A state is taken between engine_step calls, when every
+ * gathered monitor row has been read: a load starts a fresh batch. */
+static int cuda2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
+{
+    cuda2d_engine *c = (cuda2d_engine *)e;
+    const struct model *m = e->model;
+    const size_t es = c->es, nx = (size_t)c->nx, px = (size_t)c->px, N = (size_t)c->N;
+    const size_t nd = m->ndisp, nf = (size_t)c->nf;
+    const struct {
+        const char *name;
+        void *dev, *twin;
+        size_t rows, w; /* rows of w values */
+        bool padded;    /* rows of nx values, px apart on the device */
+    } a[] = {
+        {"ez", c->ez, c->ez_b, (size_t)c->ny, nx, true},
+        {"hx", c->hx, c->hx_b, (size_t)c->ny, nx, true},
+        {"hy", c->hy, c->hy_b, (size_t)c->ny, nx, true},
+        {"psi_hxy", c->psi[0], c->psi_b[0], 2 * N, nx, true},
+        {"psi_ezy", c->psi[1], NULL, 2 * N, nx, true},
+        {"psi_hyx", c->psi[2], c->psi_b[1], 1, 2 * N * (size_t)c->ny, false},
+        {"psi_ezx", c->psi[3], NULL, 1, 2 * N * (size_t)c->ny, false},
+        {"disp_ds", c->disp_ds, NULL, 1, nd, false},
+        {"disp_ei", c->disp_ei, NULL, 1, nd, false},
+        {"disp_p", c->disp_p, NULL, 1, nd * SCENE_MAX_POLES, false},
+        {"disp_pold", c->disp_pold, NULL, 1, nd * SCENE_MAX_POLES, false},
+        {"ez_dft_re", c->re, NULL, nf * (size_t)c->ny, nx, true},
+        {"ez_dft_im", c->im, NULL, nf * (size_t)c->ny, nx, true},
+    };
+    CK(cudaSetDevice(c->dev));
+    int rc = 0;
+    for (size_t k = 0; k < sizeof a / sizeof a[0] && !rc; k++) {
+        if (!a[k].dev || !a[k].rows || !a[k].w)
+            continue;
+        const size_t n = a[k].rows * a[k].w;
+        const size_t pitch = a[k].padded ? px * es : a[k].w * es; /* device row pitch */
+        void *h = malloc(n * es);
+        if (!h)
+            return seterr(err, errlen, "cuda 2D: out of host memory for the checkpoint");
+        cudaError_t ce = cudaSuccess;
+        if (!io->load)
+            ce = cudaMemcpy2D(h, a[k].w * es, a[k].dev, pitch, a[k].w * es, a[k].rows,
+                              cudaMemcpyDeviceToHost);
+        if (ce != cudaSuccess)
+            rc = seterr(err, errlen, "cuda 2D: checkpoint of %s: %s", a[k].name,
+                        cudaGetErrorString(ce));
+        else
+            rc = io->array(io, a[k].name, h, n, err, errlen);
+        for (int t = 0; t < 2 && !rc && io->load; t++) {
+            void *dev = t ? a[k].twin : a[k].dev;
+            if (dev && (ce = cudaMemcpy2D(dev, pitch, h, a[k].w * es, a[k].w * es, a[k].rows,
+                                          cudaMemcpyHostToDevice)) != cudaSuccess)
+                rc = seterr(err, errlen, "cuda 2D: checkpoint of %s: %s", a[k].name,
+                            cudaGetErrorString(ce));
+        }
+        free(h);
+    }
+    if (!rc && io->load)
+        c->smp.rows = 0;
+    return rc;
 }
 
 static int cuda2d_write(struct engine *e, enum field f, const void *src, char *err, size_t errlen)
@@ -1630,20 +2029,23 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D TMz, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s",
+             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s",
+             e->model->scene->te ? "TE" : "TMz",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals),
              !e->model->nsamples ? ""
              : c->path == PATH2_TEMPORAL ? ", monitor samples gathered in k_tb2"
                                          : ", monitor samples gathered after each step",
-             e->model->ncut ? ", conformal PEC cut edges" : "");
+             e->model->ncut ? ", conformal PEC cut edges" : "",
+             e->model->hmat ? ", H-node map" : "", e->model->ndisp ? ", dispersive cells" : "");
 }
 
 extern "C" const struct engine_ops cuda_engine_ops = {
     "cuda",
     ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
-        | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL | ENGINE_CAP_LOSSY,
+        | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL | ENGINE_CAP_LOSSY | ENGINE_CAP_TE
+        | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,
@@ -1653,6 +2055,6 @@ extern "C" const struct engine_ops cuda_engine_ops = {
     cuda2d_write,
     NULL, /* render_rgba */
     cuda2d_check_finite,
-    NULL, /* state: no checkpoints yet */
+    cuda2d_state,
     cuda2d_read_samples,
 };

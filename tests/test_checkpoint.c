@@ -306,6 +306,13 @@ Test(checkpoint, gl_compute_sigkill_at_a_random_step_then_resume)
  * resumes on the CPU engine and ends bit-identical to the GL run. */
 Test(checkpoint, gl_run_resumed_on_cpu) { kill_and_resume("gl", "cpu"); }
 
+/* The 2D cuda engine (skipped without a CUDA device, unless
+ * TEXFDTD_REQUIRE_GPU): its padded, ping-pong device arrays (this scene runs
+ * its fused path) checkpoint in the CPU engine's layout, resume on itself
+ * and on the CPU engine, bit-identical to the uninterrupted cuda run. */
+Test(checkpoint, cuda_sigkill_at_a_random_step_then_resume) { kill_and_resume("cuda", NULL); }
+Test(checkpoint, cuda_run_resumed_on_cpu) { kill_and_resume("cuda", "cpu"); }
+
 /* SIGINT or SIGTERM: the run finishes the step under way, writes a
  * checkpoint of exactly that step and exits with status 130. */
 static void signal_and_resume_scene(const char *engine, int sig, const char *text)
@@ -368,6 +375,10 @@ Test(checkpoint, gl_sigterm_writes_a_checkpoint_and_exits_130)
 {
     signal_and_resume("gl", SIGTERM);
 }
+Test(checkpoint, cuda_sigterm_writes_a_checkpoint_and_exits_130)
+{
+    signal_and_resume("cuda", SIGTERM);
+}
 
 Test(checkpoint, resume_refuses_what_cannot_be_resumed)
 {
@@ -384,9 +395,10 @@ Test(checkpoint, resume_refuses_what_cannot_be_resumed)
     fclose(f);
     cr_assert_eq(run_cmd(out, sizeof out, "%s resume %s", texfdtd_bin(), dir), 2);
     cr_assert(strstr(out, "not an HDF5 file"), "%s", out);
-    /* an engine that cannot checkpoint (CUDA, where built): refused before anything runs */
-    if (engine_find("cuda", 2)) {
-        char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nsteps = 4\n");
+    /* an engine that cannot checkpoint (CUDA 3D, where built; the 2D one can):
+     * refused before anything runs */
+    if (engine_find("cuda", 3)) {
+        char *scene = write_temp_scene("[grid]\nnx = 12\nny = 12\nnz = 12\nsteps = 4\n");
         char sub[600];
         snprintf(sub, sizeof sub, "%s/cuda", dir);
         cr_assert_eq(run_cmd(out, sizeof out,

@@ -4,6 +4,8 @@
  * float32-versus-float64 bound. */
 #include "helpers.h"
 
+#include <omp.h>
+
 static const struct engine_options single_flush = {.precision = PRECISION_SINGLE,
                                                    .denormals = DENORMALS_FLUSH};
 
@@ -342,4 +344,44 @@ Test(cpu, denormal_modes_differ_only_in_the_tiny_values)
     free_fields(b);
     setup_free(&t);
     (void)denormals;
+}
+
+/* model_slot_values_* and model_disp_values_* fill lists of 16384 values or
+ * more on every OpenMP thread: each value is its own function of the cell,
+ * so the lists equal those of one thread bit for bit (here a dielectric
+ * disc of about 20 000 slot cells and a Drude disc of as many dispersive
+ * cells, at a step where the wave covers them). */
+Test(cpu, slot_values_independent_of_threads)
+{
+    static const char text[] =
+        "[grid]\nnx = 400\nny = 200\nsteps = 10\n"
+        "[material.metal]\neps_r = 1\ndrude = 2e10 1e9\n"
+        "[object.a]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 100\n"
+        "center_y = 100\nradius = 80\n"
+        "[object.b]\nshape = circle\nmaterial = metal\ncenter_x = 300\ncenter_y = 100\n"
+        "radius = 78\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    cr_assert_geq(m->nslots, 16384);
+    cr_assert_geq(m->ndisp, 16384);
+    float *a = malloc(m->nslots * sizeof *a), *b = malloc(m->nslots * sizeof *b);
+    double *da = malloc(m->ndisp * sizeof *da), *db = malloc(m->ndisp * sizeof *db);
+    const int saved = omp_get_max_threads();
+    for (int n = 0; n < 400; n += 133) {
+        omp_set_num_threads(1);
+        model_slot_values_f(m, n, a);
+        model_disp_values_d(m, n, da);
+        omp_set_num_threads(saved > 1 ? saved : 2);
+        model_slot_values_f(m, n, b);
+        model_disp_values_d(m, n, db);
+        cr_expect_eq(memcmp(a, b, m->nslots * sizeof *a), 0, "slot values at step %d", n);
+        cr_expect_eq(memcmp(da, db, m->ndisp * sizeof *da), 0, "dispersive values at step %d", n);
+    }
+    omp_set_num_threads(saved);
+    free(a);
+    free(b);
+    free(da);
+    free(db);
+    setup_free(&t);
 }

@@ -325,8 +325,13 @@ static void cuda2d_vs_cpu_bits(const char *text, int steps, const char *expect_p
         cr_assert(strstr(info.detail, expect_path), "expected the %s path: %s", expect_path, info.detail);
         const size_t bytes = t.model.ncells * precision_size(p);
         void *a = malloc(bytes), *b = malloc(bytes);
-        enum field ids[3 + 2 * SCENE_MAX_FREQS] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+        enum field ids[6 + 2 * SCENE_MAX_FREQS] = {FIELD_EZ, FIELD_HX, FIELD_HY};
         int nf = 3;
+        if (t.scene.te) { /* the TE read-out too: hz, ex, ey (core/engine.c) */
+            ids[nf++] = FIELD_HZ;
+            ids[nf++] = FIELD_EX;
+            ids[nf++] = FIELD_EY;
+        }
         for (int k = 0; t.model.scene->dft && k < t.model.scene->dft_nfreq; k++) {
             ids[nf++] = field_dft(k, 0);
             ids[nf++] = field_dft(k, 1);
@@ -1078,4 +1083,335 @@ Test(cuda3d, blow_up_nan_is_found_after_steps, .timeout = 120)
     }
     unsetenv("TEXFDTD_CUDA3D");
     unsetenv("TEXFDTD_CUDA3D_KZ");
+}
+
+/* ---- TE, mu_r and dispersive poles on the 2D engine ----
+ * (docs/materials-design.md sections 1-3.)  The H-node map (core/model.h
+ * hmat: TE, or TM with mu_r != 1) and its slots, and the dispersive cells,
+ * run on the two-kernel path only: whatever TEXFDTD_CUDA2D asks (unset:
+ * temporal by default; two; fused; temporal, which must fall back, not run
+ * them wrongly), the engine names the two-kernel path and gives the cpu
+ * engine's bits, float (flush) and double (keep): the fields, the TE
+ * read-out (hz, ex, ey) and the DFT phasors.  300 steps in calls of 100 and
+ * 200. */
+static const char *const mat_paths[4] = {NULL, "two", "fused", "temporal"};
+
+static void cuda2d_mat_vs_cpu(const char *text)
+{
+    for (int k = 0; k < 4; k++) {
+        set_path(mat_paths[k]);
+        cr_log_info("TEXFDTD_CUDA2D=%s", mat_paths[k] ? mat_paths[k] : "(unset)");
+        cuda2d_vs_cpu_bits(text, 300, "two kernels", true);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+/* The scene's model must hold what the test is about. */
+static void expect_model(const char *text, bool hmap, bool disp, bool te)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    cr_assert_eq(t.model.hmat != NULL, hmap, "H-node map %s", t.model.hmat ? "present" : "absent");
+    cr_assert_eq(t.model.ndisp > 0, disp, "%zu dispersive cells", t.model.ndisp);
+    cr_assert_eq(t.scene.te, te);
+    cr_log_info("%zu H-node slots, %zu dispersive cells, %zu source slots", t.model.nhslots,
+                t.model.ndisp, t.model.nslots);
+    setup_free(&t);
+}
+
+#define MAT2D_GRID "[grid]\nnx = 130\nny = 97\nsteps = 300\ncourant = 0.5\ncells_per_wavelength = 20\n"
+
+/* TE, a PEC cylinder off the grid's axes (PEC edges: H-array slots that copy
+ * -E_inc) and a dielectric block, CPML, a plane wave at 30 degrees, the DFT
+ * at two frequencies. */
+Test(cuda2d, te_pec_cylinder_cpml_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID "polarization = te\n"
+                       "[source]\nangle = 30\nfront_offset = 5\n"
+                       "[boundary]\ntype = cpml\ncells = 10\n"
+                       "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
+                       "center_y = 48.6\nradius = 17.7\n"
+                       "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
+                       "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"
+                       "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n";
+    expect_model(text, true, false, true);
+    cuda2d_mat_vs_cpu(text);
+}
+
+/* TE, a dielectric cylinder with the subpixel edges (the 2D default: edge
+ * coefficients off the plain means), Mur, a point source (a soft source on
+ * Hz). */
+Test(cuda2d, te_dielectric_subpixel_mur_point_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID "polarization = te\n"
+                       "[source]\ntype = point\ncenter_x = 30\ncenter_y = 60\n"
+                       "[boundary]\ntype = mur\n"
+                       "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+                       "center_x = 70.4\ncenter_y = 45.3\nradius = 15.2\n";
+    expect_model(text, true, false, true);
+    cuda2d_mat_vs_cpu(text);
+}
+
+/* A cylinder of mu_r 3 (eps_r 2), CPML, the plane wave at 30 degrees. */
+#define MAG_CYL                                                                                   \
+    "[source]\nangle = 30\nfront_offset = 5\n"                                                    \
+    "[boundary]\ntype = cpml\ncells = 10\n"                                                       \
+    "[material.mag]\neps_r = 2\nmu_r = 3\n"                                                       \
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 55.2\ncenter_y = 47.7\n"           \
+    "radius = 14.3\n"
+
+/* TM, the mu_r cylinder (H-node slots that add hinc (Hi^{n+1/2} -
+ * Hi^{n-1/2})), a PEC plate beside it. */
+Test(cuda2d, tm_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID MAG_CYL
+                       "[object.plate]\nshape = rectangle\nmaterial = pec\n"
+                       "center_x = 95\ncenter_y = 50\nwidth = 5\nheight = 20\n"
+                       "[monitor.dft]\nstart_step = 150\n";
+    expect_model(text, true, false, false);
+    cuda2d_mat_vs_cpu(text);
+}
+
+/* TE, the mu_r cylinder (the ez array's nodes take S / mu_r, the H-array
+ * edges S / eps_bar). */
+Test(cuda2d, te_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID "polarization = te\n" MAG_CYL;
+    expect_model(text, true, false, true);
+    cuda2d_mat_vs_cpu(text);
+}
+
+/* TE without objects has no H-node map: every path runs it (temporal
+ * included: PEC boundary, a point source); the arrays and the read-out are
+ * the cpu engine's bits. */
+Test(cuda2d, te_vacuum_every_path_bit_identical_to_cpu, .timeout = 120)
+{
+    const char *text = MAT2D_GRID "polarization = te\n"
+                       "[source]\ntype = point\ncenter_x = 50\ncenter_y = 40\n";
+    expect_model(text, false, false, true);
+    const char *paths[3] = {"two", "fused", "temporal"};
+    const char *want[3] = {"two kernels", "fused", "temporal"};
+    for (int k = 0; k < 3; k++) {
+        setenv("TEXFDTD_CUDA2D", paths[k], 1);
+        cuda2d_vs_cpu_bits(text, 301, want[k], true);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+/* TE monitors: probes of hz, ex, ey (gathered from the arrays ez, hx, hy;
+ * the host applies the signs), the far field at three frequencies and a
+ * flux box, around a PEC cylinder and a dielectric block, CPML, a plane wave
+ * at 30 degrees; 360 steps in calls of 37, 300 and 23; every
+ * TEXFDTD_CUDA2D runs the two-kernel path. */
+Test(cuda2d, te_monitors_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text =
+        "[grid]\nnx = 150\nny = 130\nsteps = 360\ncourant = 0.5\ncells_per_wavelength = 20\n"
+        "polarization = te\n"
+        "[source]\nangle = 30\nfront_offset = 5\n"
+        "[boundary]\ntype = cpml\ncells = 10\n"
+        "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 70.3\ncenter_y = 62.6\n"
+        "radius = 15.2\n"
+        "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
+        "center_x = 100\ncenter_y = 80\nwidth = 8\nheight = 14\n"
+        "[monitor.far]\nfrequencies = 0.9, 1, 1.1\nstart_step = 100\n"
+        "[monitor.flux.box]\nx0 = 40\ny0 = 35\nx1 = 115\ny1 = 100\nstart_step = 60\n"
+        "[probe.open]\nx = 30\ny = 40\nfields = all\n"
+        "[probe.edge]\nx = 70\ny = 47\nfields = all\ntotal = false\nevery = 3\n"
+        "[probe.block]\nx = 100\ny = 80\nfields = hz, ey\n";
+    const int steps[3] = {37, 300, 23};
+    expect_model(text, true, false, true);
+    for (int k = 0; k < 4; k++) {
+        set_path(mat_paths[k]);
+        cr_log_info("TE monitors, TEXFDTD_CUDA2D=%s", mat_paths[k] ? mat_paths[k] : "(unset)");
+        mon_vs_cpu(text, steps, 3, "two kernels");
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+}
+
+/* Dispersive cylinders (2D TM, CPML, the plane wave, the DFT) beside a
+ * dielectric rod: the D-E update of the dispersive cells after the E
+ * kernel.  Rates in rad/s at the default source frequency f0 = 1 GHz,
+ * omega = 2 pi f0. */
+static void disp_cylinder(const char *material)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             MAT2D_GRID "[source]\nangle = 30\nfront_offset = 5\n"
+             "[boundary]\ntype = cpml\ncells = 10\n%s"
+             "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\ncenter_y = 47.6\n"
+             "radius = 15.4\n"
+             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 97\ncenter_y = 30\nradius = 6.5\n"
+             "[monitor.dft]\nstart_step = 150\n",
+             material);
+    expect_model(text, false, true, false);
+    cuda2d_mat_vs_cpu(text);
+}
+
+/* Drude: omega_p = 2 omega, gamma = 0.2 omega, eps_inf 1 (Re eps < 0). */
+Test(cuda2d, drude_cylinder_bit_identical_to_cpu, .timeout = 180)
+{
+    disp_cylinder("[material.m]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n");
+}
+
+/* Debye: eps_inf 2, delta_eps 6, omega tau = 1, and sigma (the sigma' terms);
+ * a lossy material beside it (the E kernel's flag L). */
+Test(cuda2d, debye_cylinder_bit_identical_to_cpu, .timeout = 180)
+{
+    disp_cylinder("[material.m]\neps_r = 2\nsigma = 0.01\ndebye = 6 1.5915494309189535e-10\n"
+                  "[material.wet]\neps_r = 3\nsigma = 0.12\n"
+                  "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 97\n"
+                  "center_y = 70\nradius = 7\n");
+}
+
+/* Two Lorentz poles (delta_eps 3 at 1.5 omega, 1 at 3 omega) and a Drude
+ * pole in one material, eps_inf 2. */
+Test(cuda2d, lorentz_two_poles_bit_identical_to_cpu, .timeout = 180)
+{
+    disp_cylinder("[material.m]\neps_r = 2\nlorentz = 3 9.42477796076938e9 1.8849555921538759e9, "
+                  "1 1.8849555921538759e10 6.283185307179586e8\n"
+                  "drude = 1e9 1e8\n");
+}
+
+/* ---- checkpoints (the engine's state) between cuda and cpu ----
+ * A state_io in memory: saving keeps each array under its name, loading
+ * hands it back by name (its count must match).  A cuda run of a Drude
+ * scene (CPML, plane wave, DFT) saved at step 130 and resumed on the cpu
+ * engine to step 300 gives the uninterrupted cpu run's bits, fields and
+ * DFT, float and double; so does a cpu state resumed on cuda, and both
+ * engines save the same names with the same counts. */
+struct mem_state {
+    struct state_io io;
+    int n, used;
+    char name[32][32];
+    void *data[32];
+    size_t count[32], es;
+};
+
+static int mem_array(struct state_io *io, const char *name, void *data, size_t count, char *err,
+                     size_t errlen)
+{
+    struct mem_state *s = (struct mem_state *)io;
+    if (!io->load) {
+        cr_assert_lt(s->n, 32);
+        snprintf(s->name[s->n], sizeof s->name[0], "%s", name);
+        s->data[s->n] = malloc(count * s->es + 1);
+        memcpy(s->data[s->n], data, count * s->es);
+        s->count[s->n++] = count;
+        return 0;
+    }
+    for (int k = 0; k < s->n; k++)
+        if (!strcmp(s->name[k], name)) {
+            if (s->count[k] != count) {
+                snprintf(err, errlen, "%s: %zu values saved, %zu asked for", name, s->count[k],
+                         count);
+                return -1;
+            }
+            memcpy(data, s->data[k], count * s->es);
+            s->used++;
+            return 0;
+        }
+    snprintf(err, errlen, "no array %s saved", name);
+    return -1;
+}
+
+static void mem_free(struct mem_state *s)
+{
+    for (int k = 0; k < s->n; k++)
+        free(s->data[k]);
+}
+
+/* Save `from` after `at` steps, resume on `to` to `steps`; compare with ref. */
+static void resume_across(const struct model *m, const struct engine_options *o, const char *from,
+                          const char *to, int at, int steps, struct engine *ref)
+{
+    char err[ERRLEN];
+    struct engine *a, *b;
+    struct mem_state st = {.io = {.load = false, .array = mem_array}, .es = precision_size(o->precision)};
+    cr_assert_eq(engine_create(from, m, o, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(a, at, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_state(a, &st.io, a->step, err, sizeof err), 0, "%s: %s", from, err);
+    engine_destroy(a);
+    st.io.load = true;
+    cr_assert_eq(engine_create(to, m, o, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_state(b, &st.io, at, err, sizeof err), 0, "%s from %s: %s", to, from, err);
+    cr_assert_eq(st.used, st.n, "%s took %d of the %d arrays %s saved", to, st.used, st.n, from);
+    /* both engines save the same names and counts */
+    struct mem_state st2 = {.io = {.load = false, .array = mem_array}, .es = st.es};
+    cr_assert_eq(engine_state(b, &st2.io, b->step, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st2.n, st.n, "%s saves %d arrays, %s %d", to, st2.n, from, st.n);
+    for (int k = 0; k < st.n; k++) {
+        cr_assert_str_eq(st2.name[k], st.name[k]);
+        cr_assert_eq(st2.count[k], st.count[k], "%s", st.name[k]);
+    }
+    mem_free(&st2);
+    cr_assert_eq(engine_step(b, steps - at, err, sizeof err), 0, "%s", err);
+    const size_t bytes = m->ncells * st.es;
+    void *x = malloc(bytes), *y = malloc(bytes);
+    const enum field ids[5] = {FIELD_EZ, FIELD_HX, FIELD_HY, FIELD_EZ_DFT_RE, FIELD_EZ_DFT_IM};
+    for (int q = 0; q < 5; q++) {
+        cr_assert_eq(engine_read(b, ids[q], x, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_read(ref, ids[q], y, err, sizeof err), 0, "%s", err);
+        const struct diff d = compare(x, y, m->ncells, o->precision);
+        cr_log_info("%s -> %s at step %d, %s %s: %zu cells differ", from, to, at,
+                    precision_name(o->precision), field_name(ids[q]), d.differ);
+        cr_assert_eq(d.differ, 0, "%s -> %s, %s %s: %zu cells differ from the uninterrupted cpu "
+                     "run (max %u ulp)", from, to, precision_name(o->precision),
+                     field_name(ids[q]), d.differ, d.max_ulp);
+    }
+    free(x);
+    free(y);
+    mem_free(&st);
+    engine_destroy(b);
+}
+
+/* The uninterrupted cpu run of text, then the runs saved at step `at` and
+ * resumed across (cuda -> cpu, cpu -> cuda), float (flush) and double
+ * (keep), with TEXFDTD_CUDA2D = path (NULL: unset). */
+static void checkpoint_across(const char *text, int at, const char *path)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    set_path(path);
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH,
+                                   .threads = CPU_THREADS};
+        char err[ERRLEN];
+        struct engine *ref;
+        cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_step(ref, 300, err, sizeof err), 0, "%s", err);
+        resume_across(&t.model, &o, "cuda", "cpu", at, 300, ref);
+        resume_across(&t.model, &o, "cpu", "cuda", at, 300, ref);
+        engine_destroy(ref);
+    }
+    unsetenv("TEXFDTD_CUDA2D");
+    setup_free(&t);
+}
+
+Test(cuda2d, drude_checkpoint_moves_between_cuda_and_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID "[source]\nangle = 30\nfront_offset = 5\n"
+                       "[boundary]\ntype = cpml\ncells = 10\n"
+                       "[material.m]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n"
+                       "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\n"
+                       "center_y = 47.6\nradius = 15.4\n"
+                       "[monitor.dft]\nstart_step = 100\n";
+    expect_model(text, false, true, false);
+    checkpoint_across(text, 130, NULL);
+}
+
+/* The same across the fused path's ping-pong buffers (a lossless scene
+ * without a map: the state loads both twins), CPML and the DFT. */
+Test(cuda2d, fused_checkpoint_moves_between_cuda_and_cpu, .timeout = 120)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n", scene2d);
+    checkpoint_across(text, 157, "fused");
 }
