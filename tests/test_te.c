@@ -252,6 +252,56 @@ Test(te, conformal_reduces_to_the_staircase_at_cell_faces)
     setup_free(&b);
 }
 
+/* The cut cells' geometry (core/paint.c paint_te_conformal): the conductor's
+ * area counted from the model, the covered part 1 - A of every cut cell plus
+ * the cells all in the conductor (not listed, all four edges PEC), is the
+ * circle's pi r^2 (the closed-form disc-box areas add up exactly), for a
+ * circle off the grid's symmetry; every cut cell has 0 < A <= 1, free
+ * fractions in [0, 1], PEC H nodes exactly where l = 0, and the floor
+ * A_eff >= S^2 sum l / 2 (Gershgorin: stable). */
+Test(te, conformal_cut_cell_geometry)
+{
+    const char *v[] = {"grid.conformal_pec=true", "object.cyl.center_x=44.3",
+                       "object.cyl.center_y=43.85", "object.cyl.radius=11.37"};
+    struct test_setup t;
+    setup_from_text(&t, cyl, v, 4);
+    const struct model *m = &t.model;
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    const double S = t.scene.courant, r = 11.37;
+    uint8_t *listed = calloc(n, 1);
+    double covered = 0;
+    for (size_t k = 0; k < m->ntecut; k++) {
+        const struct te_cut *c = &m->tecut[k];
+        const size_t e[4] = {n + c->cell, n + c->cell - 1, c->cell, c->cell - nx};
+        listed[c->cell] = 1;
+        covered += 1 - c->area;
+        cr_assert(c->area > 0 && c->area <= 1, "cell %zu: A %g", c->cell, c->area);
+        double sum = 0;
+        for (int q = 0; q < 4; q++) {
+            cr_assert(c->l[q] >= 0 && c->l[q] <= 1);
+            cr_assert_eq(m->hmats[m->hmat[e[q]]].pec, c->l[q] == 0.0, "cell %zu edge %d: l %g",
+                         c->cell, q, c->l[q]);
+            sum += c->l[q];
+        }
+        cr_assert(c->aeff >= 0.5 * S * S * sum * (1 - 1e-12), "cell %zu: A_eff %g, sum l %g",
+                  c->cell, c->aeff, sum);
+    }
+    size_t inside = 0;
+    for (size_t c = nx; c + nx < n; c++) {
+        const size_t e[4] = {n + c, n + c - 1, c, c - nx};
+        bool all = !listed[c] && c % nx && c % nx != nx - 1;
+        for (int q = 0; q < 4 && all; q++)
+            all = m->hmats[m->hmat[e[q]]].pec;
+        inside += all;
+    }
+    cr_log_info("TE cut cells: %zu, cells inside %zu, covered area %.12f, pi r^2 %.12f",
+                m->ntecut, inside, covered + inside, M_PI * r * r);
+    cr_expect(fabs(covered + inside - M_PI * r * r) < 1e-9, "covered %.12f vs %.12f",
+              covered + inside, M_PI * r * r);
+    free(listed);
+    setup_free(&t);
+}
+
 /* Stability: a PEC circle whose surface passes a hair's breadth past a
  * cell side (radius 5.502 about a node: cut cells of free area below 0.01
  * whose floor is many times their area), a modulated Gaussian pulse, CPML.
