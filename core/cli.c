@@ -531,6 +531,14 @@ static int job_execute(struct job *j)
     block_stop_signals(); /* before any engine starts a thread */
 
     const struct engine_ops *ops = engine_find(j->engine, scene_is_3d(sp) ? 3 : 2);
+    if (!ops && !a->engine && strcmp(j->engine, "cpu")
+        && (ops = engine_find("cpu", scene_is_3d(sp) ? 3 : 2))) {
+        /* no --engine: the default (gl where a GPU answers) gives way to cpu
+         * for a scene of a dimension it does not run, as for a feature below */
+        log_info("the default engine %s does not run %dD scenes: using the cpu engine",
+                 j->engine, scene_is_3d(sp) ? 3 : 2);
+        j->engine = "cpu";
+    }
     if (!ops) {
         if (!engine_find(j->engine, 0))
             engine_create(j->engine, NULL, NULL, &e, err, sizeof err); /* fills the message */
@@ -619,7 +627,7 @@ static int job_execute(struct job *j)
                                 .shader_dir = a->shader_dir,
                                 .threads = a->threads};
     /* no --engine: the default (gl where a GPU answers) gives way to cpu
-     * for a scene only cpu runs (TE, mu_r, ...) */
+     * for a scene only cpu runs (a feature the default lacks) */
     const char *refused = a->engine ? NULL : engine_refuses(j->engine, &m);
     if (refused && strcmp(j->engine, "cpu") && !engine_refuses("cpu", &m)) {
         log_info("the default engine %s does not take %s: using the cpu engine", j->engine,

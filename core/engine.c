@@ -165,8 +165,31 @@ int engine_step(struct engine *e, int n, char *err, size_t errlen)
     return 0;
 }
 
+/* TE (core/scene.h te): Hz, Ex, Ey are the arrays ez, hx, hy, which hold
+ * eta0 Hz, -Ex, -Ey (docs/materials-design.md section 1; Hz stays in the
+ * stored units eta0 Hz, V/m): the engine's array read, with the sign.  The
+ * same for every engine that runs TE. */
+static int read_te(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
+{
+    const enum field a = f == FIELD_HZ ? FIELD_EZ : f == FIELD_EX ? FIELD_HX : FIELD_HY;
+    if (e->ops->read_field(e, a, dst, err, errlen))
+        return -1;
+    const size_t n = e->model->ncells;
+    if (f == FIELD_HZ)
+        return 0;
+    if (e->opt.precision == PRECISION_SINGLE)
+        for (size_t q = 0; q < n; q++)
+            ((float *)dst)[q] = -1.0f * ((const float *)dst)[q];
+    else
+        for (size_t q = 0; q < n; q++)
+            ((double *)dst)[q] = -1.0 * ((const double *)dst)[q];
+    return 0;
+}
+
 int engine_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
+    if (e->model->scene->te && (f == FIELD_HZ || f == FIELD_EX || f == FIELD_EY))
+        return read_te(e, f, dst, err, errlen);
     return e->ops->read_field(e, f, dst, err, errlen);
 }
 
@@ -211,25 +234,6 @@ void engine_destroy(struct engine *e)
         monitors_free(e->mon);
         e->ops->destroy(e);
     }
-}
-
-enum field engine_te_array(const struct model *m, enum field f, bool *negate)
-{
-    *negate = false;
-    if (!m->scene->te || m->nz > 1 || (f != FIELD_HZ && f != FIELD_EX && f != FIELD_EY))
-        return f;
-    *negate = f != FIELD_HZ;
-    return f == FIELD_HZ ? FIELD_EZ : f == FIELD_EX ? FIELD_HX : FIELD_HY;
-}
-
-void engine_negate(void *v, size_t n, enum precision p)
-{
-    if (p == PRECISION_SINGLE)
-        for (size_t q = 0; q < n; q++)
-            ((float *)v)[q] = -1.0f * ((float *)v)[q];
-    else
-        for (size_t q = 0; q < n; q++)
-            ((double *)v)[q] = -1.0 * ((double *)v)[q];
 }
 
 const char *field_name(enum field f)

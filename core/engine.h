@@ -109,7 +109,9 @@ struct engine_ops {
     int (*step)(struct engine *e, int n, char *err, size_t errlen);
     /* Copy a field into dst: nx*ny elements of the engine's precision.  An
      * ENGINE_CAP_MPI engine under mpirun: collective (every rank calls it, in
-     * the same order), and only rank 0's dst receives the whole field. */
+     * the same order), and only rank 0's dst receives the whole field.  A
+     * TE scene's hz, ex, ey never reach it: engine_read reads the arrays
+     * ez, hx, hy and applies the signs (core/engine.c). */
     int (*read_field)(struct engine *e, enum field f, void *dst, char *err, size_t errlen);
     void (*describe)(const struct engine *e, struct engine_info *info);
     void (*destroy)(struct engine *e);
@@ -175,16 +177,6 @@ int engine_check_finite(struct engine *e, enum field *f, size_t *cell, char *err
  * Fails with a clear message where the engine cannot checkpoint. */
 int engine_state(struct engine *e, struct state_io *io, int step, char *err, size_t errlen);
 void engine_destroy(struct engine *e);
-
-/* TE scenes (core/scene.h te; docs/materials-design.md section 1): the
- * 2D arrays ez, hx, hy hold eta0 Hz, -Ex, -Ey.  The array field that holds
- * f (FIELD_EZ for FIELD_HZ, FIELD_HX for FIELD_EX, FIELD_HY for FIELD_EY),
- * *negate set where the value read is the array's times -1; f itself
- * (negate false) for any other field or scene. */
-enum field engine_te_array(const struct model *m, enum field f, bool *negate);
-/* v[q] = -1 v[q] for n values of precision p (a multiply, in the host's
- * IEEE mode: the TE read-out of every engine). */
-void engine_negate(void *v, size_t n, enum precision p);
 
 const char *field_name(enum field f);
 const char *precision_name(enum precision p);

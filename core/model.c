@@ -567,6 +567,22 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     else if (s->waveform == WAVEFORM_RICKER)
         m->pulse_tau = 1.0 / (M_PI * f0);
     m->pulse_t0 = 5.0 * m->pulse_tau;
+    m->inc = (struct inc_wave){
+        .kind = s->source_type == SOURCE_PLANE_WAVE ? INC_PLANE : INC_NONE,
+        .waveform = s->waveform == WAVEFORM_GAUSSIAN             ? INC_GAUSSIAN
+                    : s->waveform == WAVEFORM_MODULATED_GAUSSIAN ? INC_MODULATED_GAUSSIAN
+                    : s->waveform == WAVEFORM_RICKER             ? INC_RICKER
+                                                                 : INC_SINE,
+        .cos_t = m->cos_t,
+        .sin_t = m->sin_t,
+        .d0 = m->d0,
+        .courant = s->courant,
+        .omega_dt = m->omega_dt,
+        .ramp_steps = m->ramp_steps,
+        .amplitude = m->amplitude,
+        .pulse_tau = m->pulse_tau,
+        .pulse_t0 = m->pulse_t0,
+    };
     if (monitor_plan_build(m, err, errlen))
         goto fail;
     return 0;
@@ -613,29 +629,12 @@ void model_free(struct model *m)
 
 double model_waveform(const struct model *m, double s)
 {
-    if (s <= 0.0)
-        return 0.0;
-    const double u = (s - m->pulse_t0) / m->pulse_tau;
-    switch (m->scene->waveform) {
-    case WAVEFORM_GAUSSIAN:
-        return m->amplitude * exp(-u * u);
-    case WAVEFORM_MODULATED_GAUSSIAN:
-        return m->amplitude * exp(-u * u) * sin(m->omega_dt * (s - m->pulse_t0));
-    case WAVEFORM_RICKER:
-        return m->amplitude * (1.0 - 2.0 * u * u) * exp(-u * u);
-    case WAVEFORM_SINE:
-        break;
-    }
-    const double r = (m->ramp_steps > 0.0 && s < m->ramp_steps) ? s / m->ramp_steps : 1.0;
-    return m->amplitude * r * sin(m->omega_dt * s);
+    return inc_waveform(&m->inc, s);
 }
 
 double model_incident(const struct model *m, double i, double j, double n)
 {
-    if (m->scene->source_type != SOURCE_PLANE_WAVE)
-        return 0.0;
-    const double tau = (i * m->cos_t + j * m->sin_t - m->d0) / m->scene->courant;
-    return model_waveform(m, n - tau);
+    return inc_at(&m->inc, i, j, n);
 }
 
 double model_point_value(const struct model *m, int n)
@@ -667,12 +666,9 @@ static double slot_value(const struct model *m, size_t k, int n)
     const double i = (double)(c % (size_t)m->nx), j = (double)(c / (size_t)m->nx % (size_t)m->ny);
     const struct material *t = &m->mats[m->mat[c]];
     const double e1 = model_incident(m, i, j, (double)n + 1.0);
-    if (t->kind == MATERIAL_PEC)
-        return -e1;
-    const double e0 = model_incident(m, i, j, (double)n);
-    if (t->sigma != 0.0)
-        return t->cinc_diff * (e1 - e0) + t->cinc_sum * (e1 + e0);
-    return t->cinc * (e1 - e0);
+    const double e0 = t->kind == MATERIAL_PEC ? 0.0 : model_incident(m, i, j, (double)n);
+    return inc_slot(t->kind == MATERIAL_PEC, t->sigma != 0.0, t->cinc, t->cinc_diff, t->cinc_sum,
+                    e1, e0);
 }
 
 /* The H-array incident field at H node q (comp * ncells + c) at time t

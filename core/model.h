@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "incident.h"
 #include "material.h"
 #include "scene.h"
 
@@ -206,6 +207,9 @@ struct model {
      * of its peak. */
     double omega_dt, cos_t, sin_t, d0, ramp_steps, amplitude;
     double pulse_tau, pulse_t0; /* steps */
+    /* the same, for core/incident.h: the functions every engine's incident
+     * values come from (model_incident, and the CUDA engines on the device) */
+    struct inc_wave inc;
 
     /* Monitors (core/monitor.h): the samples every engine gathers after each
      * step, sorted by field then cell, and the most steps an engine steps

@@ -264,21 +264,13 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     }
 }
 
-/* TE (core/scene.h te): Hz, Ex, Ey are the arrays ez, hx, hy, which hold
- * eta0 Hz, -Ex, -Ey (Hz stays in the stored units eta0 Hz, V/m):
- * engine_te_array, engine_negate (core/engine.c, shared with the GPU
- * engines). */
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    bool negate;
-    const enum field a = engine_te_array(e->model, f, &negate);
-    const void *src = cpu_field((struct cpu_engine *)e, a);
+    const void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
         return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
                       f >= FIELD_EZ_DFT_RE ? " (it has no [monitor.dft])" : "");
     memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
-    if (negate)
-        engine_negate(dst, e->model->ncells, e->opt.precision);
     return 0;
 }
 

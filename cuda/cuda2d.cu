@@ -44,7 +44,7 @@
  * and Mur, before the source slots: update2d.inc's order.  The fused and
  * temporal kernels would need the per-node lookups and the passes between
  * H and E inside their single pass; they decline these scenes instead.  The
- * TE read-out is core/engine.c's (engine_te_array), as the cpu engine's.
+ * TE read-out is core/engine.c's engine_read, for every engine.
  * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
  * layouts, so a checkpoint moves between the two.
  *
@@ -60,6 +60,7 @@
  * (TB2_OTHERS: the kernel of scenes without samples, unchanged).
  */
 #include "common.cuh"
+#include "core/incident.h"
 #include "cuda/yee.cuh"
 
 #include <limits.h>
@@ -233,6 +234,76 @@ __global__ void k_hslots2(T *hx, T *hy, const long long *cell, const uint8_t *fl
         return;
     T *h = (flag[t] & 1 ? hy : hx) + cell[t];
     *h = flag[t] & 2 ? v[t] : Yee<T, F>::yee_add(*h, v[t]);
+}
+
+/* ---- the per-step incident values on the device ---------------------------
+ * core/model.h's slot, H-slot and dispersive values (model_slot_values,
+ * model_hslot_values, model_disp_values), computed here with the same
+ * functions of core/incident.h (only correctly rounded +, -, *, /: the
+ * host's bits), one thread per entry, instead of on the host and copied:
+ * a large object (13 million slots) otherwise costs the host 60 ms a step
+ * (docs/performance.md, "What an object costs").  TEXFDTD_CUDA2D_VALUES=host
+ * keeps the host's computation (for the bench's comparison).  The wave is
+ * a kernel argument and the coefficients live in the engine's own device
+ * memory, so two engines in one process do not share them. */
+struct IncCoef2 {
+    double cinc, cdiff, csum, hinc; /* material (E slots) or H-node material (hinc) */
+    int pec, lossy;
+};
+
+/* Slot k of cell (padded) cell[k], material mi[k]: out[q n + k] for the K
+ * steps t0 + q (blockIdx.y = q). */
+template <typename T>
+__global__ void k_slot_values2(T *out, const long long *cell, const uint8_t *mi,
+                               const IncCoef2 *coef, long long n, long long px, struct inc_wave w,
+                               int t0)
+{
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    const double t = (double)(t0 + (int)blockIdx.y);
+    const double i = (double)(cell[k] % px), j = (double)(cell[k] / px);
+    const IncCoef2 q = coef[mi[k]];
+    const double e1 = inc_at(&w, i, j, I_ADD(t, 1.0));
+    const double e0 = q.pec ? 0.0 : inc_at(&w, i, j, t);
+    out[(long long)blockIdx.y * n + k] = (T)inc_slot(q.pec, q.lossy, q.cinc, q.cdiff, q.csum, e1, e0);
+}
+
+/* H slot k (flag bit 0: Hy, bit 1: PEC; H-node material mi[k]): the arrays'
+ * incident field sin(theta) A g at (i, j+1/2) or -cos(theta) A g at
+ * (i+1/2, j), times n -+ 1/2 (model_hslot_values). */
+__device__ __forceinline__ double hslot_inc2(const struct inc_wave &w, int hy, double i, double j,
+                                             double t)
+{
+    return hy ? I_MUL(-w.cos_t, inc_at(&w, I_ADD(i, 0.5), j, t))
+              : I_MUL(w.sin_t, inc_at(&w, i, I_ADD(j, 0.5), t));
+}
+
+template <typename T>
+__global__ void k_hslot_values2(T *out, const long long *cell, const uint8_t *flag,
+                                const uint8_t *mi, const IncCoef2 *coef, long long n,
+                                long long px, struct inc_wave w, int t0)
+{
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    const double t = (double)t0, i = (double)(cell[k] % px), j = (double)(cell[k] / px);
+    const int hy = flag[k] & 1;
+    const double h1 = hslot_inc2(w, hy, i, j, I_ADD(t, 0.5));
+    out[k] = (T)(flag[k] & 2 ? -h1
+                             : I_MUL(coef[mi[k]].hinc, I_SUB(h1, hslot_inc2(w, hy, i, j, I_SUB(t, 0.5)))));
+}
+
+/* Ei^{n+1} at dispersive cell k (model_disp_values). */
+template <typename T>
+__global__ void k_disp_values2(T *out, const long long *cell, long long n, long long px,
+                               struct inc_wave w, int t0)
+{
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    out[k] = (T)inc_at(&w, (double)(cell[k] % px), (double)(cell[k] / px),
+                       I_ADD((double)t0, 1.0));
 }
 
 /* The dispersive cells (core/model.h disp_cell; docs/materials-design.md
@@ -872,6 +943,13 @@ struct cuda2d_engine {
     uint8_t *disp_mi;
     void *disp_coef, *disp_ds, *disp_ei, *disp_p, *disp_pold, *disp_v_d, *disp_v_h;
     cudaEvent_t disp_ev;
+    /* the incident values on the device (k_slot_values2 and friends; off
+     * with TEXFDTD_CUDA2D_VALUES=host): per E slot its material, per H slot
+     * its H-node material, their coefficients (E materials, H-node
+     * materials) */
+    bool dev_values;
+    uint8_t *slot_mi, *hslot_mi;
+    IncCoef2 *inc_coef, *inc_hcoef;
 };
 
 template <typename T> static Dev2<T> view2(const cuda2d_engine *c, const struct model *m)
@@ -1147,7 +1225,11 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                 const int room = m->sample_rows - c->smp.rows;
                 mon.srows = room < c->K ? room : c->K;
             }
-            if (m->nslots) {
+            if (m->nslots && c->dev_values) {
+                k_slot_values2<T><<<dim3((unsigned)((m->nslots + 255) / 256), (unsigned)c->K), 256>>>(
+                    (T *)c->slot_vk_d, c->slot_cell, c->slot_mi, c->inc_coef,
+                    (long long)m->nslots, (long long)c->px, m->inc, t);
+            } else if (m->nslots) {
                 CK(cudaEventSynchronize(c->slot_ev));
                 for (int q = 0; q < c->K; q++) {
                     if (sizeof(T) == 4)
@@ -1169,14 +1251,30 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
         }
         /* the slot values; b^n of the cut edges, the H-node slot values and
          * Ei^{n+1} of the dispersive cells (two-kernel path) */
-        if (step_values<T>(m, t, m->nslots, c->slot_v_h, c->slot_v_d, c->slot_ev,
-                           model_slot_values_f, model_slot_values_d, err, errlen)
-            || step_values<T>(m, t, m->ncut, c->cut_v_h, c->cut_v_d, c->cut_ev,
-                              model_cut_values_f, model_cut_values_d, err, errlen)
-            || step_values<T>(m, t, m->nhslots, c->hslot_v_h, c->hslot_v_d, c->hslot_ev,
-                              model_hslot_values_f, model_hslot_values_d, err, errlen)
-            || step_values<T>(m, t, m->ndisp, c->disp_v_h, c->disp_v_d, c->disp_ev,
-                              model_disp_values_f, model_disp_values_d, err, errlen))
+        if (c->dev_values) {
+            /* on the device (the cut edges, few, still from the host) */
+            const long long px = (long long)c->px;
+            if (m->nslots)
+                k_slot_values2<T><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
+                    (T *)c->slot_v_d, c->slot_cell, c->slot_mi, c->inc_coef,
+                    (long long)m->nslots, px, m->inc, t);
+            if (m->nhslots)
+                k_hslot_values2<T><<<(unsigned)((m->nhslots + 255) / 256), 256>>>(
+                    (T *)c->hslot_v_d, c->hslot_cell, c->hslot_flag, c->hslot_mi, c->inc_hcoef,
+                    (long long)m->nhslots, px, m->inc, t);
+            if (m->ndisp)
+                k_disp_values2<T><<<(unsigned)((m->ndisp + 255) / 256), 256>>>(
+                    (T *)c->disp_v_d, c->disp_cell, (long long)m->ndisp, px, m->inc, t);
+        } else if (step_values<T>(m, t, m->nslots, c->slot_v_h, c->slot_v_d, c->slot_ev,
+                                  model_slot_values_f, model_slot_values_d, err, errlen)
+                   || step_values<T>(m, t, m->nhslots, c->hslot_v_h, c->hslot_v_d, c->hslot_ev,
+                                     model_hslot_values_f, model_hslot_values_d, err, errlen)
+                   || step_values<T>(m, t, m->ndisp, c->disp_v_h, c->disp_v_d, c->disp_ev,
+                                     model_disp_values_f, model_disp_values_d, err, errlen)) {
+            return -1;
+        }
+        if (step_values<T>(m, t, m->ncut, c->cut_v_h, c->cut_v_d, c->cut_ev,
+                           model_cut_values_f, model_cut_values_d, err, errlen))
             return -1;
         if (c->path == PATH2_TWO) {
             /* update2d.inc's order: H (the cut edges, then the H-node
@@ -1324,6 +1422,10 @@ static void cuda2d_destroy(struct engine *e)
     cudaFree(c->disp_p);
     cudaFree(c->disp_pold);
     cudaFree(c->disp_v_d);
+    cudaFree(c->slot_mi);
+    cudaFree(c->hslot_mi);
+    cudaFree(c->inc_coef);
+    cudaFree(c->inc_hcoef);
     cudaFreeHost(c->disp_v_h);
     if (c->disp_ev)
         cudaEventDestroy(c->disp_ev);
@@ -1455,6 +1557,54 @@ template <typename T> static void disp_coef_of(const struct material_coef *mc, D
 /* The dispersive cells' padded indices, their materials' table index (the
  * material index itself: the table has a row per material, filled for the
  * dispersive ones) and the table, in the engine's precision. */
+/* The device's share of the incident values (c->dev_values): the material
+ * of each E slot and of each H slot, and the two coefficient tables. */
+static int inc_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+{
+    IncCoef2 coef[MODEL_MAX_MATERIALS], hcoef[MODEL_MAX_MATERIALS];
+    memset(coef, 0, sizeof coef);
+    memset(hcoef, 0, sizeof hcoef);
+    for (int k = 0; k < m->nmats; k++) {
+        const struct material *t = &m->mats[k];
+        coef[k].cinc = t->cinc;
+        coef[k].cdiff = t->cinc_diff;
+        coef[k].csum = t->cinc_sum;
+        coef[k].pec = t->kind == MATERIAL_PEC;
+        coef[k].lossy = t->sigma != 0.0;
+    }
+    for (int k = 0; k < m->nhmats; k++)
+        hcoef[k].hinc = m->hmats[k].hinc;
+    uint8_t *smi = (uint8_t *)malloc(m->nslots + 1), *hmi = (uint8_t *)malloc(m->nhslots + 1);
+    cudaError_t e = cudaErrorMemoryAllocation;
+    if (smi && hmi) {
+        for (size_t k = 0; k < m->nslots; k++)
+            smi[k] = m->mat[m->slot_cell[k]];
+        for (size_t k = 0; k < m->nhslots; k++)
+            hmi[k] = m->hmat[m->hslot[k]];
+        e = cudaMalloc((void **)&c->inc_coef, sizeof coef);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&c->inc_hcoef, sizeof hcoef);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&c->slot_mi, m->nslots + 1);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&c->hslot_mi, m->nhslots + 1);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->inc_coef, coef, sizeof coef, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->inc_hcoef, hcoef, sizeof hcoef, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->slot_mi, smi, m->nslots, cudaMemcpyHostToDevice);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(c->hslot_mi, hmi, m->nhslots, cudaMemcpyHostToDevice);
+    }
+    free(smi);
+    free(hmi);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 2D: cannot set up the incident values on the device: %s",
+                      cudaGetErrorString(e));
+    return 0;
+}
+
 static int disp_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
 {
     const size_t n = m->ndisp, nx = (size_t)m->nx;
@@ -1530,8 +1680,14 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     {
         const char *pe = getenv("TEXFDTD_CUDA2D");
         const char *ke = getenv("TEXFDTD_CUDA2D_K"), *re = getenv("TEXFDTD_CUDA2D_ROWS");
-        const char *ve = getenv("TEXFDTD_CUDA2D_VEC");
+        const char *ve = getenv("TEXFDTD_CUDA2D_VEC"), *va = getenv("TEXFDTD_CUDA2D_VALUES");
         c->vec = !(ve && !strcmp(ve, "0")); /* TEXFDTD_CUDA2D_VEC=0: one column per thread */
+        /* TEXFDTD_CUDA2D_VALUES=host: the incident values from the host */
+        c->dev_values = !(va && !strcmp(va, "host"));
+        if (va && *va && strcmp(va, "host") && strcmp(va, "device")) {
+            free(c);
+            return seterr(err, errlen, "TEXFDTD_CUDA2D_VALUES=%s: expected host or device", va);
+        }
         c->path = PATH2_TEMPORAL;
         if (pe && !strcmp(pe, "two"))
             c->path = PATH2_TWO;
@@ -1799,6 +1955,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         if (disp_setup(c, m, err, errlen))
             goto fail;
     }
+    if (c->dev_values && inc_setup(c, m, err, errlen))
+        goto fail;
     {
         float cf[MODEL_MAX_MATERIALS] = {0}, af[MODEL_MAX_MATERIALS] = {0};
         double cd[MODEL_MAX_MATERIALS] = {0}, ad[MODEL_MAX_MATERIALS] = {0};
@@ -1849,20 +2007,18 @@ static void *field_ptr(cuda2d_engine *c, enum field f)
     }
 }
 
-/* TE (core/scene.h te): hz, ex, ey are the arrays ez, hx, hy, which hold
- * eta0 Hz, -Ex, -Ey (core/engine.c engine_te_array, as the cpu engine). */
+/* TE (core/scene.h te): engine_read (core/engine.c) reads hz, ex, ey as
+ * the arrays ez, hx, hy (eta0 Hz, -Ex, -Ey) with their signs, for every
+ * engine. */
 static int cuda2d_read(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
-    bool negate;
-    void *src = field_ptr(c, engine_te_array(e->model, f, &negate));
+    void *src = field_ptr(c, f);
     if (!src)
         return seterr(err, errlen, "cuda 2D engine: no field %s in this scene", field_name(f));
     const size_t es = precision_size(e->opt.precision);
     CK(cudaSetDevice(c->dev));
     CK(cudaMemcpy2D(dst, c->nx * es, src, c->px * es, c->nx * es, c->ny, cudaMemcpyDeviceToHost));
-    if (negate)
-        engine_negate(dst, (size_t)c->nx * (size_t)c->ny, e->opt.precision);
     return 0;
 }
 
@@ -2029,7 +2185,7 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s",
+             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s%s",
              e->model->scene->te ? "TE" : "TMz",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
@@ -2038,7 +2194,10 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
              : c->path == PATH2_TEMPORAL ? ", monitor samples gathered in k_tb2"
                                          : ", monitor samples gathered after each step",
              e->model->ncut ? ", conformal PEC cut edges" : "",
-             e->model->hmat ? ", H-node map" : "", e->model->ndisp ? ", dispersive cells" : "");
+             e->model->hmat ? ", H-node map" : "", e->model->ndisp ? ", dispersive cells" : "",
+             e->model->nslots + e->model->nhslots + e->model->ndisp == 0 ? ""
+             : c->dev_values ? ", incident values on the device"
+                             : ", incident values from the host");
 }
 
 extern "C" const struct engine_ops cuda_engine_ops = {

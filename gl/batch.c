@@ -38,7 +38,8 @@ void gl2d_reset_counter(struct gl_engine *g)
     }
 }
 
-/* Slot values of steps t0 .. t0+b-1, step-major, computed in IEEE mode (the
+/* Slot values of steps t0 .. t0+b-1, step-major (each step's E slots, cut
+ * edges' b^n, H slots, dispersive cells' Ei^{n+1}), computed in IEEE mode (the
  * OpenMP threads may still carry a CPU engine's FTZ/DAZ). */
 static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
 {
@@ -51,6 +52,12 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
         model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride);
         if (m->ncut)
             model_cut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots);
+        if (g->hmap)
+            model_hslot_values_f(m, t0 + s,
+                                 g->slot_host + (size_t)s * g->stride + m->nslots + m->ncut);
+        if (g->disp)
+            model_disp_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
+                                               + m->ncut + g->nhslots);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif

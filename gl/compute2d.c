@@ -3,11 +3,12 @@
  * texture of a pair, imageStore into the other, then swap; the CPML psi and
  * the DFT sums are updated in place through images (bound by step.c).
  *
- * One step (step.c): the H dispatch then the E dispatch (update_h.comp,
- * update_e.comp), or, for a PEC box with slots only, one fused dispatch
- * (update_he.comp); then, with monitors, gather.comp into the batch's next
- * row of the rows buffer.  Each update dispatch ends with the barrier that
- * makes its imageStores visible to the next pass's texelFetch.
+ * One step (step.c): the H dispatch, (dispersive cells) the disp dispatch,
+ * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp), or,
+ * for a PEC box with slots only, one fused dispatch (update_he.comp); then,
+ * with monitors, gather.comp into the batch's next row of the rows buffer.
+ * Each update dispatch ends with the barrier that makes its imageStores
+ * visible to the next pass's texelFetch.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"
@@ -21,11 +22,10 @@ static void dispatch_cells(const struct gl_engine *g)
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
 }
 
-void gl2d_compute_h(struct gl_engine *g, int cut_base)
+void gl2d_compute_h(struct gl_engine *g, const struct step_in *in)
 {
     gl2d_use_pass(g, g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
+    gl2d_h_uniforms(g, in);
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     dispatch_cells(g);
     g->h.cur ^= 1;
@@ -50,6 +50,17 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
     dispatch_cells(g);
     g->h.cur ^= 1;
     g->ez.cur ^= 1;
+}
+
+/* The dispersive cells (update_disp.comp): one invocation per cell updates
+ * its state in place (the image at IMAGE_DISP, bound by step.c), then the
+ * barrier for the E dispatch's texelFetch of the new stored Ez. */
+void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in)
+{
+    gl2d_use_pass(g, g->disppass.prog);
+    glUniform1i(g->disppass.disp_base, in->disp_base);
+    glDispatchCompute((GLuint)((g->disp_w + 63) / 64), (GLuint)g->disp_rows, 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
 }
 
 /* The monitors' gather after a step: one invocation per sample writes

@@ -6,6 +6,7 @@
  *   psi H   (CPML) the new psi of the H slabs, a small pass per texture
  *   H       update_h.frag into the other H texture
  *   psi E   (CPML) the new psi of the E slabs
+ *   disp    (dispersive cells) update_disp.frag into the other state texture
  *   E       update_e.frag into the other Ez texture, with the DFT sums of
  *           up to DFT_E_MAX frequencies as further render targets, then
  *           update_dft.frag passes for the rest
@@ -37,11 +38,10 @@ void gl2d_frag_psi(struct gl_engine *g, bool e_slabs)
     glViewport(0, 0, g->nx, g->ny);
 }
 
-void gl2d_frag_h(struct gl_engine *g, int cut_base)
+void gl2d_frag_h(struct gl_engine *g, const struct step_in *in)
 {
     gl2d_use_pass(g, g->hpass.prog);
-    if (g->conformal)
-        glUniform1i(g->hpass.cut_base, cut_base);
+    gl2d_h_uniforms(g, in);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->h.fbo[1 - g->h.cur]);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     g->h.cur ^= 1;
@@ -96,6 +96,22 @@ void gl2d_frag_gather(struct gl_engine *g)
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->rows_fbo);
     glViewport(0, r * g->gather_h, g->gather_w, g->gather_h);
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    glViewport(0, 0, g->nx, g->ny);
+}
+
+/* The dispersive cells (update_disp.frag): the new state from the old into
+ * the other texture of the disp_state pair, which the E pass then samples
+ * (UNIT_DISP_STATE). */
+void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in)
+{
+    struct pingpong *pp = &g->disp_pp;
+    gl2d_use_pass(g, g->disppass.prog);
+    glUniform1i(g->disppass.disp_base, in->disp_base);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, pp->fbo[1 - pp->cur]);
+    glViewport(0, 0, g->disp_w * g->disp_nt, g->disp_rows);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    pp->cur ^= 1;
+    bind_tex(UNIT_DISP_STATE, GL_TEXTURE_2D, pp->tex[pp->cur]);
     glViewport(0, 0, g->nx, g->ny);
 }
 

@@ -87,9 +87,21 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                       g->info.renderer, m->nx > m->ny ? m->nx : m->ny);
     if (g->stride > (size_t)max_tbo || m->ncut > (size_t)max_tbo)
         return seterr(err, errlen,
-                      "%zu source slots (object cells) and %zu cut edges exceed "
-                      "GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
-                      m->nslots, m->ncut, max_tbo, g->info.renderer);
+                      "%zu source slots (object cells), %zu cut edges, %zu H slots and %zu "
+                      "dispersive cells exceed GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing "
+                      "was run",
+                      m->nslots, m->ncut, g->nhslots, g->ndisp, max_tbo, g->info.renderer);
+    if (g->disp) {
+        GLint units = 0, rows = (GLint)g->disp_rows;
+        glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
+                      &units);
+        if (units < UNITS_DISP || rows > max_tex || g->disp_w * g->disp_nt > max_tex)
+            return seterr(err, errlen,
+                          "%zu dispersive cells need %d texture units and a %d x %d state "
+                          "texture; %s has %d units and GL_MAX_TEXTURE_SIZE %d; nothing was run",
+                          g->ndisp, UNITS_DISP, g->disp_w * g->disp_nt, g->disp_rows,
+                          g->info.renderer, units, max_tex);
+    }
     if (g->nsamples && !g->compute
         && (size_t)g->sample_rows * (size_t)g->gather_h > (size_t)max_tex)
         return seterr(err, errlen,
@@ -122,6 +134,10 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                         + 2.0 * 4 * (double)g->slot_cap_steps * (double)g->stride
                         + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
                         + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut
+                        + (g->hmap ? 16.0 * g->hslot_w * g->hslot_h : 0.0)
+                        + (g->disp ? 4.0 * g->disp_bw * g->disp_bh
+                                         + (double)g->ndisp * (32.0 * g->disp_nt + 16.0)
+                                   : 0.0)
                         + gathered * (8.0 + 4.0 * g->sample_rows);
     const double have = gpu_mem_available(g);
     if (have >= 0 && need > have) {
@@ -233,6 +249,13 @@ static void gl_destroy(struct engine *e)
         glDeleteBuffers(1, &g->rows_buf);
         glDeleteTextures(1, &g->prof_tex);
         glDeleteTextures(1, &g->cut_idx_tex);
+        glDeleteTextures(1, &g->hnode_tex);
+        gl2d_free_pair(&g->disp_pp);
+        glDeleteTextures(1, &g->disp_idx_tex);
+        glDeleteTextures(1, &g->disp_cells_tex);
+        glDeleteTextures(1, &g->disp_coef_tbo);
+        glDeleteBuffers(1, &g->disp_coef_buf);
+        glDeleteProgram(g->disppass.prog);
         glDeleteTextures(1, &g->cut_edge_tbo);
         glDeleteBuffers(1, &g->cut_edge_buf);
         glDeleteProgram(g->color_prog);
@@ -291,8 +314,14 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->point_x = (int)(pc % (size_t)m->nx);
         g->point_y = (int)(pc / (size_t)m->nx);
     }
+    g->hmap = m->hmat != NULL;
+    g->nhslots = g->hmap ? m->nhslots : 0;
+    g->disp = m->ndisp > 0;
+    g->ndisp = m->ndisp;
     gl2d_cut_bbox(g, m);
-    g->stride = m->nslots + m->ncut;
+    gl2d_hslot_bbox(g, m);
+    gl2d_disp_layout(g, m);
+    g->stride = m->nslots + m->ncut + g->nhslots + g->ndisp;
     /* The fused dispatch recomputes halo H (psi would be updated twice) and
      * cannot see a Mur wall's neighbour across tiles: scenes with any of the
      * features run two dispatches. */
@@ -444,9 +473,10 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                  g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
                  g->sample_rows);
     if (gl2d_has_features(g))
-        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s", g->cpml ? " CPML" : "",
+        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
                  g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
-                 g->conformal ? " conformal-PEC" : "",
+                 g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
+                 g->disp ? " dispersive" : "",
                  g->compute ? " (not fused)"
                  : g->cpml  ? " (+4 psi passes; 1 step per pass)"
                             : " (1 step per pass)");
@@ -506,7 +536,8 @@ int gl_engine_steps_per_pass(const struct engine *e)
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
+            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl2d_step,
@@ -523,7 +554,8 @@ const struct engine_ops gl_engine_ops = {
 const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY,
+            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
+            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl2d_step,

@@ -26,8 +26,10 @@
  *                batch, the fences and the step counter
  *   step.c       a batch of steps as passes in cpu/update2d.inc's order, both
  *                engines; what every pass binds
- *   frag2d.c     the fragment passes of `gl` (psi, H, E + DFT, gather, k steps)
- *   compute2d.c  the compute dispatches of `gl-compute` (H, E, fused, gather)
+ *   frag2d.c     the fragment passes of `gl` (psi, H, disp, E + DFT, gather,
+ *                k steps)
+ *   compute2d.c  the compute dispatches of `gl-compute` (H, disp, E, fused,
+ *                gather)
  *   programs.c   the update passes' GLSL programs: #defines, coefficients,
  *                uniform locations
  *   textures.c   the textures and buffers beyond the Ez and H pairs, made and
@@ -56,6 +58,21 @@
  *                      the E pass, the frequencies beyond 7 in update_dft
  *                      passes; gl-compute: one array image, in place)
  *   cut_idx RG32UI + cut_edges RGBA32UI buffer: the conformal cut edges
+ *   hnode RGBA32UI     the H-node map (core/model.h hmat: TE, or TM with
+ *                      mu_r) over the bounding box of its nodes of index != 0:
+ *                      (Hx index, Hy index, Hx H-slot, Hy H-slot); the
+ *                      H-slot values follow the cut edges' b^n in the
+ *                      slot-value buffers
+ *   disp_state RGBA32F pair, DISP_NT texels per dispersive cell (core/model.h
+ *                      disp_cell): the new stored Ez, D_s, Ei, P, P_old per
+ *                      pole; disp_cells RGBA32UI (i, j, material row) in
+ *                      the same layout; disp_idx R32UI (k + 1) over the
+ *                      cells' bounding box; disp_coef RGBA32F buffer, the
+ *                      dispersive materials' coefficients.  gl: a disp pass
+ *                      (update_disp.frag) into the other texture between
+ *                      the H and E passes; gl-compute: a dispatch updating
+ *                      tex[0] in place.  Their Ei^{n+1} follow the H slots
+ *                      in the slot-value buffers
  * Mur walls and the point source need no texture (uniforms).  Scenes with
  * any of these run one step per fragment pass and, in gl-compute, two
  * dispatches per step.
@@ -116,6 +133,8 @@ struct pass {
     GLuint prog;
     GLint slot_base; /* uniform location, E pass only */
     GLint cut_base;  /* H pass: this step's first cut-edge value */
+    GLint hslot_base; /* H pass: this step's first H-slot value */
+    GLint disp_base;  /* disp pass: this step's first Ei^{n+1} */
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
@@ -124,7 +143,7 @@ struct pass {
 
 /* The per-step inputs of an E pass beyond the slot values. */
 struct step_in {
-    int slot_base, cut_base;
+    int slot_base, cut_base, hslot_base, disp_base;
     float point_v;
     float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
     bool dft_on;
@@ -159,6 +178,8 @@ struct gl_engine {
     /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
      * boundaries, DFT, point source, conformal PEC") */
     bool cpml, mur, dft, point, conformal;
+    bool hmap;                     /* the H-node map (core/model.h hmat) */
+    size_t nhslots;                /* its H slots (0 without the map) */
     int pml_n;
     GLuint prof_tex;               /* RGBA32F (b, c, ik): rows xe, xh, ye, yh */
     struct pingpong psi[PSI_COUNT]; /* R32F; compute uses tex[0] in place */
@@ -180,9 +201,21 @@ struct gl_engine {
     int point_x, point_y;
     GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
     int cut_x0, cut_y0, cut_w, cut_h;
+    GLuint hnode_tex;              /* RGBA32UI over the H slots' bounding box */
+    int hslot_x0, hslot_y0, hslot_w, hslot_h;
+    /* dispersive cells (docs/gl.md, "Dispersive poles") */
+    bool disp;
+    size_t ndisp;
+    int disp_w, disp_rows;         /* cells per state row, rows */
+    int disp_nt, disp_np;          /* texels per cell, poles at most */
+    int disp_x0, disp_y0, disp_bw, disp_bh; /* the cells' bounding box */
+    struct pingpong disp_pp;       /* RGBA32F state; gl-compute uses tex[0] in place */
+    GLuint disp_idx_tex, disp_cells_tex, disp_coef_buf, disp_coef_tbo;
+    struct pass disppass;
 
     size_t nslots;
-    size_t stride;       /* values per step in the slot buffers: slots, then cut edges */
+    size_t stride;       /* values per step in the slot buffers: slots, cut edges, H slots,
+                          * dispersive cells' Ei^{n+1} */
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
     float *slot_host;
@@ -226,8 +259,10 @@ enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
  * passes; images (compute): 0 the pass's output, 2-5 psi, 6 DFT; storage
  * buffers (gather.comp): 1 the sample list, 2 the rows */
 enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
-       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14 };
-enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6 };
+       UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14, UNIT_HNODE = 15, UNIT_DISP_STATE = 16,
+       UNIT_DISP_IDX = 17, UNIT_DISP_CELLS = 18, UNIT_DISP_COEF = 19 };
+#define UNITS_DISP 20 /* texture units a dispersive scene needs */
+enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6, IMAGE_DISP = 7 };
 enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
 static inline void bind_tex(int unit, GLenum target, GLuint tex)
@@ -276,7 +311,8 @@ void gl2d_free_pair(struct pingpong *p);
 void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
                        size_t len);
 /* The scene needs more than a PEC box with slots (CPML, Mur, DFT, point
- * source, conformal PEC): one step per fragment pass, two dispatches. */
+ * source, conformal PEC, the H-node map, dispersive cells): one step per
+ * fragment pass, two dispatches. */
 bool gl2d_has_features(const struct gl_engine *g);
 /* The material coefficients (ch, cezh[], kind[], mur_k) as uniforms of prog. */
 void gl2d_set_coefficients(GLuint prog, const struct model *m);
@@ -287,10 +323,14 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
 
 /* ---- textures.c: the textures and buffers beyond the Ez and H pairs ---- */
 
-/* Bounding boxes of the source slots' cells and of the cut edges' H cells
- * (1 x 1 at the origin, read by nothing, when there are none). */
+/* Bounding boxes of the source slots' cells, of the cut edges' H cells and
+ * of the H slots' cells (1 x 1 at the origin, read by nothing, when there
+ * are none). */
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
+void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m);
+/* The dispersive cells' state layout and bounding box. */
+void gl2d_disp_layout(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
 int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 /* The monitors' sample list and the rows of one batch. */
@@ -319,8 +359,9 @@ void gl2d_bind_inputs(struct gl_engine *g);
 /* The start of every update pass: the current Ez and H at UNIT_EZ and
  * UNIT_H, and prog in use. */
 void gl2d_use_pass(struct gl_engine *g, GLuint prog);
-/* The E pass's per-step uniforms (both engines). */
+/* The E and H passes' per-step uniforms (both engines). */
 void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in);
+void gl2d_h_uniforms(const struct gl_engine *g, const struct step_in *in);
 /* Steps t0 .. t0+b-1, with the batch's slot values bound at UNIT_SLOTVAL
  * (step s at s * stride); with monitors, a gather after each. */
 void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b);
@@ -328,16 +369,18 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b);
 /* ---- frag2d.c: the passes of `gl` ---- */
 
 void gl2d_frag_psi(struct gl_engine *g, bool e_slabs);
-void gl2d_frag_h(struct gl_engine *g, int cut_base);
+void gl2d_frag_h(struct gl_engine *g, const struct step_in *in);
 void gl2d_frag_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_frag_gather(struct gl_engine *g);
 void gl2d_frag_k(struct gl_engine *g, int slot_base);
+void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in);
 
 /* ---- compute2d.c: the dispatches of `gl-compute` ---- */
 
-void gl2d_compute_h(struct gl_engine *g, int cut_base);
+void gl2d_compute_h(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_he(struct gl_engine *g, int slot_base);
+void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_gather(struct gl_engine *g);
 
 /* ---- readback.c: fields, monitor rows, the blow-up check ---- */

@@ -24,17 +24,23 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
              "#define MUR %d\n#define POINT_SRC %d\n#define POINT_X %d\n#define POINT_Y %d\n"
              "#define DFT %d\n#define CONFORMAL %d\n#define CUT_X0 %d\n#define CUT_Y0 %d\n"
              "#define CUT_W %d\n#define CUT_H %d\n#define DFT_NF %d\n#define DFT_E %d\n"
-             "#define DFT_G %d\n#define LOSSY %d\n",
+             "#define DFT_G %d\n#define LOSSY %d\n#define HMAP %d\n#define NHMATS %d\n"
+             "#define HSLOT_X0 %d\n#define HSLOT_Y0 %d\n#define HSLOT_W %d\n#define HSLOT_H %d\n"
+             "#define DISP %d\n#define NDISP %zu\n#define DISP_X0 %d\n#define DISP_Y0 %d\n"
+             "#define DISP_BW %d\n#define DISP_BH %d\n#define DISP_W %d\n#define DISP_NT %d\n"
+             "#define DISP_NP %d\n#define POLE_DEBYE_KIND %du\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
              g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
              g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
              g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX,
-             m->lossy ? 1 : 0);
+             m->lossy ? 1 : 0, g->hmap, g->hmap ? m->nhmats : 1, g->hslot_x0, g->hslot_y0,
+             g->hslot_w, g->hslot_h, g->disp, g->ndisp, g->disp_x0, g->disp_y0, g->disp_bw,
+             g->disp_bh, g->disp_w, g->disp_nt, g->disp_np, (int)POLE_DEBYE);
 }
 
 bool gl2d_has_features(const struct gl_engine *g)
 {
-    return g->cpml || g->mur || g->dft || g->point || g->conformal;
+    return g->cpml || g->mur || g->dft || g->point || g->conformal || g->hmap || g->disp;
 }
 
 void gl2d_set_coefficients(GLuint prog, const struct model *m)
@@ -57,12 +63,27 @@ void gl2d_set_coefficients(GLuint prog, const struct model *m)
         glProgramUniform1uiv(prog, loc, m->nmats, kind);
     if ((loc = glGetUniformLocation(prog, "mur_k")) >= 0)
         glProgramUniform1f(prog, loc, m->mur_k_f);
+    if (m->hmat) {
+        /* the H-node materials: hc[0] is vacuum, = ch */
+        float hc[MODEL_MAX_MATERIALS];
+        GLuint hpec[MODEL_MAX_MATERIALS];
+        for (int k = 0; k < m->nhmats; k++) {
+            hc[k] = m->hmats[k].ch_f;
+            hpec[k] = m->hmats[k].pec ? 1u : 0u;
+        }
+        if ((loc = glGetUniformLocation(prog, "hc")) >= 0)
+            glProgramUniform1fv(prog, loc, m->nhmats, hc);
+        if ((loc = glGetUniformLocation(prog, "hpec")) >= 0)
+            glProgramUniform1uiv(prog, loc, m->nhmats, hpec);
+    }
 }
 
 static void pass_locations(struct pass *p)
 {
     p->slot_base = glGetUniformLocation(p->prog, "slot_base");
     p->cut_base = glGetUniformLocation(p->prog, "cut_base");
+    p->hslot_base = glGetUniformLocation(p->prog, "hslot_base");
+    p->disp_base = glGetUniformLocation(p->prog, "disp_base");
     p->point_v = glGetUniformLocation(p->prog, "point_v");
     p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
     p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
@@ -76,7 +97,7 @@ static void pass_locations(struct pass *p)
 
 int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
-    char defs[1024];
+    char defs[2048];
     gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
     const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
     const char *es[2] = {"fullscreen.vert", "update_e.frag"};
@@ -116,8 +137,19 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
             pass_locations(pp[k]);
         }
     }
+    if (g->disp) {
+        const char *df[2] = {"fullscreen.vert", "update_disp.frag"}, *dc[1] = {"update_disp.comp"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", g->compute ? dc : df,
+                             g->compute ? 1 : 2, defs, &g->disppass.prog, err, errlen))
+            return -1;
+        gl2d_set_coefficients(g->disppass.prog, m);
+        set_sampler(g->disppass.prog, "ez_tex", UNIT_EZ);
+        set_sampler(g->disppass.prog, "h_tex", UNIT_H);
+        set_sampler(g->disppass.prog, "mat_tex", UNIT_MAT);
+        pass_locations(&g->disppass);
+    }
     if (g->k > 1) {
-        char kdefs[1536];
+        char kdefs[2560];
         snprintf(kdefs, sizeof kdefs,
                  "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
                  defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);

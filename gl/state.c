@@ -1,6 +1,7 @@
 /* state.c - checkpoints of the GL engines: the current textures of the
- * ping-pong pairs (Ez, H, the CPML psi, the DFT sums) read back or uploaded
- * whole, in the CPU engine's array layout, through core/engine.h's state_io.
+ * ping-pong pairs (Ez, H, the CPML psi, the dispersive cells' state, the DFT
+ * sums) read back or uploaded whole, in the CPU engine's array layout,
+ * through core/engine.h's state_io.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"
@@ -109,6 +110,70 @@ static int dft_io(struct gl_engine *g, struct state_io *io, float *rg, char *err
     return rc;
 }
 
+/* Between the state texture's floats (tex: the texture's texels, row 0
+ * first) and the cpu engine's arrays, in the direction to_tex: float f of
+ * cell k is component f % 4 of texel (k % w) nt + f / 4 of row k / w, with
+ * D_s at 1, Ei at 2, P_q at 4 + 2q, P_q^{n-1} at 5 + 2q. */
+static void disp_copy(const struct gl_engine *g, bool to_tex, float *tex, float *ds, float *ei,
+                      float *p, float *po)
+{
+    const size_t per = 4 * (size_t)g->disp_nt;
+    for (size_t k = 0; k < g->ndisp; k++) {
+        float *c = tex + k * per; /* rows of w cells, row-major: cell k at k * per */
+        float *v[2 + 2 * SCENE_MAX_POLES], *t[2 + 2 * SCENE_MAX_POLES];
+        int n = 0;
+        v[n] = &ds[k], t[n++] = &c[1];
+        v[n] = &ei[k], t[n++] = &c[2];
+        for (int q = 0; q < g->disp_np; q++) {
+            v[n] = &p[k * SCENE_MAX_POLES + (size_t)q], t[n++] = &c[4 + 2 * q];
+            v[n] = &po[k * SCENE_MAX_POLES + (size_t)q], t[n++] = &c[5 + 2 * q];
+        }
+        for (int q = 0; q < n; q++)
+            if (to_tex)
+                *t[q] = *v[q];
+            else
+                *v[q] = *t[q];
+    }
+}
+
+/* The dispersive cells' state through io with the cpu engine's names and
+ * layout (cpu/cpu2d.c): "disp_ds", "disp_ei" [ndisp], "disp_p", "disp_pold"
+ * [ndisp][SCENE_MAX_POLES], from and to the current state texture (the new
+ * stored Ez, float 0, is rewritten by every step's disp pass before the E
+ * pass reads it, so it is no state). */
+static int disp_io(struct gl_engine *g, struct state_io *io, char *err, size_t errlen)
+{
+    const size_t n = g->ndisp, np = n * SCENE_MAX_POLES;
+    const size_t all = (size_t)g->disp_w * (size_t)g->disp_rows * 4 * (size_t)g->disp_nt;
+    float *tex = xcalloc(all, sizeof(float), "checkpoint buffer", err, errlen);
+    float *d = tex ? xcalloc(2 * n + 2 * np, sizeof(float), "checkpoint buffer", err, errlen)
+                   : NULL;
+    if (!d) {
+        free(tex);
+        return -1;
+    }
+    float *ei = d + n, *p = d + 2 * n, *po = p + np;
+    const GLuint t = g->disp_pp.tex[g->disp_pp.cur];
+    const int tw = g->disp_w * g->disp_nt;
+    if (!io->load) {
+        tex_io(false, t, GL_RGBA, tw, g->disp_rows, tex);
+        disp_copy(g, false, tex, d, ei, p, po);
+    }
+    int rc = io->array(io, "disp_ds", d, n, err, errlen)
+                     || io->array(io, "disp_ei", ei, n, err, errlen)
+                     || io->array(io, "disp_p", p, np, err, errlen)
+                     || io->array(io, "disp_pold", po, np, err, errlen)
+                 ? -1
+                 : 0;
+    if (!rc && io->load) {
+        disp_copy(g, true, tex, d, ei, p, po);
+        tex_io(true, t, GL_RGBA, tw, g->disp_rows, tex);
+    }
+    free(tex);
+    free(d);
+    return rc;
+}
+
 /* The state of gl and gl-compute: the current textures of the ping-pong
  * pairs (Ez, H, psi, DFT), read back or uploaded whole.  The H texture's
  * counter texel is not state: it reads as Hx = 0 (as gl2d_read_field) and is
@@ -135,6 +200,8 @@ int gl2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
     static const int psi_order[PSI_COUNT] = {PSI_HXY, PSI_EZY, PSI_HYX, PSI_EZX};
     for (int q = 0; q < PSI_COUNT && g->cpml && !rc; q++)
         rc = psi_io(g, io, psi_order[q], psi_names[psi_order[q]], a, b, err, errlen);
+    if (!rc && g->disp)
+        rc = disp_io(g, io, err, errlen);
     if (!rc && g->dft)
         rc = dft_io(g, io, rg, err, errlen);
     /* a state is taken between engine_step calls, when every gathered row

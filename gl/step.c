@@ -3,9 +3,9 @@
  * start every pass shares (the current Ez and H as inputs), the per-step
  * inputs of the E pass (slot base, point-source value, DFT weights), and
  * the sequence of one step:
- *   gl          [psi H] H [psi E] E [gather]   (frag2d.c), or k steps in one
- *               pass (update_k.frag) for a PEC box with slots only
- *   gl-compute  H E [gather]                    (compute2d.c), or one fused
+ *   gl          [psi H] H [psi E] [disp] E [gather]   (frag2d.c), or k steps
+ *               in one pass (update_k.frag) for a PEC box with slots only
+ *   gl-compute  H [disp] E [gather]             (compute2d.c), or one fused
  *               dispatch (update_he.comp) for a PEC box with slots only
  * Every pass reads the current texture of a ping-pong pair and writes the
  * other, then swaps (cur ^= 1).  batch.c sends the batches and checks them.
@@ -23,6 +23,17 @@ void gl2d_bind_inputs(struct gl_engine *g)
     bind_tex(UNIT_SLOT, GL_TEXTURE_2D, g->slot_tex);
     if (g->cpml)
         bind_tex(UNIT_PROF, GL_TEXTURE_2D, g->prof_tex);
+    if (g->hmap)
+        bind_tex(UNIT_HNODE, GL_TEXTURE_2D, g->hnode_tex);
+    if (g->disp) {
+        bind_tex(UNIT_DISP_STATE, GL_TEXTURE_2D, g->disp_pp.tex[g->disp_pp.cur]);
+        bind_tex(UNIT_DISP_IDX, GL_TEXTURE_2D, g->disp_idx_tex);
+        bind_tex(UNIT_DISP_CELLS, GL_TEXTURE_2D, g->disp_cells_tex);
+        bind_tex(UNIT_DISP_COEF, GL_TEXTURE_BUFFER, g->disp_coef_tbo);
+        if (g->compute)
+            glBindImageTexture(IMAGE_DISP, g->disp_pp.tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
+                               GL_RGBA32F);
+    }
     if (g->conformal) {
         bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
         bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
@@ -43,6 +54,14 @@ void gl2d_use_pass(struct gl_engine *g, GLuint prog)
     bind_tex(UNIT_EZ, GL_TEXTURE_2D, g->ez.tex[g->ez.cur]);
     bind_tex(UNIT_H, GL_TEXTURE_2D, g->h.tex[g->h.cur]);
     glUseProgram(prog);
+}
+
+void gl2d_h_uniforms(const struct gl_engine *g, const struct step_in *in)
+{
+    if (g->conformal)
+        glUniform1i(g->hpass.cut_base, in->cut_base);
+    if (g->hmap)
+        glUniform1i(g->hpass.hslot_base, in->hslot_base);
 }
 
 void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in)
@@ -70,7 +89,9 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
             /* the step from t to t+1: update2d.inc's order, the values
              * rounded to float as cpu_step rounds them */
             const int t = t0 + s;
-            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots};
+            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots,
+                                 .hslot_base = base + (int)(m->nslots + m->ncut),
+                                 .disp_base = base + (int)(m->nslots + m->ncut + g->nhslots)};
             if (g->point)
                 in.point_v = (float)model_point_value(m, t);
             if (g->dft && t + 1 > m->scene->dft_start) {
@@ -83,14 +104,18 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 }
             }
             if (g->compute) {
-                gl2d_compute_h(g, in.cut_base);
+                gl2d_compute_h(g, &in);
+                if (g->disp)
+                    gl2d_compute_disp(g, &in);
                 gl2d_compute_e(g, &in);
             } else {
                 if (g->cpml)
                     gl2d_frag_psi(g, false);
-                gl2d_frag_h(g, in.cut_base);
+                gl2d_frag_h(g, &in);
                 if (g->cpml)
                     gl2d_frag_psi(g, true);
+                if (g->disp)
+                    gl2d_frag_disp(g, &in);
                 gl2d_frag_e(g, &in);
             }
         }

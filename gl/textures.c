@@ -2,8 +2,9 @@
  * H pairs, made and filled at create (gl2d_internal.h lists them): the
  * material map, the slots' index map and slot-value buffers, the CPML
  * profiles and psi pairs, the DFT sums and their render targets, the
- * conformal cut edges, the monitors' sample list and rows, the step
- * counter's pixel buffers.
+ * conformal cut edges, the H-node map, the dispersive cells' state and
+ * tables, the monitors' sample list and rows, the step counter's pixel
+ * buffers.
  */
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"
@@ -11,50 +12,171 @@
 #include "core/model.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
+/* The bounding box (origin x0, y0, size w x h) of the n cells cell(m, k);
+ * a 1x1 box at the origin, which nothing reads, when n = 0. */
+static void bbox(const struct model *m, size_t n, size_t (*cell)(const struct model *, size_t),
+                 int *x0, int *y0, int *w, int *h)
 {
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t k = 0; k < m->nslots; k++) {
-        const int i = (int)(m->slot_cell[k] % (size_t)m->nx);
-        const int j = (int)(m->slot_cell[k] / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
+    int a0 = m->nx, b0 = m->ny, a1 = -1, b1 = -1;
+    for (size_t k = 0; k < n; k++) {
+        const size_t c = cell(m, k);
+        const int i = (int)(c % (size_t)m->nx), j = (int)(c / (size_t)m->nx);
+        a0 = i < a0 ? i : a0;
+        a1 = i > a1 ? i : a1;
+        b0 = j < b0 ? j : b0;
+        b1 = j > b1 ? j : b1;
     }
-    if (x1 < 0) { /* no slots: a 1x1 texture nothing reads */
-        x0 = y0 = 0;
-        x1 = y1 = 0;
-    }
-    g->slot_x0 = x0;
-    g->slot_y0 = y0;
-    g->slot_w = x1 - x0 + 1;
-    g->slot_h = y1 - y0 + 1;
+    if (a1 < 0)
+        a0 = b0 = a1 = b1 = 0;
+    *x0 = a0;
+    *y0 = b0;
+    *w = a1 - a0 + 1;
+    *h = b1 - b0 + 1;
 }
 
-/* Bounding box of the cut edges' H cells (a 1x1 box nothing reads if none). */
+static size_t slot_cell(const struct model *m, size_t k) { return m->slot_cell[k]; }
+static size_t cut_cell(const struct model *m, size_t k) { return m->cut[k].cell; }
+static size_t hslot_cell(const struct model *m, size_t k) { return m->hslot[k] % m->ncells; }
+static size_t disp_cell(const struct model *m, size_t k) { return m->disp_cell[k]; }
+
+void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, m->nslots, slot_cell, &g->slot_x0, &g->slot_y0, &g->slot_w, &g->slot_h);
+}
+
 void gl2d_cut_bbox(struct gl_engine *g, const struct model *m)
 {
-    int x0 = m->nx, y0 = m->ny, x1 = -1, y1 = -1;
-    for (size_t q = 0; q < m->ncut; q++) {
-        const int i = (int)(m->cut[q].cell % (size_t)m->nx);
-        const int j = (int)(m->cut[q].cell / (size_t)m->nx);
-        x0 = i < x0 ? i : x0;
-        x1 = i > x1 ? i : x1;
-        y0 = j < y0 ? j : y0;
-        y1 = j > y1 ? j : y1;
+    bbox(m, m->ncut, cut_cell, &g->cut_x0, &g->cut_y0, &g->cut_w, &g->cut_h);
+}
+
+void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, g->hmap ? m->nhslots : 0, hslot_cell, &g->hslot_x0, &g->hslot_y0, &g->hslot_w,
+         &g->hslot_h);
+}
+
+/* Dispersive cells per row of the state texture: 1024, or more for a
+ * square-ish texture (W NT ~ rows) where that would need more rows;
+ * TEXFDTD_GL_DISP_ROW_CELLS sets it (tests: layouts of several rows). */
+#define DISP_ROW_CELLS 1024
+
+void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, g->ndisp, disp_cell, &g->disp_x0, &g->disp_y0, &g->disp_bw, &g->disp_bh);
+    g->disp_np = 1;
+    for (size_t k = 0; k < g->ndisp; k++) {
+        const int np = m->mats[m->mat[m->disp_cell[k]]].dcoef->npoles;
+        g->disp_np = np > g->disp_np ? np : g->disp_np;
     }
-    if (x1 < 0) {
-        x0 = y0 = 0;
-        x1 = y1 = 0;
+    /* floats: the new Ez, D_s, Ei, a spare, then P and P_old per pole */
+    g->disp_nt = (4 + 2 * g->disp_np + 3) / 4;
+    const char *rc = getenv("TEXFDTD_GL_DISP_ROW_CELLS");
+    const int sq = (int)ceil(sqrt((double)g->ndisp / g->disp_nt));
+    g->disp_w = g->ndisp < DISP_ROW_CELLS ? (int)(g->ndisp ? g->ndisp : 1) : DISP_ROW_CELLS;
+    g->disp_w = sq > g->disp_w ? sq : g->disp_w;
+    if (rc && atoi(rc) > 0)
+        g->disp_w = atoi(rc);
+    g->disp_rows = (int)((g->ndisp + (size_t)g->disp_w - 1) / (size_t)g->disp_w);
+    if (g->disp_rows < 1)
+        g->disp_rows = 1;
+}
+
+/* The dispersive cells' tables (docs/gl.md, "Dispersive poles"): the index
+ * map k + 1 over their bounding box, each cell's (i, j, material row) in
+ * the state layout, the dispersive materials' coefficients (rounded once on
+ * the host: core/material.h), and the state pair, zeroed. */
+static int upload_disp(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->disp_bw, bh = (size_t)g->disp_bh, nx = (size_t)m->nx;
+    const size_t cw = (size_t)g->disp_w, ch = (size_t)g->disp_rows, row = 1 + (size_t)g->disp_np;
+    uint32_t *idx = xcalloc(bw * bh, sizeof *idx, "dispersive cells", err, errlen);
+    uint32_t *cells = xcalloc(cw * ch * 4, sizeof *cells, "dispersive cells", err, errlen);
+    float *coef = xcalloc((size_t)m->nmats * row * 4, sizeof *coef, "dispersive cells", err,
+                          errlen);
+    int drow[MODEL_MAX_MATERIALS], nd = 0;
+    int rc = idx && cells && coef ? 0 : -1;
+    for (int q = 0; q < m->nmats && !rc; q++) {
+        const struct material_coef *mc = m->mats[q].dcoef;
+        drow[q] = -1;
+        if (!mc)
+            continue;
+        float *t = coef + (size_t)nd * row * 4;
+        const uint32_t np = (uint32_t)mc->npoles;
+        t[0] = mc->rdenom_f;
+        t[1] = mc->sigma_p_f;
+        memcpy(&t[2], &np, 4);
+        for (int p = 0; p < mc->npoles; p++) {
+            const struct material_pole_coef *pc = &mc->poles[p];
+            const uint32_t kind = (uint32_t)pc->kind;
+            float *u = t + 4 * (size_t)(1 + p);
+            memcpy(&u[0], &kind, 4);
+            u[1] = pc->kind == POLE_DEBYE ? pc->a_f : pc->c1_f;
+            u[2] = pc->kind == POLE_DEBYE ? pc->b_f : pc->c2_f;
+            u[3] = pc->kind == POLE_DEBYE ? 0.0f : pc->c3_f;
+        }
+        drow[q] = nd++;
     }
-    g->cut_x0 = x0;
-    g->cut_y0 = y0;
-    g->cut_w = x1 - x0 + 1;
-    g->cut_h = y1 - y0 + 1;
+    for (size_t k = 0; k < g->ndisp && !rc; k++) {
+        const size_t c = m->disp_cell[k], i = c % nx, j = c / nx;
+        idx[(i - (size_t)g->disp_x0) + (j - (size_t)g->disp_y0) * bw] = (uint32_t)k + 1;
+        uint32_t *t = cells + 4 * k; /* texel (k % cw, k / cw) of the row-major layout */
+        t[0] = (uint32_t)i;
+        t[1] = (uint32_t)j;
+        t[2] = (uint32_t)drow[m->mat[c]];
+    }
+    if (!rc) {
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        g->disp_idx_tex = gl2d_make_tex(GL_R32UI, g->disp_bw, g->disp_bh);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_bw, g->disp_bh, GL_RED_INTEGER,
+                        GL_UNSIGNED_INT, idx);
+        g->disp_cells_tex = gl2d_make_tex(GL_RGBA32UI, g->disp_w, g->disp_rows);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_w, g->disp_rows, GL_RGBA_INTEGER,
+                        GL_UNSIGNED_INT, cells);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glGenBuffers(1, &g->disp_coef_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, g->disp_coef_buf);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)(nd ? nd : 1) * row * 16), coef,
+                     GL_STATIC_DRAW);
+        glGenTextures(1, &g->disp_coef_tbo);
+        glBindTexture(GL_TEXTURE_BUFFER, g->disp_coef_tbo);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, g->disp_coef_buf);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        rc = gl2d_make_pair(&g->disp_pp, GL_RGBA32F, g->disp_w * g->disp_nt, g->disp_rows,
+                            "dispersive state (RGBA32F)", err, errlen);
+    }
+    free(idx);
+    free(cells);
+    free(coef);
+    return rc;
+}
+
+/* The H-node map over the H slots' bounding box (docs/gl.md, "The H-node
+ * map"): per texel the hmat index of its Hx and Hy node, then the H-slot
+ * index of each (0 where the index is 0: no slot). */
+static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->hslot_w, bh = (size_t)g->hslot_h, n = m->ncells;
+    uint32_t *map = xcalloc(bw * bh * 4, sizeof *map, "H-node map", err, errlen);
+    if (!map)
+        return -1;
+    for (size_t q = 0; q < m->nhslots; q++) {
+        const size_t id = m->hslot[q], c = id % n, comp = id / n;
+        const size_t i = c % (size_t)m->nx - (size_t)g->hslot_x0;
+        const size_t j = c / (size_t)m->nx - (size_t)g->hslot_y0;
+        map[(i + j * bw) * 4 + comp] = m->hmat[id];
+        map[(i + j * bw) * 4 + 2 + comp] = (uint32_t)q;
+    }
+    g->hnode_tex = gl2d_make_tex(GL_RGBA32UI, g->hslot_w, g->hslot_h);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->hslot_w, g->hslot_h, GL_RGBA_INTEGER,
+                    GL_UNSIGNED_INT, map);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    free(map);
+    return 0;
 }
 
 /* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
@@ -287,6 +409,11 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
         free(map);
         free(edges);
     }
+
+    if (g->hmap && upload_hnodes(g, m, err, errlen))
+        return -1;
+    if (g->disp && upload_disp(g, m, err, errlen))
+        return -1;
 
     glGenBuffers(2, g->counter_pbo);
     for (int k = 0; k < 2; k++) {

@@ -24,6 +24,14 @@
  *     LOSSY              1: a material has sigma != 0, every Ez takes
  *                        ca E + cb curl (cezh[] holds cb, = S / eps_r where
  *                        sigma = 0, and ca = 1 there: the same bits)
+ *     HMAP, NHMATS       1 with an H-node coefficient map (core/model.h hmat:
+ *                        TE, or TM with mu_r != 1) of NHMATS entries
+ *     HSLOT_X0, HSLOT_Y0, HSLOT_W, HSLOT_H   the bounding box of the H nodes
+ *                        with an index != 0 (the H slots)
+ *     DISP, NDISP        1 with NDISP dispersive cells (core/model.h disp_cell)
+ *     DISP_X0, DISP_Y0, DISP_BW, DISP_BH   their bounding box
+ *     DISP_W, DISP_NT, DISP_NP   the state layout: DISP_W cells per row of
+ *                        DISP_NT texels each; DISP_NP poles at most
  * and `#line 100001 1` before this file, then `#line 1 0` before the pass
  * itself (gl/shader.c; its #include lines below are spliced in there).
  *
@@ -233,6 +241,143 @@ float cut_h(sampler2D ez_tex, uint e, float old, bool hy)
 }
 #endif
 
+#if HMAP
+/* ---- the H-node map (core/model.h hmat; docs/materials-design.md 1-2):
+ * TE (the arrays hold eta0 Hz, -Ex, -Ey, and an H node is an E edge) or TM
+ * with mu_r.  Outside the bounding box of the nodes with an index != 0 every
+ * node is vacuum and takes ch = hc[0] (the same bits); inside, hnode_tex
+ * (RGBA32UI over the box) holds per texel the index into hc[] of its Hx and
+ * Hy node (.xy) and, where that index is not 0, the node's H-slot index
+ * (.zw), whose value this step is hslot_values[hslot_base + slot]:
+ *   H = H - hc[k] dEz (Hx) or H + hc[k] dEz (Hy)   (yee_h_sub, yee_h_add)
+ *   then PEC node (hpec[k], TE):  H = v;  other node:  H = H + v (yee_add)
+ * as update_h_row applies them right after the row's H (and cut edges).
+ * The CPML slabs hold no node of index != 0 (core/model.h): their update
+ * keeps ch. */
+layout(binding = 15) uniform usampler2D hnode_tex;
+layout(binding = 4) uniform samplerBuffer hslot_values; /* the slot-value buffer */
+uniform int hslot_base;                                 /* this step's first H-slot value */
+uniform float hc[NHMATS];                               /* S / bar per H-node material */
+uniform uint hpec[NHMATS];                              /* 1: a PEC edge (TE) */
+
+/* The map entry of texel p: indices (.xy) and slots (.zw), 0 outside the box. */
+uvec4 hnode(ivec2 p)
+{
+    const ivec2 q = p - ivec2(HSLOT_X0, HSLOT_Y0);
+    if (q.x < 0 || q.y < 0 || q.x >= HSLOT_W || q.y >= HSLOT_H)
+        return uvec4(0u);
+    return texelFetch(hnode_tex, q, 0);
+}
+
+/* The H slot of a node of map index k != 0 and slot s. */
+float apply_hslot(float h, uint k, uint s)
+{
+    const float v = texelFetch(hslot_values, hslot_base + int(s)).r;
+    return hpec[k] != 0u ? v : yee_add(h, v);
+}
+#endif
+
+#if DISP
+/* ---- dispersive cells (core/model.h disp_cell; cpu/update2d.inc
+ * update_disp; core/yee.h "Dispersive poles"; docs/gl.md "Dispersive
+ * poles").  Only the NDISP cells of dispersive objects have state: cell k
+ * owns DISP_NT RGBA32F texels of disp_state, (k % DISP_W) DISP_NT + t,
+ * k / DISP_W, t = 0 .. DISP_NT-1, holding the floats
+ *     s[0] Ez_s^{n+1} (the new stored E, for the E pass)   s[1] D_s
+ *     s[2] Ei^n                                            s[3] unused
+ *     s[4 + 2q] P_q^n      s[5 + 2q] P_q^{n-1}             (q < DISP_NP)
+ * disp_cells (RGBA32UI, same layout, one texel per cell): (i, j, the
+ * dispersive material's row in disp_coef).  disp_coef (RGBA32F buffer), per
+ * dispersive material 1 + DISP_NP texels: (rdenom, sigma', npoles bits, 0),
+ * then per pole (kind bits, c1 or a, c2 or b, c3).  disp_idx (R32UI over the
+ * cells' bounding box): k + 1, 0 for a cell without state.  Ei^{n+1} of cell
+ * k is slot value disp_base + k of the step. */
+#define DISP_NS (4 * DISP_NT)
+layout(binding = 16) uniform sampler2D disp_state;
+layout(binding = 17) uniform usampler2D disp_idx;
+layout(binding = 18) uniform usampler2D disp_cells;
+layout(binding = 19) uniform samplerBuffer disp_coef;
+layout(binding = 4) uniform samplerBuffer disp_values; /* the slot-value buffer */
+uniform int disp_base;
+
+ivec2 disp_texel(int k, int t) { return ivec2((k % DISP_W) * DISP_NT + t, k / DISP_W); }
+
+/* k + 1 for a dispersive cell p, else 0 */
+uint disp_index(ivec2 p)
+{
+    const ivec2 q = p - ivec2(DISP_X0, DISP_Y0);
+    if (q.x < 0 || q.y < 0 || q.x >= DISP_BW || q.y >= DISP_BH)
+        return 0u;
+    return texelFetch(disp_idx, q, 0).r;
+}
+
+float ez_sweep(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, ivec2 p);
+
+/* Texel u of cell k's state before the step: gl samples the old texture of
+ * the pair, gl-compute (PSI_IN_PLACE: the engine that updates in place)
+ * loads the image that the disp dispatch updates. */
+#if PSI_IN_PLACE
+layout(binding = 7, rgba32f) uniform image2D disp_img;
+vec4 disp_fetch(int k, int u) { return imageLoad(disp_img, disp_texel(k, u)); }
+#else
+vec4 disp_fetch(int k, int u) { return texelFetch(disp_state, disp_texel(k, u), 0); }
+#endif
+
+/* Cell k's state before the step, as floats. */
+void disp_load(int k, out float s[DISP_NS])
+{
+    for (int u = 0; u < DISP_NT; u++) {
+        const vec4 q = disp_fetch(k, u);
+        s[4 * u] = q.x;
+        s[4 * u + 1] = q.y;
+        s[4 * u + 2] = q.z;
+        s[4 * u + 3] = q.w;
+    }
+}
+
+/* The D-E update of cell k (update_disp, statement for statement): s holds
+ * its state before the step and gets the state after it, s[0] the new
+ * stored Ez.  From Ez at the cell as the sweep leaves it (ez_sweep: Ez^n,
+ * as cb = 0, ca = 1 there) and the new H. */
+void disp_update(int k, sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex,
+                 inout float s[DISP_NS])
+{
+    const uvec4 c = texelFetch(disp_cells, ivec2(k % DISP_W, k / DISP_W), 0);
+    const ivec2 p = ivec2(c.xy);
+    const float ez_n = ez_sweep(ez_tex, h_tex, mat_tex, p);
+    const int row = int(c.z) * (1 + DISP_NP);
+    const vec4 mc = texelFetch(disp_coef, row);
+    const float rdenom = mc.x, sig = mc.y;
+    const int np = int(floatBitsToUint(mc.z));
+    const vec2 h = texelFetch(h_tex, p, 0).rg;
+    const float sc = yee_disp_curl(ch, h.y, texelFetch(h_tex, p - ivec2(1, 0), 0).g, h.x,
+                                   texelFetch(h_tex, p - ivec2(0, 1), 0).r);
+    const float v = texelFetch(disp_values, disp_base + k).r;
+    const float e0 = yee_add(ez_n, s[2]);
+    float r = yee_disp_rhs(s[1], sc, v, sig, e0);
+    for (int q = 0; q < DISP_NP && q < np; q++) {
+        const vec4 pc = texelFetch(disp_coef, row + 1 + q);
+        if (floatBitsToUint(pc.x) == POLE_DEBYE_KIND) {
+            r = yee_disp_debye_rhs(r, pc.y, s[4 + 2 * q], pc.z, e0);
+        } else {
+            const float pn = yee_disp_lorentz(s[4 + 2 * q], s[5 + 2 * q], pc.y, pc.z, pc.w, e0);
+            s[5 + 2 * q] = s[4 + 2 * q];
+            s[4 + 2 * q] = pn;
+            r = yee_diff(r, pn);
+        }
+    }
+    const float e1 = yee_disp_e(rdenom, r);
+    for (int q = 0; q < DISP_NP && q < np; q++) {
+        const vec4 pc = texelFetch(disp_coef, row + 1 + q);
+        if (floatBitsToUint(pc.x) == POLE_DEBYE_KIND)
+            s[4 + 2 * q] = yee_disp_debye(s[4 + 2 * q], pc.y, pc.z, e1, e0);
+    }
+    s[1] = yee_disp_d(s[1], sc, sig, e1, e0);
+    s[0] = yee_diff(e1, v);
+    s[2] = v;
+}
+#endif
+
 /* Source slot: PEC  ez = v;  dielectric  ez = ez + v (yee_add). */
 float apply_slot(float ez, uint k, float v) { return k == KIND_PEC ? v : yee_add(ez, v); }
 
@@ -246,6 +391,12 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
     const vec2 old = h;
 #endif
     const float ez_c = texelFetch(ez_tex, p, 0).r;
+#if HMAP
+    const uvec4 hn = hnode(p);
+    const float chx = hc[hn.x], chy = hc[hn.y];
+#else
+    const float chx = ch, chy = ch;
+#endif
     if (p.y <= NY - 2) {
         const float ez_n = texelFetch(ez_tex, p + ivec2(0, 1), 0).r;
 #if CPML
@@ -258,7 +409,7 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+            h.x = yee_h_sub(h.x, chx, ez_n, ez_c);
     }
     if (p.x <= NX - 2) {
         const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
@@ -272,7 +423,7 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+            h.y = yee_h_add(h.y, chy, ez_e, ez_c);
     }
 #if CONFORMAL
     /* the cut edges replace the ordinary update (the psi above still ran) */
@@ -284,6 +435,13 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
         if (e.y != 0u)
             h.y = cut_h(ez_tex, e.y - 1u, old.y, true);
     }
+#endif
+#if HMAP
+    /* the H slots, after the update and the cut edges */
+    if (hn.x != 0u)
+        h.x = apply_hslot(h.x, hn.x, hn.z);
+    if (hn.y != 0u)
+        h.y = apply_hslot(h.y, hn.y, hn.w);
 #endif
     return h;
 }
@@ -369,6 +527,13 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
 #endif
     }
     const uint m = texelFetch(mat_tex, p, 0).r;
+#if DISP
+    /* a dispersive cell takes the disp pass's E (it has no slot) */
+    const uint di = disp_index(p);
+    if (di != 0u)
+        ez = texelFetch(disp_state, disp_texel(int(di) - 1, 0), 0).r;
+    else
+#endif
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));

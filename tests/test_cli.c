@@ -323,18 +323,20 @@ Test(cli, double_precision_run)
     free(dir);
 }
 
-/* Without --engine, a scene only the cpu engine runs (TE here) runs there,
- * with a line saying so; naming another engine still refuses it (exit 2,
- * nothing run).  Where no GL device answers the default is cpu anyway, and
- * the run must still succeed. */
+/* Without --engine, a scene only the cpu engine runs (a 3D one here: gl
+ * runs every 2D scene the cpu engine runs) runs there, with a line saying
+ * so; naming another engine still refuses it (exit 2, nothing run).  Where
+ * no GL device answers the default is cpu anyway, and the run must still
+ * succeed. */
 Test(cli, default_engine_gives_way_for_a_cpu_only_scene, .timeout = 120)
 {
     char out[16384];
     char *dir = temp_dir();
-    char *scene = write_temp_scene("[grid]\nnx = 40\nny = 40\nsteps = 20\npolarization = te\n"
+    char *scene = write_temp_scene("[grid]\nnx = 16\nny = 16\nnz = 16\nsteps = 10\n"
                                    "[source]\ntype = plane_wave\n"
-                                   "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 20\n"
-                                   "center_y = 20\nradius = 5\n[output]\npng = false\n");
+                                   "[object.c]\nshape = sphere\nmaterial = pec\ncenter_x = 8\n"
+                                   "center_y = 8\ncenter_z = 8\nradius = 3\n"
+                                   "[output]\npng = false\n");
     cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --out %s/a", texfdtd_bin(), scene, dir), 0,
                  "%s", out);
     char path[1024];

@@ -1415,3 +1415,58 @@ Test(cuda2d, fused_checkpoint_moves_between_cuda_and_cpu, .timeout = 120)
     snprintf(text, sizeof text, "%s[boundary]\ntype = cpml\ncells = 10\n", scene2d);
     checkpoint_across(text, 157, "fused");
 }
+
+/* The incident values (source slots, H-node slots, dispersive cells) are
+ * computed on the device by default (core/incident.h, k_slot_values2 and
+ * friends) and on the host with TEXFDTD_CUDA2D_VALUES=host: both equal the
+ * cpu engine bit for bit, float and double, with pulsed waveforms (inc_exp)
+ * as well as the sine; the temporal path takes its K steps of slot values
+ * from one launch. */
+static void values_both(const char *text, const char *path, const char *want, int steps)
+{
+    const char *modes[2] = {"device", "host"};
+    for (int k = 0; k < 2; k++) {
+        setenv("TEXFDTD_CUDA2D_VALUES", modes[k], 1);
+        if (path)
+            setenv("TEXFDTD_CUDA2D", path, 1);
+        cr_log_info("TEXFDTD_CUDA2D_VALUES=%s TEXFDTD_CUDA2D=%s", modes[k], path ? path : "");
+        cuda2d_vs_cpu_bits(text, steps, want, true);
+        unsetenv("TEXFDTD_CUDA2D");
+    }
+    unsetenv("TEXFDTD_CUDA2D_VALUES");
+}
+
+Test(cuda2d, incident_values_on_device_and_host_bit_identical_to_cpu, .timeout = 300)
+{
+    char text[4096];
+    /* dielectric, PEC and lossy slots, a Ricker pulse, CPML: two and fused */
+    snprintf(text, sizeof text,
+             "%s[boundary]\ntype = cpml\ncells = 10\n%s[source]\nwaveform = ricker\n", scene2d,
+             lossy2d);
+    values_both(text, "two", "two kernels", 301);
+    values_both(text, "fused", "fused", 301);
+    /* the temporal path (PEC walls, no DFT), a modulated Gaussian */
+    snprintf(text, sizeof text,
+             "[grid]\nnx = 130\nny = 97\nsteps = 300\n"
+             "[source]\nangle = 30\nfront_offset = 5\nwaveform = modulated_gaussian\n"
+             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 55\ncenter_y = 45\nradius = 12.5\n%s",
+             lossy2d);
+    values_both(text, "temporal", "temporal", 301);
+    /* H-node slots: TE, a dielectric and a PEC cylinder */
+    values_both(MAT2D_GRID "polarization = te\n[source]\nangle = 30\nfront_offset = 5\n"
+                           "waveform = gaussian\n[boundary]\ntype = cpml\ncells = 10\n"
+                           "[object.a]\nshape = circle\nmaterial = pec\ncenter_x = 50.3\n"
+                           "center_y = 47.6\nradius = 12.2\n"
+                           "[object.b]\nshape = circle\nmaterial = dielectric\neps_r = 3\n"
+                           "center_x = 95\ncenter_y = 45\nradius = 10\n",
+                NULL, "two kernels", 300);
+    /* dispersive cells: a Drude cylinder */
+    values_both(MAT2D_GRID "[source]\nangle = 30\nfront_offset = 5\n"
+                           "[boundary]\ntype = cpml\ncells = 10\n"
+                           "[material.m]\neps_r = 1\ndrude = 1.2566370614359173e10 "
+                           "1.2566370614359173e9\n"
+                           "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\n"
+                           "center_y = 47.6\nradius = 15.4\n",
+                NULL, "two kernels", 300);
+}

@@ -7,6 +7,7 @@
  * code does not use (the sum rules A&S 9.1.46 and 9.1.76, the Wronskian
  * with glibc's Y_n, A&S 9.1.16). */
 #include "helpers.h"
+#include "core/incident.h"
 
 #include <complex.h>
 
@@ -287,4 +288,37 @@ Test(cbessel, edges_and_refusals)
     cr_assert_eq(cbessel_j(1.0 + 800.0 * I, 3, jv, NULL, NULL, err, sizeof err), -1);
     cr_assert(strstr(err, "700"), "%s", err);
     cr_assert_eq(cbessel_j(1.0, -1, jv, NULL, NULL, err, sizeof err), -1);
+}
+
+/* core/incident.h's own sin and exp (the incident wave's, the same bits on
+ * the host and the CUDA device) against libm's, which are within an ulp of
+ * the truth: relative to the larger of |f| and 1e-300 (for sin near its
+ * zeros, relative to the argument's scale: absolute 4 ulp of 1), over the
+ * arguments a run meets (0 .. 2^20 radians, and pulses' -700 .. 0). */
+static double ulp_of(double x)
+{
+    return nextafter(fabs(x), INFINITY) - fabs(x);
+}
+
+Test(exact_bessel, incident_sin_and_exp_against_libm)
+{
+    double worst_sin = 0, worst_exp = 0;
+    uint64_t state = 12345;
+    for (int k = 0; k < 200000; k++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const double u = (double)(state >> 11) * 0x1.0p-53;
+        /* sin: log-uniform magnitudes 1e-6 .. 1e6, both signs */
+        const double x = (k & 1 ? -1 : 1) * pow(10.0, -6.0 + 12.0 * u);
+        const double es = fabs(inc_sin(x) - sin(x)) / fmax(ulp_of(sin(x)), ulp_of(1.0) / 4);
+        worst_sin = fmax(worst_sin, es);
+        const double y = -700.0 * u + (k % 3 == 0 ? 5.0 * u : 0.0);
+        const double ee = fabs(inc_exp(y) - exp(y)) / ulp_of(exp(y));
+        worst_exp = fmax(worst_exp, ee);
+    }
+    cr_log_info("inc_sin: worst %.2f ulp; inc_exp: worst %.2f ulp", worst_sin, worst_exp);
+    cr_expect(worst_sin <= 4.0, "inc_sin: %.2f ulp", worst_sin);
+    cr_expect(worst_exp <= 4.0, "inc_exp: %.2f ulp", worst_exp);
+    cr_expect_eq(inc_exp(-800.0), 0.0);
+    cr_expect_eq(inc_sin(0.0), 0.0);
+    cr_expect_eq(inc_exp(0.0), 1.0);
 }

@@ -83,6 +83,127 @@ static const char *LOSSY_PEC =
     "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 90\ncenter_y = 60\n"
     "width = 4\nheight = 24\n";
 
+/* The H-node map (core/model.h hmat): TE and TM with mu_r, small grids.
+ * TE: a PEC cylinder in a CPML grid (PEC edges, H slots = value); a
+ * dielectric cylinder, smoothed (the [grid] subpixel default: an edge
+ * coefficient per edge), under a plane wave in a CPML grid; the same beside
+ * a point source (a magnetic current on Hz) inside Mur walls; a cylinder of
+ * eps_r and mu_r (H slots on the edges and E slots on the Hz nodes).  TM: a
+ * mu_r cylinder and a mu_r, eps_r one with a conformal PEC plate (cut
+ * edges and H slots in the same H pass). */
+static const char *TE_PEC =
+    "[grid]\nnx = 80\nny = 72\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 25\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 40.3\ncenter_y = 35.6\n"
+    "radius = 10\n";
+
+static const char *TE_DIEL =
+    "[grid]\nnx = 84\nny = 76\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = 4\ncenter_x = 42.2\n"
+    "center_y = 37.7\nradius = 12.5\n";
+
+static const char *TE_DIEL_MUR =
+    "[grid]\nnx = 90\nny = 70\nsteps = 140\ncourant = 0.6\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = point\ncenter_x = 30\ncenter_y = 35\namplitude = 20\n"
+    "[boundary]\ntype = mur\n"
+    "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 52.5\n"
+    "center_y = 36.1\nradius = 9\n";
+
+static const char *TE_MU =
+    "[grid]\nnx = 80\nny = 72\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 10\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.mag]\neps_r = 2\nmu_r = 3\n"
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 40\ncenter_y = 36\n"
+    "radius = 11\n";
+
+static const char *TM_MU =
+    "[grid]\nnx = 84\nny = 76\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 15\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.mag]\neps_r = 1\nmu_r = 4\n"
+    "[material.both]\neps_r = 2.5\nmu_r = 1.5\n"
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 35.4\ncenter_y = 38\n"
+    "radius = 10\n"
+    "[object.rod]\nshape = circle\nmaterial = both\ncenter_x = 60\ncenter_y = 30\n"
+    "radius = 6\n";
+
+/* TM_MU with a conformal PEC cylinder touching the magnetic one's edges. */
+static const char *TM_MU_CONFORMAL =
+    "[grid]\nnx = 84\nny = 76\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "conformal_pec = true\n"
+    "[source]\ntype = plane_wave\nangle = 15\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.mag]\neps_r = 1\nmu_r = 4\n"
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 35.4\ncenter_y = 38\n"
+    "radius = 10\n"
+    "[object.pec]\nshape = circle\nmaterial = pec\ncenter_x = 52.3\ncenter_y = 37.1\n"
+    "radius = 7.4\n";
+
+/* A TE PEC box with slots only (no CPML, Mur, point source): a scene that
+ * without the H-node map would take gl's multi-step pass and gl-compute's
+ * fused dispatch. */
+static const char *TE_BOX =
+    "[grid]\nnx = 80\nny = 64\nsteps = 140\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[material.mag]\neps_r = 2\nmu_r = 2\n"
+    "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 30\ncenter_y = 32\n"
+    "radius = 8\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 55\ncenter_y = 30\n"
+    "width = 4\nheight = 20\n";
+
+/* Dispersive cylinders (Debye, Lorentz, Drude poles; the disp pass of
+ * docs/gl.md) under a plane wave in CPML grids, 1 GHz sine, 16 cells per
+ * wavelength (dt = 31 ps): a Drude cylinder (omega_p dt = 0.31, Re eps =
+ * -1.5 at f0); a Debye cylinder with sigma beside a PEC plate and a plain dielectric rod (slots
+ * and dispersive cells in one E pass); a cylinder of two Lorentz poles and a
+ * Drude pole beside a Debye rod (two dispersive materials of different pole
+ * counts). */
+static const char *DRUDE =
+    "[grid]\nnx = 80\nny = 72\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 1\ndrude = 1e10 5e8\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 40.3\ncenter_y = 36.2\n"
+    "radius = 10\n";
+
+static const char *DEBYE =
+    "[grid]\nnx = 84\nny = 72\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\ndebye = 6 1.6e-10\nsigma = 0.02\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 38\ncenter_y = 36\nradius = 11\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 62\ncenter_y = 36\n"
+    "width = 3\nheight = 16\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 55\n"
+    "center_y = 18\nradius = 4\n";
+
+static const char *LORENTZ =
+    "[grid]\nnx = 84\nny = 76\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\nlorentz = 3 9e9 6e8, 1.5 2e10 1e9\ndrude = 2e10 1e9\n"
+    "[material.w]\neps_r = 2.5\ndebye = 4 1e-10\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 38.5\ncenter_y = 40\n"
+    "radius = 10\n"
+    "[object.rod]\nshape = circle\nmaterial = w\ncenter_x = 60\ncenter_y = 30\nradius = 5\n";
+
+/* A dispersive PEC box (no CPML, Mur, point source): the multi-step pass and
+ * the fused dispatch would take it without the disp pass. */
+static const char *DRUDE_BOX =
+    "[grid]\nnx = 72\nny = 64\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 0\n"
+    "[material.m]\neps_r = 1.5\ndrude = 5e10 2e9\ndebye = 2 1e-10\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 30\ncenter_y = 32\nradius = 9\n";
+
 static bool gpu_required(void)
 {
     const char *v = getenv("TEXFDTD_REQUIRE_GPU");
@@ -151,9 +272,15 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     cr_log_info("%s on %s: %s", name, info.device, info.detail);
     cr_assert_eq(info.precision, PRECISION_SINGLE);
     step_ok(g, steps);
-    float *gf[3];
-    for (int k = 0; k < 3; k++)
+    /* TE: the arrays, and Hz, Ex, Ey read with their signs */
+    const bool te = m->scene->te;
+    const enum field tf[3] = {FIELD_HZ, FIELD_EX, FIELD_EY};
+    float *gf[3], *gte[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
         gf[k] = read_ok(g, (enum field)k);
+        if (te)
+            gte[k] = read_ok(g, tf[k]);
+    }
     engine_destroy(g);
 
     struct engine_options co = {0};
@@ -167,6 +294,11 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     double on_object = 0;
     for (size_t k = 0; k < m->nslots; k++)
         on_object = fmax(on_object, fabs(((float *)cf[0])[m->slot_cell[k]]));
+    for (size_t k = 0; k < m->ndisp; k++) /* dispersive cells: no slots */
+        on_object = fmax(on_object, fabs(((float *)cf[0])[m->disp_cell[k]]));
+    for (size_t k = 0; k < m->nhslots; k++) /* the H-node map's slots (TE edges, mu_r) */
+        on_object = fmax(on_object, fabs(((float *)cf[1 + m->hslot[k] / m->ncells])
+                                              [m->hslot[k] % m->ncells]));
     cr_assert_gt(on_object, 0.1, "the wave has not reached the object after %d steps", steps);
     cr_assert_gt(max_abs(cf[1], m->ncells), 0.1, "Hx is still ~0 after %d steps", steps);
     cr_assert_gt(max_abs(cf[2], m->ncells), 0.1, "Hy is still ~0 after %d steps", steps);
@@ -179,8 +311,20 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
                      name, denormals_name(info.denormals), field_name((enum field)k), steps, d,
                      m->ncells, ulp);
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3 && te; k++) {
+        /* the cpu engine's TE read is the same arrays with the same signs */
+        float *c = malloc(m->ncells * sizeof *c);
+        for (size_t q = 0; q < m->ncells; q++)
+            c[q] = k ? -((float *)cf[k])[q] : ((float *)cf[k])[q];
+        uint32_t ulp = 0;
+        cr_expect_eq(count_bit_differences(gte[k], c, m->ncells, &ulp), 0,
+                     "%s: %s read differs (max %u ulp)", name, field_name(tf[k]), ulp);
+        free(c);
+    }
+    for (int k = 0; k < 3; k++) {
         free(gf[k]);
+        free(gte[k]);
+    }
     free_fields(cf);
     setup_free(&t);
     if (reported)
@@ -218,6 +362,111 @@ Test(gl_compute, dielectric_equals_cpu)
     agree("gl-compute", DIELECTRIC, 250, DENORMALS_FLUSH, NULL);
 }
 Test(gl_compute, oblique_equals_cpu) { agree("gl-compute", OBLIQUE, 250, DENORMALS_FLUSH, NULL); }
+
+/* The H-node map (TE, mu_r): both engines equal the cpu engine bit for bit
+ * (docs/gl.md, "The H-node map"). */
+Test(gl, te_pec_cpml_equals_cpu) { agree("gl", TE_PEC, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, te_pec_cpml_equals_cpu)
+{
+    agree("gl-compute", TE_PEC, 150, DENORMALS_FLUSH, NULL);
+}
+Test(gl, te_dielectric_subpixel_equals_cpu) { agree("gl", TE_DIEL, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, te_dielectric_subpixel_equals_cpu)
+{
+    agree("gl-compute", TE_DIEL, 150, DENORMALS_FLUSH, NULL);
+}
+Test(gl, te_dielectric_mur_point_equals_cpu)
+{
+    agree("gl", TE_DIEL_MUR, 140, DENORMALS_FLUSH, NULL);
+}
+Test(gl_compute, te_dielectric_mur_point_equals_cpu)
+{
+    agree("gl-compute", TE_DIEL_MUR, 140, DENORMALS_FLUSH, NULL);
+}
+Test(gl, te_mu_equals_cpu) { agree("gl", TE_MU, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, te_mu_equals_cpu) { agree("gl-compute", TE_MU, 150, DENORMALS_FLUSH, NULL); }
+Test(gl, tm_mu_equals_cpu) { agree("gl", TM_MU, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, tm_mu_equals_cpu) { agree("gl-compute", TM_MU, 150, DENORMALS_FLUSH, NULL); }
+Test(gl, tm_mu_conformal_equals_cpu) { agree("gl", TM_MU_CONFORMAL, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, tm_mu_conformal_equals_cpu)
+{
+    agree("gl-compute", TM_MU_CONFORMAL, 150, DENORMALS_FLUSH, NULL);
+}
+
+/* A scene with the H-node map never takes the multi-step pass or the fused
+ * dispatch (update_k.frag and update_he.comp know no H map): asked for 2
+ * steps per pass and fused, in small batches of odd length, both engines
+ * still equal the cpu engine, and say they run one step per pass. */
+Test(gl, hmap_multistep_batches_equal_cpu)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "2", 1);
+    setenv("TEXFDTD_GL_FUSED", "1", 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    agree("gl", TE_BOX, 140, DENORMALS_FLUSH, NULL);
+    agree("gl-compute", TE_BOX, 140, DENORMALS_FLUSH, NULL);
+    struct test_setup t;
+    setup_from_text(&t, TE_BOX, NULL, 0);
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    const char *names[2] = {"gl", "gl-compute"};
+    const char *want[2] = {"two fragment passes per step", "two compute dispatches per step"};
+    for (int k = 0; k < 2; k++) {
+        struct engine *e = create_or_skip(names[k], &t.model, &o);
+        struct engine_info info;
+        engine_describe(e, &info);
+        cr_expect(strstr(info.detail, want[k]) && strstr(info.detail, "H-node-map"), "%s: %s",
+                  names[k], info.detail);
+        engine_destroy(e);
+    }
+    setup_free(&t);
+}
+
+/* Dispersive cylinders: both engines equal the cpu engine bit for bit (the
+ * disp pass, docs/gl.md "Dispersive poles"), in batches of 5 steps. */
+static void disp_agree(const char *name, const char *scene)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "5", 1);
+    agree(name, scene, 160, DENORMALS_FLUSH, NULL);
+}
+Test(gl, drude_cylinder_equals_cpu) { disp_agree("gl", DRUDE); }
+Test(gl_compute, drude_cylinder_equals_cpu) { disp_agree("gl-compute", DRUDE); }
+Test(gl, debye_cylinder_equals_cpu) { disp_agree("gl", DEBYE); }
+Test(gl_compute, debye_cylinder_equals_cpu) { disp_agree("gl-compute", DEBYE); }
+Test(gl, lorentz_cylinder_equals_cpu) { disp_agree("gl", LORENTZ); }
+Test(gl_compute, lorentz_cylinder_equals_cpu) { disp_agree("gl-compute", LORENTZ); }
+
+/* Denormals kept (Mesa's compute shaders keep them; elsewhere the engine
+ * says flush and is compared in flush): the H-node map and the disp pass
+ * without the GLSL flush emulation. */
+Test(gl_compute, materials_keep_mode_equal_cpu)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "5", 1);
+    agree("gl-compute", TE_DIEL, 150, DENORMALS_KEEP, NULL);
+    agree("gl-compute", DRUDE, 160, DENORMALS_KEEP, NULL);
+}
+
+/* The state in rows of 13 cells (a layout of many rows, the last one
+ * partly filled), both engines. */
+Test(gl, lorentz_state_rows_equal_cpu)
+{
+    setenv("TEXFDTD_GL_DISP_ROW_CELLS", "13", 1);
+    struct test_setup t;
+    setup_from_text(&t, LORENTZ, NULL, 0);
+    cr_assert(t.model.ndisp > 5 * 13 && t.model.ndisp % 13 != 0, "%zu cells", t.model.ndisp);
+    setup_free(&t);
+    disp_agree("gl", LORENTZ);
+    disp_agree("gl-compute", LORENTZ);
+}
+
+/* A dispersive PEC box asked for 2 steps per pass and fused, in batches of
+ * 7: one step per pass, the cpu engine's bits. */
+Test(gl, disp_multistep_batches_equal_cpu)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "2", 1);
+    setenv("TEXFDTD_GL_FUSED", "1", 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    agree("gl", DRUDE_BOX, 150, DENORMALS_FLUSH, NULL);
+    agree("gl-compute", DRUDE_BOX, 150, DENORMALS_FLUSH, NULL);
+}
 
 /* The multi-step fragment pass (2 steps per pass, each fragment recomputing
  * its dependency cone) gives the bits of the one-step passes and the other

@@ -377,6 +377,37 @@ static void monitors_agree(const char *name, const char *waveform)
     free(s);
 }
 
+/* The monitors' scene in TE (the GL engines' H-node map): the probes of
+ * hz, ex, ey, the flux and the far field gather the arrays as in TM and
+ * equal the cpu engine's bits. */
+static char *te_text(const char *waveform)
+{
+    static const char *const from[3] = {"cells_per_wavelength = 16\n", "fields = ez, hy",
+                                        "fields = hx"};
+    static const char *const to[3] = {"cells_per_wavelength = 16\npolarization = te\n",
+                                      "fields = hz, ey", "fields = ex"};
+    char *s = scene_text(MONITORS, waveform);
+    for (int k = 0; k < 3; k++) {
+        char *at = strstr(s, from[k]), *t = NULL;
+        cr_assert(at, "%s", from[k]);
+        cr_assert(asprintf(&t, "%.*s%s%s", (int)(at - s), s, to[k], at + strlen(from[k])) > 0);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+static void te_monitors_agree(const char *name)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    char *s = te_text(PULSE);
+    agree(name, s, PLAN_300);
+    free(s);
+}
+
+Test(gl_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl"); }
+Test(gl_compute_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl-compute"); }
+
 Test(gl_monitors, sine_equals_cpu, .timeout = 60) { monitors_agree("gl", SINE); }
 Test(gl_monitors, pulse_equals_cpu, .timeout = 60) { monitors_agree("gl", PULSE); }
 Test(gl_compute_monitors, sine_equals_cpu, .timeout = 60) { monitors_agree("gl-compute", SINE); }
@@ -574,6 +605,38 @@ static void resume_monitors(const char *first, const char *second)
     char *s = scene_text(MONITORS, PULSE);
     resume(first, second, s, 151);
     free(s);
+}
+
+/* Dispersive cells (the disp pass's state: D_s, Ei, P, P_old under the cpu
+ * engine's names) with a probe: a cylinder of two Lorentz poles and a Drude
+ * pole beside a Debye rod in a CPML grid, saved at step 97 of 170 (the wave
+ * inside both), in batches of 5. */
+static const char *DISP =
+    "[grid]\nnx = 80\nny = 72\nsteps = 170\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\nlorentz = 3 9e9 6e8, 1.5 2e10 1e9\ndrude = 2e10 1e9\n"
+    "[material.w]\neps_r = 2.5\ndebye = 4 1e-10\nsigma = 0.01\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 30.5\ncenter_y = 36\n"
+    "radius = 9\n"
+    "[object.rod]\nshape = circle\nmaterial = w\ncenter_x = 52\ncenter_y = 30\nradius = 6\n"
+    "[probe.p]\nx = 31\ny = 36\nfields = all\n";
+
+static void resume_disp(const char *first, const char *second)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "5", 1);
+    resume(first, second, DISP, 97);
+}
+
+Test(gl_monitors, disp_checkpoint_resumes_on_cpu, .timeout = 60) { resume_disp("gl", "cpu"); }
+Test(gl_compute_monitors, disp_cpu_checkpoint_resumes_on_gl_compute, .timeout = 60)
+{
+    resume_disp("cpu", "gl-compute");
+}
+Test(gl_compute_monitors, disp_checkpoint_resumes_on_gl, .timeout = 60)
+{
+    setenv("TEXFDTD_GL_DISP_ROW_CELLS", "13", 1); /* a state layout of many rows */
+    resume_disp("gl-compute", "gl");
 }
 
 Test(gl_monitors, dft_checkpoint_resumes_on_cpu, .timeout = 60) { resume_dft("gl", "cpu"); }
