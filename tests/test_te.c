@@ -608,11 +608,24 @@ Test(te, refusals_3d_and_conformal)
     const char *conf[] = {"grid.conformal_pec=true", "grid.conformal_min=0.5"};
     cr_assert_neq(scene_load_text(&s, "x.ini", cyl, strlen(cyl), conf, 2, err, sizeof err), 0);
     cr_expect(strstr(err, "conformal_min applies to TM only"), "%s", err);
-    expect_refused(conf, 1, "polarization = te");
+    const char *name = expect_refused(conf, 1, ENGINE_CAP_TE_CONFORMAL,
+                                      "[grid] conformal_pec with polarization = te");
     cr_assert(engine_find("cpu", 2)->caps & ENGINE_CAP_TE_CONFORMAL);
     for (const struct engine_ops *const *p = engine_list(); *p; p++)
         cr_expect(!((*p)->caps & ENGINE_CAP_TE_CONFORMAL) || !strcmp((*p)->name, "cpu"), "%s",
                   (*p)->name);
+    if (!name)
+        return;
+    /* the command: exit status 2, the key named */
+    char *scene = write_temp_scene(cyl), out[4096];
+    char *dir = temp_dir_tagged("teconf");
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine %s --out %s --set "
+                         "grid.conformal_pec=true", texfdtd_bin(), scene, name, dir), 2, "%s", out);
+    cr_expect(strstr(out, "conformal_pec with polarization = te"), "%s", out);
+    remove_tree(dir);
+    free(dir);
+    unlink(scene);
+    free(scene);
 }
 
 /* A lossy material is refused where its update is not written yet: in TE
