@@ -72,6 +72,8 @@ static const char *missing_cap(const struct engine_ops *ops, const struct model 
         {s->nflux > 0, ENGINE_CAP_MONITORS, "[monitor.flux.NAME]"},
         {s->nprobes > 0, ENGINE_CAP_MONITORS, "[probe.NAME]"},
         {s->te, ENGINE_CAP_TE, "[grid] polarization = te"},
+        {s->te && s->conformal_pec, ENGINE_CAP_TE_CONFORMAL,
+         "[grid] conformal_pec with polarization = te"},
         {m->magnetic != 0, ENGINE_CAP_MAGNETIC, "materials with mu_r != 1"},
         {m->lossy, ENGINE_CAP_LOSSY, "a lossy material (sigma != 0)"},
         {m->dispersive, ENGINE_CAP_DISPERSIVE, "a dispersive material (Debye, Lorentz, Drude poles)"},

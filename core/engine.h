@@ -103,6 +103,7 @@ enum engine_caps {
      * and ENGINE_CAP_LOSSY / ENGINE_CAP_DISPERSIVE */
     ENGINE_CAP_TE_LOSSY = 1u << 13,
     ENGINE_CAP_TE_DISPERSIVE = 1u << 14,
+    ENGINE_CAP_TE_CONFORMAL = 1u << 15, /* [grid] conformal_pec in TE (model->tecut) */
 };
 
 struct engine_ops {

@@ -336,7 +336,7 @@ static int edge_dmat(const struct model *m, const struct material *a, const stru
  * means), in TM the mean mu_r (a PEC cell counts as mu_r = 1).  0, or
  * HMATS_FULL or -1 with err. */
 static int hnode_map(struct model *m, const double *mu, const double *ev, const uint8_t *ek,
-                     double scale, char *err, size_t errlen)
+                     const double *lfree, double scale, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
@@ -354,8 +354,15 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
             const struct material *a = &m->mats[m->mat[c]], *b = &m->mats[m->mat[d]];
             int k;
             if (s->te) {
-                const int pec = a->kind == MATERIAL_PEC || b->kind == MATERIAL_PEC;
-                double bar = 0.5 * (a->eps_r + b->eps_r);
+                /* conformal: PEC where the edge's whole length is in the
+                 * conductor; a free edge touching a PEC node takes the other
+                 * node's eps_r (1 between two PEC nodes); build_hnodes
+                 * keeps lossy and dispersive materials out of conformal TE */
+                const bool pa = a->kind == MATERIAL_PEC, pb = b->kind == MATERIAL_PEC;
+                const int pec = lfree ? lfree[q] == 0.0 : pa || pb;
+                const double ea = pa ? (pb ? 1.0 : b->eps_r) : a->eps_r;
+                const double eb = pb ? ea : b->eps_r;
+                double bar = 0.5 * (ea + eb);
                 const double sigma = pec ? 0.0 : 0.5 * (a->sigma + b->sigma);
                 if (!pec && (a->dcoef || b->dcoef)) {
                     /* a dispersive edge: the mean of the two cells' eps(omega) */
@@ -384,6 +391,153 @@ static int hnode_map(struct model *m, const double *mu, const double *ev, const 
     return 0;
 }
 
+/* Edge k (east, west, north, south) of cell c: its H-array node and the
+ * cell across it. */
+static void te_edge(size_t c, size_t n, size_t nx, int k, size_t *q, size_t *nb)
+{
+    const size_t qs[4] = {n + c, n + c - 1, c, c - nx}, nbs[4] = {c + 1, c - 1, c + nx, c - nx};
+    *q = qs[k];
+    *nb = nbs[k];
+}
+
+/* sum_e l_e over cell c's edges. */
+static double te_lsum(const double *lfree, size_t c, size_t n, size_t nx)
+{
+    double sum = 0.0;
+    for (int k = 0; k < 4; k++) {
+        size_t q, nb;
+        te_edge(c, n, nx, k, &q, &nb);
+        sum += lfree[q];
+    }
+    return sum;
+}
+
+struct te_order {
+    size_t c;
+    double a;
+};
+
+static int te_order_cmp(const void *x, const void *y)
+{
+    const struct te_order *a = x, *b = y;
+    return a->a < b->a ? -1 : a->a > b->a ? 1 : (a->c > b->c) - (a->c < b->c);
+}
+
+/* The TE cut cells (core/model.h struct te_cut) from the free fractions of
+ * paint_te_conformal: every interior Hz cell with some free area and some
+ * of its area or edges in the conductor, and the cells that lend them area.
+ * With the edges' free lengths as weights the update is the weighted Yee
+ * scheme
+ *     A_eff dHz/dt = -sum_e s_e l_e E_e,   l_e dE_e/dt = l_e (dHz across e),
+ * whose energy sum A_eff Hz^2 + sum l_e E_e^2 is conserved for any
+ * A_eff > 0, so leapfrog is stable while S^2 lambda_max(A_eff^-1 L) < 4, L
+ * the graph Laplacian of weights l_e.  Gershgorin bounds row c of
+ * A_eff^-1 L by 2 sum_e l_e / A_eff(c) (free space: 8), so
+ * A_eff >= S^2 sum_e l_e / 2 in every cell keeps the whole matrix within
+ * the free-space bound 4 / S^2 for S <= 1/sqrt(2).  A cell below that floor
+ * is raised to it, and the area it gains is taken from the neighbour across
+ * its longest free edge, as far as that one stays above its own floor
+ * (smallest cells first): the pair keeps its total area, so that the
+ * floor's O(1) change of one cell's mass does not become an O(dx) error of
+ * the surface (measured: second order with it, docs/accuracy.md, about
+ * first without). */
+static int te_cut_cells(struct model *m, const double *afree, const double *lfree, char *err,
+                        size_t errlen)
+{
+    const size_t n = m->ncells, nx = (size_t)m->nx, ny = (size_t)m->ny;
+    const double S = m->scene->courant, h = 0.5 * S * S;
+    double *aeff = xcalloc(n, sizeof *aeff, "TE cut cells", err, errlen);
+    uint8_t *in = aeff ? xcalloc(n, 1, "TE cut cells", err, errlen) : NULL;
+    struct te_order *ord = in ? xcalloc(n / 2 + 1, sizeof *ord, "TE cut cells", err, errlen) : NULL;
+    size_t nord = 0;
+    int rc = -1;
+    if (!ord)
+        goto done;
+    for (size_t c = 0; c < n; c++) {
+        const size_t i = c % nx, j = c / nx;
+        aeff[c] = afree[c];
+        if (i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || afree[c] == 0.0)
+            continue;
+        bool cut = afree[c] < 1.0;
+        for (int k = 0; k < 4; k++) {
+            size_t q, nb;
+            te_edge(c, n, nx, k, &q, &nb);
+            cut |= lfree[q] < 1.0;
+        }
+        if (!cut)
+            continue;
+        if (m->mat[c] != 0) {
+            seterr(err, errlen, "TE conformal PEC: a cut cell at (%zu, %zu) has mu_r != 1 (a "
+                   "magnetic material against a conductor is not supported yet)", i, j);
+            goto done;
+        }
+        in[c] = 1;
+        if (nord < n / 2 + 1)
+            ord[nord++] = (struct te_order){c, afree[c]};
+    }
+    /* the floor, smallest cells first, each lending cell giving up what it
+     * can above its own floor */
+    qsort(ord, nord, sizeof *ord, te_order_cmp);
+    for (size_t k = 0; k < nord; k++) {
+        const size_t c = ord[k].c;
+        const double need = h * te_lsum(lfree, c, n, nx);
+        if (aeff[c] >= need)
+            continue;
+        const double deficit = need - aeff[c];
+        aeff[c] = need;
+        double best = 0.0;
+        size_t to = 0;
+        for (int e = 0; e < 4; e++) {
+            size_t q, nb;
+            te_edge(c, n, nx, e, &q, &nb);
+            const size_t bi = nb % nx, bj = nb / nx;
+            if (lfree[q] > best && bi >= 1 && bi <= nx - 2 && bj >= 1 && bj <= ny - 2
+                && afree[nb] > 0.0 && m->mat[nb] == 0) {
+                best = lfree[q];
+                to = nb;
+            }
+        }
+        if (best > 0.0) {
+            const double spare = aeff[to] - h * te_lsum(lfree, to, n, nx);
+            const double take = fmin(deficit, fmax(0.0, spare));
+            if (take > 0.0) {
+                aeff[to] -= take;
+                in[to] = 1;
+            }
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        m->ntecut = 0;
+        for (size_t c = 0; c < n; c++) {
+            if (!in[c])
+                continue;
+            if (pass == 1) {
+                struct te_cut *t = &m->tecut[m->ntecut];
+                t->cell = c;
+                t->area = afree[c];
+                t->aeff = aeff[c];
+                for (int k = 0; k < 4; k++) {
+                    size_t q, nb;
+                    te_edge(c, n, nx, k, &q, &nb);
+                    t->l[k] = lfree[q];
+                    t->k[k] = S * t->l[k] / t->aeff;
+                    t->k_f[k] = (float)t->k[k];
+                }
+            }
+            m->ntecut++;
+        }
+        if (pass == 0 && !(m->tecut = xcalloc(m->ntecut + 1, sizeof *m->tecut,
+                                              "TE cut cells", err, errlen)))
+            goto done;
+    }
+    rc = 0;
+done:
+    free(aeff);
+    free(in);
+    free(ord);
+    return rc;
+}
+
 /* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
  * and in TE the ez array's node materials (mu_r) in place of the cells'
  * eps_r.  From the painted cells: eps_r (or PEC) per cell in m->mat, mu_r
@@ -393,6 +547,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
     double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen), *ev = NULL;
+    double *afree = NULL, *lfree = NULL; /* TE conformal: paint_te_conformal */
     uint8_t *ek = NULL;
     if (!mu)
         return -1;
@@ -403,7 +558,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
                       "material (mu_r != 1) is not supported: it corrects eps_r of lossless, "
                       "non-magnetic dielectrics only");
     }
-    bool any = false;
+    bool any = s->te && s->conformal_pec;
     for (size_t c = 0; c < n && s->te; c++)
         any |= m->mat[c] != 0;
     if (!m->magnetic && !any) {
@@ -422,6 +577,20 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
                       "is not supported yet%s", m->lossy ? "lossy" : "dispersive",
                       m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles",
                       s->te ? " in TE ([grid] polarization = te)" : "");
+    }
+    if (s->te && s->conformal_pec && (m->lossy || m->dispersive)) {
+        /* the TE cut cells take the free edges' eps_r only (hnode_map); a
+         * lossy or dispersive edge beside them is not written yet */
+        free(mu);
+        return seterr(err, errlen, "[grid] conformal_pec = true in TE with a %s material (%s) "
+                      "is not supported yet; use conformal_pec = false", m->lossy ? "lossy" : "dispersive",
+                      m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles");
+    }
+    if (s->te && s->conformal_pec) {
+        afree = xcalloc(n, sizeof *afree, "TE conformal cells", err, errlen);
+        lfree = afree ? xcalloc(2 * n, sizeof *lfree, "TE conformal cells", err, errlen) : NULL;
+        if (!lfree || paint_te_conformal(m, afree, lfree, err, errlen))
+            goto fail;
     }
     m->hmats[0] = (struct hmaterial){.bar = 1.0, .ch = m->ch, .ch_f = m->ch_f, .ca = 1.0,
                                       .ca_f = 1.0f};
@@ -443,7 +612,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             goto fail;
     }
     for (int bits = HNODE_ROUND_BITS;; bits--) {
-        const int rc = hnode_map(m, mu, ev, ek, ldexp(1.0, bits), err, errlen);
+        const int rc = hnode_map(m, mu, ev, ek, lfree, ldexp(1.0, bits), err, errlen);
         if (!rc)
             break;
         if (!smooth || rc != HMATS_FULL || bits == HNODE_ROUND_BITS_MIN) {
@@ -521,12 +690,18 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         }
         m->mat[c] = (uint8_t)last;
     }
+    if (afree && te_cut_cells(m, afree, lfree, err, errlen))
+        goto fail;
     free(mu);
+    free(afree);
+    free(lfree);
     return 0;
 fail:
     free(mu);
     free(ev);
     free(ek);
+    free(afree);
+    free(lfree);
     return -1;
 }
 
@@ -686,7 +861,7 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         return -1;
     if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
         goto fail;
-    if (s->conformal_pec && paint_cut_edges(m, err, errlen))
+    if (s->conformal_pec && !s->te && paint_cut_edges(m, err, errlen))
         goto fail;
     if (m->nz == 1 && build_hnodes(m, err, errlen))
         goto fail;
@@ -765,6 +940,8 @@ void model_free(struct model *m)
     free(m->cut);
     free(m->cut_row);
     hmats_free(m);
+    free(m->tecut);
+    m->tecut = NULL;
     free(m->hmat);
     free(m->hslot);
     free(m->hslot_row);
@@ -838,6 +1015,32 @@ static double hnode_incident(const struct model *m, size_t q, double t)
     const double i = (double)(c % nx), j = (double)(c / nx % (size_t)m->ny);
     return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
                  : -m->cos_t * model_incident(m, i + 0.5, j, t);
+}
+
+/* b^n of TE cut cell k: sum_e s_e (k_e - S) I_e^{n+1/2}. */
+static double tecut_value(const struct model *m, size_t k, int n)
+{
+    const struct te_cut *t = &m->tecut[k];
+    const size_t c = t->cell, nc = m->ncells, nx = (size_t)m->nx;
+    const size_t e[4] = {nc + c, nc + c - 1, c, c - nx};
+    static const double sgn[4] = {1.0, -1.0, -1.0, 1.0};
+    const double S = m->scene->courant;
+    double b = 0.0;
+    for (int q = 0; q < 4; q++)
+        b += sgn[q] * (t->k[q] - S) * hnode_incident(m, e[q], (double)n + 0.5);
+    return b;
+}
+
+void model_tecut_values_f(const struct model *m, int n, float *out)
+{
+    for (size_t k = 0; k < m->ntecut; k++)
+        out[k] = (float)tecut_value(m, k, n);
+}
+
+void model_tecut_values_d(const struct model *m, int n, double *out)
+{
+    for (size_t k = 0; k < m->ntecut; k++)
+        out[k] = tecut_value(m, k, n);
 }
 
 static double hslot_value(const struct model *m, size_t k, int n)

@@ -118,6 +118,36 @@ struct model {
     } *cut;
     size_t *cut_row;
 
+    /* Conformal PEC in TE ([grid] conformal_pec with polarization = te): the
+     * Hz cells cut by a PEC surface.  The Hz cell of ez node c = (i, j) is
+     * the dual square [i-1/2, i+1/2] x [j-1/2, j+1/2]; its edges hold
+     * -Ey(i+1/2, j) (hy[c], east), -Ey(i-1/2, j) (hy[c-1], west),
+     * -Ex(i, j+1/2) (hx[c], north), -Ex(i, j-1/2) (hx[c-nx], south).
+     * Faraday's law on the part of the cell outside the conductor (Dey and
+     * Mittra 1997, the 2D TE form), with the total tangential E zero on the
+     * surface, gives
+     *     Hz_s = Hz_s + [(k0 hy[c] - k1 hy[c-1]) - (k2 hx[c] - k3 hx[c-nx])] + b^n,
+     *     k_e = S l_e / A_eff,  b^n = sum_e s_e (k_e - S) I_e^{n+1/2}
+     * (l_e the free fraction of edge e's length, s_e = +1, -1, -1, +1, I_e the
+     * array's incident field -E_inc at the edge), the cut cell's own update
+     * after the sweep (yee_te_cut, from its Hz^n kept before it).  An edge
+     * whose whole length lies in the conductor (l = 0) is a PEC H node (held
+     * at -E_inc); every other edge takes the ordinary update.  The small-cell
+     * floor A_eff >= S^2 sum_e l_e / 2 keeps every row of the update's matrix
+     * within the free-space Gershgorin bound, so the scheme is stable at
+     * every Courant number free space is; the area a cell gains from the
+     * floor is taken from its neighbour across its longest free edge (down to
+     * that one's floor), which then joins the list with A_eff < A_free
+     * (core/model.c te_cut_cells, docs/accuracy.md). */
+    size_t ntecut;
+    struct te_cut {
+        size_t cell;
+        double area, aeff; /* A_free and A_eff, in cells */
+        double l[4];       /* free fractions of the edges east, west, north, south */
+        double k[4];
+        float k_f[4];
+    } *tecut;
+
     /* Source slots in increasing cell order. */
     size_t nslots;
     size_t *slot_cell;
@@ -318,6 +348,11 @@ void model_hdisp_values_d(const struct model *m, int n, double *out);
  * rounded once for float. */
 void model_cut_values_f(const struct model *m, int n, float *out);
 void model_cut_values_d(const struct model *m, int n, double *out);
+
+/* b^n of every TE cut cell for the Hz update from step n to n+1 (the
+ * edges' incident fields at n+1/2), double, rounded once for float. */
+void model_tecut_values_f(const struct model *m, int n, float *out);
+void model_tecut_values_d(const struct model *m, int n, double *out);
 
 /* Weights of the running DFT of Ez at the source frequency ([monitor.dft]):
  *     Ez_dft = sum_{n = start+1}^{steps} w(n) Ez^n,

@@ -938,6 +938,136 @@ int paint_cut_edges(struct model *m, char *err, size_t errlen)
     return rc;
 }
 
+/* ---- conformal PEC, TE ------------------------------------------------------ */
+
+/* The overlap of [a0, a1] with [b0, b1]. */
+static double overlap(double a0, double a1, double b0, double b1)
+{
+    const double v = fmin(a1, b1) - fmax(a0, b0);
+    return v > 0.0 ? v : 0.0;
+}
+
+/* The fraction of the unit segment centred on (x, y), along x (along_x) or
+ * along y, inside o: exact for a circle, an ellipse with its axes along x
+ * and y (or equal axes) and an axis-aligned rectangle (the chord's overlap
+ * with the segment), otherwise from PAINT_SEGMENT_SAMPLES midpoint samples. */
+#define PAINT_SEGMENT_SAMPLES 256
+static double segment_cover(const struct scene_object *o, double x, double y, bool along_x)
+{
+    const double dx = x - o->center_x, dy = y - o->center_y;
+    const double p = along_x ? dx : dy, q = along_x ? dy : dx; /* along, across */
+    const bool round = o->shape == SHAPE_CIRCLE
+                       || (o->shape == SHAPE_ELLIPSE && (o->radius_x == o->radius_y || !o->rotated));
+    if (round) {
+        /* the circle of radius a once y is scaled by k = a / b */
+        const double a = o->shape == SHAPE_CIRCLE ? o->radius : o->radius_x;
+        const double k = o->shape == SHAPE_CIRCLE ? 1.0 : a / o->radius_y;
+        const double qs = along_x ? q * k : q; /* across, in the circle's frame */
+        if (fabs(qs) >= a)
+            return 0.0;
+        double h = sqrt((a - qs) * (a + qs)); /* half chord, in the circle's frame */
+        if (!along_x)
+            h /= k;
+        return overlap(p - 0.5, p + 0.5, -h, h);
+    }
+    if (o->shape == SHAPE_RECTANGLE && !o->rotated) {
+        const double ha = 0.5 * (along_x ? o->width : o->height);
+        const double hq = 0.5 * (along_x ? o->height : o->width);
+        return fabs(q) <= hq ? overlap(p - 0.5, p + 0.5, -ha, ha) : 0.0;
+    }
+    int in = 0;
+    for (int a = 0; a < PAINT_SEGMENT_SAMPLES; a++) {
+        const double t = (a + 0.5) / PAINT_SEGMENT_SAMPLES - 0.5;
+        in += paint_inside(o, along_x ? x + t : x, along_x ? y : y + t, 0.0);
+    }
+    return (double)in / PAINT_SEGMENT_SAMPLES;
+}
+
+/* The fraction of the unit square (shape 0) or the unit segment along x (1)
+ * or y (2) centred on (x, y) inside the union of the PEC objects listed for
+ * node (i, j)'s tile: exact where one object's boundary passes near (its
+ * exact_cover or segment_cover), sampled where several do. */
+static double pec_cover(const struct model *m, const struct tiles *t, int i, int j, double x,
+                        double y, int shape)
+{
+    const struct scene *s = m->scene;
+    const size_t c = (size_t)(i / TILE) + (size_t)(j / TILE) * (size_t)t->tx;
+    int near = 0, one = -1;
+    for (size_t k = t->start[c]; k < t->start[c + 1]; k++) {
+        const struct scene_object *o = &s->objects[t->obj[k]];
+        if (!near_boundary(o, x, y, 0.75)) {
+            if (paint_inside(o, x, y, 0.0))
+                return 1.0;
+            continue;
+        }
+        near++;
+        one = t->obj[k];
+    }
+    if (!near)
+        return 0.0;
+    double f;
+    if (near == 1) {
+        const struct scene_object *o = &s->objects[one];
+        f = shape ? segment_cover(o, x, y, shape == 1) : exact_cover(o, x, y);
+        if (f < 0.0) /* a shape exact_cover does not take */
+            f = paint_cover_fraction(o, i, j);
+    } else {
+        const int ns = shape ? PAINT_SEGMENT_SAMPLES : 32;
+        int in = 0;
+        for (int b = 0; b < (shape ? 1 : ns); b++)
+            for (int a = 0; a < ns; a++) {
+                const double u = (a + 0.5) / ns - 0.5, v = shape ? 0.0 : (b + 0.5) / ns - 0.5;
+                const double px = shape == 2 ? x + v : x + u, py = shape == 2 ? y + u : y + v;
+                bool inside = false;
+                for (size_t k = t->start[c]; k < t->start[c + 1] && !inside; k++)
+                    inside = paint_inside(&s->objects[t->obj[k]], px, py, 0.0);
+                in += inside;
+            }
+        f = (double)in / (shape ? ns : ns * ns);
+    }
+    /* rounding of the closed forms where the square or segment just touches */
+    return f < 1e-12 ? 0.0 : f > 1.0 - 1e-12 ? 1.0 : f;
+}
+
+int paint_te_conformal(const struct model *m, double *afree, double *lfree, char *err,
+                       size_t errlen)
+{
+    struct tiles t = {0};
+    if (tiles_build(&t, m, err, errlen)) {
+        free(t.start);
+        free(t.obj);
+        return -1;
+    }
+    const size_t n = m->ncells, nx = (size_t)m->nx;
+    for (size_t c = 0; c < n; c++) {
+        const int i = (int)(c % nx), j = (int)(c / nx);
+        afree[c] = 1.0 - pec_cover(m, &t, i, j, i, j, 0);
+        lfree[c] = 1.0 - pec_cover(m, &t, i, j, i, j + 0.5, 1);
+        lfree[n + c] = 1.0 - pec_cover(m, &t, i, j, i + 0.5, j, 2);
+    }
+    /* a PEC node that no PEC object holds (a map's cell): its cell and its
+     * four edges are in the conductor, as in the staircase */
+    for (size_t c = 0; c < n; c++) {
+        if (!is_pec(m, c) || afree[c] == 0.0)
+            continue;
+        const int i = (int)(c % nx), j = (int)(c / nx);
+        const size_t tc = (size_t)(i / TILE) + (size_t)(j / TILE) * (size_t)t.tx;
+        bool held = false;
+        for (size_t k = t.start[tc]; k < t.start[tc + 1] && !held; k++)
+            held = paint_inside(&m->scene->objects[t.obj[k]], i, j, 0.0);
+        if (held)
+            continue;
+        afree[c] = lfree[c] = lfree[n + c] = 0.0;
+        if (c >= nx)
+            lfree[c - nx] = 0.0;
+        if (i > 0)
+            lfree[n + c - 1] = 0.0;
+    }
+    free(t.start);
+    free(t.obj);
+    return 0;
+}
+
 /* ---- permeability (2D) ------------------------------------------------------ */
 
 static double object_mu(const struct scene *s, int table)

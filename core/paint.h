@@ -68,6 +68,17 @@ int paint_dispersive(struct model *m, int table, char *err, size_t errlen);
 int paint_objects(struct model *m, char *err, size_t errlen);
 int paint_cut_edges(struct model *m, char *err, size_t errlen);
 
+/* 2D TE with [grid] conformal_pec: outside the union of the PEC objects,
+ * the free fraction of each Hz cell's area (afree[c], the unit square
+ * centred on ez node c) and of each E edge's length (lfree[c]: the unit
+ * segment along x centred on Ex(i, j+1/2), the hx node; lfree[ncells + c]:
+ * along y centred on Ey(i+1/2, j), the hy node).  Exact where one object's
+ * boundary crosses and the object is a circle, an ellipse with its axes
+ * along x and y, or an axis-aligned rectangle (disc_box_area, the chord);
+ * sampled for other shapes and where two objects' boundaries cross. */
+int paint_te_conformal(const struct model *m, double *afree, double *lfree, char *err,
+                       size_t errlen);
+
 /* 2D: mu_r of each cell into mu[ncells], painted in the order of
  * paint_objects (a cell takes the mu_r of the last object whose node holds
  * it, or of its map value; PEC and vacuum 1; no smoothing).  Returns 1 if

@@ -577,9 +577,6 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         s->te = t == 1;
         if (s->te && s->nz > 1)
             BAD(x, "polarization = te applies to 2D scenes only (this one has nz = %d)", s->nz);
-        if (s->te && s->conformal_pec)
-            BAD(x, "polarization = te with conformal_pec = true is not supported yet (the TE "
-                "conformal boundary is not the dual of the TM one); use conformal_pec = false");
     }
     /* TE: an edge touching a Drude material's cell takes that material whole */
     s->te_conductor_edges = true;
@@ -593,6 +590,9 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
     if ((x = GET("grid", "conformal_min"))) {
         if (!s->conformal_pec)
             BAD(x, "conformal_min applies with conformal_pec = true only");
+        if (s->te)
+            BAD(x, "conformal_min applies to TM only: the TE conformal boundary keeps every "
+                "cut cell and floors its area by the Courant number (docs/accuracy.md)");
         if (parse_double(x, 0.05, 1.0, false, &s->conformal_min, err, errlen))
             return -1;
         /* measured (docs/accuracy.md): stable at 0.1 / 0.2 / 0.3 for S = 0.5 /

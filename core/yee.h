@@ -169,6 +169,27 @@ Y_FN Y_REAL Y_NAME(yee_cut_add)(Y_REAL old, Y_REAL a, Y_REAL ez_q, Y_REAL bn)
     return Y_NAME(yee_add)(old, Y_NAME(yee_cut_u)(a, ez_q, bn));
 }
 
+/* Conformal PEC cut cell in TE (core/model.h struct te_cut): the eta0 Hz
+ * of a dual cell cut by the surface, from its old value, the coefficients
+ * k = S l / A_eff of its four edges (hy east, hy west, hx north, hx south,
+ * holding -Ey, -Ex; l the edge's free fraction) and this step's b^n:
+ *   Hz = (old + [(kr hr - kl hl) - (kn hn - ks hs)]) + b^n
+ *                                   yee_te_cut(old, kr, hr, kl, hl, kn, hn, ks, hs, bn) */
+Y_FN Y_REAL Y_NAME(yee_te_cut)(Y_REAL old, Y_REAL kr, Y_REAL hr, Y_REAL kl, Y_REAL hl, Y_REAL kn,
+                               Y_REAL hn, Y_REAL ks, Y_REAL hs, Y_REAL bn)
+{
+    Y_LET a = Y_MUL(kr, hr);
+    Y_LET b = Y_MUL(kl, hl);
+    Y_LET dp = Y_SUB(a, b);
+    Y_LET c = Y_MUL(kn, hn);
+    Y_LET d = Y_MUL(ks, hs);
+    Y_LET dq = Y_SUB(c, d);
+    Y_LET curl = Y_SUB(dp, dq);
+    Y_LET u = Y_ADD(old, curl);
+    Y_LET r = Y_ADD(u, bn);
+    return r;
+}
+
 /* ---- 3D ----------------------------------------------------------------
  * The 3D engines (cpu/update3d.inc, cuda/cuda3d_*.cu) need nothing more:
  * every component of a 3D cell is yee_curl_add / yee_curl_sub, or in a

@@ -29,6 +29,7 @@ struct cpu_fields {
     void *mur_old, *mur_wall; /* Mur: old rows 1, ny-2 and 0, ny-1: [2][nx] */
     void *dft_re, *dft_im;    /* [nfreq][ny][nx] when the scene has [monitor.dft] */
     void *cut_old, *cut_v;    /* conformal PEC: old H and b^n per cut edge */
+    void *tecut_old, *tecut_v; /* TE conformal PEC: Hz^n and b^n per cut cell */
     /* H-node map (core/model.h hmat): row j's Hx and Hy nodes all index 0;
      * the coefficients hmats[].ch in the engine's precision; this step's
      * H-slot values */
@@ -87,6 +88,8 @@ static void cpu_destroy(struct engine *e)
     free(c->f.dft_im);
     free(c->f.cut_old);
     free(c->f.cut_v);
+    free(c->f.tecut_old);
+    free(c->f.tecut_v);
     free(c->f.hvac_row);
     free(c->f.hslot_v);
     free(c->f.disp_ds);
@@ -127,6 +130,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || (m->ncut
             && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
                 || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
+        || (m->ntecut
+            && (!(c->f.tecut_old = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))
+                || !(c->f.tecut_v = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))))
         || (m->scene->dft
             && (!(c->f.dft_re = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
                 || !(c->f.dft_im = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
@@ -222,9 +228,13 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_hdisp_values_f(m, t, c->f.hdisp_v);
             if (m->ncut)
                 model_cut_values_f(m, t, c->f.cut_v);
+            if (m->ntecut)
+                model_tecut_values_f(m, t, c->f.tecut_v);
+            save_tecut_f(&c->f, m);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, elossy ? c->ca_f : NULL, m->mur_k_f,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
+            update_tecut_f(&c->f, m);
             update_disp_f(&c->f, m, m->ch_f);
             apply_slots_f(c->f.ez, m, c->slot_v);
             if (point) {
@@ -240,9 +250,13 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             model_hdisp_values_d(m, t, c->f.hdisp_v);
             if (m->ncut)
                 model_cut_values_d(m, t, c->f.cut_v);
+            if (m->ntecut)
+                model_tecut_values_d(m, t, c->f.tecut_v);
+            save_tecut_d(&c->f, m);
             sweep_d(&c->f, m, m->ch, c->cezh_d, elossy ? c->ca_d : NULL, m->mur_k,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
+            update_tecut_d(&c->f, m);
             update_disp_d(&c->f, m, m->ch);
             apply_slots_d(c->f.ez, m, c->slot_v);
             if (point) {
@@ -375,7 +389,7 @@ const struct engine_ops cpu_engine_ops = {
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
             | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY | ENGINE_CAP_DISPERSIVE
-            | ENGINE_CAP_TE_LOSSY | ENGINE_CAP_TE_DISPERSIVE,
+            | ENGINE_CAP_TE_LOSSY | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,
