@@ -662,6 +662,70 @@ int material_check_stability(const struct scene_material *m, double dt, double S
                   m->name, what, floor4(sworst), S, g, tail);
 }
 
+int material_stable(const struct scene_material *m, double dt, double S, int dim, char *err,
+                    size_t errlen)
+{
+    /* the scan alone where it passes (~ms); the full check (the Courant
+     * limits, ~0.2 s) only for the message of a material that fails it */
+    const double g = material_growth(m, dt, S, dim, NULL, err, errlen);
+    if (g < 0.0)
+        return -1;
+    if (g <= 1.0 + MATERIAL_STABILITY_TOL)
+        return 0;
+    return material_check_stability(m, dt, S, dim, NULL, NULL, err, errlen) ? -1 : 0;
+}
+
+/* ---- mixtures ------------------------------------------------------------- */
+
+bool material_same(const struct scene_material *a, const struct scene_material *b)
+{
+    if (a->eps_inf != b->eps_inf || a->sigma != b->sigma || a->npoles != b->npoles)
+        return false;
+    for (int p = 0; p < a->npoles; p++)
+        if (a->poles[p].kind != b->poles[p].kind || a->poles[p].a != b->poles[p].a
+            || a->poles[p].b != b->poles[p].b || a->poles[p].c != b->poles[p].c)
+            return false;
+    return true;
+}
+
+int material_mix(const struct scene_material *a, double wa, const struct scene_material *b,
+                 double wb, struct scene_material *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->eps_inf = wa * a->eps_inf + wb * b->eps_inf;
+    out->mu_r = 1.0;
+    out->sigma = wa * a->sigma + wb * b->sigma;
+    double w2[SCENE_MAX_POLES] = {0}; /* Drude: the summed weighted omega_p^2 */
+    const struct scene_material *src[2] = {a, b};
+    const double w[2] = {wa, wb};
+    for (int s = 0; s < 2; s++)
+        for (int p = 0; p < src[s]->npoles; p++) {
+            const struct scene_pole *q = &src[s]->poles[p];
+            int k = 0;
+            while (k < out->npoles
+                   && !(out->poles[k].kind == q->kind
+                        && (q->kind == POLE_DRUDE || out->poles[k].b == q->b)
+                        && (q->kind == POLE_DEBYE || out->poles[k].c == q->c)))
+                k++;
+            if (k == out->npoles) {
+                if (k == SCENE_MAX_POLES)
+                    return seterr(err, errlen, "the mean of material %s and %s needs more than "
+                                  "%d poles (the union of both materials' poles)", a->name,
+                                  b->name, SCENE_MAX_POLES);
+                out->poles[k] = (struct scene_pole){.kind = q->kind, .b = q->b, .c = q->c};
+                out->npoles++;
+            }
+            if (q->kind == POLE_DRUDE)
+                w2[k] += w[s] * (q->b * q->b);
+            else
+                out->poles[k].a += w[s] * q->a;
+        }
+    for (int k = 0; k < out->npoles; k++)
+        if (out->poles[k].kind == POLE_DRUDE)
+            out->poles[k].b = sqrt(w2[k]);
+    return 0;
+}
+
 /* ---- dispersion matching -------------------------------------------------- */
 
 /* The grid wavenumber k dx along unit vector u (dim components) of the wave

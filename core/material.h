@@ -18,6 +18,7 @@
 #ifndef TEXFDTD_MATERIAL_H
 #define TEXFDTD_MATERIAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "scene.h"
@@ -153,6 +154,36 @@ double material_growth(const struct scene_material *m, double dt, double S, int 
  * more when unstable (each pole's own limit). */
 int material_check_stability(const struct scene_material *m, double dt, double S, int dim,
                              double *radius, double *s_max, char *err, size_t errlen);
+
+/* material_check_stability's verdict at the cost of material_growth where
+ * the material is stable (the usual case): 0 when stable, -1 with err (the
+ * message of material_check_stability, or bad input) otherwise. */
+int material_stable(const struct scene_material *m, double dt, double S, int dim, char *err,
+                    size_t errlen);
+
+/* ---- mixtures ------------------------------------------------------------- */
+
+/* The same material for the update: eps_inf, sigma and the poles, in order
+ * (the name and mu_r aside). */
+bool material_same(const struct scene_material *a, const struct scene_material *b);
+
+/* The material whose complex permittivity is the weighted mean
+ *     wa eps_a(omega) + wb eps_b(omega)
+ * of two materials' (the mean for E tangential to an interface: a TE edge
+ * between two cells, wa = wb = 1/2; a TM cell a fraction wa of which an
+ * object covers, wb = 1 - wa): eps_inf and sigma the weighted means, each
+ * material's poles at its weight (Debye, Lorentz: delta_eps w; Drude:
+ * omega_p^2 w), a's poles first then b's, poles of the same kind and
+ * constants (tau; omega0 and gamma; gamma for Drude, whose term is linear
+ * in omega_p^2) merged into one by adding their strengths, so that the mean
+ * of a material with itself is that material.  mu_r = 1 (the callers are
+ * 2D, where mu_r is painted apart), the name empty: the caller names it.
+ * With wa, wb >= 0 the mixture of two stable materials is stable (the
+ * condition is linear in eps_inf, delta_eps and omega_p^2,
+ * docs/materials-design.md section 3).  out must not be a or b.  -1 with
+ * err where more than SCENE_MAX_POLES poles remain. */
+int material_mix(const struct scene_material *a, double wa, const struct scene_material *b,
+                 double wb, struct scene_material *out, char *err, size_t errlen);
 
 /* ---- dispersion matching ([grid] dispersion_correction) -------------------- */
 

@@ -120,27 +120,10 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
                             : t->where_mu[0]  ? t->where_mu
                                               : t->where_sigma;
         char why[512];
-        const double g = material_growth(t, scene_dt(s), s->courant, dim, NULL, why, sizeof why);
-        if (g < 0)
-            return seterr(err, errlen, "%s: %s", where, why);
-        if (g > 1.0 + MATERIAL_STABILITY_TOL
-            && material_check_stability(t, scene_dt(s), s->courant, dim, NULL, NULL, why,
-                                        sizeof why))
+        if (material_stable(t, scene_dt(s), s->courant, dim, why, sizeof why))
             return seterr(err, errlen, "%s: %s", where, why);
     }
     return 0;
-}
-
-/* The same dispersive edge material: eps_inf, sigma and the poles. */
-static bool same_dmat(const struct scene_material *a, const struct scene_material *b)
-{
-    if (a->eps_inf != b->eps_inf || a->sigma != b->sigma || a->npoles != b->npoles)
-        return false;
-    for (int p = 0; p < a->npoles; p++)
-        if (a->poles[p].kind != b->poles[p].kind || a->poles[p].a != b->poles[p].a
-            || a->poles[p].b != b->poles[p].b || a->poles[p].c != b->poles[p].c)
-            return false;
-    return true;
 }
 
 /* Free the H-node table's dispersive edge materials (entries 1 .. nhmats-1). */
@@ -167,7 +150,7 @@ static int hmaterial(struct model *m, int pec, double bar, double sigma,
         return 0;
     for (int k = 1; k < m->nhmats; k++) {
         const struct hmaterial *h = &m->hmats[k];
-        if (h->pec == pec && (dm ? h->dmat && same_dmat(h->dmat, dm)
+        if (h->pec == pec && (dm ? h->dmat && material_same(h->dmat, dm)
                                  : !h->dmat && (pec || (h->bar == bar && h->sigma == sigma))))
             return k;
     }
@@ -197,11 +180,8 @@ static int hmaterial(struct model *m, int pec, double bar, double sigma,
          * in eps_inf, delta_eps and omega_p^2, docs/materials-design.md
          * section 3); checked all the same, it costs little */
         char why[512];
-        const double dt = scene_dt(m->scene), g = material_growth(dm, dt, S, 2, NULL, why,
-                                                                   sizeof why);
-        const bool bad = g < 0 || (g > 1.0 + MATERIAL_STABILITY_TOL
-                                   && material_check_stability(dm, dt, S, 2, NULL, NULL, why,
-                                                               sizeof why));
+        const double dt = scene_dt(m->scene);
+        const bool bad = material_stable(dm, dt, S, 2, why, sizeof why) != 0;
         if (bad)
             seterr(err, errlen, "TE edge: %s", why);
         if (bad || material_coef(dm, dt, S, t->dcoef, err, errlen)) {
@@ -244,9 +224,9 @@ static int hmaterial(struct model *m, int pec, double bar, double sigma,
 }
 
 /* The scene material of a cell's material (a dispersive one), or NULL. */
-static const struct scene_material *cell_dmat(const struct model *m, const struct material *t)
+static const struct scene_material *cell_dmat(const struct material *t)
 {
-    return t->dcoef ? &m->scene->materials[t->dtable] : NULL;
+    return t->dcoef ? t->dmat : NULL;
 }
 
 /* Whether material t (NULL: not dispersive) has a Drude pole: a conductor. */
@@ -259,21 +239,18 @@ static bool has_drude(const struct scene_material *t)
 }
 
 /* The material of a TE edge between cells a and b, one of them dispersive:
- * the mean of their complex permittivities, eps_inf and sigma the means,
- * each cell's poles at half strength (Debye, Lorentz: delta_eps / 2; Drude:
- * omega_p^2 / 2), poles of the same kind and constants (tau; omega0 and
- * gamma; gamma for Drude, whose term is linear in omega_p^2) merged into one
- * by adding their strengths, so that an edge inside one material is that
- * material exactly.  With [grid] te_conductor_edges (the default) an edge
- * between a conductor (a material with a Drude pole) and a cell of another
- * kind is the conductor's: the mean makes the edges of a metal's surface
- * near-zero-eps (Re eps = (eps_metal + 1) / 2 -> 0 at the plasmon, eps_metal
- * = -1), which shifts and distorts the surface plasmon (docs/accuracy.md).
- * -1 with err where more than SCENE_MAX_POLES remain. */
+ * the mean of their complex permittivities (material_mix, weights 1/2), so
+ * that an edge inside one material is that material exactly.  With [grid]
+ * te_conductor_edges (the default) an edge between a conductor (a material
+ * with a Drude pole) and a cell of another kind is the conductor's: the mean
+ * makes the edges of a metal's surface near-zero-eps (Re eps = (eps_metal +
+ * 1) / 2 -> 0 at the plasmon, eps_metal = -1), which shifts and distorts the
+ * surface plasmon (docs/accuracy.md).  -1 with err where more than
+ * SCENE_MAX_POLES remain. */
 static int edge_dmat(const struct model *m, const struct material *a, const struct material *b,
                      struct scene_material *out, char *err, size_t errlen)
 {
-    const struct scene_material *da = cell_dmat(m, a), *db = cell_dmat(m, b);
+    const struct scene_material *da = cell_dmat(a), *db = cell_dmat(b);
     /* [grid] te_conductor_edges: a conductor's (Drude) cell beside another
      * material's makes the edge the conductor's, as a PEC cell makes it PEC */
     if (m->scene->te_conductor_edges && has_drude(da) != has_drude(db)) {
@@ -282,44 +259,18 @@ static int edge_dmat(const struct model *m, const struct material *a, const stru
         else
             a = b, da = db;
     }
-    memset(out, 0, sizeof *out);
-    out->eps_inf = 0.5 * (a->eps_r + b->eps_r);
-    out->mu_r = 1.0;
-    out->sigma = 0.5 * (a->sigma + b->sigma);
+    struct scene_material ta, tb;
+    if (material_mix(paint_cell_material(a, &ta), 0.5, paint_cell_material(b, &tb), 0.5, out,
+                     err, errlen))
+        return seterr(err, errlen, "TE: the edge between material %s and %s needs more than %d "
+                      "poles (the union of both materials' poles, docs/materials-design.md "
+                      "section 3); merge poles or use fewer", da ? da->name : "(a dielectric)",
+                      db ? db->name : "(a dielectric)", SCENE_MAX_POLES);
     if (da && db && da == db)
         snprintf(out->name, sizeof out->name, "%s", da->name);
     else
         snprintf(out->name, sizeof out->name, "(edge of %.24s and %.24s)", da ? da->name : "a dielectric",
                  db ? db->name : "a dielectric");
-    double w2[SCENE_MAX_POLES] = {0}; /* Drude: the summed omega_p^2 / 2 */
-    const struct scene_material *src[2] = {da, db};
-    for (int s = 0; s < 2; s++)
-        for (int p = 0; src[s] && p < src[s]->npoles; p++) {
-            const struct scene_pole *q = &src[s]->poles[p];
-            int k = 0;
-            while (k < out->npoles
-                   && !(out->poles[k].kind == q->kind
-                        && (q->kind == POLE_DRUDE || out->poles[k].b == q->b)
-                        && (q->kind == POLE_DEBYE || out->poles[k].c == q->c)))
-                k++;
-            if (k == out->npoles) {
-                if (k == SCENE_MAX_POLES)
-                    return seterr(err, errlen, "TE: the edge between material %s and %s needs "
-                                  "more than %d poles (the union of both materials' poles, "
-                                  "docs/materials-design.md section 3); merge poles or use "
-                                  "fewer", da ? da->name : "(a dielectric)",
-                                  db ? db->name : "(a dielectric)", SCENE_MAX_POLES);
-                out->poles[k] = (struct scene_pole){.kind = q->kind, .b = q->b, .c = q->c};
-                out->npoles++;
-            }
-            if (q->kind == POLE_DRUDE)
-                w2[k] += 0.5 * (q->b * q->b);
-            else
-                out->poles[k].a += 0.5 * q->a;
-        }
-    for (int k = 0; k < out->npoles; k++)
-        if (out->poles[k].kind == POLE_DRUDE)
-            out->poles[k].b = sqrt(w2[k]);
     return 0;
 }
 
@@ -663,10 +614,8 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
      * dual of a dielectric Ez node; in TM a cell of eps_r = 1 (only
      * magnetic) takes no slot, as vacuum */
     if (s->te) {
-        for (int k = 0; k < m->nmats; k++) {
-            free(m->mats[k].dcoef);
-            m->mats[k].dcoef = NULL;
-        }
+        for (int k = 0; k < m->nmats; k++)
+            paint_material_free(&m->mats[k]);
         m->nmats = 1;
     }
     int last = 0;
@@ -933,10 +882,8 @@ void model_free(struct model *m)
     free(m->slot_cell);
     free(m->disp_cell);
     m->disp_cell = NULL;
-    for (int k = 0; k < m->nmats; k++) {
-        free(m->mats[k].dcoef);
-        m->mats[k].dcoef = NULL;
-    }
+    for (int k = 0; k < m->nmats; k++)
+        paint_material_free(&m->mats[k]);
     free(m->cut);
     free(m->cut_row);
     hmats_free(m);

@@ -48,13 +48,17 @@ struct material {
     double ca, cb;
     float ca_f, cb_f;
     double cinc_diff, cinc_sum;
-    /* A dispersive material ([material.NAME] with poles, 2D TM only): its
-     * D-E coefficients (core/material.h, owned; NULL otherwise), the scene
-     * table index it came from, and cezh = cb = 0, ca = 1, so that the
+    /* A dispersive material ([material.NAME] with poles): its D-E
+     * coefficients (core/material.h, owned; NULL otherwise), the material
+     * they are made from (owned: a copy of the scene table's entry, or in 2D
+     * TM with [grid] subpixel the mean of an object's material and the one
+     * under it over a boundary cell, material_mix), the scene table index it
+     * came from (-1 for such a mean), and cezh = cb = 0, ca = 1, so that the
      * ordinary row update leaves its cells' Ez^n as it is (E = E + 0 curl)
      * for the dispersive pass after the sweep (docs/materials-design.md
-     * section 3). */
+     * section 3).  eps_r and sigma are dmat's eps_inf and sigma. */
     struct material_coef *dcoef;
+    struct scene_material *dmat;
     int dtable;
     /* 3D: the corner's relative permeability (part of the material's
      * identity there: the H-node map below is made from it); 2D keeps 1 and

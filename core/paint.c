@@ -545,24 +545,22 @@ static bool table_dispersive(const struct scene *s, int table)
     return table >= 0 && s->materials[table].npoles > 0;
 }
 
-int paint_dispersive(struct model *m, int table, char *err, size_t errlen)
+/* Add dispersive material sm (table index `table`, -1 for a mean) to m->mats. */
+static int add_dispersive(struct model *m, const struct scene_material *sm, int table, char *err,
+                          size_t errlen)
 {
-    for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].dcoef && m->mats[k].dtable == table)
-            return k;
     if (m->nmats == MODEL_MAX_MATERIALS)
         return seterr(err, errlen, "more than %d distinct materials", MODEL_MAX_MATERIALS);
-    const struct scene_material *sm = &m->scene->materials[table];
     struct material *t = &m->mats[m->nmats];
     memset(t, 0, sizeof *t);
     t->dcoef = xcalloc(1, sizeof *t->dcoef, "dispersive material", err, errlen);
-    if (!t->dcoef)
-        return -1;
-    if (material_coef(sm, scene_dt(m->scene), m->scene->courant, t->dcoef, err, errlen)) {
-        free(t->dcoef);
-        t->dcoef = NULL;
+    t->dmat = t->dcoef ? xcalloc(1, sizeof *t->dmat, "dispersive material", err, errlen) : NULL;
+    if (!t->dmat
+        || material_coef(sm, scene_dt(m->scene), m->scene->courant, t->dcoef, err, errlen)) {
+        paint_material_free(t);
         return -1;
     }
+    *t->dmat = *sm;
     /* the row update leaves Ez^n as it is (ca = 1, cb = 0): the dispersive
      * pass after the sweep updates these cells */
     t->kind = MATERIAL_DIELECTRIC;
@@ -574,6 +572,48 @@ int paint_dispersive(struct model *m, int table, char *err, size_t errlen)
     t->dtable = table;
     m->dispersive = true;
     return m->nmats++;
+}
+
+int paint_dispersive(struct model *m, int table, char *err, size_t errlen)
+{
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].dcoef && m->mats[k].dtable == table)
+            return k;
+    return add_dispersive(m, &m->scene->materials[table], table, err, errlen);
+}
+
+int paint_mixed_dispersive(struct model *m, const struct scene_material *mix, char *err,
+                           size_t errlen)
+{
+    for (int k = 0; k < m->nmats; k++)
+        if (m->mats[k].dcoef && material_same(m->mats[k].dmat, mix))
+            return k;
+    /* a mean of two checked materials is stable (material_mix); checked all
+     * the same, it costs a scan */
+    if (material_stable(mix, scene_dt(m->scene), m->scene->courant, 2, err, errlen))
+        return -1;
+    return add_dispersive(m, mix, -1, err, errlen);
+}
+
+const struct scene_material *paint_cell_material(const struct material *t,
+                                                 struct scene_material *tmp)
+{
+    if (t->dmat)
+        return t->dmat;
+    memset(tmp, 0, sizeof *tmp);
+    snprintf(tmp->name, sizeof tmp->name, "(eps_r %g, sigma %g S/m)", t->eps_r, t->sigma);
+    tmp->eps_inf = t->eps_r;
+    tmp->mu_r = 1.0;
+    tmp->sigma = t->sigma;
+    return tmp;
+}
+
+void paint_material_free(struct material *t)
+{
+    free(t->dcoef);
+    free(t->dmat);
+    t->dcoef = NULL;
+    t->dmat = NULL;
 }
 
 /* The mu_r a 3D material index carries (struct material mu_r): the table
@@ -654,8 +694,13 @@ static int cover_box(struct cover_cache *c, const struct scene_object *o, int i0
  * Lett. 31, 2972 (2006): the mean of eps for E parallel to the interface),
  * and its conductivity the same mean, sigma = f sigma_o + (1 - f) sigma_under
  * (the mean of the complex permittivity eps - i sigma / (omega eps0)).
- * A cell under PEC stays PEC unless its Ez node lies inside o, as without
- * smoothing.  Cells of the bounding box grown by one on each side. */
+ * Where o or the material under it is dispersive the mean of the two
+ * complex permittivities eps(omega) is again a dispersive material (each
+ * one's poles at its weight, material_mix), a material of the table per
+ * (level, material under).  A cell under PEC (and in TE one under a
+ * dispersive material: TE paints those as staircases) stays as it is
+ * unless its Ez node lies inside o, as without smoothing.  Cells of the
+ * bounding box grown by one on each side.  `full` is o's own material. */
 static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct scene_object *o,
                           int full, int i0, int i1, int j0, int j1, char *err, size_t errlen)
 {
@@ -664,7 +709,8 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
         return 0;
     if (cover_box(cc, o, i0 - 1, j0 - 1, ni, nj, err, errlen))
         return -1;
-    const double osig = table_sigma(m->scene, o->table);
+    struct scene_material obuf;
+    const struct scene_material *om = paint_cell_material(&m->mats[full], &obuf);
     /* the mixed material of each level over each material under it: the
      * last one found, per level (paint_material searches the table) */
     int memo_under[PAINT_SUBPIXEL_LEVELS], memo_idx[PAINT_SUBPIXEL_LEVELS];
@@ -679,8 +725,8 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
             const struct material *under = &m->mats[m->mat[c]];
             if (f == 0)
                 continue;
-            /* (a dispersive cell under o, like PEC, is not mixed) */
-            if (f == PAINT_SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC || under->dcoef) {
+            if (f == PAINT_SUBPIXEL_LEVELS || under->kind == MATERIAL_PEC
+                || (under->dcoef && m->scene->te)) {
                 if (f < PAINT_SUBPIXEL_LEVELS && !paint_inside(o, i, j, 0.0))
                     continue;
                 m->mat[c] = (uint8_t)full;
@@ -688,11 +734,27 @@ static int paint_smoothed(struct model *m, struct cover_cache *cc, const struct 
             }
             if (memo_under[f] != m->mat[c]) {
                 const double w = (double)f / PAINT_SUBPIXEL_LEVELS;
-                const double eps = w * o->eps_r + (1.0 - w) * under->eps_r;
-                const double sig = w * osig + (1.0 - w) * under->sigma;
-                const int idx = eps == 1.0 && sig == 0.0
+                struct scene_material ubuf, mix;
+                const struct scene_material *um = paint_cell_material(under, &ubuf);
+                if (material_mix(om, w, um, 1.0 - w, &mix, err, errlen))
+                    return seterr(err, errlen, "object %s: subpixel smoothing: a boundary cell "
+                                  "of material %s over %s needs more than %d poles (the union "
+                                  "of both materials' poles); set [grid] subpixel = false (a "
+                                  "staircase) or use fewer poles", o->name, om->name, um->name,
+                                  SCENE_MAX_POLES);
+                snprintf(mix.name, sizeof mix.name, "(%d/%d of %.20s over %.20s)", f,
+                         PAINT_SUBPIXEL_LEVELS, om->name, um->name);
+                const int idx = mix.npoles ? paint_mixed_dispersive(m, &mix, err, errlen)
+                                : mix.eps_inf == 1.0 && mix.sigma == 0.0
                                     ? 0
-                                    : paint_material(m, MATERIAL_DIELECTRIC, eps, sig, err, errlen);
+                                    : paint_material(m, MATERIAL_DIELECTRIC, mix.eps_inf,
+                                                     mix.sigma, err, errlen);
+                if (idx < 0 && m->nmats == MODEL_MAX_MATERIALS)
+                    return seterr(err, errlen, "object %s: subpixel smoothing needs more than %d "
+                                  "distinct materials (one per covered fraction, in 64ths, of "
+                                  "a boundary cell over each material under it; the material "
+                                  "index per cell is one byte); set [grid] subpixel = false",
+                                  o->name, MODEL_MAX_MATERIALS);
                 if (idx < 0)
                     return -1;
                 memo_under[f] = m->mat[c];
@@ -765,10 +827,9 @@ int paint_objects(struct model *m, char *err, size_t errlen)
         scene_object_bounds(o, d3, lo, hi);
         const int i0 = (int)ceil(lo[0]), i1 = (int)floor(hi[0]);
         const int j0 = (int)ceil(lo[1]), j1 = (int)floor(hi[1]);
-        /* a dispersive object is painted as a staircase (no smoothing yet),
-         * in TE a lossy one too (te_staircase) */
-        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC && !disp
-            && !te_staircase(s, o)) {
+        /* in TE a lossy or dispersive object is painted as a staircase
+         * (te_staircase) */
+        if (s->subpixel && !d3 && o->material == MATERIAL_DIELECTRIC && !te_staircase(s, o)) {
             if (paint_smoothed(m, &cc, o, idx, i0, i1, j0, j1, err, errlen))
                 goto fail;
             continue;

@@ -62,6 +62,23 @@ int paint_material_mu(struct model *m, enum material_kind kind, double eps_r, do
  * (core/material.h) and cb = 0, ca = 1; sets m->dispersive.  -1 with err. */
 int paint_dispersive(struct model *m, int table, char *err, size_t errlen);
 
+/* The index in m->mats of dispersive material mix (the mean material of a
+ * smoothed boundary cell, material_mix of core/material.h: no table entry),
+ * the first material the same for the update (material_same), else added
+ * with its D-E coefficients after the stability check a table material
+ * gets (material_stable); sets m->dispersive.  -1 with err (unstable, or
+ * the table full). */
+int paint_mixed_dispersive(struct model *m, const struct scene_material *mix, char *err,
+                           size_t errlen);
+
+/* Material t as a scene material: a dispersive one's own (t->dmat), else
+ * *tmp filled with t's eps_r and sigma (no poles) and returned. */
+const struct scene_material *paint_cell_material(const struct material *t,
+                                                 struct scene_material *tmp);
+
+/* Free what material t owns (a dispersive material's dcoef and dmat). */
+void paint_material_free(struct material *t);
+
 /* Paint every object into m->mat (allocated by the caller, zero = vacuum),
  * in file order, later over earlier; then, with [grid] conformal_pec, list
  * the cut edges (m->cut, m->cut_row). */
