@@ -7,6 +7,11 @@
  *     (compare/dispersion.h) at the source frequency, falling from 20 to 40
  *     cells per wavelength (Drude, Debye), and against the lossy staircase of
  *     the same eps at f0 (Debye, Lorentz);
+ *   - the same Drude and Debye cylinders smoothed ([grid] subpixel: a
+ *     boundary cell takes the mean of the two complex permittivities,
+ *     core/material.h material_mix): second order, against the exact series;
+ *     the mixed coefficients of boundary cells against values computed by
+ *     hand; the refusals (too many poles, too many materials);
  *   - a Debye pole of negligible strength gives the plain dielectric eps_inf
  *     (other arithmetic: within float rounding, not bits);
  *   - the refusals: poles on an engine without them (none today; TE and mu_r:
@@ -23,8 +28,7 @@
 
 /* A cylinder of material m at the grid's centre, CPML, sine plane wave,
  * far-field monitor; [source] frequency_hz 1 GHz (the default).  A staircase
- * (dispersive objects are never smoothed; subpixel = false makes a
- * non-dispersive one a staircase too, for the comparison below). */
+ * (subpixel = false), or smoothed (cylinder_rms_sp). */
 static const char *cyl_scene =
     "[grid]\nsubpixel = false\nnx = 90\nny = 90\nsteps = 1800\ncourant = 0.5\ncells_per_wavelength = 20\n"
     "[source]\ntype = plane_wave\nangle = 0\nramp_periods = 2\n"
@@ -42,13 +46,15 @@ static double complex exact_eps(const struct scene *s)
 }
 
 /* Run the cylinder of material text mat, size parameter ka, at n cells per
- * wavelength on the cpu engine in float: the rms dB error of sigma_2D /
- * lambda over 360 angles against the exact series. */
-static double cylinder_rms(const char *mat, double ka, int n)
+ * wavelength (20, 40 or 80) on the cpu engine in float, smoothed or a
+ * staircase: the rms dB error of sigma_2D / lambda over 360 angles against
+ * the exact series. */
+static double cylinder_rms_sp(const char *mat, double ka, int n, bool smooth)
 {
-    const double a = ka * n / (2 * M_PI), half = n == 20 ? 45 : 65, c0 = half - 0.5;
+    const double a = ka * n / (2 * M_PI), half = n == 20 ? 45 : n == 40 ? 65 : 105;
+    const double c0 = half - 0.5;
     const int steps = 90 * n, start = 60 * n;
-    char text[2048], sets[7][80];
+    char text[2048], sets[8][80];
     snprintf(text, sizeof text, cyl_scene, mat);
     snprintf(sets[0], 80, "grid.cells_per_wavelength=%d", n);
     snprintf(sets[1], 80, "object.cyl.radius=%.17g", a);
@@ -57,15 +63,14 @@ static double cylinder_rms(const char *mat, double ka, int n)
     snprintf(sets[4], 80, "grid.steps=%d", steps);
     snprintf(sets[5], 80, "monitor.far.start_step=%d", start);
     snprintf(sets[6], 80, "object.cyl.center_x=%g", c0);
-    const char *all[8];
-    for (int k = 0; k < 7; k++)
+    snprintf(sets[7], 80, "object.cyl.center_y=%g", c0);
+    const char *all[9];
+    for (int k = 0; k < 8; k++)
         all[k] = sets[k];
-    char cy[80];
-    snprintf(cy, sizeof cy, "object.cyl.center_y=%g", c0);
-    all[7] = cy;
+    all[8] = smooth ? "grid.subpixel=true" : "grid.subpixel=false";
     struct test_setup t;
     char err[ERRLEN];
-    setup_from_text(&t, text, all, 8);
+    setup_from_text(&t, text, all, 9);
     cr_assert_eq(t.model.dispersive, t.scene.materials[0].npoles > 0);
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
                                .device = -1};
@@ -83,8 +88,8 @@ static double cylinder_rms(const char *mat, double ka, int n)
         s2 += d * d;
     }
     const double rms = sqrt(s2 / 360);
-    cr_log_info("%s cylinder eps %.4f %+.4fi, ka %g, %d cells per wavelength: echo width %.3f dB "
-                "rms (backscatter exact %.4f, run %.4f)",
+    cr_log_info("%s%s cylinder eps %.4f %+.4fi, ka %g, %d cells per wavelength: echo width %.3f dB "
+                "rms (backscatter exact %.4f, run %.4f)", smooth ? "smoothed " : "",
                 !t.scene.materials[0].npoles ? "Lossy"
                 : t.scene.materials[0].poles[0].kind == POLE_DRUDE  ? "Drude"
                 : t.scene.materials[0].poles[0].kind == POLE_DEBYE  ? "Debye"
@@ -93,6 +98,12 @@ static double cylinder_rms(const char *mat, double ka, int n)
     engine_destroy(e);
     setup_free(&t);
     return rms;
+}
+
+/* The staircase (subpixel = false). */
+static double cylinder_rms(const char *mat, double ka, int n)
+{
+    return cylinder_rms_sp(mat, ka, n, false);
 }
 
 /* Drude: omega_p = 2 omega, gamma = 0.2 omega at 1 GHz, eps_inf 1:
@@ -269,4 +280,217 @@ Test(dispersive, refusals)
     if (!refusing)
         cr_log_info("every 2D engine of this build runs dispersive materials");
     setup_free(&t);
+}
+
+
+/* ---- subpixel smoothing ------------------------------------------------------ */
+
+/* The Drude cylinder above, smoothed (the [grid] subpixel default): each
+ * boundary cell is the mean of the Drude eps(omega) and vacuum's over its
+ * area (omega_p^2 and eps_inf at the covered fraction).  Measured 0.044 /
+ * 0.011 dB rms at 20 / 40 cells per wavelength (the staircase: 0.224 /
+ * 0.103): second order (ratio 4.0), 5 to 9 times below the staircase;
+ * bounds ~35 % above. */
+Test(dispersive, drude_cylinder_smoothed_second_order, .timeout = 120)
+{
+    char mat[200];
+    snprintf(mat, sizeof mat, "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0, 0.2 * W0);
+    const double r20 = cylinder_rms_sp(mat, 2.0, 20, true), r40 = cylinder_rms_sp(mat, 2.0, 40, true);
+    cr_expect(r20 < 0.06, "20 cells per wavelength: %.4f dB rms", r20);
+    cr_expect(r40 < 0.015, "40 cells per wavelength: %.4f dB rms", r40);
+    cr_expect(r20 / r40 > 3.0, "the error falls (second order): %.4f then %.4f", r20, r40);
+}
+
+/* The Debye cylinder, smoothed: eps_inf and delta_eps at the covered
+ * fraction.  Measured 0.176 / 0.050 dB rms at 20 / 40 cells per wavelength
+ * (the staircase: 0.448 / 0.202), ratio 3.5; at 80, 0.011 (ratio 4.5,
+ * TEXFDTD_DISP_TABLE below): close to second order. */
+Test(dispersive, debye_cylinder_smoothed_second_order, .timeout = 120)
+{
+    char mat[200];
+    snprintf(mat, sizeof mat, "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0);
+    const double r20 = cylinder_rms_sp(mat, 2.0, 20, true), r40 = cylinder_rms_sp(mat, 2.0, 40, true);
+    cr_expect(r20 < 0.23, "20 cells per wavelength: %.4f dB rms", r20);
+    cr_expect(r40 < 0.065, "40 cells per wavelength: %.4f dB rms", r40);
+    cr_expect(r20 / r40 > 3.0, "the error falls (second order): %.4f then %.4f", r20, r40);
+}
+
+/* The convergence table of docs/accuracy.md: the Drude and Debye cylinders
+ * at 20, 40 and 80 cells per wavelength, smoothed and as staircases
+ * (~1 min; skipped unless TEXFDTD_DISP_TABLE=1).  Smoothed, the error falls
+ * by more than 3 at each doubling; the staircase by about 2. */
+Test(dispersive, convergence_table, .timeout = 600)
+{
+    const char *want = getenv("TEXFDTD_DISP_TABLE");
+    if (!want || strcmp(want, "1"))
+        cr_skip_test("set TEXFDTD_DISP_TABLE=1 for the 20/40/80 table (~1 min)");
+    char mat[2][200];
+    snprintf(mat[0], sizeof mat[0], "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0,
+             0.2 * W0);
+    snprintf(mat[1], sizeof mat[1], "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0);
+    for (int k = 0; k < 2; k++) {
+        double r[2][3];
+        for (int sm = 0; sm < 2; sm++)
+            for (int q = 0; q < 3; q++)
+                r[sm][q] = cylinder_rms_sp(mat[k], 2.0, 20 << q, sm);
+        cr_log_info("%s: staircase %.4f %.4f %.4f, smoothed %.4f %.4f %.4f dB rms (20, 40, 80)",
+                    k ? "Debye" : "Drude", r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2]);
+        for (int q = 0; q < 2; q++)
+            cr_expect(r[1][q] / r[1][q + 1] > 3.0, "%s smoothed: %.4f then %.4f",
+                      k ? "Debye" : "Drude", r[1][q], r[1][q + 1]);
+    }
+}
+
+/* The coefficients of a smoothed boundary cell, by hand.  Material m
+ * (eps_inf 2, sigma 0.02 S/m, a Debye pole 6 / tau and a Drude pole wp,
+ * gamma) fills an axis-aligned rectangle x in [26.75, 33.25], y in [27, 33]
+ * over a larger rectangle of material u (eps_inf 3, sigma 0.01 S/m, a
+ * Debye pole 1 / tau, the same tau).  Cell (27, 30) is 3/4 inside m
+ * (x from 26.75 to 27.5), all over u: its material is
+ *     eps_inf = 3/4 2 + 1/4 3 = 2.25,  sigma = 3/4 0.02 + 1/4 0.01 = 0.0175,
+ *     one Debye pole delta_eps = 3/4 6 + 1/4 1 = 4.75 (the two merged: same tau),
+ *     one Drude pole omega_p^2 = 3/4 wp^2, gamma;
+ * cell (27, 27) is 3/8 inside (3/4 by 1/2): 2.625, 0.01375, 2.875, 3/8 wp^2.
+ * Each cell's D-E coefficients (material.h) from those numbers:
+ *     rdenom = 1 / (eps_inf + b + sigma'),  sigma' = sigma dt / (2 eps0),
+ *     Debye b = delta_eps dt / (2 tau + dt),  Drude c3 = omega_p^2 dt^2 / (1 + gamma dt / 2).
+ * A cell inside is m itself, and one of u only (outside m's cover) is u. */
+Test(dispersive, smoothed_cell_coefficients_by_hand)
+{
+    const double tau = 1.0 / W0, wp = 2 * W0, gam = 0.2 * W0;
+    char text[1200];
+    snprintf(text, sizeof text,
+             "[grid]\nnx = 60\nny = 60\nsteps = 10\ncourant = 0.5\ncells_per_wavelength = 20\n"
+             "[boundary]\ntype = cpml\ncells = 10\n"
+             "[material.u]\neps_r = 3\nsigma = 0.01\ndebye = 1 %.17g\n"
+             "[material.m]\neps_r = 2\nsigma = 0.02\ndebye = 6 %.17g\ndrude = %.17g %.17g\n"
+             "[object.under]\nshape = rectangle\nmaterial = u\ncenter_x = 30\ncenter_y = 30\n"
+             "width = 20\nheight = 20\n"
+             "[object.top]\nshape = rectangle\nmaterial = m\ncenter_x = 30\ncenter_y = 30\n"
+             "width = 6.5\nheight = 6\n",
+             tau, tau, wp, gam);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    const double dt = scene_dt(&t.scene);
+    const struct {
+        int i, j;
+        double w;
+    } cells[2] = {{27, 30, 0.75}, {27, 27, 0.375}};
+    for (int k = 0; k < 2; k++) {
+        const struct material *c = &m->mats[m->mat[cells[k].i + 60 * cells[k].j]];
+        const double w = cells[k].w;
+        const double eps = w * 2 + (1 - w) * 3, sig = w * 0.02 + (1 - w) * 0.01;
+        const double de = w * 6 + (1 - w) * 1, wp2 = w * wp * wp;
+        cr_assert(c->dcoef && c->dmat && c->dtable == -1, "cell (%d, %d) is no mixture",
+                  cells[k].i, cells[k].j);
+        const struct scene_material *d = c->dmat;
+        cr_assert_eq(d->npoles, 2, "%d poles", d->npoles);
+        const int pd = d->poles[0].kind == POLE_DEBYE ? 0 : 1;
+        cr_assert(d->poles[pd].kind == POLE_DEBYE && d->poles[1 - pd].kind == POLE_DRUDE);
+        cr_expect(fabs(d->eps_inf - eps) < 1e-15 * eps && fabs(d->sigma - sig) < 1e-15 * sig,
+                  "eps_inf %.17g sigma %.17g, want %.17g %.17g", d->eps_inf, d->sigma, eps, sig);
+        cr_expect(fabs(d->poles[pd].a - de) < 1e-15 * de && d->poles[pd].b == tau,
+                  "Debye %.17g %.17g", d->poles[pd].a, d->poles[pd].b);
+        cr_expect(fabs(d->poles[1 - pd].b * d->poles[1 - pd].b - wp2) < 1e-14 * wp2
+                      && d->poles[1 - pd].c == gam,
+                  "Drude %.17g %.17g", d->poles[1 - pd].b, d->poles[1 - pd].c);
+        const double b = de * dt / (2 * tau + dt), sp = sig * dt / (2 * MATERIAL_EPS0);
+        const double rdenom = 1 / (eps + b + sp), c3 = wp2 * dt * dt / (1 + gam * dt / 2);
+        const struct material_coef *mc = c->dcoef;
+        cr_expect(fabs(mc->rdenom - rdenom) < 1e-14 * rdenom, "rdenom %.17g, want %.17g",
+                  mc->rdenom, rdenom);
+        cr_expect(fabs(mc->sigma_p - sp) < 1e-14 * sp, "sigma' %.17g, want %.17g", mc->sigma_p, sp);
+        cr_expect(fabs(mc->poles[pd].b - b) < 1e-14 * b, "Debye b %.17g, want %.17g",
+                  mc->poles[pd].b, b);
+        cr_expect(fabs(mc->poles[1 - pd].c3 - c3) < 1e-14 * c3, "Drude c3 %.17g, want %.17g",
+                  mc->poles[1 - pd].c3, c3);
+        cr_expect_eq(c->ca, 1.0);
+        cr_expect_eq(c->cb, 0.0);
+    }
+    /* inside: m itself (table 1); beside, over u only: u (table 0) */
+    const struct material *in = &m->mats[m->mat[30 + 60 * 30]];
+    const struct material *out = &m->mats[m->mat[25 + 60 * 30]];
+    cr_expect(in->dcoef && in->dtable == 1 && out->dcoef && out->dtable == 0);
+    /* every cell of the two objects, mixed or not, is in the dispersive pass */
+    cr_expect_eq(m->ndisp, 21 * 21, "%zu dispersive cells", m->ndisp);
+    setup_free(&t);
+}
+
+/* Smoothing over a staircase: subpixel = false paints the same scene's
+ * rectangle m as table material m on the cells whose node it holds (x 27 ..
+ * 33, y 27 .. 33), nothing mixed. */
+Test(dispersive, staircase_has_no_mixtures)
+{
+    static const char *text =
+        "[grid]\nnx = 60\nny = 60\nsteps = 10\nsubpixel = false\n"
+        "[boundary]\ntype = cpml\ncells = 10\n"
+        "[material.m]\neps_r = 2\ndrude = 1e10 1e9\n"
+        "[object.top]\nshape = circle\nmaterial = m\ncenter_x = 30.3\ncenter_y = 29.6\n"
+        "radius = 7.2\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    int nd = 0;
+    for (int k = 0; k < t.model.nmats; k++)
+        nd += t.model.mats[k].dcoef != NULL;
+    cr_expect_eq(nd, 1, "%d dispersive materials", nd);
+    size_t inside = 0;
+    for (int j = 0; j < 60; j++)
+        for (int i = 0; i < 60; i++)
+            inside += hypot(i - 30.3, j - 29.6) <= 7.2;
+    cr_expect_eq(t.model.ndisp, inside);
+    setup_free(&t);
+}
+
+/* Refusals of smoothing, each naming subpixel = false: a boundary cell of a
+ * material of 5 Lorentz poles over one of 4 others needs 9 poles (more
+ * than SCENE_MAX_POLES); a Drude disc over five dielectric bands needs a
+ * mixture per covered fraction per band, more than 256 materials.  Both
+ * scenes build with subpixel = false. */
+Test(dispersive, smoothing_refusals)
+{
+    static const char *poles =
+        "[grid]\nnx = 60\nny = 60\nsteps = 10\n"
+        "[material.a]\neps_r = 2\nlorentz = 1 1e10 1e9, 1 2e10 1e9, 1 3e10 1e9, 1 4e10 1e9, "
+        "1 5e10 1e9\n"
+        "[material.b]\neps_r = 2\nlorentz = 1 1.5e10 1e9, 1 2.5e10 1e9, 1 3.5e10 1e9, "
+        "1 4.5e10 1e9\n"
+        "[object.under]\nshape = rectangle\nmaterial = b\ncenter_x = 30\ncenter_y = 30\n"
+        "width = 30\nheight = 30\n"
+        "[object.top]\nshape = circle\nmaterial = a\ncenter_x = 30.2\ncenter_y = 30\n"
+        "radius = 6.3\n";
+    char bands[2048];
+    int len = snprintf(bands, sizeof bands,
+                       "[grid]\nnx = 240\nny = 240\nsteps = 10\n"
+                       "[material.m]\neps_r = 1\ndrude = 1e10 1e9\n");
+    for (int k = 0; k < 5; k++)
+        len += snprintf(bands + len, sizeof bands - (size_t)len,
+                        "[object.band%d]\nshape = rectangle\nmaterial = dielectric\neps_r = %d\n"
+                        "center_x = 120\ncenter_y = %d\nwidth = 230\nheight = 44\n",
+                        k, k + 2, 32 + 44 * k);
+    snprintf(bands + len, sizeof bands - (size_t)len,
+             "[object.disc]\nshape = circle\nmaterial = m\ncenter_x = 120.3\ncenter_y = 119.7\n"
+             "radius = 105\n");
+    const char *texts[2] = {poles, bands};
+    const char *want[2] = {"needs more than 8 poles", "more than 256 distinct materials"};
+    for (int k = 0; k < 2; k++) {
+        char *path = write_temp_scene(texts[k]);
+        char err[ERRLEN];
+        struct scene s;
+        struct model m;
+        cr_assert_eq(scene_load(&s, path, NULL, 0, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(model_build(&m, &s, err, sizeof err), -1);
+        cr_log_info("%s", err);
+        cr_expect(strstr(err, want[k]) && strstr(err, "subpixel = false")
+                      && strstr(err, k ? "object disc" : "object top"),
+                  "%s", err);
+        scene_free(&s);
+        const char *off[] = {"grid.subpixel=false"};
+        cr_assert_eq(scene_load(&s, path, off, 1, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(model_build(&m, &s, err, sizeof err), 0, "%s", err);
+        model_free(&m);
+        scene_free(&s);
+        unlink(path);
+        free(path);
+    }
 }

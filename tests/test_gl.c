@@ -196,6 +196,32 @@ static const char *LORENTZ =
     "radius = 10\n"
     "[object.rod]\nshape = circle\nmaterial = w\ncenter_x = 60\ncenter_y = 30\nradius = 5\n";
 
+/* Smoothed dispersive cells ([grid] subpixel, the default: every cylinder
+ * above is smoothed too): a Drude cylinder half over a lossy dielectric
+ * rod, so that its boundary cells are mixtures of the Drude material with
+ * vacuum and with the rod (eps_inf, sigma and omega_p^2 at the covered
+ * fraction: dispersive materials of the table, one per level and material
+ * under); and the DRUDE scene as a staircase (subpixel = false). */
+static const char *DRUDE_SMOOTH =
+    "[grid]\nnx = 64\nny = 60\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\ntype = plane_wave\nangle = 25\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 1.5\ndrude = 2e10 1e9\n"
+    "[material.d]\neps_r = 3\nsigma = 0.02\n"
+    "[object.rod]\nshape = circle\nmaterial = d\ncenter_x = 38.4\ncenter_y = 30.3\n"
+    "radius = 7.3\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 30.2\ncenter_y = 29.7\n"
+    "radius = 8.6\n";
+
+static const char *DRUDE_STAIRCASE =
+    "[grid]\nnx = 80\nny = 72\nsteps = 160\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "subpixel = false\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 1\ndrude = 1e10 5e8\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 40.3\ncenter_y = 36.2\n"
+    "radius = 10\n";
+
 /* A dispersive PEC box (no CPML, Mur, point source): the multi-step pass and
  * the fused dispatch would take it without the disp pass. */
 static const char *DRUDE_BOX =
@@ -429,6 +455,28 @@ static void disp_agree(const char *name, const char *scene)
 }
 Test(gl, drude_cylinder_equals_cpu) { disp_agree("gl", DRUDE); }
 Test(gl_compute, drude_cylinder_equals_cpu) { disp_agree("gl-compute", DRUDE); }
+Test(gl, drude_staircase_equals_cpu) { disp_agree("gl", DRUDE_STAIRCASE); }
+Test(gl_compute, drude_staircase_equals_cpu) { disp_agree("gl-compute", DRUDE_STAIRCASE); }
+
+/* The smoothed Drude cylinder over a lossy rod: the model holds mixtures
+ * of the Drude material over vacuum and over the rod (dtable -1, the rod's
+ * sigma in them), and both engines equal the cpu engine bit for bit. */
+static void smooth_agree(const char *name)
+{
+    struct test_setup t;
+    setup_from_text(&t, DRUDE_SMOOTH, NULL, 0);
+    int mixed = 0, over_rod = 0;
+    for (int k = 0; k < t.model.nmats; k++) {
+        const struct material *q = &t.model.mats[k];
+        mixed += q->dcoef && q->dtable == -1;
+        over_rod += q->dcoef && q->dtable == -1 && q->sigma > 0;
+    }
+    cr_assert(mixed > 20 && over_rod > 5, "%d mixtures, %d over the rod", mixed, over_rod);
+    setup_free(&t);
+    disp_agree(name, DRUDE_SMOOTH);
+}
+Test(gl, drude_smoothed_over_lossy_rod_equals_cpu) { smooth_agree("gl"); }
+Test(gl_compute, drude_smoothed_over_lossy_rod_equals_cpu) { smooth_agree("gl-compute"); }
 Test(gl, debye_cylinder_equals_cpu) { disp_agree("gl", DEBYE); }
 Test(gl_compute, debye_cylinder_equals_cpu) { disp_agree("gl-compute", DEBYE); }
 Test(gl, lorentz_cylinder_equals_cpu) { disp_agree("gl", LORENTZ); }
