@@ -113,14 +113,30 @@ static double cylinder_rms(const char *mat, double ka, int n)
  * per wavelength: first order, the staircase's (the Debye test below shows
  * that the staircase, not the poles, makes the error); bounds ~30 % above. */
 #define W0 (2 * M_PI * 1e9)
+#define DRUDE_MAT(buf) \
+    snprintf(buf, sizeof buf, "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0, 0.2 * W0)
+#define DEBYE_MAT(buf) \
+    snprintf(buf, sizeof buf, "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0)
+
+/* The cylinder of material mat (ka = 2) at 20 and 40 cells per wavelength,
+ * smoothed or not: below b20 and b40 dB rms, falling by more than `ratio`.
+ * Returns the error at 20. */
+static double converges(const char *mat, bool smooth, double b20, double b40, double ratio)
+{
+    const double r20 = cylinder_rms_sp(mat, 2.0, 20, smooth);
+    const double r40 = cylinder_rms_sp(mat, 2.0, 40, smooth);
+    cr_expect(r20 < b20, "20 cells per wavelength: %.4f dB rms", r20);
+    cr_expect(r40 < b40, "40 cells per wavelength: %.4f dB rms", r40);
+    cr_expect(r20 / r40 > ratio, "the error falls (ratio above %g): %.4f then %.4f", ratio, r20,
+              r40);
+    return r20;
+}
+
 Test(dispersive, drude_cylinder_against_exact_series, .timeout = 120)
 {
     char mat[200];
-    snprintf(mat, sizeof mat, "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0, 0.2 * W0);
-    const double r20 = cylinder_rms(mat, 2.0, 20), r40 = cylinder_rms(mat, 2.0, 40);
-    cr_expect(r20 < 0.3, "20 cells per wavelength: %.3f dB rms", r20);
-    cr_expect(r40 < 0.14, "40 cells per wavelength: %.3f dB rms", r40);
-    cr_expect(r20 / r40 > 1.7, "the error falls (first order): %.3f then %.3f", r20, r40);
+    DRUDE_MAT(mat);
+    converges(mat, false, 0.3, 0.14, 1.7);
 }
 
 /* Debye: eps_inf 2, delta_eps 6, omega tau = 1: eps = 2 + 6 / (1 + i) = 5 - 3i,
@@ -133,11 +149,8 @@ Test(dispersive, drude_cylinder_against_exact_series, .timeout = 120)
 Test(dispersive, debye_cylinder_against_exact_series, .timeout = 120)
 {
     char mat[200];
-    snprintf(mat, sizeof mat, "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0);
-    const double r20 = cylinder_rms(mat, 2.0, 20), r40 = cylinder_rms(mat, 2.0, 40);
-    cr_expect(r20 < 0.55, "20 cells per wavelength: %.3f dB rms", r20);
-    cr_expect(r40 < 0.25, "40 cells per wavelength: %.3f dB rms", r40);
-    cr_expect(r20 / r40 > 1.8, "the error falls (first order): %.3f then %.3f", r20, r40);
+    DEBYE_MAT(mat);
+    const double r20 = converges(mat, false, 0.55, 0.25, 1.8);
     snprintf(mat, sizeof mat, "[material.m]\neps_r = 5\nsigma = %.17g\n", 3 * W0 * MATERIAL_EPS0);
     const double l20 = cylinder_rms(mat, 2.0, 20);
     cr_expect(fabs(r20 - l20) < 0.02, "Debye %.3f dB rms, the lossy staircase %.3f", r20, l20);
@@ -294,11 +307,8 @@ Test(dispersive, refusals)
 Test(dispersive, drude_cylinder_smoothed_second_order, .timeout = 120)
 {
     char mat[200];
-    snprintf(mat, sizeof mat, "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0, 0.2 * W0);
-    const double r20 = cylinder_rms_sp(mat, 2.0, 20, true), r40 = cylinder_rms_sp(mat, 2.0, 40, true);
-    cr_expect(r20 < 0.06, "20 cells per wavelength: %.4f dB rms", r20);
-    cr_expect(r40 < 0.015, "40 cells per wavelength: %.4f dB rms", r40);
-    cr_expect(r20 / r40 > 3.0, "the error falls (second order): %.4f then %.4f", r20, r40);
+    DRUDE_MAT(mat);
+    converges(mat, true, 0.06, 0.015, 3.0);
 }
 
 /* The Debye cylinder, smoothed: eps_inf and delta_eps at the covered
@@ -308,26 +318,26 @@ Test(dispersive, drude_cylinder_smoothed_second_order, .timeout = 120)
 Test(dispersive, debye_cylinder_smoothed_second_order, .timeout = 120)
 {
     char mat[200];
-    snprintf(mat, sizeof mat, "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0);
-    const double r20 = cylinder_rms_sp(mat, 2.0, 20, true), r40 = cylinder_rms_sp(mat, 2.0, 40, true);
-    cr_expect(r20 < 0.23, "20 cells per wavelength: %.4f dB rms", r20);
-    cr_expect(r40 < 0.065, "40 cells per wavelength: %.4f dB rms", r40);
-    cr_expect(r20 / r40 > 3.0, "the error falls (second order): %.4f then %.4f", r20, r40);
+    DEBYE_MAT(mat);
+    converges(mat, true, 0.23, 0.065, 3.0);
 }
 
 /* The convergence table of docs/accuracy.md: the Drude and Debye cylinders
  * at 20, 40 and 80 cells per wavelength, smoothed and as staircases
- * (~1 min; skipped unless TEXFDTD_DISP_TABLE=1).  Smoothed, the error falls
- * by more than 3 at each doubling; the staircase by about 2. */
+ * (~2 min; skipped unless TEXFDTD_DISP_TABLE=1).  Measured, dB rms:
+ *     Drude staircase 0.2241 0.1028 0.0201, smoothed 0.0443 0.0115 0.0025
+ *     Debye staircase 0.4485 0.2019 0.0359, smoothed 0.1763 0.0497 0.0112
+ * Smoothed, the error falls by 3.5 to 4.6 at each doubling; the
+ * staircase's falls irregularly (2.2 then 5.1: its error jumps about with
+ * how the circle meets the grid). */
 Test(dispersive, convergence_table, .timeout = 600)
 {
     const char *want = getenv("TEXFDTD_DISP_TABLE");
     if (!want || strcmp(want, "1"))
-        cr_skip_test("set TEXFDTD_DISP_TABLE=1 for the 20/40/80 table (~1 min)");
+        cr_skip_test("set TEXFDTD_DISP_TABLE=1 for the 20/40/80 table (~2 min)");
     char mat[2][200];
-    snprintf(mat[0], sizeof mat[0], "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n", 2 * W0,
-             0.2 * W0);
-    snprintf(mat[1], sizeof mat[1], "[material.m]\neps_r = 2\ndebye = 6 %.17g\n", 1.0 / W0);
+    DRUDE_MAT(mat[0]);
+    DEBYE_MAT(mat[1]);
     for (int k = 0; k < 2; k++) {
         double r[2][3];
         for (int sm = 0; sm < 2; sm++)
