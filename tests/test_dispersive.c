@@ -427,6 +427,46 @@ Test(dispersive, smoothed_cell_coefficients_by_hand)
     setup_free(&t);
 }
 
+/* A dielectric painted over a dispersive object mixes the same way (TM).
+ * Drude material m (eps_inf 1, wp, gamma) fills x, y in [24, 36]; a
+ * dielectric of eps_r 4 then covers x in [29.75, 36.25], y in [28, 32].
+ * Cell (30, 30): 3/4 dielectric over m: eps_inf 3/4 4 + 1/4 1 = 3.25,
+ * omega_p^2 = 1/4 wp^2.  Cell (36, 30): m covers half of it (eps_inf 1,
+ * wp^2 / 2), the dielectric 3/4 of that: eps_inf 3.25, omega_p^2 = 1/8 wp^2.
+ * Cell (33, 30), all dielectric, is the plain dielectric (no poles). */
+Test(dispersive, dielectric_over_dispersive_mixes)
+{
+    const double wp = 2 * W0, gam = 0.2 * W0;
+    char text[800];
+    snprintf(text, sizeof text,
+             "[grid]\nnx = 60\nny = 60\nsteps = 10\n"
+             "[boundary]\ntype = cpml\ncells = 10\n"
+             "[material.m]\neps_r = 1\ndrude = %.17g %.17g\n"
+             "[object.metal]\nshape = rectangle\nmaterial = m\ncenter_x = 30\ncenter_y = 30\n"
+             "width = 12\nheight = 12\n"
+             "[object.glass]\nshape = rectangle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 33\ncenter_y = 30\nwidth = 6.5\nheight = 4\n",
+             wp, gam);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    const int ci[2] = {30, 36};
+    const double w2[2] = {0.25, 0.125};
+    for (int k = 0; k < 2; k++) {
+        const struct material *c = &m->mats[m->mat[ci[k] + 60 * 30]];
+        cr_assert(c->dcoef && c->dmat && c->dmat->npoles == 1, "cell (%d, 30)", ci[k]);
+        const struct scene_pole *q = &c->dmat->poles[0];
+        cr_expect(fabs(c->dmat->eps_inf - 3.25) < 1e-15 && c->dmat->sigma == 0.0,
+                  "cell (%d, 30): eps_inf %.17g", ci[k], c->dmat->eps_inf);
+        cr_expect(q->kind == POLE_DRUDE && fabs(q->b * q->b - w2[k] * wp * wp) < 1e-14 * wp * wp
+                      && q->c == gam,
+                  "cell (%d, 30): omega_p^2 / wp^2 = %.17g", ci[k], q->b * q->b / (wp * wp));
+    }
+    const struct material *g = &m->mats[m->mat[33 + 60 * 30]];
+    cr_expect(!g->dcoef && g->eps_r == 4.0);
+    setup_free(&t);
+}
+
 /* Smoothing over a staircase: subpixel = false paints the same scene's
  * rectangle m as table material m on the cells whose node it holds (x 27 ..
  * 33, y 27 .. 33), nothing mixed. */
