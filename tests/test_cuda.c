@@ -1158,19 +1158,23 @@ static void expect_model(const char *text, bool hmap, bool disp, bool te)
 
 #define MAT2D_GRID "[grid]\nnx = 130\nny = 97\nsteps = 300\ncourant = 0.5\ncells_per_wavelength = 20\n"
 
-/* TE, a PEC cylinder off the grid's axes (PEC edges: H-array slots that copy
- * -E_inc) and a dielectric block, CPML, a plane wave at 30 degrees, the DFT
- * at two frequencies. */
+/* A PEC cylinder off the grid's axes; with a dielectric block beside it,
+ * CPML, a plane wave at 30 degrees and the DFT at two frequencies. */
+#define PEC_CYL                                                                                   \
+    "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\ncenter_y = 48.6\n"          \
+    "radius = 17.7\n"
+#define PEC_CYL_BLOCK_CPML                                                                        \
+    "[source]\nangle = 30\nfront_offset = 5\n"                                                    \
+    "[boundary]\ntype = cpml\ncells = 10\n" PEC_CYL                                               \
+    "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"                      \
+    "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"                                     \
+    "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n"
+
+/* TE, the PEC cylinder (PEC edges: H-array slots that copy -E_inc) and the
+ * dielectric block of PEC_CYL_BLOCK_CPML. */
 Test(cuda2d, te_pec_cylinder_cpml_bit_identical_to_cpu, .timeout = 180)
 {
-    const char *text = MAT2D_GRID "polarization = te\n"
-                       "[source]\nangle = 30\nfront_offset = 5\n"
-                       "[boundary]\ntype = cpml\ncells = 10\n"
-                       "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
-                       "center_y = 48.6\nradius = 17.7\n"
-                       "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
-                       "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"
-                       "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n";
+    const char *text = MAT2D_GRID "polarization = te\n" PEC_CYL_BLOCK_CPML;
     expect_model(text, true, false, true);
     cuda2d_mat_vs_cpu(text);
 }
@@ -1543,20 +1547,13 @@ static void te_vs_cpu_values(const char *text)
     unsetenv("TEXFDTD_CUDA2D_VALUES");
 }
 
-/* TE conformal PEC: a cylinder off the grid's axes (radius 17.7 about
+/* TE conformal PEC: the cylinder of PEC_CYL_BLOCK_CPML (radius 17.7 about
  * (61.3, 48.6): cut cells of every shape, some given area by the
- * small-cell floor) beside a dielectric block (H-node slots of both kinds),
- * CPML, the plane wave at 30 degrees, the DFT at two frequencies. */
+ * small-cell floor) beside its dielectric block (H-node slots of both
+ * kinds), CPML, the plane wave at 30 degrees, the DFT at two frequencies. */
 Test(cuda2d, te_conformal_pec_cylinder_cpml_bit_identical_to_cpu, .timeout = 300)
 {
-    const char *text = MAT2D_GRID "polarization = te\nconformal_pec = true\n"
-                       "[source]\nangle = 30\nfront_offset = 5\n"
-                       "[boundary]\ntype = cpml\ncells = 10\n"
-                       "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
-                       "center_y = 48.6\nradius = 17.7\n"
-                       "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
-                       "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"
-                       "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n";
+    const char *text = MAT2D_GRID "polarization = te\nconformal_pec = true\n" PEC_CYL_BLOCK_CPML;
     expect_te_lists(text, true, false, false);
     te_vs_cpu_values(text);
 }
@@ -1567,9 +1564,7 @@ Test(cuda2d, te_conformal_pec_mur_point_bit_identical_to_cpu, .timeout = 300)
 {
     const char *text = MAT2D_GRID "polarization = te\nconformal_pec = true\n"
                        "[source]\ntype = point\ncenter_x = 30\ncenter_y = 70\n"
-                       "[boundary]\ntype = mur\n"
-                       "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
-                       "center_y = 48.6\nradius = 17.7\n";
+                       "[boundary]\ntype = mur\n" PEC_CYL;
     expect_te_lists(text, true, false, false);
     te_vs_cpu_values(text);
 }
