@@ -994,13 +994,12 @@ static double hslot_value(const struct model *m, size_t k, int n)
 {
     const size_t q = m->hslot[k];
     const struct hmaterial *t = &m->hmats[m->hmat[q]];
+    /* PEC -h1, a lossy TE edge cinc_diff (h1 - h0) + cinc_sum (h1 + h0),
+     * otherwise hinc (h1 - h0): core/incident.h's inc_slot, which the CUDA
+     * engine's k_hslot_values2 calls too */
     const double h1 = hnode_incident(m, q, (double)n + 0.5);
-    if (t->pec)
-        return -h1;
-    const double h0 = hnode_incident(m, q, (double)n - 0.5);
-    if (t->sigma != 0.0)
-        return t->cinc_diff * (h1 - h0) + t->cinc_sum * (h1 + h0);
-    return t->hinc * (h1 - h0);
+    const double h0 = t->pec ? 0.0 : hnode_incident(m, q, (double)n - 0.5);
+    return inc_slot(t->pec, t->sigma != 0.0, t->hinc, t->cinc_diff, t->cinc_sum, h1, h0);
 }
 
 

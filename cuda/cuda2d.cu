@@ -45,6 +45,13 @@
  * temporal kernels would need the per-node lookups and the passes between
  * H and E inside their single pass; they decline these scenes instead.  The
  * TE read-out is core/engine.c's engine_read, for every engine.
+ * TE's own features take the same path and the same kinds of list kernels:
+ * lossy edges (model->hlossy: k_h2's flag HL, the edges' ca in constant
+ * memory beside ch, h = ca h -+ ch d), dispersive edges (model->hdisp:
+ * k_disp2 with its flag EDGE after the H-node slots, before the E kernel)
+ * and the conformal PEC cut cells (model->tecut: k_tecut_save2 before the H
+ * kernel, k_tecut_apply2 after the E kernel and Mur, before the dispersive
+ * cells), in cpu2d.c's order.
  * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
  * layouts, so a checkpoint moves between the two.
  *
@@ -61,6 +68,7 @@
  */
 #include "common.cuh"
 #include "core/incident.h"
+#include "cuda/disp.cuh"
 #include "cuda/yee.cuh"
 
 #include <limits.h>
@@ -91,6 +99,13 @@ __constant__ double c2_hc_d[MODEL_MAX_MATERIALS];
 template <typename T> __device__ __forceinline__ T hc2(uint8_t m);
 template <> __device__ __forceinline__ float hc2<float>(uint8_t m) { return c2_hc_f[m]; }
 template <> __device__ __forceinline__ double hc2<double>(uint8_t m) { return c2_hc_d[m]; }
+/* TE lossy edges (model->hlossy): hmats[k].ca, read by k_h2 with its flag HL
+ * (yee_h_sub_lossy / yee_h_add_lossy; c2_hca[k] = 1 where sigma = 0). */
+__constant__ float c2_hca_f[MODEL_MAX_MATERIALS];
+__constant__ double c2_hca_d[MODEL_MAX_MATERIALS];
+template <typename T> __device__ __forceinline__ T hca2(uint8_t m);
+template <> __device__ __forceinline__ float hca2<float>(uint8_t m) { return c2_hca_f[m]; }
+template <> __device__ __forceinline__ double hca2<double>(uint8_t m) { return c2_hca_d[m]; }
 
 /* ez + cb (tx - ty) with d = tx - ty, or with L: ca ez + cb d. */
 template <typename T, bool F, bool L> __device__ __forceinline__ T ez_term2(T e, uint8_t m, T d)
@@ -122,8 +137,10 @@ template <typename T> struct Dev2 {
 /* HM: a scene with the H-node map (core/model.h hmat): outside the CPML
  * slabs each node takes its own coefficient c2_hc[hmat] in place of ch, as
  * update2d.inc's hx_map / hy_map (the slabs never hold a node of index != 0
- * and keep ch, as there). */
-template <typename T, bool F, bool HM> __global__ void k_h2(Dev2<T> d)
+ * and keep ch, as there).  HL (with HM; TE lossy edges, model->hlossy):
+ * h = ca h -+ ch d with ca = c2_hca[hmat], as hx_map_lossy / hy_map_lossy
+ * (ca = 1 elsewhere: their bits are hx_map's). */
+template <typename T, bool F, bool HM, bool HL> __global__ void k_h2(Dev2<T> d)
 {
     typedef Yee<T, F> Y;
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -134,7 +151,10 @@ template <typename T, bool F, bool HM> __global__ void k_h2(Dev2<T> d)
     if (j <= d.ny - 2) {
         const T dd = Y::yee_diff(d.ez[c + d.px], d.ez[c]);
         const int s = dslab_h(d.ny, d.N, j, &k);
-        if (s < 0) {
+        if (s < 0 && HL) {
+            const uint8_t m = d.hmat[c];
+            d.hx[c] = Y::yee_h_sub_lossy(d.hx[c], hca2<T>(m), hc2<T>(m), d.ez[c + d.px], d.ez[c]);
+        } else if (s < 0) {
             d.hx[c] = Y::yee_sub_mul(d.hx[c], HM ? hc2<T>(d.hmat[c]) : d.ch, dd);
         } else {
             T *p = d.psi_hxy + ((long long)s * d.N + k) * d.px + i;
@@ -147,7 +167,10 @@ template <typename T, bool F, bool HM> __global__ void k_h2(Dev2<T> d)
     if (i <= d.nx - 2) {
         const T dd = Y::yee_diff(d.ez[c + 1], d.ez[c]);
         const int s = dslab_h(d.nx, d.N, i, &k);
-        if (s < 0) {
+        if (s < 0 && HL) {
+            const uint8_t m = d.hmat[d.hoff + c];
+            d.hy[c] = Y::yee_h_add_lossy(d.hy[c], hca2<T>(m), hc2<T>(m), d.ez[c + 1], d.ez[c]);
+        } else if (s < 0) {
             d.hy[c] = Y::yee_add_mul(d.hy[c], HM ? hc2<T>(d.hmat[d.hoff + c]) : d.ch, dd);
         } else {
             T *p = d.psi_hyx + ((long long)s * d.ny + j) * d.N + k;
@@ -247,7 +270,9 @@ __global__ void k_hslots2(T *hx, T *hy, const long long *cell, const uint8_t *fl
  * a kernel argument and the coefficients live in the engine's own device
  * memory, so two engines in one process do not share them. */
 struct IncCoef2 {
-    double cinc, cdiff, csum, hinc; /* material (E slots) or H-node material (hinc) */
+    /* material (E slots) or H-node material (H slots: hinc; a lossy TE edge
+     * cdiff, csum, lossy) */
+    double cinc, cdiff, csum, hinc;
     int pec, lossy;
 };
 
@@ -279,6 +304,9 @@ __device__ __forceinline__ double hslot_inc2(const struct inc_wave &w, int hy, d
               : I_MUL(w.sin_t, inc_at(&w, i, I_ADD(j, 0.5), t));
 }
 
+/* The value itself is core/incident.h's inc_slot, as core/model.c's
+ * hslot_value takes it: PEC -h1, a lossy TE edge cdiff (h1 - h0) +
+ * csum (h1 + h0), otherwise hinc (h1 - h0). */
 template <typename T>
 __global__ void k_hslot_values2(T *out, const long long *cell, const uint8_t *flag,
                                 const uint8_t *mi, const IncCoef2 *coef, long long n,
@@ -288,10 +316,23 @@ __global__ void k_hslot_values2(T *out, const long long *cell, const uint8_t *fl
     if (k >= n)
         return;
     const double t = (double)t0, i = (double)(cell[k] % px), j = (double)(cell[k] / px);
-    const int hy = flag[k] & 1;
+    const int hy = flag[k] & 1, pec = flag[k] & 2;
+    const IncCoef2 q = coef[mi[k]];
     const double h1 = hslot_inc2(w, hy, i, j, I_ADD(t, 0.5));
-    out[k] = (T)(flag[k] & 2 ? -h1
-                             : I_MUL(coef[mi[k]].hinc, I_SUB(h1, hslot_inc2(w, hy, i, j, I_SUB(t, 0.5)))));
+    const double h0 = pec ? 0.0 : hslot_inc2(w, hy, i, j, I_SUB(t, 0.5));
+    out[k] = (T)inc_slot(pec, q.lossy, q.hinc, q.cdiff, q.csum, h1, h0);
+}
+
+/* Hi^{n+1/2} at dispersive TE edge k (flag bit 0: Hy; model_hdisp_values). */
+template <typename T>
+__global__ void k_hdisp_values2(T *out, const long long *cell, const uint8_t *flag, long long n,
+                                long long px, struct inc_wave w, int t0)
+{
+    const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (k >= n)
+        return;
+    out[k] = (T)hslot_inc2(w, flag[k] & 1, (double)(cell[k] % px), (double)(cell[k] / px),
+                           I_ADD((double)t0, 0.5));
 }
 
 /* Ei^{n+1} at dispersive cell k (model_disp_values). */
@@ -311,60 +352,51 @@ __global__ void k_disp_values2(T *out, const long long *cell, long long n, long 
  * update2d.inc's update_disp: the E kernel left their Ez^n as it was
  * (cb = 0, ca = 1), every H is at n+1/2.  A thread per cell k, with its state
  * D_s, Ei^n [n], P^n, P^{n-1} [n][SCENE_MAX_POLES] (the cpu engine's
- * layout), this step's Ei^{n+1} (v, from the host) and its material's
- * coefficients (coef[mi[k]], core/material.h, in the engine's precision). */
-template <typename T> struct DispCoef2 {
-    T sig, rdenom;
-    int npoles;
-    int kind[SCENE_MAX_POLES]; /* enum pole_kind */
-    T c1[SCENE_MAX_POLES], c2[SCENE_MAX_POLES], c3[SCENE_MAX_POLES];
-    T a[SCENE_MAX_POLES], b[SCENE_MAX_POLES];
-};
-
+ * layout), this step's Ei^{n+1} (v) and its material's coefficients
+ * (coef[mi[k]], core/material.h, in the engine's precision): cuda/disp.cuh's
+ * disp_entry, cpu/disp_cell.inc statement for statement.
+ * EDGE: the same for the dispersive TE edges (core/model.h hdisp), entry k
+ * the H-array node flag[k] bit 0 names (0 Hx, 1 Hy) at cell[k], right after
+ * the H kernel, the cut edges and the H-node slots, before the E kernel:
+ * update_h_row runs a row's edges after its H update and slots, before any
+ * E row reads them, with the ez array at n (E row j is updated after H
+ * row j, E row j+1 after H row j, and the H kernel left the edges'
+ * H^{n-1/2}, ch = 0, ca = 1); here the whole H pass ends before the E
+ * kernel, so every edge sees the same values.  sc = yee_disp_curl1 of the
+ * edge's two ez nodes, v = Hi^{n+1/2}. */
 template <typename T> struct Disp2 {
-    T *ez;
-    const T *hx, *hy;
+    T *ez, *hx, *hy;
     T *ds, *ei, *p, *pold;
     const T *v;
     const long long *cell; /* padded index */
     const uint8_t *mi;     /* index into coef */
-    const DispCoef2<T> *coef;
+    const uint8_t *flag;   /* EDGE: bit 0 Hy */
+    const DispCoef<T> *coef;
     long long n;
     int px;
     T ch;
 };
 
-template <typename T, bool F> __global__ void k_disp2(Disp2<T> d)
+template <typename T, bool F, bool EDGE> __global__ void k_disp2(Disp2<T> d)
 {
     typedef Yee<T, F> Y;
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k >= d.n)
         return;
     const long long c = d.cell[k];
-    const DispCoef2<T> &mc = d.coef[d.mi[k]];
-    T *pk = d.p + k * SCENE_MAX_POLES, *pok = d.pold + k * SCENE_MAX_POLES;
-    const T sig = mc.sig, vk = d.v[k];
-    const T sc = Y::yee_disp_curl(d.ch, d.hy[c], d.hy[c - 1], d.hx[c], d.hx[c - d.px]);
-    const T e0 = Y::yee_add(d.ez[c], d.ei[k]);
-    const T ds = d.ds[k];
-    T r = Y::yee_disp_rhs(ds, sc, vk, sig, e0);
-    for (int q = 0; q < mc.npoles; q++) {
-        if (mc.kind[q] == POLE_DEBYE) {
-            r = Y::yee_disp_debye_rhs(r, mc.a[q], pk[q], mc.b[q], e0);
-        } else {
-            const T pn = Y::yee_disp_lorentz(pk[q], pok[q], mc.c1[q], mc.c2[q], mc.c3[q], e0);
-            pok[q] = pk[q];
-            pk[q] = pn;
-            r = Y::yee_diff(r, pn);
-        }
+    T *x, sc;
+    if (!EDGE) {
+        x = d.ez + c;
+        sc = Y::yee_disp_curl(d.ch, d.hy[c], d.hy[c - 1], d.hx[c], d.hx[c - d.px]);
+    } else if (d.flag[k] & 1) {
+        x = d.hy + c;
+        sc = Y::yee_disp_curl1(d.ch, d.ez[c + 1], d.ez[c]);
+    } else {
+        x = d.hx + c;
+        sc = Y::yee_disp_curl1(d.ch, d.ez[c], d.ez[c + d.px]);
     }
-    const T e1 = Y::yee_disp_e(mc.rdenom, r);
-    for (int q = 0; q < mc.npoles; q++)
-        if (mc.kind[q] == POLE_DEBYE)
-            pk[q] = Y::yee_disp_debye(pk[q], mc.a[q], mc.b[q], e1, e0);
-    d.ds[k] = Y::yee_disp_d(ds, sc, sig, e1, e0);
-    d.ez[c] = Y::yee_diff(e1, vk);
-    d.ei[k] = vk;
+    *x = disp_entry<T, F>(d.coef[d.mi[k]], *x, sc, d.v[k], d.ds + k, d.ei + k,
+                          d.p + k * SCENE_MAX_POLES, d.pold + k * SCENE_MAX_POLES);
 }
 
 template <typename T, bool F> __global__ void k_point2(T *ez, long long c, T v)
@@ -411,6 +443,45 @@ template <typename T, bool F> __global__ void k_cut_apply2(Cut2<T> k)
         k.hx[k.cell[t]] = Y::yee_diff(k.old[t], u);
     else
         k.hy[k.cell[t]] = Y::yee_add(k.old[t], u);
+}
+
+/* TE conformal PEC (core/model.h struct te_cut): the Hz cells cut by a PEC
+ * surface (the ez array's nodes).  As cpu2d.c's step: save_tecut keeps each
+ * cut cell's Hz^n (k_tecut_save2, before the H kernel: nothing writes the
+ * ez array before the E kernel), the E kernel and Mur update the cell as
+ * any other, and after them, before the dispersive cells and the source
+ * slots, update_tecut replaces it (k_tecut_apply2) from the kept value, its
+ * four edges' new H (east hy[c], west hy[c-1], north hx[c], south hx[c-px])
+ * with their coefficients k (rounded once on the host, k_f in float) and
+ * this step's b^n (model_tecut_values_*, from the host as the cut edges'):
+ * yee_te_cut.  A thread per cut cell; cell is the padded index. */
+template <typename T> struct TeCut2 {
+    T *ez;
+    const T *hx, *hy;
+    const long long *cell;
+    const T *k; /* [n][4]: east, west, north, south */
+    const T *v; /* this step's b^n */
+    T *old;     /* Hz^n of the cell */
+    long long n;
+    int px;
+};
+
+template <typename T> __global__ void k_tecut_save2(TeCut2<T> d)
+{
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t < d.n)
+        d.old[t] = d.ez[d.cell[t]];
+}
+
+template <typename T, bool F> __global__ void k_tecut_apply2(TeCut2<T> d)
+{
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= d.n)
+        return;
+    const long long c = d.cell[t];
+    const T *k = d.k + 4 * t;
+    d.ez[c] = Yee<T, F>::yee_te_cut(d.old[t], k[0], d.hy[c], k[1], d.hy[c - 1], k[2], d.hx[c],
+                                    k[3], d.hx[c - d.px], d.v[t]);
 }
 
 /* The running DFT at each [monitor.dft] frequency q (model_dft_weight_k):
@@ -878,6 +949,19 @@ __global__ void k_mur2pp(const T *ez0, T *ez1, int nx, int ny, int px, T kmur)
     ez1[w] = Y::yee_mur(ez0[nb], kmur, ez1[nb], ez0[w]);
 }
 
+/* A list of dispersive entries (k_disp2; two-kernel path): padded cell,
+ * flag (bit 0: Hy; the TE edges), index into the coefficient table coef
+ * (DispCoef<T> [MODEL_MAX_MATERIALS], a row per material or H-node
+ * material, filled for the dispersive ones), the state D_s, Ei [n], P, P_old
+ * [n][SCENE_MAX_POLES] (the cpu engine's layout), and this step's incident
+ * value (v_d; from the host through the pinned v_h, ev as slot_ev). */
+struct disp_list {
+    long long *cell;
+    uint8_t *flag, *mi;
+    void *coef, *ds, *ei, *p, *pold, *v_d, *v_h;
+    cudaEvent_t ev;
+};
+
 /* The step paths, chosen at create (TEXFDTD_CUDA2D = two | fused | temporal;
  * default temporal where the scene allows it, else fused). */
 enum path2 { PATH2_TWO, PATH2_FUSED, PATH2_TEMPORAL };
@@ -935,14 +1019,16 @@ struct cuda2d_engine {
     uint8_t *hslot_flag;
     void *hslot_v_d, *hslot_v_h;
     cudaEvent_t hslot_ev;
-    /* the dispersive cells (core/model.h disp_cell; two-kernel path): padded
-     * cell, index into the coefficient table disp_coef (DispCoef2<T>), the
-     * state D_s, Ei^n [ndisp], P^n, P^{n-1} [ndisp][SCENE_MAX_POLES], and
-     * this step's Ei^{n+1} (pinned disp_v_h, disp_ev as slot_ev) */
-    long long *disp_cell;
-    uint8_t *disp_mi;
-    void *disp_coef, *disp_ds, *disp_ei, *disp_p, *disp_pold, *disp_v_d, *disp_v_h;
-    cudaEvent_t disp_ev;
+    /* the dispersive cells (core/model.h disp_cell) and TE edges (hdisp;
+     * two-kernel path): struct disp_list */
+    struct disp_list disp, hdisp;
+    /* TE conformal PEC (core/model.h tecut; two-kernel path): per cut cell
+     * its padded index, k[4] in the engine's precision, Hz^n of the step and
+     * this step's b^n (from the host: pinned tecut_v_h, tecut_ev as slot_ev) */
+    long long *tecut_cell;
+    void *tecut_k, *tecut_old, *tecut_v_d, *tecut_v_h;
+    cudaEvent_t tecut_ev;
+    bool hlossy; /* model->hlossy: k_h2's flag HL */
     /* the incident values on the device (k_slot_values2 and friends; off
      * with TEXFDTD_CUDA2D_VALUES=host): per E slot its material, per H slot
      * its H-node material, their coefficients (E materials, H-node
@@ -1028,28 +1114,47 @@ template <typename T> static Cut2<T> view_cut(const cuda2d_engine *c, const stru
     return k;
 }
 
-template <typename T> static Disp2<T> view_disp(const cuda2d_engine *c, const struct model *m)
+/* The dispersive cells (l = &c->disp, n = ndisp) or TE edges (&c->hdisp). */
+template <typename T>
+static Disp2<T> view_disp(const cuda2d_engine *c, const struct model *m, const disp_list *l,
+                          size_t n)
 {
     Disp2<T> k;
     k.ez = (T *)c->ez;
-    k.hx = (const T *)c->hx;
-    k.hy = (const T *)c->hy;
-    k.ds = (T *)c->disp_ds;
-    k.ei = (T *)c->disp_ei;
-    k.p = (T *)c->disp_p;
-    k.pold = (T *)c->disp_pold;
-    k.v = (const T *)c->disp_v_d;
-    k.cell = c->disp_cell;
-    k.mi = c->disp_mi;
-    k.coef = (const DispCoef2<T> *)c->disp_coef;
-    k.n = (long long)m->ndisp;
+    k.hx = (T *)c->hx;
+    k.hy = (T *)c->hy;
+    k.ds = (T *)l->ds;
+    k.ei = (T *)l->ei;
+    k.p = (T *)l->p;
+    k.pold = (T *)l->pold;
+    k.v = (const T *)l->v_d;
+    k.cell = l->cell;
+    k.mi = l->mi;
+    k.flag = l->flag;
+    k.coef = (const DispCoef<T> *)l->coef;
+    k.n = (long long)n;
     k.px = c->px;
     k.ch = sizeof(T) == 4 ? (T)m->ch_f : (T)m->ch;
     return k;
 }
 
-/* This step's values of a list (source slots, cut edges, H-node slots,
- * dispersive cells), computed on the host in double and rounded once
+template <typename T> static TeCut2<T> view_tecut(const cuda2d_engine *c, const struct model *m)
+{
+    TeCut2<T> k;
+    k.ez = (T *)c->ez;
+    k.hx = (const T *)c->hx;
+    k.hy = (const T *)c->hy;
+    k.cell = c->tecut_cell;
+    k.k = (const T *)c->tecut_k;
+    k.v = (const T *)c->tecut_v_d;
+    k.old = (T *)c->tecut_old;
+    k.n = (long long)m->ntecut;
+    k.px = c->px;
+    return k;
+}
+
+/* This step's values of a list (source slots, cut edges, TE cut cells,
+ * H-node slots, dispersive cells and edges), computed on the host in double and rounded once
  * (model_*_values_f / _d) into the pinned host buffer h, once the previous
  * copy out of it has run (ev), and queued for the device buffer d. */
 template <typename T>
@@ -1249,10 +1354,13 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
             s += c->K;
             continue;
         }
-        /* the slot values; b^n of the cut edges, the H-node slot values and
-         * Ei^{n+1} of the dispersive cells (two-kernel path) */
+        /* the slot values; b^n of the cut edges and TE cut cells, the H-node
+         * slot values (PEC, hinc and lossy TE edges), Ei^{n+1} of the
+         * dispersive cells and Hi^{n+1/2} of the dispersive TE edges
+         * (two-kernel path) */
         if (c->dev_values) {
-            /* on the device (the cut edges, few, still from the host) */
+            /* on the device (the cut edges and TE cut cells, few, and whose
+             * b^n sums several incident values, still from the host) */
             const long long px = (long long)c->px;
             if (m->nslots)
                 k_slot_values2<T><<<(unsigned)((m->nslots + 255) / 256), 256>>>(
@@ -1264,36 +1372,54 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                     (long long)m->nhslots, px, m->inc, t);
             if (m->ndisp)
                 k_disp_values2<T><<<(unsigned)((m->ndisp + 255) / 256), 256>>>(
-                    (T *)c->disp_v_d, c->disp_cell, (long long)m->ndisp, px, m->inc, t);
+                    (T *)c->disp.v_d, c->disp.cell, (long long)m->ndisp, px, m->inc, t);
+            if (m->nhdisp)
+                k_hdisp_values2<T><<<(unsigned)((m->nhdisp + 255) / 256), 256>>>(
+                    (T *)c->hdisp.v_d, c->hdisp.cell, c->hdisp.flag, (long long)m->nhdisp, px,
+                    m->inc, t);
         } else if (step_values<T>(m, t, m->nslots, c->slot_v_h, c->slot_v_d, c->slot_ev,
                                   model_slot_values_f, model_slot_values_d, err, errlen)
                    || step_values<T>(m, t, m->nhslots, c->hslot_v_h, c->hslot_v_d, c->hslot_ev,
                                      model_hslot_values_f, model_hslot_values_d, err, errlen)
-                   || step_values<T>(m, t, m->ndisp, c->disp_v_h, c->disp_v_d, c->disp_ev,
-                                     model_disp_values_f, model_disp_values_d, err, errlen)) {
+                   || step_values<T>(m, t, m->ndisp, c->disp.v_h, c->disp.v_d, c->disp.ev,
+                                     model_disp_values_f, model_disp_values_d, err, errlen)
+                   || step_values<T>(m, t, m->nhdisp, c->hdisp.v_h, c->hdisp.v_d, c->hdisp.ev,
+                                     model_hdisp_values_f, model_hdisp_values_d, err, errlen)) {
             return -1;
         }
         if (step_values<T>(m, t, m->ncut, c->cut_v_h, c->cut_v_d, c->cut_ev,
-                           model_cut_values_f, model_cut_values_d, err, errlen))
+                           model_cut_values_f, model_cut_values_d, err, errlen)
+            || step_values<T>(m, t, m->ntecut, c->tecut_v_h, c->tecut_v_d, c->tecut_ev,
+                              model_tecut_values_f, model_tecut_values_d, err, errlen))
             return -1;
         if (c->path == PATH2_TWO) {
-            /* update2d.inc's order: H (the cut edges, then the H-node
-             * slots), E (Mur), then the dispersive cells; the source slots,
-             * the point source and the DFT below */
+            /* update2d.inc's and cpu_step's order: the TE cut cells' Hz^n
+             * kept, H (the cut edges, then the H-node slots, then the
+             * dispersive TE edges), E (Mur), the TE cut cells, then the
+             * dispersive cells; the source slots, the point source and the
+             * DFT below */
             const Dev2<T> d = view2<T>(c, m);
             const unsigned ncb = (unsigned)((m->ncut + 255) / 256);
+            const unsigned ntb = (unsigned)((m->ntecut + 255) / 256);
+            if (m->ntecut)
+                k_tecut_save2<T><<<ntb, 256>>>(view_tecut<T>(c, m));
             if (m->ncut)
                 k_cut_save2<T><<<ncb, 256>>>(view_cut<T>(c, m));
-            if (c->hmat)
-                k_h2<T, F, true><<<g, b>>>(d);
+            if (c->hmat && c->hlossy)
+                k_h2<T, F, true, true><<<g, b>>>(d);
+            else if (c->hmat)
+                k_h2<T, F, true, false><<<g, b>>>(d);
             else
-                k_h2<T, F, false><<<g, b>>>(d);
+                k_h2<T, F, false, false><<<g, b>>>(d);
             if (m->ncut)
                 k_cut_apply2<T, F><<<ncb, 256>>>(view_cut<T>(c, m));
             if (m->nhslots)
                 k_hslots2<T, F><<<(unsigned)((m->nhslots + 255) / 256), 256>>>(
                     d.hx, d.hy, c->hslot_cell, c->hslot_flag, (const T *)c->hslot_v_d,
                     (long long)m->nhslots);
+            if (m->nhdisp)
+                k_disp2<T, F, true><<<(unsigned)((m->nhdisp + 255) / 256), 256>>>(
+                    view_disp<T>(c, m, &c->hdisp, m->nhdisp));
             if (mur)
                 k_mur2<T, F, false><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
             if (c->lossy)
@@ -1302,8 +1428,11 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                 k_e2<T, F, false><<<g, b>>>(d);
             if (mur)
                 k_mur2<T, F, true><<<nmur, 256>>>(d, (T *)c->mur_old, kmur);
+            if (m->ntecut)
+                k_tecut_apply2<T, F><<<ntb, 256>>>(view_tecut<T>(c, m));
             if (m->ndisp)
-                k_disp2<T, F><<<(unsigned)((m->ndisp + 255) / 256), 256>>>(view_disp<T>(c, m));
+                k_disp2<T, F, false><<<(unsigned)((m->ndisp + 255) / 256), 256>>>(
+                    view_disp<T>(c, m, &c->disp, m->ndisp));
         } else {
             /* fused (also the temporal path's remainder steps) */
             const PP2<T> pp = view_pp<T>(c, m);
@@ -1362,6 +1491,22 @@ static int cuda2d_step(struct engine *e, int n, char *err, size_t errlen)
     return 0;
 }
 
+static void disp_list_free(disp_list *l)
+{
+    cudaFree(l->cell);
+    cudaFree(l->flag);
+    cudaFree(l->mi);
+    cudaFree(l->coef);
+    cudaFree(l->ds);
+    cudaFree(l->ei);
+    cudaFree(l->p);
+    cudaFree(l->pold);
+    cudaFree(l->v_d);
+    cudaFreeHost(l->v_h);
+    if (l->ev)
+        cudaEventDestroy(l->ev);
+}
+
 static void cuda2d_destroy(struct engine *e)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
@@ -1414,21 +1559,19 @@ static void cuda2d_destroy(struct engine *e)
     cudaFreeHost(c->hslot_v_h);
     if (c->hslot_ev)
         cudaEventDestroy(c->hslot_ev);
-    cudaFree(c->disp_cell);
-    cudaFree(c->disp_mi);
-    cudaFree(c->disp_coef);
-    cudaFree(c->disp_ds);
-    cudaFree(c->disp_ei);
-    cudaFree(c->disp_p);
-    cudaFree(c->disp_pold);
-    cudaFree(c->disp_v_d);
+    disp_list_free(&c->disp);
+    disp_list_free(&c->hdisp);
+    cudaFree(c->tecut_cell);
+    cudaFree(c->tecut_k);
+    cudaFree(c->tecut_old);
+    cudaFree(c->tecut_v_d);
+    cudaFreeHost(c->tecut_v_h);
+    if (c->tecut_ev)
+        cudaEventDestroy(c->tecut_ev);
     cudaFree(c->slot_mi);
     cudaFree(c->hslot_mi);
     cudaFree(c->inc_coef);
     cudaFree(c->inc_hcoef);
-    cudaFreeHost(c->disp_v_h);
-    if (c->disp_ev)
-        cudaEventDestroy(c->disp_ev);
     if (c->tb2_stream)
         cudaStreamDestroy(c->tb2_stream);
     for (int k = 0; k < 2; k++)
@@ -1535,28 +1678,6 @@ static int tb2_samples_init(cuda2d_engine *c, const struct model *m, char *err, 
     return 0;
 }
 
-/* A dispersive material's coefficients (core/material.h) in precision T. */
-template <typename T> static void disp_coef_of(const struct material_coef *mc, DispCoef2<T> *o)
-{
-    const bool f = sizeof(T) == 4;
-    memset(o, 0, sizeof *o);
-    o->sig = f ? (T)mc->sigma_p_f : (T)mc->sigma_p;
-    o->rdenom = f ? (T)mc->rdenom_f : (T)mc->rdenom;
-    o->npoles = mc->npoles;
-    for (int q = 0; q < mc->npoles; q++) {
-        const struct material_pole_coef *pc = &mc->poles[q];
-        o->kind[q] = (int)pc->kind;
-        o->c1[q] = f ? (T)pc->c1_f : (T)pc->c1;
-        o->c2[q] = f ? (T)pc->c2_f : (T)pc->c2;
-        o->c3[q] = f ? (T)pc->c3_f : (T)pc->c3;
-        o->a[q] = f ? (T)pc->a_f : (T)pc->a;
-        o->b[q] = f ? (T)pc->b_f : (T)pc->b;
-    }
-}
-
-/* The dispersive cells' padded indices, their materials' table index (the
- * material index itself: the table has a row per material, filled for the
- * dispersive ones) and the table, in the engine's precision. */
 /* The device's share of the incident values (c->dev_values): the material
  * of each E slot and of each H slot, and the two coefficient tables. */
 static int inc_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
@@ -1572,8 +1693,14 @@ static int inc_setup(cuda2d_engine *c, const struct model *m, char *err, size_t 
         coef[k].pec = t->kind == MATERIAL_PEC;
         coef[k].lossy = t->sigma != 0.0;
     }
-    for (int k = 0; k < m->nhmats; k++)
-        hcoef[k].hinc = m->hmats[k].hinc;
+    for (int k = 0; k < m->nhmats; k++) {
+        const model::hmaterial *t = &m->hmats[k]; /* nested in struct model, for C++ */
+        hcoef[k].hinc = t->hinc;
+        hcoef[k].cdiff = t->cinc_diff;
+        hcoef[k].csum = t->cinc_sum;
+        hcoef[k].pec = t->pec;
+        hcoef[k].lossy = t->sigma != 0.0;
+    }
     uint8_t *smi = (uint8_t *)malloc(m->nslots + 1), *hmi = (uint8_t *)malloc(m->nhslots + 1);
     cudaError_t e = cudaErrorMemoryAllocation;
     if (smi && hmi) {
@@ -1605,44 +1732,113 @@ static int inc_setup(cuda2d_engine *c, const struct model *m, char *err, size_t 
     return 0;
 }
 
-static int disp_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+/* A list of n dispersive entries (struct disp_list): ids[k] = comp * ncells
+ * + c (cells: comp 0; TE edges: 0 Hx, 1 Hy), map[ids[k]] its row in the
+ * coefficient table (the material index, m->mat or m->hmat), dc[r] the
+ * coefficients of row r (NULL: not dispersive); what = "cells" or "edges". */
+static int disp_setup(cuda2d_engine *c, const struct model *m, disp_list *l, size_t n,
+                      const size_t *ids, const uint8_t *map,
+                      const struct material_coef *const *dc, int nrows, const char *what,
+                      char *err, size_t errlen)
 {
-    const size_t n = m->ndisp, nx = (size_t)m->nx;
+    const size_t nx = (size_t)m->nx, es = c->es, np = n * SCENE_MAX_POLES;
+    const size_t tb = MODEL_MAX_MATERIALS * (es == 4 ? sizeof(DispCoef<float>)
+                                                     : sizeof(DispCoef<double>));
     long long *cell = (long long *)malloc(n * sizeof *cell);
-    uint8_t *mi = (uint8_t *)malloc(n);
-    const size_t tb = MODEL_MAX_MATERIALS * (c->es == 4 ? sizeof(DispCoef2<float>)
-                                                        : sizeof(DispCoef2<double>));
+    uint8_t *mi = (uint8_t *)malloc(n), *flag = (uint8_t *)malloc(n);
     void *tab = calloc(1, tb);
+    void **dev[6] = {&l->coef, &l->ds, &l->ei, &l->p, &l->pold, &l->v_d};
+    const size_t bytes[6] = {tb, n * es, n * es, np * es, np * es, n * es};
     cudaError_t e1 = cudaErrorMemoryAllocation;
-    if (cell && mi && tab) {
+    if (cell && mi && flag && tab) {
         for (size_t k = 0; k < n; k++) {
-            const size_t q = m->disp_cell[k];
+            const size_t q = ids[k] % m->ncells;
             cell[k] = (long long)(q % nx) + (long long)(q / nx) * c->px;
-            mi[k] = m->mat[q];
+            mi[k] = map[ids[k]];
+            flag[k] = (uint8_t)(ids[k] / m->ncells);
         }
-        for (int k = 0; k < m->nmats; k++) {
-            if (!m->mats[k].dcoef)
+        for (int r = 0; r < nrows; r++) {
+            if (!dc[r])
                 continue;
-            if (c->es == 4)
-                disp_coef_of<float>(m->mats[k].dcoef, (DispCoef2<float> *)tab + k);
+            if (es == 4)
+                disp_coef_fill((DispCoef<float> *)tab + r, dc[r]);
             else
-                disp_coef_of<double>(m->mats[k].dcoef, (DispCoef2<double> *)tab + k);
+                disp_coef_fill((DispCoef<double> *)tab + r, dc[r]);
         }
-        e1 = cudaMemcpy(c->disp_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+        e1 = cudaSuccess;
+        for (int q = 0; q < 6 && e1 == cudaSuccess; q++) {
+            e1 = cudaMalloc(dev[q], bytes[q]);
+            if (e1 == cudaSuccess)
+                e1 = cudaMemset(*dev[q], 0, bytes[q]);
+        }
         if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->disp_mi, mi, n, cudaMemcpyHostToDevice);
+            e1 = cudaMalloc((void **)&l->cell, n * sizeof *cell);
         if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->disp_coef, tab, tb, cudaMemcpyHostToDevice);
+            e1 = cudaMalloc((void **)&l->mi, n);
         if (e1 == cudaSuccess)
-            e1 = cudaMallocHost(&c->disp_v_h, n * c->es);
+            e1 = cudaMalloc((void **)&l->flag, n);
         if (e1 == cudaSuccess)
-            e1 = cudaEventCreateWithFlags(&c->disp_ev, cudaEventDisableTiming);
+            e1 = cudaMemcpy(l->cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(l->mi, mi, n, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(l->flag, flag, n, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(l->coef, tab, tb, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMallocHost(&l->v_h, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaEventCreateWithFlags(&l->ev, cudaEventDisableTiming);
     }
     free(cell);
     free(mi);
+    free(flag);
     free(tab);
     if (e1 != cudaSuccess)
-        return seterr(err, errlen, "cuda 2D: cannot set up the %zu dispersive cells: %s", n,
+        return seterr(err, errlen, "cuda 2D: cannot set up the %zu dispersive %s: %s", n, what,
+                      cudaGetErrorString(e1));
+    return 0;
+}
+
+/* TE conformal PEC: the cut cells' padded indices and k (k_f in float), the
+ * scratch Hz^n and b^n (pinned on the host). */
+static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = m->ntecut, nx = (size_t)m->nx, es = c->es;
+    long long *cell = (long long *)malloc(n * sizeof *cell);
+    double *k = (double *)malloc(4 * n * sizeof *k); /* es bytes each: float or double */
+    cudaError_t e1 = cudaErrorMemoryAllocation;
+    if (cell && k) {
+        for (size_t t = 0; t < n; t++) {
+            const struct model::te_cut *tc = &m->tecut[t]; /* nested in struct model, for C++ */
+            cell[t] = (long long)(tc->cell % nx) + (long long)(tc->cell / nx) * c->px;
+            for (int q = 0; q < 4; q++) {
+                if (es == 4)
+                    ((float *)k)[4 * t + q] = tc->k_f[q];
+                else
+                    k[4 * t + q] = tc->k[q];
+            }
+        }
+        e1 = cudaMalloc((void **)&c->tecut_cell, n * sizeof *cell);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->tecut_k, 4 * n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->tecut_old, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->tecut_v_d, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->tecut_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->tecut_k, k, 4 * n * es, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMallocHost(&c->tecut_v_h, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaEventCreateWithFlags(&c->tecut_ev, cudaEventDisableTiming);
+    }
+    free(cell);
+    free(k);
+    if (e1 != cudaSuccess)
+        return seterr(err, errlen, "cuda 2D: cannot set up the %zu TE cut cells: %s", n,
                       cudaGetErrorString(e1));
     return 0;
 }
@@ -1671,7 +1867,11 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     c->es = precision_size(o->precision);
     c->nf = m->scene->dft ? m->scene->dft_nfreq : 0;
     c->vacuum = m->nslots == 0;
-    c->lossy = m->lossy;
+    /* the ez array's ca, as cpu_step's elossy: TM with a lossy material
+     * (in TE sigma lives on the edges, hlossy, and the ez array's nodes are
+     * the mu_r ones, ca = 1) */
+    c->lossy = m->lossy && !m->scene->te;
+    c->hlossy = m->hlossy;
     /* the step path: TEXFDTD_CUDA2D = two | fused | temporal (default);
      * temporal needs a scene without CPML, Mur and DFT, else fused; a
      * scene with conformal cut edges runs the two-kernel path (see the top).
@@ -1700,9 +1900,10 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         if (c->path == PATH2_TEMPORAL
             && (m->pml_n > 0 || m->scene->boundary == BOUNDARY_MUR || m->scene->dft))
             c->path = PATH2_FUSED;
-        /* the conformal cut edges, the H-node map (TE, mu_r) and the
-         * dispersive cells: the two-kernel path only (see the top) */
-        if (m->ncut || m->hmat || m->ndisp)
+        /* the conformal cut edges (TM and TE), the H-node map (TE, mu_r;
+         * with it the lossy and dispersive TE edges) and the dispersive
+         * cells: the two-kernel path only (see the top) */
+        if (m->ncut || m->ntecut || m->hmat || m->nhdisp || m->ndisp)
             c->path = PATH2_TWO;
         c->K = ke ? atoi(ke) : 6; /* 6: fastest at 4096^2 and 16384^2 on the H100 */
         if (c->K != 2 && c->K != 4 && c->K != 6 && c->K != 8)
@@ -1714,15 +1915,18 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                    : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
         else
             c->R = r == 16 || r == 32 || r == 64 ? r : 32;
-        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s%s%s", path2_name[c->path],
+        log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s%s%s%s%s%s", path2_name[c->path],
                  c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
                  c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "",
                  !m->nsamples ? ""
                  : c->path == PATH2_TEMPORAL ? ", monitor samples gathered inside the kernel"
                                              : ", monitor samples gathered after each step",
                  m->ncut ? ", conformal PEC cut edges (two kernels only)" : "",
+                 m->ntecut ? ", TE conformal cut cells (two kernels only)" : "",
                  m->hmat ? ", H-node map (two kernels only)" : "",
-                 m->ndisp ? ", dispersive cells (two kernels only)" : "");
+                 m->hlossy ? ", lossy TE edges" : "",
+                 m->ndisp ? ", dispersive cells (two kernels only)" : "",
+                 m->nhdisp ? ", dispersive TE edges (two kernels only)" : "");
     }
     const bool pp = c->path != PATH2_TWO;
     const size_t es = c->es, N = (size_t)c->N;
@@ -1737,13 +1941,18 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
                                 ? m->nsamples * sizeof(Tb2Sample)
                                       + (2 * tb2_tiles(c->nx, c->ny, c->K, c->R) + 1) * sizeof(int)
                                 : 0);
-    /* conformal PEC: cell, q, component, a, old H and b^n per cut edge */
-    const size_t cut_b = m->ncut * (2 * sizeof(long long) + 1 + 3 * es);
+    /* conformal PEC: cell, q, component, a, old H and b^n per cut edge;
+     * TE: cell, k[4], old Hz and b^n per cut cell */
+    const size_t cut_b = m->ncut * (2 * sizeof(long long) + 1 + 3 * es)
+                         + m->ntecut * (sizeof(long long) + 6 * es);
     /* the H-node map (2 bytes a cell), its slots (cell, flag, value); the
-     * dispersive cells (cell, index, D_s, Ei^n, Ei^{n+1}, 2 x MAXP poles) */
+     * dispersive cells and TE edges (cell, index, flag, D_s, Ei^n, Ei^{n+1},
+     * 2 x MAXP poles, a coefficient table per list) */
     const size_t hm_b = (m->hmat ? 2 * c->cells : 0) + m->nhslots * (9 + es);
-    const size_t disp_b = m->ndisp * (9 + (3 + 2 * SCENE_MAX_POLES) * es)
-                          + (m->ndisp ? MODEL_MAX_MATERIALS * sizeof(DispCoef2<double>) : 0);
+    const size_t nd = m->ndisp + m->nhdisp;
+    const size_t disp_b = nd * (10 + (3 + 2 * SCENE_MAX_POLES) * es)
+                          + (size_t)((m->ndisp > 0) + (m->nhdisp > 0)) * MODEL_MAX_MATERIALS
+                                * sizeof(DispCoef<double>);
     const size_t need = c->cells * per_cell + psi_b + m->nslots * (9 + es) + cut_b + hm_b
                         + disp_b + mon_b + (64u << 20);
     if (cuda_check_memory("cuda 2D", need, per_cell, err, errlen)) {
@@ -1942,29 +2151,35 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         }
     }
     if (m->ndisp) {
-        const size_t n = m->ndisp, np = n * SCENE_MAX_POLES;
-        ALLOC(c->disp_cell, n * sizeof(long long));
-        ALLOC(c->disp_mi, n);
-        ALLOC(c->disp_coef, MODEL_MAX_MATERIALS * (es == 4 ? sizeof(DispCoef2<float>)
-                                                           : sizeof(DispCoef2<double>)));
-        ALLOC(c->disp_ds, n * es);
-        ALLOC(c->disp_ei, n * es);
-        ALLOC(c->disp_p, np * es);
-        ALLOC(c->disp_pold, np * es);
-        ALLOC(c->disp_v_d, n * es);
-        if (disp_setup(c, m, err, errlen))
+        const struct material_coef *dc[MODEL_MAX_MATERIALS];
+        for (int k = 0; k < m->nmats; k++)
+            dc[k] = m->mats[k].dcoef;
+        if (disp_setup(c, m, &c->disp, m->ndisp, m->disp_cell, m->mat, dc, m->nmats, "cells",
+                       err, errlen))
             goto fail;
     }
+    if (m->nhdisp) {
+        const struct material_coef *dc[MODEL_MAX_MATERIALS];
+        for (int k = 0; k < m->nhmats; k++)
+            dc[k] = m->hmats[k].dcoef;
+        if (disp_setup(c, m, &c->hdisp, m->nhdisp, m->hdisp, m->hmat, dc, m->nhmats, "TE edges",
+                       err, errlen))
+            goto fail;
+    }
+    if (m->ntecut && tecut_setup(c, m, err, errlen))
+        goto fail;
     if (c->dev_values && inc_setup(c, m, err, errlen))
         goto fail;
     {
         float cf[MODEL_MAX_MATERIALS] = {0}, af[MODEL_MAX_MATERIALS] = {0};
         double cd[MODEL_MAX_MATERIALS] = {0}, ad[MODEL_MAX_MATERIALS] = {0};
-        float hf[MODEL_MAX_MATERIALS] = {0};
-        double hd[MODEL_MAX_MATERIALS] = {0};
+        float hf[MODEL_MAX_MATERIALS] = {0}, haf[MODEL_MAX_MATERIALS] = {0};
+        double hd[MODEL_MAX_MATERIALS] = {0}, had[MODEL_MAX_MATERIALS] = {0};
         for (int k = 0; k < m->nhmats; k++) {
             hf[k] = m->hmats[k].ch_f;
             hd[k] = m->hmats[k].ch;
+            haf[k] = m->hmats[k].ca_f;
+            had[k] = m->hmats[k].ca;
         }
         for (int k = 0; k < m->nmats; k++) {
             cf[k] = m->mats[k].cb_f; /* = cezh_f where sigma = 0 */
@@ -1977,7 +2192,9 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             || cudaMemcpyToSymbol(c2_ca_f, af, sizeof af) != cudaSuccess
             || cudaMemcpyToSymbol(c2_ca_d, ad, sizeof ad) != cudaSuccess
             || cudaMemcpyToSymbol(c2_hc_f, hf, sizeof hf) != cudaSuccess
-            || cudaMemcpyToSymbol(c2_hc_d, hd, sizeof hd) != cudaSuccess) {
+            || cudaMemcpyToSymbol(c2_hc_d, hd, sizeof hd) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_hca_f, haf, sizeof haf) != cudaSuccess
+            || cudaMemcpyToSymbol(c2_hca_d, had, sizeof had) != cudaSuccess) {
             seterr(err, errlen, "cuda 2D: cannot set the coefficient table");
             goto fail;
         }
@@ -2024,19 +2241,19 @@ static int cuda2d_read(struct engine *e, enum field f, void *dst, char *err, siz
 
 /* The checkpointed state, in the cpu engine's names and layouts (cpu2d.c
  * cpu_state), so that a checkpoint moves between the engines: the fields,
- * the CPML psi, the dispersive cells' D_s, Ei^n and poles, the DFT sums.
- * The padded arrays ([rows][px]) go through a host buffer without their
+ * the CPML psi, the dispersive cells' and TE edges' D_s, Ei and poles, the
+ * DFT sums.  The padded arrays ([rows][px]) go through a host buffer without their
  * padding ([rows][nx]); a load also fills the ping-pong twins (fused and
  * temporal paths), which must agree on the cells a step never writes.  (Mur's
- * old values, the cut edges' old H and the per-step values are scratch
- * within a step.)  A state is taken between engine_step calls, when every
+ * old values, the cut edges' old H, the TE cut cells' old Hz and the
+ * per-step values are scratch within a step.)  A state is taken between engine_step calls, when every
  * gathered monitor row has been read: a load starts a fresh batch. */
 static int cuda2d_state(struct engine *e, struct state_io *io, char *err, size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
     const struct model *m = e->model;
     const size_t es = c->es, nx = (size_t)c->nx, px = (size_t)c->px, N = (size_t)c->N;
-    const size_t nd = m->ndisp, nf = (size_t)c->nf;
+    const size_t nd = m->ndisp, nh = m->nhdisp, nf = (size_t)c->nf;
     const struct {
         const char *name;
         void *dev, *twin;
@@ -2050,10 +2267,14 @@ static int cuda2d_state(struct engine *e, struct state_io *io, char *err, size_t
         {"psi_ezy", c->psi[1], NULL, 2 * N, nx, true},
         {"psi_hyx", c->psi[2], c->psi_b[1], 1, 2 * N * (size_t)c->ny, false},
         {"psi_ezx", c->psi[3], NULL, 1, 2 * N * (size_t)c->ny, false},
-        {"disp_ds", c->disp_ds, NULL, 1, nd, false},
-        {"disp_ei", c->disp_ei, NULL, 1, nd, false},
-        {"disp_p", c->disp_p, NULL, 1, nd * SCENE_MAX_POLES, false},
-        {"disp_pold", c->disp_pold, NULL, 1, nd * SCENE_MAX_POLES, false},
+        {"disp_ds", c->disp.ds, NULL, 1, nd, false},
+        {"disp_ei", c->disp.ei, NULL, 1, nd, false},
+        {"disp_p", c->disp.p, NULL, 1, nd * SCENE_MAX_POLES, false},
+        {"disp_pold", c->disp.pold, NULL, 1, nd * SCENE_MAX_POLES, false},
+        {"hdisp_ds", c->hdisp.ds, NULL, 1, nh, false},
+        {"hdisp_ei", c->hdisp.ei, NULL, 1, nh, false},
+        {"hdisp_p", c->hdisp.p, NULL, 1, nh * SCENE_MAX_POLES, false},
+        {"hdisp_pold", c->hdisp.pold, NULL, 1, nh * SCENE_MAX_POLES, false},
         {"ez_dft_re", c->re, NULL, nf * (size_t)c->ny, nx, true},
         {"ez_dft_im", c->im, NULL, nf * (size_t)c->ny, nx, true},
     };
@@ -2185,7 +2406,7 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s%s",
+             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s%s%s%s%s",
              e->model->scene->te ? "TE" : "TMz",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
@@ -2194,8 +2415,11 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
              : c->path == PATH2_TEMPORAL ? ", monitor samples gathered in k_tb2"
                                          : ", monitor samples gathered after each step",
              e->model->ncut ? ", conformal PEC cut edges" : "",
-             e->model->hmat ? ", H-node map" : "", e->model->ndisp ? ", dispersive cells" : "",
-             e->model->nslots + e->model->nhslots + e->model->ndisp == 0 ? ""
+             e->model->ntecut ? ", TE conformal cut cells" : "",
+             e->model->hmat ? ", H-node map" : "", e->model->hlossy ? ", lossy TE edges" : "",
+             e->model->ndisp ? ", dispersive cells" : "",
+             e->model->nhdisp ? ", dispersive TE edges" : "",
+             e->model->nslots + e->model->nhslots + e->model->ndisp + e->model->nhdisp == 0 ? ""
              : c->dev_values ? ", incident values on the device"
                              : ", incident values from the host");
 }
@@ -2204,7 +2428,8 @@ extern "C" const struct engine_ops cuda_engine_ops = {
     "cuda",
     ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
         | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL | ENGINE_CAP_LOSSY | ENGINE_CAP_TE
-        | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
+        | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
+        | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,

@@ -2,8 +2,8 @@
  * coefficients of a dispersive material in the engine's precision and the
  * per-entry statements of cpu/disp_cell.inc (core/yee.h "Dispersive poles",
  * docs/materials-design.md section 3), in their order.  Used by the 3D
- * CUDA engine (cuda3d_mat.cu); the 2D engine's k_disp2 (cuda2d.cu) has the
- * same layout (DispCoef2) and statements and may take these in its place.
+ * CUDA engine (cuda3d_mat.cu) and the 2D engine's k_disp2 (cuda2d.cu: the
+ * dispersive cells and TE edges).
  * Memory access only: the arithmetic is core/yee.h's, through yee.cuh. */
 #ifndef TEXFDTD_DISP_CUH
 #define TEXFDTD_DISP_CUH

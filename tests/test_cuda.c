@@ -1158,19 +1158,23 @@ static void expect_model(const char *text, bool hmap, bool disp, bool te)
 
 #define MAT2D_GRID "[grid]\nnx = 130\nny = 97\nsteps = 300\ncourant = 0.5\ncells_per_wavelength = 20\n"
 
-/* TE, a PEC cylinder off the grid's axes (PEC edges: H-array slots that copy
- * -E_inc) and a dielectric block, CPML, a plane wave at 30 degrees, the DFT
- * at two frequencies. */
+/* A PEC cylinder off the grid's axes; with a dielectric block beside it,
+ * CPML, a plane wave at 30 degrees and the DFT at two frequencies. */
+#define PEC_CYL                                                                                   \
+    "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\ncenter_y = 48.6\n"          \
+    "radius = 17.7\n"
+#define PEC_CYL_BLOCK_CPML                                                                        \
+    "[source]\nangle = 30\nfront_offset = 5\n"                                                    \
+    "[boundary]\ntype = cpml\ncells = 10\n" PEC_CYL                                               \
+    "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"                      \
+    "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"                                     \
+    "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n"
+
+/* TE, the PEC cylinder (PEC edges: H-array slots that copy -E_inc) and the
+ * dielectric block of PEC_CYL_BLOCK_CPML. */
 Test(cuda2d, te_pec_cylinder_cpml_bit_identical_to_cpu, .timeout = 180)
 {
-    const char *text = MAT2D_GRID "polarization = te\n"
-                       "[source]\nangle = 30\nfront_offset = 5\n"
-                       "[boundary]\ntype = cpml\ncells = 10\n"
-                       "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 61.3\n"
-                       "center_y = 48.6\nradius = 17.7\n"
-                       "[object.block]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\n"
-                       "center_x = 98\ncenter_y = 40\nwidth = 8\nheight = 14\n"
-                       "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n";
+    const char *text = MAT2D_GRID "polarization = te\n" PEC_CYL_BLOCK_CPML;
     expect_model(text, true, false, true);
     cuda2d_mat_vs_cpu(text);
 }
@@ -1506,4 +1510,145 @@ Test(cuda2d, incident_values_on_device_and_host_bit_identical_to_cpu, .timeout =
                            "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\n"
                            "center_y = 47.6\nradius = 15.4\n",
                 NULL, "two kernels", 300);
+}
+
+/* ---- TE's own features on the 2D engine: conformal PEC cut cells, lossy
+ * edges, dispersive edges (core/model.h tecut, hmats[].ca, hdisp) ----
+ * The two-kernel path runs them whatever TEXFDTD_CUDA2D asks (the fused and
+ * temporal paths decline a scene with an H-node map); their bits are the
+ * cpu engine's, float (flush) and double (keep), the fields, the TE
+ * read-out and the DFT phasors, with the incident values computed on the
+ * device (the default) and on the host (TEXFDTD_CUDA2D_VALUES=host). */
+
+/* The scene's model must hold the TE lists the test is about. */
+static void expect_te_lists(const char *text, bool tecut, bool hlossy, bool hdisp)
+{
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    cr_assert(t.scene.te);
+    cr_assert_eq(t.model.ntecut > 0, tecut, "%zu TE cut cells", t.model.ntecut);
+    cr_assert_eq(t.model.hlossy, hlossy, "lossy edges %s", t.model.hlossy ? "present" : "absent");
+    cr_assert_eq(t.model.nhdisp > 0, hdisp, "%zu dispersive edges", t.model.nhdisp);
+    cr_log_info("%zu TE cut cells, %zu H-node slots, %zu dispersive edges, %zu source slots",
+                t.model.ntecut, t.model.nhslots, t.model.nhdisp, t.model.nslots);
+    setup_free(&t);
+}
+
+/* cuda2d_mat_vs_cpu (every TEXFDTD_CUDA2D, float and double) with the
+ * incident values on the device and on the host. */
+static void te_vs_cpu_values(const char *text)
+{
+    const char *modes[2] = {"device", "host"};
+    for (int k = 0; k < 2; k++) {
+        setenv("TEXFDTD_CUDA2D_VALUES", modes[k], 1);
+        cr_log_info("TEXFDTD_CUDA2D_VALUES=%s", modes[k]);
+        cuda2d_mat_vs_cpu(text);
+    }
+    unsetenv("TEXFDTD_CUDA2D_VALUES");
+}
+
+/* TE conformal PEC: the cylinder of PEC_CYL_BLOCK_CPML (radius 17.7 about
+ * (61.3, 48.6): cut cells of every shape, some given area by the
+ * small-cell floor) beside its dielectric block (H-node slots of both
+ * kinds), CPML, the plane wave at 30 degrees, the DFT at two frequencies. */
+Test(cuda2d, te_conformal_pec_cylinder_cpml_bit_identical_to_cpu, .timeout = 300)
+{
+    const char *text = MAT2D_GRID "polarization = te\nconformal_pec = true\n" PEC_CYL_BLOCK_CPML;
+    expect_te_lists(text, true, false, false);
+    te_vs_cpu_values(text);
+}
+
+/* The same cylinder with Mur walls and a point source beside it (b^n = 0:
+ * the cut cells' own update alone, after Mur). */
+Test(cuda2d, te_conformal_pec_mur_point_bit_identical_to_cpu, .timeout = 300)
+{
+    const char *text = MAT2D_GRID "polarization = te\nconformal_pec = true\n"
+                       "[source]\ntype = point\ncenter_x = 30\ncenter_y = 70\n"
+                       "[boundary]\ntype = mur\n" PEC_CYL;
+    expect_te_lists(text, true, false, false);
+    te_vs_cpu_values(text);
+}
+
+/* TE lossy edges: a lossy cylinder (eps_r 3, sigma 0.12 S/m; edges of
+ * ca != 1 and H-node slots with cinc_diff, cinc_sum), a PEC plate and a
+ * dielectric rod beside it, CPML, the plane wave (a Gaussian pulse), the
+ * DFT. */
+Test(cuda2d, te_lossy_cylinder_bit_identical_to_cpu, .timeout = 300)
+{
+    const char *text = MAT2D_GRID "polarization = te\n"
+                       "[source]\nangle = 30\nfront_offset = 5\nwaveform = gaussian\n"
+                       "[boundary]\ntype = cpml\ncells = 10\n"
+                       "[material.wet]\neps_r = 3\nsigma = 0.12\n"
+                       "[object.cyl]\nshape = circle\nmaterial = wet\ncenter_x = 60.3\n"
+                       "center_y = 47.6\nradius = 15.4\n"
+                       "[object.plate]\nshape = rectangle\nmaterial = pec\n"
+                       "center_x = 98\ncenter_y = 62\nwidth = 5\nheight = 20\n"
+                       "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+                       "center_x = 97\ncenter_y = 28\nradius = 6.5\n"
+                       "[monitor.dft]\nstart_step = 100\n";
+    expect_te_lists(text, false, true, false);
+    te_vs_cpu_values(text);
+}
+
+/* TE dispersive cylinders (CPML, the plane wave, the DFT) beside a
+ * dielectric rod: the D-E update of the dispersive edges after the H
+ * kernel and the H-node slots. */
+static void te_disp_cylinder(const char *material, bool lossy)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             MAT2D_GRID "polarization = te\n[source]\nangle = 30\nfront_offset = 5\n"
+             "[boundary]\ntype = cpml\ncells = 10\n%s"
+             "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\ncenter_y = 47.6\n"
+             "radius = 15.4\n"
+             "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
+             "center_x = 97\ncenter_y = 30\nradius = 6.5\n"
+             "[monitor.dft]\nstart_step = 150\n",
+             material);
+    expect_te_lists(text, false, lossy, true);
+    te_vs_cpu_values(text);
+}
+
+/* Drude: omega_p = 2 omega, gamma = 0.2 omega, eps_inf 1 (Re eps < 0). */
+Test(cuda2d, te_drude_cylinder_bit_identical_to_cpu, .timeout = 300)
+{
+    te_disp_cylinder("[material.m]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n",
+                     false);
+}
+
+/* A Debye pole (delta_eps 6, omega tau = 1) and a Lorentz pole (delta_eps
+ * 3 at 1.5 omega) in one material with sigma (the sigma' terms), eps_inf
+ * 2, and a lossy cylinder beside it (k_h2's flag HL with the dispersive
+ * edges' ca = 1, ch = 0). */
+Test(cuda2d, te_debye_lorentz_cylinder_bit_identical_to_cpu, .timeout = 300)
+{
+    te_disp_cylinder("[material.m]\neps_r = 2\nsigma = 0.01\ndebye = 6 1.5915494309189535e-10\n"
+                     "lorentz = 3 9.42477796076938e9 1.8849555921538759e9\n"
+                     "[material.wet]\neps_r = 3\nsigma = 0.12\n"
+                     "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 97\n"
+                     "center_y = 70\nradius = 7\n",
+                     true);
+}
+
+/* A TE Drude scene (CPML, plane wave, DFT) saved on cuda at step 130 and
+ * resumed on cpu (and the reverse) gives the uninterrupted cpu run's bits,
+ * float and double: the dispersive edges' state moves under the cpu
+ * engine's names (hdisp_ds, hdisp_ei, hdisp_p, hdisp_pold), incident
+ * values on the device and on the host. */
+Test(cuda2d, te_drude_checkpoint_moves_between_cuda_and_cpu, .timeout = 300)
+{
+    const char *text = MAT2D_GRID "polarization = te\n[source]\nangle = 30\nfront_offset = 5\n"
+                       "[boundary]\ntype = cpml\ncells = 10\n"
+                       "[material.m]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n"
+                       "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 60.3\n"
+                       "center_y = 47.6\nradius = 15.4\n"
+                       "[monitor.dft]\nstart_step = 100\n";
+    expect_te_lists(text, false, false, true);
+    const char *modes[2] = {"device", "host"};
+    for (int k = 0; k < 2; k++) {
+        setenv("TEXFDTD_CUDA2D_VALUES", modes[k], 1);
+        cr_log_info("TEXFDTD_CUDA2D_VALUES=%s", modes[k]);
+        checkpoint_across(text, 130, NULL);
+    }
+    unsetenv("TEXFDTD_CUDA2D_VALUES");
 }

@@ -596,8 +596,9 @@ Test(te, other_engines_refuse)
 }
 
 /* 3D refuses TE (mu_r it takes: tests/test_mat3d.c) with the line of the
- * key; TE takes conformal_pec (on the cpu engine only: the others refuse
- * it) but not conformal_min, which is TM's. */
+ * key; TE takes conformal_pec (on the cpu and cuda engines: gl and
+ * gl-compute refuse it, through the API and the command) but not
+ * conformal_min, which is TM's. */
 Test(te, refusals_3d_and_conformal)
 {
     struct scene s;
@@ -611,9 +612,12 @@ Test(te, refusals_3d_and_conformal)
     const char *name = expect_refused(conf, 1, ENGINE_CAP_TE_CONFORMAL,
                                       "[grid] conformal_pec with polarization = te");
     cr_assert(engine_find("cpu", 2)->caps & ENGINE_CAP_TE_CONFORMAL);
+    const struct engine_ops *cuda = engine_find("cuda", 2);
+    cr_expect(!cuda || cuda->caps & ENGINE_CAP_TE_CONFORMAL);
     for (const struct engine_ops *const *p = engine_list(); *p; p++)
-        cr_expect(!((*p)->caps & ENGINE_CAP_TE_CONFORMAL) || !strcmp((*p)->name, "cpu"), "%s",
-                  (*p)->name);
+        if (!strcmp((*p)->name, "gl") || !strcmp((*p)->name, "gl-compute"))
+            cr_expect(!((*p)->caps & ENGINE_CAP_TE_CONFORMAL), "%s", (*p)->name);
+    cr_expect(!engine_find("gl", 2) || name, "gl is built but refused nothing");
     if (!name)
         return;
     /* the command: exit status 2, the key named */

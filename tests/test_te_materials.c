@@ -610,17 +610,21 @@ Test(te_materials, stability_checked_as_in_tm)
     }
 }
 
-/* Every 2D engine but cpu refuses TE with sigma and TE with poles: through
- * the API (an engine that takes TE and sigma, or TE and poles, still names
- * the pair in TE), and through the command with exit status 2. */
+/* Every 2D engine without ENGINE_CAP_TE_LOSSY / ENGINE_CAP_TE_DISPERSIVE
+ * (gl, gl-compute; cpu and cuda take them: tests/test_cuda.c) refuses TE
+ * with sigma and TE with poles: through the API (an engine that takes TE and
+ * sigma, or TE and poles, still names the pair in TE), and through the
+ * command with exit status 2. */
 Test(te_materials, other_engines_refuse)
 {
     const char *cases[2][2] = {{"material.m.sigma=0.05", "a lossy material (sigma != 0) in TE"},
                                {"material.m.debye=2 1e-10",
                                 "a dispersive material (Debye, Lorentz, Drude poles) in TE"}};
     const unsigned caps[2] = {ENGINE_CAP_LOSSY, ENGINE_CAP_DISPERSIVE};
-    const struct engine_ops *cpu = engine_find("cpu", 2);
+    const unsigned te_caps[2] = {ENGINE_CAP_TE_LOSSY, ENGINE_CAP_TE_DISPERSIVE};
+    const struct engine_ops *cpu = engine_find("cpu", 2), *cuda = engine_find("cuda", 2);
     cr_assert(cpu && cpu->caps & ENGINE_CAP_TE_LOSSY && cpu->caps & ENGINE_CAP_TE_DISPERSIVE);
+    cr_expect(!cuda || (cuda->caps & ENGINE_CAP_TE_LOSSY && cuda->caps & ENGINE_CAP_TE_DISPERSIVE));
     for (int k = 0; k < 2; k++) {
         char text[4096];
         snprintf(text, sizeof text, cyl_scene, "[material.m]\neps_r = 2\n");
@@ -631,7 +635,7 @@ Test(te_materials, other_engines_refuse)
         struct engine_options o = {.precision = PRECISION_SINGLE,
                                    .denormals = DENORMALS_FLUSH, .device = -1};
         for (const struct engine_ops *const *p = engine_list(); *p; p++) {
-            if ((*p)->caps & ENGINE_CAP_3D || !strcmp((*p)->name, "cpu"))
+            if ((*p)->caps & (ENGINE_CAP_3D | te_caps[k]))
                 continue;
             struct engine *e;
             cr_expect_neq(engine_create((*p)->name, &t.model, &o, &e, err, sizeof err), 0,
