@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 static double cut_value(const struct model *m, size_t k, int n)
 {
@@ -1006,8 +1009,36 @@ static double hslot_value(const struct model *m, size_t k, int n)
 /* The per-step value lists below hold one independent value per entry (a
  * few exp and sin in double each): large lists (a dielectric or dispersive
  * object of millions of cells) are filled by every OpenMP thread, which
- * changes no bit. */
+ * changes no bit.  Each thread computes in IEEE mode (FTZ and DAZ cleared:
+ * a worker may still carry a CPU engine's flush mode), as the calling
+ * thread does. */
 #define PARALLEL_VALUES 16384
+
+typedef double (*value_fn)(const struct model *m, size_t k, int n);
+
+/* out[q] = f(m, first + q, n) for q < count, as float (single) or double. */
+static void fill_values(const struct model *m, value_fn f, int n, size_t first, size_t count,
+                        void *out, bool single)
+{
+#pragma omp parallel if (count >= PARALLEL_VALUES)
+    {
+#ifdef __SSE__
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr(csr & ~0x8040u);
+#endif
+#pragma omp for schedule(static)
+        for (size_t q = 0; q < count; q++) {
+            const double v = f(m, first + q, n);
+            if (single)
+                ((float *)out)[q] = (float)v;
+            else
+                ((double *)out)[q] = v;
+        }
+#ifdef __SSE__
+        _mm_setcsr(csr);
+#endif
+    }
+}
 
 /* Ei^{n+1} at dispersive entry k (3D: the Ez entries; Ex, Ey have none). */
 static double disp_value(const struct model *m, size_t k, int n)
@@ -1018,18 +1049,20 @@ static double disp_value(const struct model *m, size_t k, int n)
     return model_incident(m, (double)(c % nx), (double)(c / nx % (size_t)m->ny), (double)n + 1.0);
 }
 
+/* Hi^{n+1/2} at dispersive TE edge k. */
+static double hdisp_value(const struct model *m, size_t k, int n)
+{
+    return hnode_incident(m, m->hdisp[k], (double)n + 0.5);
+}
+
 void model_disp_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = (float)disp_value(m, first + k, n);
+    fill_values(m, disp_value, n, first, count, out, true);
 }
 
 void model_disp_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = disp_value(m, first + k, n);
+    fill_values(m, disp_value, n, first, count, out, false);
 }
 
 void model_disp_values_f(const struct model *m, int n, float *out)
@@ -1044,30 +1077,22 @@ void model_disp_values_d(const struct model *m, int n, double *out)
 
 void model_hslot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = (float)hslot_value(m, first + k, n);
+    fill_values(m, hslot_value, n, first, count, out, true);
 }
 
 void model_hslot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = hslot_value(m, first + k, n);
+    fill_values(m, hslot_value, n, first, count, out, false);
 }
 
 void model_hdisp_values_f(const struct model *m, int n, float *out)
 {
-#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nhdisp; k++)
-        out[k] = (float)hnode_incident(m, m->hdisp[k], (double)n + 0.5);
+    fill_values(m, hdisp_value, n, 0, m->nhdisp, out, true);
 }
 
 void model_hdisp_values_d(const struct model *m, int n, double *out)
 {
-#pragma omp parallel for schedule(static) if (m->nhdisp >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nhdisp; k++)
-        out[k] = hnode_incident(m, m->hdisp[k], (double)n + 0.5);
+    fill_values(m, hdisp_value, n, 0, m->nhdisp, out, false);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)
@@ -1082,30 +1107,22 @@ void model_hslot_values_d(const struct model *m, int n, double *out)
 
 void model_slot_values_f(const struct model *m, int n, float *out)
 {
-#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nslots; k++)
-        out[k] = (float)slot_value(m, k, n);
+    fill_values(m, slot_value, n, 0, m->nslots, out, true);
 }
 
 void model_slot_values_d(const struct model *m, int n, double *out)
 {
-#pragma omp parallel for schedule(static) if (m->nslots >= PARALLEL_VALUES)
-    for (size_t k = 0; k < m->nslots; k++)
-        out[k] = slot_value(m, k, n);
+    fill_values(m, slot_value, n, 0, m->nslots, out, false);
 }
 
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = (float)slot_value(m, first + k, n);
+    fill_values(m, slot_value, n, first, count, out, true);
 }
 
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
-#pragma omp parallel for schedule(static) if (count >= PARALLEL_VALUES)
-    for (size_t k = 0; k < count; k++)
-        out[k] = slot_value(m, first + k, n);
+    fill_values(m, slot_value, n, first, count, out, false);
 }
 
 void model_dft_weight_k(const struct model *m, int k, int n, double *re, double *im)
