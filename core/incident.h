@@ -83,32 +83,38 @@ INC_FN double inc_sin(double x)
                  c12 = 0x1.1eed8eff8d898p-29, c14 = 0x1.93974a8c07c9dp-37,
                  c16 = 0x1.ae7f3e733b81fp-45, c18 = 0x1.6827863b97d97p-53,
                  c20 = 0x1.e542ba4020225p-62, c22 = 0x1.0ce396db7f853p-70;
-    /* sin r = r (1 - r2/3! + r2^2/5! - ...), cos r = 1 - r2/2! + ..., Horner in r2 */
-    double ps = I_SUB(s21, I_MUL(r2, s23));
-    ps = I_SUB(s19, I_MUL(r2, ps));
-    ps = I_SUB(s17, I_MUL(r2, ps));
-    ps = I_SUB(s15, I_MUL(r2, ps));
-    ps = I_SUB(s13, I_MUL(r2, ps));
-    ps = I_SUB(s11, I_MUL(r2, ps));
-    ps = I_SUB(s9, I_MUL(r2, ps));
-    ps = I_SUB(s7, I_MUL(r2, ps));
-    ps = I_SUB(s5, I_MUL(r2, ps));
-    ps = I_SUB(s3, I_MUL(r2, ps));
-    const double sn = I_SUB(r, I_MUL(I_MUL(r, r2), ps));
-    double pc = I_SUB(c20, I_MUL(r2, c22));
-    pc = I_SUB(c18, I_MUL(r2, pc));
-    pc = I_SUB(c16, I_MUL(r2, pc));
-    pc = I_SUB(c14, I_MUL(r2, pc));
-    pc = I_SUB(c12, I_MUL(r2, pc));
-    pc = I_SUB(c10, I_MUL(r2, pc));
-    pc = I_SUB(c8, I_MUL(r2, pc));
-    pc = I_SUB(c6, I_MUL(r2, pc));
-    pc = I_SUB(c4, I_MUL(r2, pc));
-    pc = I_SUB(c2, I_MUL(r2, pc));
-    const double cs = I_SUB(1.0, I_MUL(r2, pc));
-    /* the quadrant q mod 4 (q is an exact integer below 2^21) */
+    /* the quadrant q mod 4 (q is an exact integer below 2^21): sin r for
+     * 0 and 2, cos r for 1 and 3, only the one needed */
     const double q4 = I_SUB(q, I_MUL(4.0, I_FLOOR(I_MUL(q, 0.25))));
-    return q4 == 0.0 ? sn : q4 == 1.0 ? cs : q4 == 2.0 ? -sn : -cs;
+    double v;
+    if (q4 == 0.0 || q4 == 2.0) {
+        /* sin r = r (1 - r2/3! + r2^2/5! - ...), Horner in r2 */
+        double ps = I_SUB(s21, I_MUL(r2, s23));
+        ps = I_SUB(s19, I_MUL(r2, ps));
+        ps = I_SUB(s17, I_MUL(r2, ps));
+        ps = I_SUB(s15, I_MUL(r2, ps));
+        ps = I_SUB(s13, I_MUL(r2, ps));
+        ps = I_SUB(s11, I_MUL(r2, ps));
+        ps = I_SUB(s9, I_MUL(r2, ps));
+        ps = I_SUB(s7, I_MUL(r2, ps));
+        ps = I_SUB(s5, I_MUL(r2, ps));
+        ps = I_SUB(s3, I_MUL(r2, ps));
+        v = I_SUB(r, I_MUL(I_MUL(r, r2), ps));
+    } else {
+        /* cos r = 1 - r2/2! + r2^2/4! - ... */
+        double pc = I_SUB(c20, I_MUL(r2, c22));
+        pc = I_SUB(c18, I_MUL(r2, pc));
+        pc = I_SUB(c16, I_MUL(r2, pc));
+        pc = I_SUB(c14, I_MUL(r2, pc));
+        pc = I_SUB(c12, I_MUL(r2, pc));
+        pc = I_SUB(c10, I_MUL(r2, pc));
+        pc = I_SUB(c8, I_MUL(r2, pc));
+        pc = I_SUB(c6, I_MUL(r2, pc));
+        pc = I_SUB(c4, I_MUL(r2, pc));
+        pc = I_SUB(c2, I_MUL(r2, pc));
+        v = I_SUB(1.0, I_MUL(r2, pc));
+    }
+    return q4 < 2.0 ? v : -v;
 }
 
 /* exp(x): 0 below -707 (2^-1020: nothing a float holds after the
