@@ -4,7 +4,12 @@
  * DFT phasor of Ez against the exact series (compare/farexact.h,
  * farexact_cyl2_field via compare/analytic.h), subpixel smoothing on and off.
  *
- *   build/bench/dielectric_near [--match | --correct] [KA [EPS_R [CPW ...]]]   default 3 4 10 20 40 80
+ *   build/bench/dielectric_near [--match | --correct] [--te [--diag]] [KA [EPS_R [CPW ...]]]
+ *                                                                  default 3 4 10 20 40 80
+ *
+ * --te runs the TE cylinder ([grid] polarization = te: the DFT of eta0 Hz
+ * against the TE series); --diag with it takes the diagonal of the TE
+ * smoothing only ([grid] te_offdiagonal = false).
  *
  * --correct runs the scenes with [grid] dispersion_correction = true (the
  * engines' coefficients take material_dispersion_eps, the mean over
@@ -57,7 +62,7 @@ static double matched_eps(double eps, double cpw, double S)
     return n * n;
 }
 
-static bool match, correct;
+static bool match, correct, te, diag;
 
 static int run(double ka, double eps, double cpw, bool subpixel, double out[NMETRIC])
 {
@@ -69,12 +74,13 @@ static int run(double ka, double eps, double cpw, bool subpixel, double out[NMET
     const int period = (int)lround(cpw / 0.5), steps = 60 * period, start = 40 * period;
     snprintf(text, sizeof text,
              "[grid]\nnx = %d\nny = %d\nsteps = %d\ncells_per_wavelength = %g\nsubpixel = %s\n"
-             "dispersion_correction = %s\n[source]\ntype = plane_wave\nramp_periods = 2\n"
+             "dispersion_correction = %s\npolarization = %s\n%s[source]\ntype = plane_wave\nramp_periods = 2\n"
              "[boundary]\ntype = cpml\ncells = %d\n"
              "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = %g\n"
              "center_x = %.6f\ncenter_y = %.6f\nradius = %.6f\n"
              "[monitor.dft]\nstart_step = %d\n[output]\npng = false\n",
-             n, n, steps, cpw, subpixel ? "true" : "false", correct ? "true" : "false", pml,
+             n, n, steps, cpw, subpixel ? "true" : "false", correct ? "true" : "false",
+             te ? "te" : "tm", te && diag ? "te_offdiagonal = false\n" : "", pml,
              match ? matched_eps(eps, cpw, 0.5) : eps, c, c, a, start);
     struct scene s;
     struct model m;
@@ -86,7 +92,9 @@ static int run(double ka, double eps, double cpw, bool subpixel, double out[NMET
     static struct analytic_cylinder cy;
     static struct farexact_cyl2 d;
     if (analytic_init_circle(&cy, &m, err, sizeof err)
-        || !(cy.eps_r = eps) || analytic_material_init(&cy, &d, err, sizeof err)) {
+        || !(cy.eps_r = eps)
+        || farexact_cyl2_init(&d, te ? FAREXACT_TE : FAREXACT_TM, cy.k * cy.a, 0, eps, 1.0, err,
+                              sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
@@ -137,9 +145,11 @@ static int run(double ka, double eps, double cpw, bool subpixel, double out[NMET
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--match") || !strcmp(argv[1], "--correct"))) {
-        match = !strcmp(argv[1], "--match");
-        correct = !match;
+    while (argc > 1 && !strncmp(argv[1], "--", 2)) {
+        match |= !strcmp(argv[1], "--match");
+        correct |= !strcmp(argv[1], "--correct");
+        te |= !strcmp(argv[1], "--te");
+        diag |= !strcmp(argv[1], "--diag");
         argc--;
         argv++;
     }

@@ -81,6 +81,9 @@ static const char *missing_cap(const struct engine_ops *ops, const struct model 
          "a lossy material (sigma != 0) in TE ([grid] polarization = te)"},
         {s->te && m->dispersive, ENGINE_CAP_TE_DISPERSIVE,
          "a dispersive material (Debye, Lorentz, Drude poles) in TE ([grid] polarization = te)"},
+        {m->nhoff > 0, ENGINE_CAP_TE_OFFDIAG,
+         "TE subpixel smoothing's off-diagonal (eps^-1)_xy (set [grid] te_offdiagonal = false "
+         "for the diagonal only)"},
     };
     for (size_t k = 0; k < sizeof need / sizeof *need; k++)
         if (need[k].needed && !(ops->caps & need[k].cap))

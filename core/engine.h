@@ -104,6 +104,8 @@ enum engine_caps {
     ENGINE_CAP_TE_LOSSY = 1u << 13,
     ENGINE_CAP_TE_DISPERSIVE = 1u << 14,
     ENGINE_CAP_TE_CONFORMAL = 1u << 15, /* [grid] conformal_pec in TE (model->tecut) */
+    ENGINE_CAP_TE_OFFDIAG = 1u << 16,   /* TE smoothing's off-diagonal (eps^-1)_xy
+                                           (model->hoff, [grid] te_offdiagonal) */
 };
 
 struct engine_ops {

@@ -492,6 +492,75 @@ done:
     return rc;
 }
 
+/* The off-diagonal TE edges (core/model.h hoff) from paint_te_edges'
+ * node values od (NULL: none).  A node takes part where its (eps^-1)_xy is
+ * not 0, it lies inside the grid's ring and its four edges are lossless,
+ * not PEC and not dispersive; its kappa is od clamped to 0.999 of
+ * sqrt(min(1/bar of its hx edges) min(1/bar of its hy edges)), which keeps
+ * the tensor operator positive definite (core/model.h).  Every edge with
+ * such a node at either end is listed. */
+static int hoff_list(struct model *m, const double *od, char *err, size_t errlen)
+{
+    const size_t n = m->ncells, nx = (size_t)m->nx, ny = (size_t)m->ny;
+    const double S = m->scene->courant;
+    double *kap = od ? xcalloc(n, sizeof *kap, "off-diagonal edges", err, errlen) : NULL;
+    m->hoff_row = xcalloc(ny + 1, sizeof *m->hoff_row, "off-diagonal edges", err, errlen);
+    if (!m->hoff_row || (od && !kap)) {
+        free(kap);
+        return -1;
+    }
+    for (size_t c = 0; od && c < n; c++) {
+        const size_t i = c % nx, j = c / nx;
+        if (od[c] == 0.0 || i < 1 || j < 1 || i + 2 > nx || j + 2 > ny)
+            continue;
+        const size_t e[4] = {c, c - nx, n + c, n + c - 1}; /* hx north, south; hy east, west */
+        double d[4];
+        bool ok = true;
+        for (int q = 0; q < 4; q++) {
+            const struct hmaterial *t = &m->hmats[m->hmat[e[q]]];
+            ok &= !t->pec && t->sigma == 0.0 && !t->dcoef;
+            d[q] = 1.0 / t->bar;
+        }
+        if (!ok)
+            continue;
+        const double lim = 0.999 * sqrt(fmin(d[0], d[1]) * fmin(d[2], d[3]));
+        kap[c] = fmax(-lim, fmin(lim, od[c]));
+    }
+    for (int pass = 0; pass < 2 && od; pass++) {
+        size_t r = 0;
+        for (size_t c = 0; c < n; c++) {
+            const size_t j = c / nx;
+            for (int comp = 0; comp < 2; comp++) {
+                /* the edge's nodes: c and c + nx (hx) or c + 1 (hy) */
+                const size_t o = comp == 0 ? nx : 1;
+                if (c + o >= n || (kap[c] == 0.0 && kap[c + o] == 0.0))
+                    continue;
+                if (pass == 1) {
+                    struct hoff *h = &m->hoff[r];
+                    const double sg = comp == 0 ? 0.25 * S : -0.25 * S;
+                    h->id = (size_t)comp * n + c;
+                    for (int q = 0; q < 2; q++) {
+                        h->kap[q] = kap[c + (q ? o : 0)];
+                        h->k[q] = sg * h->kap[q];
+                        h->k_f[q] = (float)h->k[q];
+                    }
+                }
+                r++;
+            }
+            if (pass == 1)
+                m->hoff_row[j + 1] = r;
+        }
+        m->nhoff = r;
+        if (pass == 0 && !(m->hoff = xcalloc(r + 1, sizeof *m->hoff, "off-diagonal edges", err,
+                                             errlen))) {
+            free(kap);
+            return -1;
+        }
+    }
+    free(kap);
+    return 0;
+}
+
 /* The H-node map (core/model.h) of a 2D scene that needs one, its slots,
  * and in TE the ez array's node materials (mu_r) in place of the cells'
  * eps_r.  From the painted cells: eps_r (or PEC) per cell in m->mat, mu_r
@@ -500,7 +569,7 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
-    double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen), *ev = NULL;
+    double *mu = xcalloc(n, sizeof *mu, "mu_r map", err, errlen), *ev = NULL, *od = NULL;
     double *afree = NULL, *lfree = NULL; /* TE conformal: paint_te_conformal */
     uint8_t *ek = NULL;
     if (!mu)
@@ -560,9 +629,13 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     for (int k = 0; k < s->nobjects && s->te && s->subpixel; k++)
         smooth |= s->objects[k].material == MATERIAL_DIELECTRIC;
     if (smooth) {
-        ev = xcalloc(2 * n, sizeof *ev, "TE edge smoothing", err, errlen);
-        ek = ev ? xcalloc(2 * n, 1, "TE edge smoothing", err, errlen) : NULL;
-        if (!ek || paint_te_edges(m, ev, ek, err, errlen))
+        /* with te_offdiagonal paint_te_edges also takes the nodes (3n) */
+        const size_t np = s->te_offdiagonal ? 3 : 2;
+        ev = xcalloc(np * n, sizeof *ev, "TE edge smoothing", err, errlen);
+        ek = ev ? xcalloc(np * n, 1, "TE edge smoothing", err, errlen) : NULL;
+        od = ek && s->te_offdiagonal ? xcalloc(n, sizeof *od, "TE edge smoothing", err, errlen)
+                                     : NULL;
+        if (!ek || (s->te_offdiagonal && !od) || paint_te_edges(m, ev, ek, od, err, errlen))
             goto fail;
     }
     for (int bits = HNODE_ROUND_BITS;; bits--) {
@@ -579,10 +652,14 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
             goto fail;
         }
     }
+    if (hoff_list(m, od, err, errlen))
+        goto fail;
     free(ev);
     free(ek);
+    free(od);
     ev = NULL;
     ek = NULL;
+    od = NULL;
     m->hslot = xcalloc(m->nhslots, sizeof *m->hslot, "H slots", err, errlen);
     m->hdisp = xcalloc(m->nhdisp, sizeof *m->hdisp, "dispersive edges", err, errlen);
     m->hdisp_row = xcalloc((size_t)m->ny + 1, sizeof *m->hdisp_row, "dispersive edges", err,
@@ -652,6 +729,7 @@ fail:
     free(mu);
     free(ev);
     free(ek);
+    free(od);
     free(afree);
     free(lfree);
     return -1;
@@ -897,6 +975,11 @@ void model_free(struct model *m)
     free(m->hslot_row);
     free(m->hdisp);
     free(m->hdisp_row);
+    free(m->hoff);
+    free(m->hoff_row);
+    m->hoff = NULL;
+    m->hoff_row = NULL;
+    m->nhoff = 0;
     m->hmat = NULL;
     m->hslot = m->hslot_row = NULL;
     m->hdisp = m->hdisp_row = NULL;
@@ -1006,6 +1089,28 @@ static double hslot_value(const struct model *m, size_t k, int n)
 }
 
 
+/* w of off-diagonal TE edge k (core/model.h hoff): per node of the edge,
+ * kappa / 4 times the sum of its two other-direction edges'
+ * Hi^{n+1/2} - Hi^{n-1/2}. */
+static double hoff_value(const struct model *m, size_t k, int n)
+{
+    const struct hoff *h = &m->hoff[k];
+    const size_t nc = m->ncells, nx = (size_t)m->nx, c = h->id % nc;
+    /* hx: node c has the hy edges c-1, c, node c+nx the hy edges c+nx-1, c+nx;
+     * hy: node c the hx edges c-nx, c, node c+1 the hx edges c+1-nx, c+1 */
+    const size_t s = h->id < nc ? 1 : nx, o = h->id < nc ? nx : 1;
+    const size_t base = h->id < nc ? nc + c - 1 : c - nx;
+    double w = 0.0;
+    for (int q = 0; q < 2; q++) {
+        const size_t a = base + (q ? o : 0), b = a + s;
+        const double t1 = (double)n + 0.5, t0 = (double)n - 0.5;
+        w += 0.25 * h->kap[q]
+             * ((hnode_incident(m, a, t1) - hnode_incident(m, a, t0))
+                + (hnode_incident(m, b, t1) - hnode_incident(m, b, t0)));
+    }
+    return w;
+}
+
 /* The per-step value lists below hold one independent value per entry (a
  * few exp and sin in double each): large lists (a dielectric or dispersive
  * object of millions of cells) are filled by every OpenMP thread, which
@@ -1093,6 +1198,16 @@ void model_hdisp_values_f(const struct model *m, int n, float *out)
 void model_hdisp_values_d(const struct model *m, int n, double *out)
 {
     fill_values(m, hdisp_value, n, 0, m->nhdisp, out, false);
+}
+
+void model_hoff_values_f(const struct model *m, int n, float *out)
+{
+    fill_values(m, hoff_value, n, 0, m->nhoff, out, true);
+}
+
+void model_hoff_values_d(const struct model *m, int n, double *out)
+{
+    fill_values(m, hoff_value, n, 0, m->nhoff, out, false);
 }
 
 void model_hslot_values_f(const struct model *m, int n, float *out)

@@ -243,6 +243,49 @@ struct model {
      * hslot_row. */
     size_t nhslots;
     size_t *hslot, *hslot_row;
+    /* TE with [grid] subpixel and te_offdiagonal (the default): the
+     * off-diagonal (eps^-1)_xy of the smoothed permittivity tensor
+     * (Farjadpour et al. 2006; Meep), so that d(-E)/dt = S (eps^-1) g takes
+     * the whole tensor, g the curl (g_x = -(ez(j+1) - ez(j)) at an hx edge,
+     * g_y = ez(i+1) - ez(i) at an hy edge).  The coupling of an x edge and a
+     * y edge lives at the ez node they share (Werner and Cary, J. Comput.
+     * Phys. 226 (2007) 1085: a symmetric coupling, so the operator stays
+     * symmetric and positive definite and the scheme stable; Meep's mean
+     * of each edge's own (eps^-1)_xy over its four neighbours is not
+     * symmetric and grows, docs/accuracy.md): node p = (i, j) has
+     *   kappa_p = n_x n_y (<1/eps> - 1/<eps>)
+     * over its unit square (paint_te_edges), clamped to 0.999
+     * sqrt(min d_x min d_y) (d the 1/bar of its two hx and two hy edges: the
+     * local 2 x 2 form stays positive definite), and each edge adds, per
+     * node at its ends, kappa_p / 4 times the sum of the node's two edges of
+     * the other direction:
+     *   hx edge c = (i, j+1/2): nodes c (hy c-1, c) and c+nx (hy c+nx-1, c+nx)
+     *     u = [k0 (ez(c+1) - ez(c-1)) + k1 (ez(c+nx+1) - ez(c+nx-1))] + w,
+     *     k_q = S kappa_q / 4,   s = 1, o = nx
+     *   hy edge c = (i+1/2, j): nodes c (hx c-nx, c) and c+1 (hx c+1-nx, c+1)
+     *     u = [k0 (ez(c+nx) - ez(c-nx)) + k1 (ez(c+nx+1) - ez(c-nx+1))] + w,
+     *     k_q = -S kappa_q / 4,  s = nx, o = 1
+     * i.e. u = [k0 (ez(c+s) - ez(c-s)) + k1 (ez(c+o+s) - ez(c+o-s))] + w
+     * (yee_offd_u; the two differences of each node are the sums of its two
+     * edges' g), then h = h + u (yee_add), right after row j's H update
+     * (and its cut edges) and before its H slots; u from the ez array at n
+     * (the cpu engine computes every u before its fused sweep, which
+     * overwrites row j-1's ez before row j's H).  w is the scattered-field
+     * term of the incident wave, the same sums of the neighbours' array
+     * incident values (-E_inc): w = sum_q (kappa_q / 4) sum_2 (Hi^{n+1/2} -
+     * Hi^{n-1/2}) (model_hoff_values_*), in double, rounded once.  A node
+     * takes part only where its four edges are lossless, not PEC, not
+     * dispersive and inside the grid's ring.  id = comp * ncells + c as
+     * hslot, increasing; hoff_row[j] .. hoff_row[j+1] those of row j.
+     * Never in a CPML slab. */
+    size_t nhoff;
+    struct hoff {
+        size_t id;
+        double kap[2]; /* kappa of the edge's nodes c and c + o */
+        double k[2];   /* -+ S kappa / 4 (above) */
+        float k_f[2];
+    } *hoff;
+    size_t *hoff_row;
 
     /* Incident plane wave Ez_inc(x, y, n) = A g(s), s = n - tau(x, y),
      * tau = (x cos(theta) + y sin(theta) - d0) / S, where d0 puts the front
@@ -397,6 +440,11 @@ static inline int pml_slab_h(int n, int N, int i, int *k)
         return *k = i - (n - 1 - N), 1;
     return -1;
 }
+
+/* The incident-field term w of each off-diagonal TE edge (hoff above) for
+ * the H update from n-1/2 to n+1/2, in double, rounded once. */
+void model_hoff_values_f(const struct model *m, int n, float *out);
+void model_hoff_values_d(const struct model *m, int n, double *out);
 
 /* Bytes of field storage a 2D engine needs per cell: 3 fields. */
 size_t model_field_bytes(const struct model *m, size_t elem_size);

@@ -378,18 +378,22 @@ static bool te_staircase(const struct scene *s, const struct scene_object *o)
  * mix (<eps>, <1/eps>, (a.n)^2 of the last object whose boundary crossed). */
 enum { EDGE_VACUUM, EDGE_MAP, EDGE_PURE, EDGE_MIXED };
 
-int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err, size_t errlen)
+int paint_te_edges(const struct model *m, double *val, uint8_t *kind, double *offd, char *err,
+                   size_t errlen)
 {
     const struct scene *s = m->scene;
     const size_t n = m->ncells, nx = (size_t)m->nx;
-    double *e = xcalloc(2 * n, sizeof *e, "TE edge smoothing", err, errlen);
-    double *an2 = e ? xcalloc(2 * n, sizeof *an2, "TE edge smoothing", err, errlen) : NULL;
-    if (!an2) {
+    const int np = offd ? 3 : 2; /* the edges, and with offd the nodes (2n + c) */
+    double *e = xcalloc(np * n, sizeof *e, "TE edge smoothing", err, errlen);
+    double *an2 = e ? xcalloc(np * n, sizeof *an2, "TE edge smoothing", err, errlen) : NULL;
+    double *nxy = an2 ? xcalloc(np * n, sizeof *nxy, "TE edge smoothing", err, errlen) : NULL;
+    if (!nxy) {
         free(e);
+        free(an2);
         return -1;
     }
     /* during painting: val holds <1/eps> of a mixed edge, e <eps> (or eps) */
-    memset(kind, EDGE_VACUUM, 2 * n);
+    memset(kind, EDGE_VACUUM, np * n);
     for (int k = 0, next_map = 0; k <= s->nobjects; k++) {
         while (next_map < s->nmaps
                && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order)) {
@@ -398,9 +402,9 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
             const struct scene_map *mp = &s->maps[next_map++];
             for (int j = mp->y0 - 1; j < mp->y0 + mp->ny; j++)
                 for (int i = mp->x0 - 1; i < mp->x0 + mp->nx; i++)
-                    for (int comp = 0; comp < 2; comp++)
+                    for (int comp = 0; comp < np; comp++)
                         if (i >= 0 && j >= 0 && i < m->nx && j < m->ny
-                            && (comp == 0 ? i >= mp->x0 : j >= mp->y0))
+                            && (comp != 1 ? i >= mp->x0 : 1) && (comp != 0 ? j >= mp->y0 : 1))
                             kind[(size_t)comp * n + (size_t)i + nx * (size_t)j] = EDGE_MAP;
         }
         if (k == s->nobjects)
@@ -415,7 +419,7 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
              * of its rim take the mean of their two cells, as a map's */
             for (int j = (int)ceil(lo[1]) - 1; j <= (int)floor(hi[1]) + 1; j++)
                 for (int i = (int)ceil(lo[0]) - 1; i <= (int)floor(hi[0]) + 1; i++)
-                    for (int comp = 0; comp < 2; comp++)
+                    for (int comp = 0; comp < np; comp++)
                         if (i >= 0 && j >= 0 && i < m->nx && j < m->ny)
                             kind[(size_t)comp * n + (size_t)i + nx * (size_t)j] = EDGE_MAP;
             continue;
@@ -425,9 +429,10 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
                 if (i < 0 || j < 0 || i >= m->nx || j >= m->ny)
                     continue;
                 const size_t c = (size_t)i + nx * (size_t)j;
-                for (int comp = 0; comp < 2; comp++) {
-                    /* hx (comp 0) holds -Ex(i, j+1/2): a = x; hy holds -Ey(i+1/2, j): a = y */
-                    const double x = comp == 0 ? i : i + 0.5, y = comp == 0 ? j + 0.5 : j;
+                for (int comp = 0; comp < np; comp++) {
+                    /* hx (comp 0) holds -Ex(i, j+1/2): a = x; hy holds -Ey(i+1/2, j): a = y;
+                     * comp 2 the node (i, j) */
+                    const double x = comp == 1 ? i + 0.5 : i, y = comp == 0 ? j + 0.5 : j;
                     double ux, uy;
                     const double f = square_cover(o, x, y, &ux, &uy);
                     const size_t q = (size_t)comp * n + c;
@@ -446,7 +451,7 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
                         eo = e[q];
                         io = val[q];
                     } else if (kind[q] == EDGE_MAP) {
-                        const size_t d = comp == 0 ? c + nx : c + 1;
+                        const size_t d = comp == 0 ? c + nx : comp == 1 ? c + 1 : c;
                         const double ea = cell_eps(m, c), eb = d < n ? cell_eps(m, d) : ea;
                         eo = 0.5 * (ea + eb);
                         io = 0.5 * (1.0 / ea + 1.0 / eb);
@@ -455,10 +460,13 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
                     e[q] = f * o->eps_r + (1.0 - f) * eo;
                     val[q] = f / o->eps_r + (1.0 - f) * io;
                     an2[q] = comp == 0 ? ux * ux : uy * uy;
+                    nxy[q] = ux * uy;
                 }
             }
     }
-    for (size_t q = 0; q < 2 * n; q++) {
+    for (size_t q = 0; q < np * n; q++) {
+        if (q >= 2 * n)
+            offd[q - 2 * n] = kind[q] == EDGE_MIXED ? nxy[q] * (val[q] - 1.0 / e[q]) : 0.0;
         if (kind[q] == EDGE_MIXED)
             val[q] = an2[q] * val[q] + (1.0 - an2[q]) / e[q];
         else if (kind[q] == EDGE_PURE || kind[q] == EDGE_VACUUM)
@@ -469,6 +477,7 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err,
     }
     free(e);
     free(an2);
+    free(nxy);
     return 0;
 }
 

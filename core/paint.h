@@ -110,8 +110,13 @@ int paint_mu(const struct model *m, double *mu);
  * fill f, <eps> = f eps_o + (1 - f) eps_under, <1/eps> likewise, n the
  * boundary's unit normal and a the edge's direction,
  *     (eps^-1)_aa = (a.n)^2 <1/eps> + (1 - (a.n)^2) / <eps>
- * (the off-diagonal (eps^-1)_xy is dropped: E_y does not feed the Ex
- * update).  kind[q] says what val[q] is:
+ * and, where offd is not NULL, the off-diagonal part of the same tensor
+ * over the unit square centred on each ez node (i, j) (the Hz cell),
+ *     offd[c] = (eps^-1)_xy = n_x n_y (<1/eps> - 1/<eps>)
+ * (0 where the node's square is not mixed or lies in a map or a staircase
+ * object; core/model.h hoff takes it); val and kind then have 3 ncells
+ * entries, the nodes' at 2 ncells + c (the same meaning as an edge's).
+ * kind[q] says what val[q] is:
  *   PAINT_EDGE_PURE  val = eps_r of the edge's whole square (1 = vacuum);
  *   PAINT_EDGE_MIXED val = (eps^-1)_aa;
  *   PAINT_EDGE_CELLS val unset: take the mean eps_r of the edge's two cells
@@ -120,6 +125,7 @@ int paint_mu(const struct model *m, double *mu);
  *                    object is a staircase in TE, core/model.h hmat).
  * PEC objects change nothing here (an edge touching a PEC cell is PEC). */
 enum { PAINT_EDGE_PURE, PAINT_EDGE_MIXED, PAINT_EDGE_CELLS };
-int paint_te_edges(const struct model *m, double *val, uint8_t *kind, char *err, size_t errlen);
+int paint_te_edges(const struct model *m, double *val, uint8_t *kind, double *offd, char *err,
+                   size_t errlen);
 
 #endif

@@ -437,7 +437,8 @@ static int parse_snapshots(const struct entry *x, struct scene *s, char *err, si
 static const char *const grid_keys[] = {"nx", "ny", "nz", "steps", "courant",
                                         "cells_per_wavelength", "conformal_pec",
                                         "conformal_min", "subpixel", "polarization",
-                                        "dispersion_correction", "te_conductor_edges", NULL};
+                                        "dispersion_correction", "te_conductor_edges",
+                                        "te_offdiagonal", NULL};
 static const char *const source_keys[] = {"type", "angle", "amplitude", "ramp_periods",
                                           "frequency_hz", "front_offset", "center_x", "center_y",
                                           "center_z", "waveform", "pulse_width", "bandwidth",
@@ -585,6 +586,15 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
             return -1;
         if (!s->te)
             BAD(x, "te_conductor_edges applies with polarization = te only");
+    }
+    /* TE with subpixel: the smoothed edges' off-diagonal (eps^-1)_xy
+     * (core/model.h hoff) */
+    s->te_offdiagonal = true;
+    if ((x = GET("grid", "te_offdiagonal"))) {
+        if (parse_bool(x, &s->te_offdiagonal, err, errlen))
+            return -1;
+        if (!s->te)
+            BAD(x, "te_offdiagonal applies with polarization = te only");
     }
     s->conformal_min = 0.5;
     if ((x = GET("grid", "conformal_min"))) {

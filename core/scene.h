@@ -173,6 +173,9 @@ struct scene {
     bool te_conductor_edges;     /* TE: an E edge touching a cell of a material with a Drude
                                     pole takes that material whole (core/model.h hmat);
                                     false: the mean of its two cells */
+    bool te_offdiagonal;         /* TE with subpixel: the smoothed edges also take the
+                                    off-diagonal (eps^-1)_xy of the anisotropic average
+                                    (core/model.h hoff); false: the diagonal only */
 
     /* [source] */
     enum source_type source_type;

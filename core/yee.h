@@ -213,6 +213,23 @@ Y_FN Y_REAL Y_NAME(yee_te_cut)(Y_REAL old, Y_REAL kr, Y_REAL hr, Y_REAL kl, Y_RE
  * yee_h_add with its own coefficient in place of S, and its source slot is
  * yee_add (a PEC edge's slot is the plain copy h = v). */
 
+/* The off-diagonal (eps^-1)_xy of a smoothed TE edge (core/model.h hoff):
+ * from the ez array at n around the edge, the coefficients k0, k1 of its two
+ * nodes (-+ S kappa / 4) and the incident term w,
+ *   u = [k0 (p1 - p0) + k1 (q1 - q0)] + w        yee_offd_u(k0, p1, p0, k1, q1, q0, w)
+ * then h = h + u (yee_add), after the edge's own update and before its slot. */
+Y_FN Y_REAL Y_NAME(yee_offd_u)(Y_REAL k0, Y_REAL p1, Y_REAL p0, Y_REAL k1, Y_REAL q1, Y_REAL q0,
+                               Y_REAL w)
+{
+    Y_LET dp = Y_SUB(p1, p0);
+    Y_LET dq = Y_SUB(q1, q0);
+    Y_LET a = Y_MUL(k0, dp);
+    Y_LET b = Y_MUL(k1, dq);
+    Y_LET t = Y_ADD(a, b);
+    Y_LET u = Y_ADD(t, w);
+    return u;
+}
+
 /* ---- Conductivity ------------------------------------------------------
  * A lossy dielectric (sigma, Crank-Nicolson form; docs/materials-design.md
  * section 2), ca = (1 - s)/(1 + s), cb = (S/eps_r)/(1 + s), s = sigma dt/(2 eps0 eps_r):

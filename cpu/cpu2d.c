@@ -37,6 +37,8 @@ struct cpu_fields {
     const void *hc;
     const void *hca; /* TE lossy edges (model->hlossy): hmats[].ca; NULL otherwise */
     void *hslot_v;
+    /* TE off-diagonal edges (core/model.h hoff): this step's w and u [nhoff] */
+    void *hoff_v, *hoff_u;
     /* dispersive TE edges (core/model.h hdisp): as disp_* below, [nhdisp] */
     void *hdisp_ds, *hdisp_ei, *hdisp_v, *hdisp_p, *hdisp_pold;
     /* dispersive cells (core/model.h disp_cell): D_s, Ei^n, this step's
@@ -92,6 +94,8 @@ static void cpu_destroy(struct engine *e)
     free(c->f.tecut_v);
     free(c->f.hvac_row);
     free(c->f.hslot_v);
+    free(c->f.hoff_v);
+    free(c->f.hoff_u);
     free(c->f.disp_ds);
     free(c->f.disp_ei);
     free(c->f.disp_v);
@@ -139,6 +143,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         || (m->hmat
             && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
                 || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
+        || (m->nhoff
+            && (!(c->f.hoff_v = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))
+                || !(c->f.hoff_u = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))))
         || (m->ndisp
             && (!(c->f.disp_ds = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
                 || !(c->f.disp_ei = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
@@ -230,7 +237,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 model_cut_values_f(m, t, c->f.cut_v);
             if (m->ntecut)
                 model_tecut_values_f(m, t, c->f.tecut_v);
+            model_hoff_values_f(m, t, c->f.hoff_v);
             save_tecut_f(&c->f, m);
+            cpu_set_denormal_mode(e->opt.denormals);
+            hoff_prepass_f(&c->f, m);
             sweep_f(&c->f, m, m->ch_f, c->cezh_f, elossy ? c->ca_f : NULL, m->mur_k_f,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
@@ -252,7 +262,10 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
                 model_cut_values_d(m, t, c->f.cut_v);
             if (m->ntecut)
                 model_tecut_values_d(m, t, c->f.tecut_v);
+            model_hoff_values_d(m, t, c->f.hoff_v);
             save_tecut_d(&c->f, m);
+            cpu_set_denormal_mode(e->opt.denormals);
+            hoff_prepass_d(&c->f, m);
             sweep_d(&c->f, m, m->ch, c->cezh_d, elossy ? c->ca_d : NULL, m->mur_k,
                     e->opt.denormals);
             cpu_set_denormal_mode(e->opt.denormals);
@@ -389,7 +402,8 @@ const struct engine_ops cpu_engine_ops = {
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_TE
             | ENGINE_CAP_MAGNETIC | ENGINE_CAP_LOSSY | ENGINE_CAP_DISPERSIVE
-            | ENGINE_CAP_TE_LOSSY | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
+            | ENGINE_CAP_TE_LOSSY | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL
+            | ENGINE_CAP_TE_OFFDIAG,
     .summary = "plain C, float or double, OpenMP over rows",
     .create = cpu_create,
     .step = cpu_step,

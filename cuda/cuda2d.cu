@@ -51,7 +51,8 @@
  * k_disp2 with its flag EDGE after the H-node slots, before the E kernel)
  * and the conformal PEC cut cells (model->tecut: k_tecut_save2 before the H
  * kernel, k_tecut_apply2 after the E kernel and Mur, before the dispersive
- * cells), in cpu2d.c's order.
+ * cells) and the off-diagonal smoothed edges (model->hoff: k_hoff2 after the
+ * H kernel and the cut edges, before the H-node slots), in cpu2d.c's order.
  * Checkpoints (cuda2d_state) hold the cpu engine's arrays, names and
  * layouts, so a checkpoint moves between the two.
  *
@@ -482,6 +483,38 @@ template <typename T, bool F> __global__ void k_tecut_apply2(TeCut2<T> d)
     const T *k = d.k + 4 * t;
     d.ez[c] = Yee<T, F>::yee_te_cut(d.old[t], k[0], d.hy[c], k[1], d.hy[c - 1], k[2], d.hx[c],
                                     k[3], d.hx[c - d.px], d.v[t]);
+}
+
+/* TE off-diagonal edges (core/model.h hoff): after the H kernel and the cut
+ * edges, before the H-node slots (update_h_row's order), h = h + u with
+ * u = yee_offd_u(k0, ez(c+s), ez(c-s), k1, ez(c+o+s), ez(c+o-s), w) from the
+ * ez array at n (no kernel has written it yet this step: the cpu engine's
+ * values, which it computes before its sweep), w this step's incident term
+ * (model_hoff_values_*, from the host).  flag bit 0: Hy (s = px, o = 1),
+ * else Hx (s = 1, o = px); cell the padded index; k [n][2]. */
+template <typename T> struct Hoff2 {
+    const T *ez;
+    T *hx, *hy;
+    const long long *cell;
+    const uint8_t *flag;
+    const T *k, *v;
+    long long n;
+    int px;
+};
+
+template <typename T, bool F> __global__ void k_hoff2(Hoff2<T> d)
+{
+    typedef Yee<T, F> Y;
+    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= d.n)
+        return;
+    const long long c = d.cell[t];
+    const bool hy = d.flag[t] & 1;
+    const long long s = hy ? d.px : 1, o = hy ? 1 : d.px;
+    const T u = Y::yee_offd_u(d.k[2 * t], d.ez[c + s], d.ez[c - s], d.k[2 * t + 1],
+                              d.ez[c + o + s], d.ez[c + o - s], d.v[t]);
+    T *h = (hy ? d.hy : d.hx) + c;
+    *h = Y::yee_add(*h, u);
 }
 
 /* The running DFT at each [monitor.dft] frequency q (model_dft_weight_k):
@@ -1028,6 +1061,13 @@ struct cuda2d_engine {
     long long *tecut_cell;
     void *tecut_k, *tecut_old, *tecut_v_d, *tecut_v_h;
     cudaEvent_t tecut_ev;
+    /* TE off-diagonal edges (core/model.h hoff; two-kernel path): padded
+     * cell, flag (bit 0: Hy), k[2] in the engine's precision and this step's
+     * w (from the host: pinned hoff_v_h, hoff_ev as slot_ev) */
+    long long *hoff_cell;
+    uint8_t *hoff_flag;
+    void *hoff_k, *hoff_v_d, *hoff_v_h;
+    cudaEvent_t hoff_ev;
     bool hlossy; /* model->hlossy: k_h2's flag HL */
     /* the incident values on the device (k_slot_values2 and friends; off
      * with TEXFDTD_CUDA2D_VALUES=host): per E slot its material, per H slot
@@ -1149,6 +1189,21 @@ template <typename T> static TeCut2<T> view_tecut(const cuda2d_engine *c, const 
     k.v = (const T *)c->tecut_v_d;
     k.old = (T *)c->tecut_old;
     k.n = (long long)m->ntecut;
+    k.px = c->px;
+    return k;
+}
+
+template <typename T> static Hoff2<T> view_hoff(const cuda2d_engine *c, const struct model *m)
+{
+    Hoff2<T> k;
+    k.ez = (const T *)c->ez;
+    k.hx = (T *)c->hx;
+    k.hy = (T *)c->hy;
+    k.cell = c->hoff_cell;
+    k.flag = c->hoff_flag;
+    k.k = (const T *)c->hoff_k;
+    k.v = (const T *)c->hoff_v_d;
+    k.n = (long long)m->nhoff;
     k.px = c->px;
     return k;
 }
@@ -1390,11 +1445,13 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
         if (step_values<T>(m, t, m->ncut, c->cut_v_h, c->cut_v_d, c->cut_ev,
                            model_cut_values_f, model_cut_values_d, err, errlen)
             || step_values<T>(m, t, m->ntecut, c->tecut_v_h, c->tecut_v_d, c->tecut_ev,
-                              model_tecut_values_f, model_tecut_values_d, err, errlen))
+                              model_tecut_values_f, model_tecut_values_d, err, errlen)
+            || step_values<T>(m, t, m->nhoff, c->hoff_v_h, c->hoff_v_d, c->hoff_ev,
+                              model_hoff_values_f, model_hoff_values_d, err, errlen))
             return -1;
         if (c->path == PATH2_TWO) {
             /* update2d.inc's and cpu_step's order: the TE cut cells' Hz^n
-             * kept, H (the cut edges, then the H-node slots, then the
+             * kept, H (the cut edges, the off-diagonal TE edges, the H-node slots, then the
              * dispersive TE edges), E (Mur), the TE cut cells, then the
              * dispersive cells; the source slots, the point source and the
              * DFT below */
@@ -1413,6 +1470,8 @@ static int step2(cuda2d_engine *c, const struct model *m, int n, char *err, size
                 k_h2<T, F, false, false><<<g, b>>>(d);
             if (m->ncut)
                 k_cut_apply2<T, F><<<ncb, 256>>>(view_cut<T>(c, m));
+            if (m->nhoff)
+                k_hoff2<T, F><<<(unsigned)((m->nhoff + 255) / 256), 256>>>(view_hoff<T>(c, m));
             if (m->nhslots)
                 k_hslots2<T, F><<<(unsigned)((m->nhslots + 255) / 256), 256>>>(
                     d.hx, d.hy, c->hslot_cell, c->hslot_flag, (const T *)c->hslot_v_d,
@@ -1562,6 +1621,13 @@ static void cuda2d_destroy(struct engine *e)
     disp_list_free(&c->disp);
     disp_list_free(&c->hdisp);
     cudaFree(c->tecut_cell);
+    cudaFree(c->hoff_cell);
+    cudaFree(c->hoff_flag);
+    cudaFree(c->hoff_k);
+    cudaFree(c->hoff_v_d);
+    cudaFreeHost(c->hoff_v_h);
+    if (c->hoff_ev)
+        cudaEventDestroy(c->hoff_ev);
     cudaFree(c->tecut_k);
     cudaFree(c->tecut_old);
     cudaFree(c->tecut_v_d);
@@ -1843,6 +1909,55 @@ static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_
     return 0;
 }
 
+/* TE off-diagonal edges: their padded indices, flags and k (k_f in float),
+ * and the pinned buffer of w. */
+static int hoff_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = m->nhoff, nx = (size_t)m->nx, es = c->es;
+    long long *cell = (long long *)malloc(n * sizeof *cell);
+    uint8_t *flag = (uint8_t *)malloc(n);
+    double *k = (double *)malloc(2 * n * sizeof *k); /* es bytes each: float or double */
+    cudaError_t e1 = cudaErrorMemoryAllocation;
+    if (cell && flag && k) {
+        for (size_t t = 0; t < n; t++) {
+            const struct model::hoff *h = &m->hoff[t]; /* nested in struct model, for C++ */
+            const size_t q = h->id % m->ncells;
+            cell[t] = (long long)(q % nx) + (long long)(q / nx) * c->px;
+            flag[t] = h->id >= m->ncells;
+            for (int a = 0; a < 2; a++) {
+                if (es == 4)
+                    ((float *)k)[2 * t + a] = h->k_f[a];
+                else
+                    k[2 * t + a] = h->k[a];
+            }
+        }
+        e1 = cudaMalloc((void **)&c->hoff_cell, n * sizeof *cell);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc((void **)&c->hoff_flag, n);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->hoff_k, 2 * n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaMalloc(&c->hoff_v_d, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->hoff_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->hoff_flag, flag, n, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMemcpy(c->hoff_k, k, 2 * n * es, cudaMemcpyHostToDevice);
+        if (e1 == cudaSuccess)
+            e1 = cudaMallocHost(&c->hoff_v_h, n * es);
+        if (e1 == cudaSuccess)
+            e1 = cudaEventCreateWithFlags(&c->hoff_ev, cudaEventDisableTiming);
+    }
+    free(cell);
+    free(flag);
+    free(k);
+    if (e1 != cudaSuccess)
+        return seterr(err, errlen, "cuda 2D: cannot set up the %zu off-diagonal TE edges: %s", n,
+                      cudaGetErrorString(e1));
+    return 0;
+}
+
 static int cuda2d_create(const struct model *m, const struct engine_options *o,
                          struct engine **out, char *err, size_t errlen)
 {
@@ -1903,7 +2018,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
         /* the conformal cut edges (TM and TE), the H-node map (TE, mu_r;
          * with it the lossy and dispersive TE edges) and the dispersive
          * cells: the two-kernel path only (see the top) */
-        if (m->ncut || m->ntecut || m->hmat || m->nhdisp || m->ndisp)
+        if (m->ncut || m->ntecut || m->hmat || m->nhdisp || m->ndisp || m->nhoff)
             c->path = PATH2_TWO;
         c->K = ke ? atoi(ke) : 6; /* 6: fastest at 4096^2 and 16384^2 on the H100 */
         if (c->K != 2 && c->K != 4 && c->K != 6 && c->K != 8)
@@ -1944,7 +2059,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
     /* conformal PEC: cell, q, component, a, old H and b^n per cut edge;
      * TE: cell, k[4], old Hz and b^n per cut cell */
     const size_t cut_b = m->ncut * (2 * sizeof(long long) + 1 + 3 * es)
-                         + m->ntecut * (sizeof(long long) + 6 * es);
+                         + m->ntecut * (sizeof(long long) + 6 * es)
+                         + m->nhoff * (sizeof(long long) + 1 + 4 * es);
     /* the H-node map (2 bytes a cell), its slots (cell, flag, value); the
      * dispersive cells and TE edges (cell, index, flag, D_s, Ei^n, Ei^{n+1},
      * 2 x MAXP poles, a coefficient table per list) */
@@ -2167,6 +2283,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             goto fail;
     }
     if (m->ntecut && tecut_setup(c, m, err, errlen))
+        goto fail;
+    if (m->nhoff && hoff_setup(c, m, err, errlen))
         goto fail;
     if (c->dev_values && inc_setup(c, m, err, errlen))
         goto fail;
@@ -2406,7 +2524,7 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cuda");
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
-             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s%s%s%s%s",
+             "2D %s, %s path (K %d, R %d%s), CUDA driver %d, runtime %d, row pitch %d, denormals %s%s%s%s%s%s%s%s%s%s",
              e->model->scene->te ? "TE" : "TMz",
              path2_name[c->path], c->path == PATH2_TEMPORAL ? c->K : 1, c->R,
              c->vec && c->N == 0 ? ", vec" : "", drv, rt, c->px,
@@ -2419,6 +2537,7 @@ static void cuda2d_describe(const struct engine *e, struct engine_info *info)
              e->model->hmat ? ", H-node map" : "", e->model->hlossy ? ", lossy TE edges" : "",
              e->model->ndisp ? ", dispersive cells" : "",
              e->model->nhdisp ? ", dispersive TE edges" : "",
+             e->model->nhoff ? ", off-diagonal TE edges" : "",
              e->model->nslots + e->model->nhslots + e->model->ndisp + e->model->nhdisp == 0 ? ""
              : c->dev_values ? ", incident values on the device"
                              : ", incident values from the host");
@@ -2429,7 +2548,7 @@ extern "C" const struct engine_ops cuda_engine_ops = {
     ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_MONITORS
         | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_CONFORMAL | ENGINE_CAP_LOSSY | ENGINE_CAP_TE
         | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
-        | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
+        | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG,
     "2D CUDA, float or double, bit-identical to cpu in flush mode",
     cuda2d_create,
     cuda2d_step,
