@@ -1193,6 +1193,34 @@ Test(cuda2d, te_dielectric_subpixel_mur_point_bit_identical_to_cpu, .timeout = 1
     cuda2d_mat_vs_cpu(text);
 }
 
+/* TE, the off-diagonal smoothing (core/model.h hoff, k_hoff2 with its
+ * incident term w from the host): a rotated ellipse of eps_r 6 and a circle
+ * of eps_r 3, CPML, the plane wave at 30 degrees, the DFT at two
+ * frequencies; then the same with te_offdiagonal = false (no list). */
+Test(cuda2d, te_offdiagonal_bit_identical_to_cpu, .timeout = 240)
+{
+    const char *scene = "[source]\nangle = 30\nfront_offset = 5\n"
+                        "[boundary]\ntype = cpml\ncells = 10\n"
+                        "[object.e]\nshape = ellipse\nmaterial = dielectric\neps_r = 6\n"
+                        "center_x = 52.3\ncenter_y = 47.1\nradius_x = 16.2\nradius_y = 9.4\n"
+                        "rotation = 37\n"
+                        "[object.c]\nshape = circle\nmaterial = dielectric\neps_r = 3\n"
+                        "center_x = 95.6\ncenter_y = 50.2\nradius = 11.3\n"
+                        "[monitor.dft]\nstart_step = 150\nfrequencies = 0.9, 1.1\n";
+    for (int k = 0; k < 2; k++) {
+        char *text = NULL;
+        cr_assert(asprintf(&text, MAT2D_GRID "polarization = te\n%s%s",
+                           k ? "te_offdiagonal = false\n" : "", scene) > 0);
+        struct test_setup t;
+        setup_from_text(&t, text, NULL, 0);
+        cr_assert_eq(t.model.nhoff > 0, k == 0, "%zu off-diagonal edges", t.model.nhoff);
+        setup_free(&t);
+        expect_model(text, true, false, true);
+        cuda2d_mat_vs_cpu(text);
+        free(text);
+    }
+}
+
 /* A cylinder of mu_r 3 (eps_r 2), CPML, the plane wave at 30 degrees. */
 #define MAG_CYL                                                                                   \
     "[source]\nangle = 30\nfront_offset = 5\n"                                                    \

@@ -124,7 +124,7 @@ Test(scene, unknown_key)
     expect_error("[grid]\nnx=64\nny=64\nsteps=1\nnw=3\n", NULL, 0,
                  "FILE:5: unknown key 'nw' in [grid]: allowed nx, ny, nz, steps, courant, "
                  "cells_per_wavelength, conformal_pec, conformal_min, subpixel, polarization, "
-                 "dispersion_correction, te_conductor_edges");
+                 "dispersion_correction, te_conductor_edges, te_offdiagonal");
 }
 
 Test(scene, wrong_type)
