@@ -1866,6 +1866,15 @@ static int disp_setup(cuda2d_engine *c, const struct model *m, disp_list *l, siz
     return 0;
 }
 
+/* *d = a device copy of the bytes at h. */
+static cudaError_t dev_upload(void **d, const void *h, size_t bytes)
+{
+    cudaError_t e = cudaMalloc(d, bytes);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice);
+    return e;
+}
+
 /* TE conformal PEC: the cut cells' padded indices and k (k_f in float), the
  * scratch Hz^n and b^n (pinned on the host). */
 static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
@@ -1885,17 +1894,13 @@ static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_
                     k[4 * t + q] = tc->k[q];
             }
         }
-        e1 = cudaMalloc((void **)&c->tecut_cell, n * sizeof *cell);
+        e1 = dev_upload((void **)&c->tecut_cell, cell, n * sizeof *cell);
         if (e1 == cudaSuccess)
-            e1 = cudaMalloc(&c->tecut_k, 4 * n * es);
+            e1 = dev_upload(&c->tecut_k, k, 4 * n * es);
         if (e1 == cudaSuccess)
             e1 = cudaMalloc(&c->tecut_old, n * es);
         if (e1 == cudaSuccess)
             e1 = cudaMalloc(&c->tecut_v_d, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->tecut_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
-        if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->tecut_k, k, 4 * n * es, cudaMemcpyHostToDevice);
         if (e1 == cudaSuccess)
             e1 = cudaMallocHost(&c->tecut_v_h, n * es);
         if (e1 == cudaSuccess)
@@ -1931,19 +1936,13 @@ static int hoff_setup(cuda2d_engine *c, const struct model *m, char *err, size_t
                     k[2 * t + a] = h->k[a];
             }
         }
-        e1 = cudaMalloc((void **)&c->hoff_cell, n * sizeof *cell);
+        e1 = dev_upload((void **)&c->hoff_cell, cell, n * sizeof *cell);
         if (e1 == cudaSuccess)
-            e1 = cudaMalloc((void **)&c->hoff_flag, n);
+            e1 = dev_upload((void **)&c->hoff_flag, flag, n);
         if (e1 == cudaSuccess)
-            e1 = cudaMalloc(&c->hoff_k, 2 * n * es);
+            e1 = dev_upload(&c->hoff_k, k, 2 * n * es);
         if (e1 == cudaSuccess)
             e1 = cudaMalloc(&c->hoff_v_d, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->hoff_cell, cell, n * sizeof *cell, cudaMemcpyHostToDevice);
-        if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->hoff_flag, flag, n, cudaMemcpyHostToDevice);
-        if (e1 == cudaSuccess)
-            e1 = cudaMemcpy(c->hoff_k, k, 2 * n * es, cudaMemcpyHostToDevice);
         if (e1 == cudaSuccess)
             e1 = cudaMallocHost(&c->hoff_v_h, n * es);
         if (e1 == cudaSuccess)
