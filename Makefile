@@ -232,7 +232,7 @@ test-asan: deps
 bench-cpu: all
 	bench/cpu.sh
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h bench/common.h
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtexfdtd.a $(LDLIBS)
 
