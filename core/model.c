@@ -100,16 +100,6 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
         const struct scene_material *t = &s->materials[k];
         if (!t->used)
             continue;
-        /* 3D takes mu_r and poles in one material too (its H map and its E
-         * entries are apart); 2D's magnetic map assumes plain dielectric
-         * cells (build_hnodes); TE takes poles on its edges */
-        const char *why_not = s->nz > 1 ? NULL
-                              : t->where_mu[0] ? "together with mu_r != 1"
-                                               : NULL;
-        if (t->where_poles[0] && why_not)
-            return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
-                          "Drude) are not supported %s yet: 2D scenes (TM or TE) and 3D "
-                          "scenes take them (docs/scenes.md)", t->where_poles, t->name, why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification
@@ -519,19 +509,6 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         free(mu);
         return 0;
     }
-    if ((m->lossy || m->dispersive) && m->magnetic) {
-        /* a magnetic TM scene's remap below assumes plain dielectric cells
-         * (it would turn a dispersive cell of eps_inf = 1 into vacuum, and
-         * drop a lossy one's sigma); in TE a lossy or dispersive edge beside
-         * a magnetic node is not checked by any test yet.  Here, not per
-         * material, so that a lossy map or a pole in one material beside
-         * mu_r in another is caught too. */
-        free(mu);
-        return seterr(err, errlen, "a %s material (%s) together with a magnetic one (mu_r != 1) "
-                      "is not supported yet%s", m->lossy ? "lossy" : "dispersive",
-                      m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles",
-                      s->te ? " in TE ([grid] polarization = te)" : "");
-    }
     if (s->te && s->conformal_pec && (m->lossy || m->dispersive)) {
         /* the TE cut cells take the free edges' eps_r only (hnode_map); a
          * lossy or dispersive edge beside them is not written yet */
@@ -625,8 +602,9 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     double last_mu = 1.0;
     for (size_t c = 0; c < n; c++) {
         if (!s->te) {
+            /* an only magnetic cell (eps_r = 1, lossless, no poles) */
             const struct material *t = &m->mats[m->mat[c]];
-            if (t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0)
+            if (t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0 && t->sigma == 0.0 && !t->dcoef)
                 m->mat[c] = 0;
             continue;
         }

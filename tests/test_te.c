@@ -632,35 +632,53 @@ Test(te, refusals_3d_and_conformal)
     free(scene);
 }
 
-/* A lossy material is refused where its update is not written yet: beside
- * a magnetic material, in TM and in TE (TE lossy alone runs on the edges:
- * tests/test_te_materials.c).  Nothing runs: model_build fails with the
- * reason. */
-Test(te, lossy_refused_beside_magnetic)
+/* A lossy material beside a magnetic one, in TE and in TM: the magnetic
+ * scene's maps keep the lossy cells (TM: their Ez nodes keep the lossy
+ * material, which an earlier remap took for vacuum when eps_r = 1; TE: the
+ * edges keep their sigma), the same as without the magnetic rod.  Their
+ * fields against the exact series: tests/test_lossy.c and
+ * tests/test_te_materials.c (lossy_magnetic_...). */
+Test(te, lossy_kept_beside_magnetic)
 {
-    const char *const cases[][3] = {
-        {"material.lossy.sigma=0.05", "object.cyl.material=lossy", NULL},
-        {"material.lossy.sigma=0.05", "object.cyl.material=lossy", "grid.polarization=tm"},
-    };
-    const char *want[] = {"in TE", "magnetic"};
-    for (int k = 0; k < 2; k++) {
-        const char *sets[5] = {"material.lossy.eps_r=2", cases[k][0], cases[k][1], NULL, NULL};
-        int n = 3;
-        if (cases[k][2])
-            sets[n++] = cases[k][2];
-        sets[n++] = "object.mag_rod.material=mag"; /* a magnetic object beside it */
-        char text[2048];
-        snprintf(text, sizeof text, "%s%s", cyl,
-                 "[object.mag_rod]\nshape = circle\ncenter_x = 20.5\ncenter_y = 20.5\n"
-                 "radius = 3\nmaterial = mag\n");
-        struct scene s;
-        char err[ERRLEN];
-        cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), sets, n, err, sizeof err), 0,
-                     "%s", err);
-        struct model m;
-        cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "case %d built", k);
-        cr_expect(strstr(err, "lossy") && strstr(err, want[k]), "case %d: %s", k, err);
-        scene_free(&s);
+    for (int te = 0; te < 2; te++) {
+        struct model m[2];
+        struct scene s[2];
+        for (int withmag = 0; withmag < 2; withmag++) {
+            const char *sets[5] = {"material.lossy.eps_r=1", "material.lossy.sigma=0.05",
+                                   "object.cyl.material=lossy",
+                                   te ? "grid.polarization=te" : "grid.polarization=tm",
+                                   "object.mag_rod.material=mag"};
+            char text[2048];
+            snprintf(text, sizeof text, "%s%s", cyl,
+                     withmag ? "[object.mag_rod]\nshape = circle\ncenter_x = 20.5\n"
+                               "center_y = 20.5\nradius = 3\nmaterial = mag\n" : "");
+            char err[ERRLEN];
+            cr_assert_eq(scene_load_text(&s[withmag], "x.ini", text, strlen(text), sets,
+                                         withmag ? 5 : 4, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(model_build(&m[withmag], &s[withmag], err, sizeof err), 0, "%s", err);
+            cr_assert(m[withmag].lossy);
+            cr_assert_eq(m[withmag].magnetic, withmag);
+        }
+        /* the lossy rod's cells (TM) or edges (TE) carry the same sigma */
+        size_t n0 = 0, n1 = 0;
+        for (size_t c = 0; c < m[0].ncells; c++) {
+            if (te) {
+                for (int comp = 0; comp < 2; comp++) {
+                    const size_t q = (size_t)comp * m[0].ncells + c;
+                    n0 += m[0].hmats[m[0].hmat[q]].sigma != 0.0;
+                    n1 += m[1].hmats[m[1].hmat[q]].sigma != 0.0;
+                }
+            } else {
+                n0 += m[0].mats[m[0].mat[c]].sigma != 0.0;
+                n1 += m[1].mats[m[1].mat[c]].sigma != 0.0;
+            }
+        }
+        cr_expect(n0 > 0 && n1 == n0, "%s: %zu lossy nodes alone, %zu beside the magnetic rod",
+                  te ? "TE" : "TM", n0, n1);
+        for (int k = 0; k < 2; k++) {
+            model_free(&m[k]);
+            scene_free(&s[k]);
+        }
     }
 }
 
@@ -783,23 +801,37 @@ Test(te, probe_refuses_tm_fields)
     cr_expect(strstr(err, want), "%s", err);
 }
 
-/* A pole in one material beside mu_r in another (TM) is refused, not run:
- * the magnetic scene's H-node map would take the Drude rod of eps_inf = 1
- * for vacuum and drop it. */
-Test(te, dispersive_beside_magnetic_refused)
+/* A pole in one material beside mu_r in another (TM): the Drude rod of
+ * eps_inf = 1 keeps its dispersive cells beside the magnetic rod (an earlier
+ * remap of the magnetic scene took it for vacuum), the same cells as alone;
+ * and poles with mu_r in one material build (their fields against the
+ * series: tests/test_dispersive.c drude_magnetic_...). */
+Test(te, dispersive_kept_beside_magnetic)
 {
     static const char *text =
         "[grid]\nnx = 80\nny = 80\nsteps = 50\n[source]\ntype = plane_wave\n"
         "[material.metal]\neps_r = 1\ndrude = 1e10 1e8\n[material.mag]\nmu_r = 2\n"
+        "[material.both]\neps_r = 1\nmu_r = 2\ndrude = 1e10 1e8\n"
         "[object.a]\nshape = circle\nmaterial = metal\ncenter_x = 30\ncenter_y = 40\nradius = 5\n"
         "[object.b]\nshape = circle\nmaterial = mag\ncenter_x = 55\ncenter_y = 40\nradius = 5\n"
         "[output]\npng = false\n";
-    struct scene s;
-    char err[ERRLEN];
-    cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), NULL, 0, err, sizeof err), 0,
-                 "%s", err);
-    struct model m;
-    cr_assert_eq(model_build(&m, &s, err, sizeof err), -1, "built");
-    cr_expect(strstr(err, "dispersive") && strstr(err, "magnetic"), "%s", err);
-    scene_free(&s);
+    const char *alone[1] = {"object.b.material=vacuum"}, *both[1] = {"object.a.material=both"};
+    size_t nd[3];
+    bool mag[3];
+    for (int k = 0; k < 3; k++) {
+        struct scene s;
+        struct model m;
+        char err[ERRLEN];
+        cr_assert_eq(scene_load_text(&s, "x.ini", text, strlen(text), k == 1 ? alone : both,
+                                     k == 0 ? 0 : 1, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(model_build(&m, &s, err, sizeof err), 0, "case %d: %s", k, err);
+        nd[k] = m.ndisp;
+        mag[k] = m.magnetic;
+        model_free(&m);
+        scene_free(&s);
+    }
+    cr_expect(nd[1] > 0 && nd[0] == nd[1] && nd[2] == nd[1],
+              "dispersive cells: %zu beside the magnetic rod, %zu alone, %zu with mu_r", nd[0],
+              nd[1], nd[2]);
+    cr_expect(mag[0] && !mag[1] && mag[2]);
 }
