@@ -38,6 +38,29 @@ static void bbox(const struct model *m, size_t n, size_t (*cell)(const struct mo
     *h = b1 - b0 + 1;
 }
 
+/* The index maps and tables of the lists: a w x h integer texture of
+ * format ifmt (pixel format fmt, 4-byte components) filled from data; a
+ * texture buffer of format bfmt over `bytes` of bdata (buf, tbo). */
+static GLuint int_tex(GLenum ifmt, GLenum fmt, int w, int h, const void *data)
+{
+    const GLuint t = gl2d_make_tex(ifmt, w, h);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_UNSIGNED_INT, data);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    return t;
+}
+
+static void buffer_tex(GLenum bfmt, const void *bdata, size_t bytes, GLuint *buf, GLuint *tbo)
+{
+    glGenBuffers(1, buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, *buf);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, bdata, GL_STATIC_DRAW);
+    glGenTextures(1, tbo);
+    glBindTexture(GL_TEXTURE_BUFFER, *tbo);
+    glTexBuffer(GL_TEXTURE_BUFFER, bfmt, *buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+}
+
 static size_t slot_cell(const struct model *m, size_t k) { return m->slot_cell[k]; }
 static size_t cut_cell(const struct model *m, size_t k) { return m->cut[k].cell; }
 /* the H-node map's nodes of index != 0: the H slots, then the TE dispersive
@@ -156,22 +179,10 @@ static int upload_disp(struct gl_engine *g, const struct model *m, char *err, si
         t[3] = (uint32_t)comp;
     }
     if (!rc) {
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        g->disp_idx_tex = gl2d_make_tex(GL_RG32UI, g->disp_bw, g->disp_bh);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_bw, g->disp_bh, GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, idx);
-        g->disp_cells_tex = gl2d_make_tex(GL_RGBA32UI, g->disp_w, g->disp_rows);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_w, g->disp_rows, GL_RGBA_INTEGER,
-                        GL_UNSIGNED_INT, cells);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glGenBuffers(1, &g->disp_coef_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->disp_coef_buf);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)(nd ? nd : 1) * row * 16), coef,
-                     GL_STATIC_DRAW);
-        glGenTextures(1, &g->disp_coef_tbo);
-        glBindTexture(GL_TEXTURE_BUFFER, g->disp_coef_tbo);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, g->disp_coef_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        g->disp_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->disp_bw, g->disp_bh, idx);
+        g->disp_cells_tex = int_tex(GL_RGBA32UI, GL_RGBA_INTEGER, g->disp_w, g->disp_rows, cells);
+        buffer_tex(GL_RGBA32F, coef, (size_t)(nd ? nd : 1) * row * 16, &g->disp_coef_buf,
+                   &g->disp_coef_tbo);
         rc = gl2d_make_pair(&g->disp_pp, GL_RGBA32F, g->disp_w * g->disp_nt, g->disp_rows,
                             "dispersive state (RGBA32F)", err, errlen);
     }
@@ -204,11 +215,7 @@ static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, 
         const size_t j = c / (size_t)m->nx - (size_t)g->hslot_y0;
         map[(i + j * bw) * 4 + comp] = m->hmat[id];
     }
-    g->hnode_tex = gl2d_make_tex(GL_RGBA32UI, g->hslot_w, g->hslot_h);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->hslot_w, g->hslot_h, GL_RGBA_INTEGER,
-                    GL_UNSIGNED_INT, map);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    g->hnode_tex = int_tex(GL_RGBA32UI, GL_RGBA_INTEGER, g->hslot_w, g->hslot_h, map);
     free(map);
     return 0;
 }
@@ -231,18 +238,8 @@ static int upload_tecut(struct gl_engine *g, const struct model *m, char *err, s
             (uint32_t)q + 1;
         memcpy(&k[4 * q], m->tecut[q].k_f, 4 * sizeof(float));
     }
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    g->tecut_idx_tex = gl2d_make_tex(GL_R32UI, g->tecut_w, g->tecut_h);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->tecut_w, g->tecut_h, GL_RED_INTEGER,
-                    GL_UNSIGNED_INT, idx);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glGenBuffers(1, &g->tecut_k_buf);
-    glBindBuffer(GL_TEXTURE_BUFFER, g->tecut_k_buf);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ntecut * 16), k, GL_STATIC_DRAW);
-    glGenTextures(1, &g->tecut_k_tbo);
-    glBindTexture(GL_TEXTURE_BUFFER, g->tecut_k_tbo);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, g->tecut_k_buf);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    g->tecut_idx_tex = int_tex(GL_R32UI, GL_RED_INTEGER, g->tecut_w, g->tecut_h, idx);
+    buffer_tex(GL_RGBA32F, k, m->ntecut * 16, &g->tecut_k_buf, &g->tecut_k_tbo);
     free(idx);
     free(k);
     return 0;
@@ -463,18 +460,8 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
             edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
             edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
         }
-        g->cut_idx_tex = gl2d_make_tex(GL_RG32UI, g->cut_w, g->cut_h);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, map);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glGenBuffers(1, &g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->cut_edge_buf);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ncut * 16), edges, GL_STATIC_DRAW);
-        glGenTextures(1, &g->cut_edge_tbo);
-        glBindTexture(GL_TEXTURE_BUFFER, g->cut_edge_tbo);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32UI, g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        g->cut_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->cut_w, g->cut_h, map);
+        buffer_tex(GL_RGBA32UI, edges, m->ncut * 16, &g->cut_edge_buf, &g->cut_edge_tbo);
         free(map);
         free(edges);
     }

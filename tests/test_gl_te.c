@@ -14,9 +14,7 @@
  * is large.  As in test_gl.c: without any GL context the tests are skipped,
  * unless TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe on 2 cores.
  */
-#include "helpers.h"
-
-#include "gl/gl.h"
+#include "gl_helpers.h"
 
 /* A PEC cylinder off the grid's nodes and a PEC plate with fractional
  * sides, conformal (cut cells of every shape, PEC edges where an edge lies
@@ -67,32 +65,12 @@ static const char *DISP =
 
 enum feature { TECUT, HLOSSY, HDISP };
 
-static bool gpu_required(void)
-{
-    const char *v = getenv("TEXFDTD_REQUIRE_GPU");
-    return v && !strcmp(v, "1");
-}
-
-/* An engine in denormal mode dn (the cpu engine on 1 thread: its bits do
- * not depend on the number, and on a loaded 2-core machine its barriers per
- * row would cost more than the rows), or the test skipped when no GL
- * context exists. */
+/* The cpu engine on 1 thread: its bits do not depend on the number, and on
+ * a loaded 2-core machine its barriers per row would cost more than the
+ * rows. */
 static struct engine *create_dn(const char *name, const struct model *m, enum denormals dn)
 {
-    struct engine_options o = {0};
-    o.precision = PRECISION_SINGLE;
-    o.denormals = dn;
-    o.device = -1;
-    o.threads = 1;
-    char err[ERRLEN];
-    struct engine *e = NULL;
-    if (engine_create(name, m, &o, &e, err, sizeof err)) {
-        char why[ERRLEN];
-        if (strcmp(name, "cpu") && gl_probe(o.device, why, sizeof why) && !gpu_required())
-            cr_skip_test("no OpenGL device here: %s", why);
-        cr_assert_fail("%s: %s", name, err);
-    }
-    return e;
+    return gl_test_engine(name, m, dn, 1);
 }
 
 static void step_ok(struct engine *e, int n)
@@ -202,42 +180,8 @@ Test(gl_compute_te, lossy_edges_equal_cpu) { agree("gl-compute", LOSSY, HLOSSY);
 Test(gl_te, dispersive_edges_equal_cpu) { agree("gl", DISP, HDISP); }
 Test(gl_compute_te, dispersive_edges_equal_cpu) { agree("gl-compute", DISP, HDISP); }
 
-/* ---- checkpoints: the dispersive edges' state under the cpu names ---------
- * An in-memory state_io: saving keeps each array by name, loading hands it
- * back by name and demands the same count. */
-struct mem_state {
-    struct state_io io;
-    int n;
-    struct {
-        char name[64];
-        float *v;
-        size_t count;
-    } a[32];
-};
-
-static int mem_array(struct state_io *io, const char *name, void *data, size_t count, char *err,
-                     size_t errlen)
-{
-    struct mem_state *s = io->ctx;
-    if (!io->load) {
-        cr_assert_lt(s->n, 32);
-        snprintf(s->a[s->n].name, sizeof s->a[s->n].name, "%s", name);
-        s->a[s->n].v = malloc((count ? count : 1) * sizeof(float));
-        memcpy(s->a[s->n].v, data, count * sizeof(float));
-        s->a[s->n].count = count;
-        s->n++;
-        return 0;
-    }
-    for (int k = 0; k < s->n; k++)
-        if (!strcmp(s->a[k].name, name)) {
-            if (s->a[k].count != count)
-                return seterr(err, errlen, "state %s: %zu values saved, %zu loaded", name,
-                              s->a[k].count, count);
-            memcpy(data, s->a[k].v, count * sizeof(float));
-            return 0;
-        }
-    return seterr(err, errlen, "state %s: not saved", name);
-}
+/* ---- checkpoints: the dispersive edges' state under the cpu names, through
+ * an in-memory state_io (gl_helpers.h) ---- */
 
 /* `first` runs 83 steps (the wave inside the objects) and saves, `second`
  * loads and runs the rest: the fields of an uninterrupted cpu run.  The
@@ -285,8 +229,7 @@ static void resume(const char *first, const char *second)
     free3(fc);
     engine_destroy(b);
     engine_destroy(c);
-    for (int k = 0; k < st.n; k++)
-        free(st.a[k].v);
+    mem_free(&st);
     setup_free(&t);
 }
 
