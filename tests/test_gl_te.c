@@ -249,5 +249,6 @@ static void resume(const char *first, const char *second)
 Test(gl_te, dispersive_checkpoint_resumes_on_cpu) { resume("gl", "cpu"); }
 Test(gl_compute_te, dispersive_cpu_checkpoint_resumes_on_gl_compute)
 {
+    setenv("TEXFDTD_GL_DISP_ROW_CELLS", "13", 1); /* a state layout of many rows */
     resume("cpu", "gl-compute");
 }
