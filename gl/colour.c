@@ -18,7 +18,7 @@ int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
     if (egl_context_make_current(g->egl, err, errlen) || gl2d_finish_pending(g, err, errlen))
         return -1;
     if (!g->color_prog) {
-        char defs[1024];
+        char defs[2560];
         gl2d_make_defines(g, m, false, defs, sizeof defs);
         const char *st[2] = {"fullscreen.vert", "colormap.frag"};
         if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
