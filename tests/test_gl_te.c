@@ -31,8 +31,7 @@ static const char *CONFORMAL =
 
 /* A lossy dielectric cylinder (sigma > 0: ca != 1 on its edges) beside a
  * lossless rod (subpixel-smoothed edges, ca = 1 in the lossy update) and a
- * PEC plate (PEC edges), at 10 degrees.  (mu_r beside sigma is refused in
- * TE: core/model.c.) */
+ * PEC plate (PEC edges), at 10 degrees. */
 static const char *LOSSY =
     "[grid]\nnx = 64\nny = 56\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 16\n"
     "polarization = te\n"
@@ -61,6 +60,22 @@ static const char *DISP =
     "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 24.5\ncenter_y = 28\n"
     "radius = 7\n"
     "[object.rod]\nshape = circle\nmaterial = w\ncenter_x = 42\ncenter_y = 22\nradius = 4\n"
+    "[object.lrod]\nshape = circle\nmaterial = l\ncenter_x = 42\ncenter_y = 38\nradius = 3.5\n";
+
+/* DISP with mu_r in the Lorentz-Drude material and the lossy rod's, and a
+ * magnetic rod beside them: dispersive and lossy edges beside magnetic Hz
+ * nodes (the ez array's own slots). */
+static const char *DISP_MU =
+    "[grid]\nnx = 64\nny = 56\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 30\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.m]\neps_r = 2\nmu_r = 1.5\nlorentz = 3 9e9 6e8\ndrude = 2e10 1e9\n"
+    "[material.l]\neps_r = 3\nmu_r = 2\nsigma = 0.03\n"
+    "[material.mag]\nmu_r = 2.5\n"
+    "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 24.5\ncenter_y = 28\n"
+    "radius = 7\n"
+    "[object.rod]\nshape = circle\nmaterial = mag\ncenter_x = 42\ncenter_y = 22\nradius = 4\n"
     "[object.lrod]\nshape = circle\nmaterial = l\ncenter_x = 42\ncenter_y = 38\nradius = 3.5\n";
 
 enum feature { TECUT, HLOSSY, HDISP };
@@ -185,6 +200,8 @@ Test(gl_te, lossy_edges_equal_cpu) { agree("gl", LOSSY, HLOSSY); }
 Test(gl_compute_te, lossy_edges_equal_cpu) { agree("gl-compute", LOSSY, HLOSSY); }
 Test(gl_te, dispersive_edges_equal_cpu) { agree("gl", DISP, HDISP); }
 Test(gl_compute_te, dispersive_edges_equal_cpu) { agree("gl-compute", DISP, HDISP); }
+Test(gl_te, dispersive_lossy_magnetic_equal_cpu) { agree("gl", DISP_MU, HDISP); }
+Test(gl_compute_te, dispersive_lossy_magnetic_equal_cpu) { agree("gl-compute", DISP_MU, HDISP); }
 /* Denormals kept where the driver keeps them (Mesa's compute shaders; a
  * driver that flushes says so and is compared in flush): the edges' updates
  * without the GLSL flush emulation. */
