@@ -127,9 +127,8 @@ static void free_regions(struct region r[NREGIONS])
 /* Run one engine to the end; then read its DFT phasor of frequency index
  * kdft on the regions (r != NULL) and compute its echo width into
  * far[nf][angles] (far != NULL). */
-static int run_one(const struct cmp_args *a, const struct scene *s, const struct model *m,
-                   struct cmp_spec *sp, struct region *r, int kdft, double complex *ring_num,
-                   double *far, struct engine **eout, char *err, size_t errlen)
+int cmp_run_to_end(const struct cmp_args *a, const struct scene *s, const struct model *m,
+                   const struct cmp_spec *sp, struct engine **eout, char *err, size_t errlen)
 {
     struct engine_options eo = {.precision = sp->precision,
                                 .denormals = sp->denormals,
@@ -158,6 +157,16 @@ static int run_one(const struct cmp_args *a, const struct scene *s, const struct
         cmp_progress_show(&pr, what, e->step, s->steps, false);
     }
     cmp_progress_show(&pr, what, e->step, s->steps, true);
+    return 0;
+}
+
+static int run_one(const struct cmp_args *a, const struct scene *s, const struct model *m,
+                   struct cmp_spec *sp, struct region *r, int kdft, double complex *ring_num,
+                   double *far, struct engine **eout, char *err, size_t errlen)
+{
+    if (cmp_run_to_end(a, s, m, sp, eout, err, errlen))
+        return -1;
+    struct engine *e = *eout;
     if (far) {
         char tmp[ERRLEN];
         if (!e->mon || monitors_far2d(e->mon, s->far.angles, far, tmp, sizeof tmp))
@@ -283,13 +292,7 @@ static int write_ring(const char *outdir, const struct cmp_args *a, const struct
 
 /* ---- the far field ------------------------------------------------------------ */
 
-/* --max-far-db, set by compare.c's option parser.  (It belongs in struct
- * cmp_args, compare/cmp.h; kept here until that header takes it.) */
-struct cmp_far_limit {
-    bool on;
-    double db;
-};
-extern struct cmp_far_limit cmp_far_limit;
+/* --max-far-db (cmp.h) */
 struct cmp_far_limit cmp_far_limit;
 
 /* The exact echo width at the monitor's angles and frequencies. */
@@ -572,6 +575,8 @@ static void print_far(const struct scene *s, const struct far_ref *fr,
 
 int compare_analytic(const struct cmp_args *a, struct scene *s)
 {
+    if (s->nz > 1)
+        return compare_analytic_sphere(a, s);
     char err[ERRLEN];
     struct cmp_spec spec[CMP_MAX_ENGINES];
     const int n = cmp_parse_specs(a->engines ? a->engines : "cpu", spec, CMP_MAX_ENGINES, err,
