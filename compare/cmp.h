@@ -78,6 +78,16 @@ int compare_analytic(const struct cmp_args *a, struct scene *s);
 /* The 3D --analytic: one sphere against the Mie series (compare_mie.c). */
 int compare_analytic_sphere(const struct cmp_args *a, struct scene *s);
 
+/* cmp_write_provenance and an engine line for each of the n engines
+ * (compare_analytic.c). */
+void cmp_write_heading(FILE *f, const struct cmp_args *a, const struct scene *s,
+                       const struct cmp_spec *spec, struct engine **e, int n);
+
+/* 10 log10(num[q] / exact[q]) over q = 0..n-1 (a zero or NaN: infinite): its
+ * rms, its largest value (signed) and where (compare_analytic.c). */
+void cmp_db_errors(const double *num, const double *exact, int n, double *rms, double *worst,
+                   int *worst_q);
+
 struct model;
 /* Create engine sp on model m and step it to the scene's end with progress
  * lines; *eout is set once created (the caller destroys it).  0, or -1 with

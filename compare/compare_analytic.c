@@ -360,26 +360,42 @@ static int far_setup(const struct scene *s, struct far_ref *fr, char *err, size_
     return 0;
 }
 
+void cmp_write_heading(FILE *f, const struct cmp_args *a, const struct scene *s,
+                       const struct cmp_spec *spec, struct engine **e, int n)
+{
+    cmp_write_provenance(f, a, s);
+    for (int k = 0; k < n; k++)
+        cmp_write_engine_line(f, spec[k].label, e[k]);
+}
+
+void cmp_db_errors(const double *num, const double *exact, int n, double *rms, double *worst,
+                   int *worst_q)
+{
+    double s2 = 0;
+    *worst = 0;
+    *worst_q = 0;
+    for (int q = 0; q < n; q++) {
+        double d = db10(num[q] / exact[q]);
+        if (!isfinite(d))
+            d = INFINITY; /* a zero or NaN where the series is not: fails any limit */
+        s2 += d * d;
+        if (q == 0 || fabs(d) > fabs(*worst)) {
+            *worst = d;
+            *worst_q = q;
+        }
+    }
+    *rms = sqrt(s2 / n);
+}
+
 /* The dB errors of one engine's far[nf][nang]. */
 static void far_errors(const struct far_ref *fr, const double *far, struct far_err *out)
 {
     for (int k = 0; k < fr->nf; k++) {
-        double s2 = 0;
         struct far_err *e = &out[k];
-        e->worst = 0;
-        e->worst_phi = 0;
-        for (int q = 0; q < fr->nang; q++) {
-            const size_t i = (size_t)k * fr->nang + q;
-            double d = db10(far[i] / fr->exact[i]);
-            if (!isfinite(d))
-                d = INFINITY; /* a zero or NaN where the series is not: fails any limit */
-            s2 += d * d;
-            if (q == 0 || fabs(d) > fabs(e->worst)) {
-                e->worst = d;
-                e->worst_phi = 360.0 * q / fr->nang;
-            }
-        }
-        e->rms = sqrt(s2 / fr->nang);
+        const size_t i = (size_t)k * fr->nang;
+        int q;
+        cmp_db_errors(far + i, fr->exact + i, fr->nang, &e->rms, &e->worst, &q);
+        e->worst_phi = 360.0 * q / fr->nang;
     }
 }
 
@@ -387,9 +403,7 @@ static void write_far_header(FILE *f, const struct cmp_args *a, const struct sce
                              const struct far_ref *fr, const struct cmp_spec *spec,
                              struct engine **e, int n)
 {
-    cmp_write_provenance(f, a, s);
-    for (int k = 0; k < n; k++)
-        cmp_write_engine_line(f, spec[k].label, e[k]);
+    cmp_write_heading(f, a, s, spec, e, n);
     const struct scene_object *o = &s->objects[0];
     if (fr->eps_r > 0)
         fprintf(f, "# exact: dielectric cylinder eps_r = %.9g", fr->eps_r);
@@ -726,9 +740,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         char *text = NULL, path[4200];
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
-        cmp_write_provenance(f, a, s);
-        for (int k = 0; k < n; k++)
-            cmp_write_engine_line(f, spec[k].label, e[k]);
+        cmp_write_heading(f, a, s, spec, e, n);
         fprintf(f, "# exact: %s k a = %.9g (radius %.9g cells at (%.9g, %.9g)), theta = "
                    "%.9g rad, %d orders; phasor convention exp(+i omega t) (core/model.h)\n",
                 what, cy.k * cy.a, cy.a, cy.xc, cy.yc, cy.theta,

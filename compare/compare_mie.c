@@ -127,20 +127,9 @@ static void sphere_errors(const struct sphere_ref *r, const double *rcs, struct 
         for (int c = 0; c < NCUT; c++) {
             struct sphere_err *e = &out[k * NCUT + c];
             const size_t base = ((size_t)k * NCUT + c) * r->nang;
-            double s2 = 0;
-            e->worst = 0;
-            e->worst_t = 0;
-            for (int q = 0; q < r->nang; q++) {
-                double d = 10.0 * log10(rcs[base + q] / r->exact[base + q]);
-                if (!isfinite(d))
-                    d = INFINITY; /* fails any limit */
-                s2 += d * d;
-                if (q == 0 || fabs(d) > fabs(e->worst)) {
-                    e->worst = d;
-                    e->worst_t = 360.0 * q / r->nang;
-                }
-            }
-            e->rms = sqrt(s2 / r->nang);
+            int q;
+            cmp_db_errors(rcs + base, r->exact + base, r->nang, &e->rms, &e->worst, &q);
+            e->worst_t = 360.0 * q / r->nang;
         }
 }
 
@@ -148,9 +137,7 @@ static void sphere_header(FILE *f, const struct cmp_args *a, const struct scene 
                           const struct sphere_ref *r, const struct cmp_spec *spec,
                           struct engine **e, int n)
 {
-    cmp_write_provenance(f, a, s);
-    for (int k = 0; k < n; k++)
-        cmp_write_engine_line(f, spec[k].label, e[k]);
+    cmp_write_heading(f, a, s, spec, e, n);
     const struct scene_object *o = &s->objects[0];
     fprintf(f, "# exact: Mie series (compare/mie.h), %s sphere, radius %.9g cells at (%.9g, "
                "%.9g, %.9g), incidence along %.9g deg, E along +z\n",
