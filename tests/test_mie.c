@@ -32,10 +32,16 @@
  *     (eps = 2 - 2i at f0; also against the same eps by a conductivity);
  *   - eps = mu = 2: the backscatter a small fraction of the eps = 2 sphere's,
  *     falling with the cell;
+ *   - the Drude sphere lit by one pulse: at 0.8, 1 and 1.2 f0 against the
+ *     series of eps(omega) at each (closer than with eps(f0)), and at f0
+ *     the continuous wave's pattern;
  *   - a Drude sphere of eps = -2i at f0: bounds only (slow, uneven
  *     convergence; docs/accuracy.md).
  * TEXFDTD_MIE_FINE=1 adds radius 12, =2 radius 18 (the table of
- * docs/accuracy.md, "3D sphere against Mie").  About 10 s of CI. */
+ * docs/accuracy.md, "3D sphere against Mie").
+ * texfdtd compare --analytic on a 3D sphere (suite mie_compare): the
+ * command's numbers, files, --max-far-db and refusals.
+ * About 12 s of CPU in all (one thread per run). */
 #include "helpers.h"
 
 #include <complex.h>
