@@ -26,11 +26,11 @@
  * exp(+i omega t)), and the logarithmic derivative of the interior function
  *     D_n(z) = psi_n'(z) / psi_n(z),   z = m x (complex),
  * the continuity of the tangential E and H on r = a gives (Bohren & Huffman,
- * Absorption and Scattering of Light by Small Particles, 1983, eq. 4.53 with
- * mu1 / mu = mu, written with D_n as their eq. 4.88, and conjugated)
+ * Absorption and Scattering of Light by Small Particles, 1983, eqs. 4.52-4.53
+ * with mu1 / mu = mu, written with D_n as their eq. 4.88, and conjugated)
  *     a_n = [(eta D_n + n/x) psi_n - psi_{n-1}] / [(eta D_n + n/x) zeta_n - zeta_{n-1}]
  *     b_n = [(D_n / eta + n/x) psi_n - psi_{n-1}] / [(D_n / eta + n/x) zeta_n - zeta_{n-1}]
- * (derivation: B&H 4.53 has a_n = [mu m^2 j_n(mx) [x j_n(x)]' - mu1 j_n(x)
+ * (derivation: B&H have a_n = [mu m^2 j_n(mx) [x j_n(x)]' - mu1 j_n(x)
  * [mx j_n(mx)]'] / [... h_n ...]; with j_n(mx) = psi_n(mx) / (mx) and
  * [mx j_n(mx)]' = D_n psi_n(mx), divide by mu1 psi_n(mx) / x: m / mu1 = 1 / eta;
  * b_n the same with mu1 and mu m^2 swapped; psi_n' = psi_{n-1} - (n/x) psi_n).
@@ -48,7 +48,7 @@
  * chi upward).  D_n(z): the downward recurrence
  *     D_{n-1}(z) = n/z - 1 / (D_n(z) + n/z)
  * from D_N = 0 at N = max(nmax, |z|) + 16 (Wiscombe, "Improved Mie
- * scattering algorithms", Appl. Opt. 19, 1505 (1980), sec. IV: stable for
+ * scattering algorithms", Appl. Opt. 19, 1505 (1980): stable for
  * every complex z, the error of the start decaying downward; B&H appendix A,
  * BHMIE, uses the same recurrence and start rule).  It follows from the
  * Riccati-Bessel recurrences psi_{n-1} = psi_n' + (n/z) psi_n and
