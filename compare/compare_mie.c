@@ -220,8 +220,8 @@ static void sphere_print(const struct scene *s, const struct sphere_ref *r,
 {
     printf("exact Mie series: %s sphere, radius %g cells", r->pec ? "PEC" : "material", r->a);
     if (!r->pec)
-        printf(" (at f0: eps = %.4g%+.4gi, mu = %.4g%+.4gi)", creal(r->eps[0]), cimag(r->eps[0]),
-               creal(r->mu[0]), cimag(r->mu[0]));
+        printf(" (at %g f0: eps = %.4g%+.4gi, mu = %.4g%+.4gi)", s->far.fr.f[0], creal(r->eps[0]),
+               cimag(r->eps[0]), creal(r->mu[0]), cimag(r->mu[0]));
     printf("; RCS sigma / lambda^2 on the E-plane and H-plane cuts at %d points each, error "
            "10 log10(engine / exact); extinction (optical theorem) / lambda^2:\n", r->nang);
     printf("%-12s %8s %8s %10s %-8s %9s %9s %8s %11s %11s\n", "engine", "f/f0", "k a",
