@@ -171,7 +171,9 @@ $(BUILD)/examples/rtt_fdtd: examples/rtt_fdtd.c
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) $(BUILD)/examples/rtt_fdtd
 	@ok=0; bad=0; \
-	for t in $(TEST_BIN); do echo "== $$t"; if $$t --jobs 2; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; done; \
+	for t in $(TEST_BIN); do echo "== $$t"; s=$$(date +%s); \
+	  if $$t --jobs 2; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	  echo "== $$t: $$(( $$(date +%s) - s )) s"; done; \
 	echo "== examples/rtt_fdtd"; \
 	if $(BUILD)/examples/rtt_fdtd $(BUILD)/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
@@ -232,7 +234,7 @@ test-asan: deps
 bench-cpu: all
 	bench/cpu.sh
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h bench/common.h
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtexfdtd.a $(LDLIBS)
 

@@ -21,6 +21,7 @@
  * One line of results per case, "key value" pairs, for bench/gl.sh.
  */
 #define _GNU_SOURCE
+#include "bench/common.h"
 #include "core/engine.h"
 #include "core/model.h"
 #include "core/scene.h"
@@ -54,12 +55,6 @@ static int takada(int n, int steps, struct scene *s, struct model *m)
         return -1;
     }
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static struct engine_options gl_opts(void)
@@ -101,8 +96,7 @@ static int speed(const char *engine, int n, int steps, int reps)
         }
         wall_total += now_seconds() - w0;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    const double med = t[reps / 2];
+    const double med = bench_median(t, reps);
     printf("speed engine %s n %d steps %d reps %d median_s %.6f min_s %.6f max_s %.6f "
            "gcells_per_s %.3f wall_gcells_per_s %.3f steps_per_pass %d device \"%s\"\n",
            engine, n, steps, reps, med, t[0], t[reps - 1],

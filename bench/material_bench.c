@@ -30,6 +30,7 @@
  * Only core/engine.h and core/model.h are used: any 2D engine runs it.
  */
 #define _GNU_SOURCE
+#include "bench/common.h"
 #include "core/engine.h"
 #include "core/model.h"
 #include "core/scene.h"
@@ -70,12 +71,6 @@ static int build(int c, int n, int steps, double cover, struct scene *s, struct 
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Seconds of the host's per-step value lists alone for steps t0 .. t0+k-1. */
 static double host_values(const struct model *m, enum precision p, int t0, int k, void *buf)
 {
@@ -105,39 +100,15 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-    const char *engine = "cuda";
-    enum precision prec = PRECISION_SINGLE;
-    int reps = 5, warm = 20, pos[2] = {0, 0}, npos = 0;
-    double cover = 0.05;
-    for (int a = 1; a < argc; a++) {
-        const bool more = a + 1 < argc;
-        if (!strcmp(argv[a], "--engine") && more) {
-            engine = argv[++a];
-        } else if (!strcmp(argv[a], "--precision") && more) {
-            const char *p = argv[++a];
-            if (strcmp(p, "single") && strcmp(p, "double")) {
-                usage(argv[0]);
-                return 2;
-            }
-            prec = strcmp(p, "double") ? PRECISION_SINGLE : PRECISION_DOUBLE;
-        } else if (!strcmp(argv[a], "--repeats") && more) {
-            reps = atoi(argv[++a]);
-        } else if (!strcmp(argv[a], "--warmup") && more) {
-            warm = atoi(argv[++a]);
-        } else if (!strcmp(argv[a], "--cover") && more) {
-            cover = atof(argv[++a]);
-        } else if (argv[a][0] != '-' && npos < 2) {
-            pos[npos++] = atoi(argv[a]);
-        } else {
-            usage(argv[0]);
-            return 2;
-        }
-    }
-    const int n = pos[0], steps = pos[1];
-    if (npos != 2 || n < 128 || steps < 1 || reps < 1 || warm < 0 || !(cover > 0 && cover < 0.5)) {
+    struct bench_args ba = {.extra_name = "--cover", .extra = 0.05};
+    if (!bench_args_parse(&ba, argc, argv) || !(ba.extra > 0 && ba.extra < 0.5)) {
         usage(argv[0]);
         return 2;
     }
+    const char *engine = ba.engine;
+    const enum precision prec = ba.precision;
+    const int reps = ba.repeats, warm = ba.warmup, n = ba.n, steps = ba.steps;
+    const double cover = ba.extra;
     log_set_quiet(true);
     char err[ERRLEN];
     struct scene s[NCASE];
@@ -201,9 +172,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCASE; c++) {
         if (!e[c])
             continue;
-        qsort(t[c], (size_t)reps, sizeof(double), cmp_double);
-        qsort(h[c], (size_t)reps, sizeof(double), cmp_double);
-        const double med = t[c][reps / 2], host = h[c][reps / 2];
+        const double med = bench_median(t[c], reps), host = bench_median(h[c], reps);
         if (c == VACUUM)
             base = med;
         printf("material engine %s precision %s n %d case %s slots %zu disp %zu steps %d reps %d "

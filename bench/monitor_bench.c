@@ -41,6 +41,7 @@
  * monitors runs it: cuda, gl-compute, gl, cpu.
  */
 #define _GNU_SOURCE
+#include "bench/common.h"
 #include "core/engine.h"
 #include "core/model.h"
 #include "core/scene.h"
@@ -71,12 +72,6 @@ static int build(int n, int steps, bool far, struct scene *s, struct model *m, c
         return -1;
     }
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Wall-clock seconds of engine_step(e, steps). */
@@ -120,36 +115,14 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-    const char *engine = "cuda";
-    enum precision prec = PRECISION_SINGLE;
-    int reps = 5, warm = 20, pos[2] = {0, 0}, npos = 0;
-    for (int a = 1; a < argc; a++) {
-        const bool more = a + 1 < argc;
-        if (!strcmp(argv[a], "--engine") && more) {
-            engine = argv[++a];
-        } else if (!strcmp(argv[a], "--precision") && more) {
-            const char *p = argv[++a];
-            if (strcmp(p, "single") && strcmp(p, "double")) {
-                usage(argv[0]);
-                return 2;
-            }
-            prec = strcmp(p, "double") ? PRECISION_SINGLE : PRECISION_DOUBLE;
-        } else if (!strcmp(argv[a], "--repeats") && more) {
-            reps = atoi(argv[++a]);
-        } else if (!strcmp(argv[a], "--warmup") && more) {
-            warm = atoi(argv[++a]);
-        } else if (argv[a][0] != '-' && npos < 2) {
-            pos[npos++] = atoi(argv[a]);
-        } else {
-            usage(argv[0]);
-            return 2;
-        }
-    }
-    const int n = pos[0], steps = pos[1];
-    if (npos != 2 || n < 128 || steps < 1 || reps < 1 || warm < 0) {
+    struct bench_args ba = {0};
+    if (!bench_args_parse(&ba, argc, argv)) {
         usage(argv[0]);
         return 2;
     }
+    const char *engine = ba.engine;
+    const enum precision prec = ba.precision;
+    const int reps = ba.repeats, warm = ba.warmup, n = ba.n, steps = ba.steps;
     log_set_quiet(true);
     char err[ERRLEN];
     struct scene s[2];
@@ -217,8 +190,7 @@ int main(int argc, char **argv)
     double med[3];
     const char *label[3] = {"plain", "monitors", "gather"};
     for (int k = 0; k < 3; k++) {
-        qsort(t[k], (size_t)reps, sizeof(double), cmp_double);
-        med[k] = t[k][reps / 2];
+        med[k] = bench_median(t[k], reps);
         printf("%-9s median %.4f s (min %.4f, max %.4f)  %8.3f Gcells/s\n", label[k], med[k],
                t[k][0], t[k][reps - 1], (double)n * n * steps / med[k] * 1e-9);
     }

@@ -82,8 +82,8 @@ static int init_circle(struct analytic_cylinder *c, const struct model *m, bool 
                       : pec_only       ? ", not a PEC circle"
                                        : ", not a PEC or dielectric circle");
     const double k = 2.0 * M_PI / s->cells_per_wavelength;
-    if (analytic_init(c, k, o->radius, o->center_x, o->center_y, atan2(m->sin_t, m->cos_t),
-                      m->d0, 0, err, errlen))
+    if (analytic_init(c, k, o->radius, o->center_x, o->center_y, atan2(m->inc.sin_t, m->inc.cos_t),
+                      m->inc.d0, 0, err, errlen))
         return -1;
     c->eps_r = o->material == MATERIAL_DIELECTRIC ? o->eps_r : 0.0;
     return 0;

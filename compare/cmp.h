@@ -66,6 +66,33 @@ int cmp_gnuplot(const char *script_path, char *err, size_t errlen);
 /* "pngcairo" or "png", or NULL when gnuplot or both terminals are missing. */
 const char *cmp_gnuplot_terminal(void);
 
+/* --max-far-db, set by compare.c's option parser, read by the --analytic
+ * paths (it belongs in struct cmp_args; kept apart until that takes it). */
+struct cmp_far_limit {
+    bool on;
+    double db;
+};
+extern struct cmp_far_limit cmp_far_limit;
+
 int compare_analytic(const struct cmp_args *a, struct scene *s);
+/* The 3D --analytic: one sphere against the Mie series (compare_mie.c). */
+int compare_analytic_sphere(const struct cmp_args *a, struct scene *s);
+
+/* cmp_write_provenance and an engine line for each of the n engines
+ * (compare_analytic.c). */
+void cmp_write_heading(FILE *f, const struct cmp_args *a, const struct scene *s,
+                       const struct cmp_spec *spec, struct engine **e, int n);
+
+/* 10 log10(num[q] / exact[q]) over q = 0..n-1 (a zero or NaN: infinite): its
+ * rms, its largest value (signed) and where (compare_analytic.c). */
+void cmp_db_errors(const double *num, const double *exact, int n, double *rms, double *worst,
+                   int *worst_q);
+
+struct model;
+/* Create engine sp on model m and step it to the scene's end with progress
+ * lines; *eout is set once created (the caller destroys it).  0, or -1 with
+ * err. */
+int cmp_run_to_end(const struct cmp_args *a, const struct scene *s, const struct model *m,
+                   const struct cmp_spec *sp, struct engine **eout, char *err, size_t errlen);
 
 #endif

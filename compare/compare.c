@@ -33,14 +33,6 @@
 
 enum { EXIT_LIMIT = 3 };
 
-/* --max-far-db, read by compare_analytic.c (it belongs in struct cmp_args,
- * compare/cmp.h; kept here until that header takes it). */
-struct cmp_far_limit {
-    bool on;
-    double db;
-};
-extern struct cmp_far_limit cmp_far_limit;
-
 static const char compare_usage[] =
     "usage: texfdtd compare SCENE [options]\n"
     "\n"
@@ -61,7 +53,10 @@ static const char compare_usage[] =
     "                 angle and frequency of the monitor, error in dB: DIR/far_compare.csv,\n"
     "                 DIR/far_errors.csv (rms and worst per engine and frequency) and\n"
     "                 DIR/far_compare.png (polar, dB, exact series overlaid).\n"
-    "A scene with both sections gets both.  See docs/compare.md.\n"
+    "A scene with both sections gets both.  A 3D scene with one sphere (PEC, dielectric\n"
+    "or a table material: eps(omega), mu_r) and [monitor.far] is compared with the Mie\n"
+    "series instead: its RCS on the E-plane and H-plane cuts and its extinction,\n"
+    "DIR/far_compare.csv and DIR/far_errors.csv.  See docs/compare.md.\n"
     "\n"
     "engines: cpu (float32, denormals as the GPU engine it is compared with, else flush),\n"
     "         cpu-flush, cpu-keep (float32), cpu-double, gl, gl-compute (float32)\n"
@@ -81,7 +76,7 @@ static const char compare_usage[] =
     "  --max-far-db D         with --analytic: fail (exit 3) when the rms error of the echo\n"
     "                         width over the angles exceeds D dB, for any engine and frequency\n"
     "  --analytic             compare the DFT phasor and the far field with the exact\n"
-    "                         cylinder series\n"
+    "                         cylinder series (3D: the far field with the Mie series)\n"
     "  --device N             GPU index for gl engines\n"
     "  --shader-dir DIR       where the GLSL files are\n"
     "  --threads N            cpu: OpenMP threads\n"

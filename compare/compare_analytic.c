@@ -127,9 +127,8 @@ static void free_regions(struct region r[NREGIONS])
 /* Run one engine to the end; then read its DFT phasor of frequency index
  * kdft on the regions (r != NULL) and compute its echo width into
  * far[nf][angles] (far != NULL). */
-static int run_one(const struct cmp_args *a, const struct scene *s, const struct model *m,
-                   struct cmp_spec *sp, struct region *r, int kdft, double complex *ring_num,
-                   double *far, struct engine **eout, char *err, size_t errlen)
+int cmp_run_to_end(const struct cmp_args *a, const struct scene *s, const struct model *m,
+                   const struct cmp_spec *sp, struct engine **eout, char *err, size_t errlen)
 {
     struct engine_options eo = {.precision = sp->precision,
                                 .denormals = sp->denormals,
@@ -158,6 +157,16 @@ static int run_one(const struct cmp_args *a, const struct scene *s, const struct
         cmp_progress_show(&pr, what, e->step, s->steps, false);
     }
     cmp_progress_show(&pr, what, e->step, s->steps, true);
+    return 0;
+}
+
+static int run_one(const struct cmp_args *a, const struct scene *s, const struct model *m,
+                   struct cmp_spec *sp, struct region *r, int kdft, double complex *ring_num,
+                   double *far, struct engine **eout, char *err, size_t errlen)
+{
+    if (cmp_run_to_end(a, s, m, sp, eout, err, errlen))
+        return -1;
+    struct engine *e = *eout;
     if (far) {
         char tmp[ERRLEN];
         if (!e->mon || monitors_far2d(e->mon, s->far.angles, far, tmp, sizeof tmp))
@@ -283,13 +292,7 @@ static int write_ring(const char *outdir, const struct cmp_args *a, const struct
 
 /* ---- the far field ------------------------------------------------------------ */
 
-/* --max-far-db, set by compare.c's option parser.  (It belongs in struct
- * cmp_args, compare/cmp.h; kept here until that header takes it.) */
-struct cmp_far_limit {
-    bool on;
-    double db;
-};
-extern struct cmp_far_limit cmp_far_limit;
+/* --max-far-db (cmp.h) */
 struct cmp_far_limit cmp_far_limit;
 
 /* The exact echo width at the monitor's angles and frequencies. */
@@ -357,26 +360,42 @@ static int far_setup(const struct scene *s, struct far_ref *fr, char *err, size_
     return 0;
 }
 
+void cmp_write_heading(FILE *f, const struct cmp_args *a, const struct scene *s,
+                       const struct cmp_spec *spec, struct engine **e, int n)
+{
+    cmp_write_provenance(f, a, s);
+    for (int k = 0; k < n; k++)
+        cmp_write_engine_line(f, spec[k].label, e[k]);
+}
+
+void cmp_db_errors(const double *num, const double *exact, int n, double *rms, double *worst,
+                   int *worst_q)
+{
+    double s2 = 0;
+    *worst = 0;
+    *worst_q = 0;
+    for (int q = 0; q < n; q++) {
+        double d = db10(num[q] / exact[q]);
+        if (!isfinite(d))
+            d = INFINITY; /* a zero or NaN where the series is not: fails any limit */
+        s2 += d * d;
+        if (q == 0 || fabs(d) > fabs(*worst)) {
+            *worst = d;
+            *worst_q = q;
+        }
+    }
+    *rms = sqrt(s2 / n);
+}
+
 /* The dB errors of one engine's far[nf][nang]. */
 static void far_errors(const struct far_ref *fr, const double *far, struct far_err *out)
 {
     for (int k = 0; k < fr->nf; k++) {
-        double s2 = 0;
         struct far_err *e = &out[k];
-        e->worst = 0;
-        e->worst_phi = 0;
-        for (int q = 0; q < fr->nang; q++) {
-            const size_t i = (size_t)k * fr->nang + q;
-            double d = db10(far[i] / fr->exact[i]);
-            if (!isfinite(d))
-                d = INFINITY; /* a zero or NaN where the series is not: fails any limit */
-            s2 += d * d;
-            if (q == 0 || fabs(d) > fabs(e->worst)) {
-                e->worst = d;
-                e->worst_phi = 360.0 * q / fr->nang;
-            }
-        }
-        e->rms = sqrt(s2 / fr->nang);
+        const size_t i = (size_t)k * fr->nang;
+        int q;
+        cmp_db_errors(far + i, fr->exact + i, fr->nang, &e->rms, &e->worst, &q);
+        e->worst_phi = 360.0 * q / fr->nang;
     }
 }
 
@@ -384,9 +403,7 @@ static void write_far_header(FILE *f, const struct cmp_args *a, const struct sce
                              const struct far_ref *fr, const struct cmp_spec *spec,
                              struct engine **e, int n)
 {
-    cmp_write_provenance(f, a, s);
-    for (int k = 0; k < n; k++)
-        cmp_write_engine_line(f, spec[k].label, e[k]);
+    cmp_write_heading(f, a, s, spec, e, n);
     const struct scene_object *o = &s->objects[0];
     if (fr->eps_r > 0)
         fprintf(f, "# exact: dielectric cylinder eps_r = %.9g", fr->eps_r);
@@ -572,6 +589,8 @@ static void print_far(const struct scene *s, const struct far_ref *fr,
 
 int compare_analytic(const struct cmp_args *a, struct scene *s)
 {
+    if (s->nz > 1)
+        return compare_analytic_sphere(a, s);
     char err[ERRLEN];
     struct cmp_spec spec[CMP_MAX_ENGINES];
     const int n = cmp_parse_specs(a->engines ? a->engines : "cpu", spec, CMP_MAX_ENGINES, err,
@@ -721,9 +740,7 @@ int compare_analytic(const struct cmp_args *a, struct scene *s)
         char *text = NULL, path[4200];
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
-        cmp_write_provenance(f, a, s);
-        for (int k = 0; k < n; k++)
-            cmp_write_engine_line(f, spec[k].label, e[k]);
+        cmp_write_heading(f, a, s, spec, e, n);
         fprintf(f, "# exact: %s k a = %.9g (radius %.9g cells at (%.9g, %.9g)), theta = "
                    "%.9g rad, %d orders; phasor convention exp(+i omega t) (core/model.h)\n",
                 what, cy.k * cy.a, cy.a, cy.xc, cy.yc, cy.theta,

@@ -1,6 +1,7 @@
 /* dispersion.c - eps(omega) of Debye, Lorentz and Drude poles plus a
  * conductivity, exp(+i omega t).  See dispersion.h. */
 #include "dispersion.h"
+#include "core/scene.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -74,4 +75,24 @@ int dispersion_check(const struct dispersion_material *m, char *err, size_t errl
         }
     }
     return 0;
+}
+
+double complex dispersion_scene_eps(const struct scene_material *t, double omega)
+{
+    struct dispersion_pole p[SCENE_MAX_POLES];
+    for (int q = 0; q < t->npoles; q++) {
+        const struct scene_pole *sp = &t->poles[q];
+        if (sp->kind == POLE_DEBYE)
+            p[q] = (struct dispersion_pole){.kind = DISPERSION_DEBYE, .delta_eps = sp->a,
+                                            .tau = sp->b};
+        else if (sp->kind == POLE_LORENTZ)
+            p[q] = (struct dispersion_pole){.kind = DISPERSION_LORENTZ, .delta_eps = sp->a,
+                                            .omega0 = sp->b, .gamma = sp->c};
+        else
+            p[q] = (struct dispersion_pole){.kind = DISPERSION_DRUDE, .omega_p = sp->b,
+                                            .gamma = sp->c};
+    }
+    const struct dispersion_material dm = {.eps_inf = t->eps_inf, .sigma = t->sigma,
+                                           .npoles = t->npoles, .poles = p};
+    return dispersion_eps(&dm, omega);
 }

@@ -62,4 +62,9 @@ double complex dispersion_eps(const struct dispersion_material *m, double omega)
  * pole, the bad value and the allowed range. */
 int dispersion_check(const struct dispersion_material *m, char *err, size_t errlen);
 
+/* eps(omega) of a scene's table material t (its eps_r as eps_inf, sigma and
+ * poles: core/scene.h, docs/scenes.md), omega > 0 in rad/s. */
+struct scene_material;
+double complex dispersion_scene_eps(const struct scene_material *t, double omega);
+
 #endif

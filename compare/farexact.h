@@ -109,6 +109,8 @@
  * chi_1 = cos x / x + sin x (stable: chi_n grows); z_n' = z_{n-1} - n z_n / x.
  * Truncation as for the cylinder: nmax = analytic_nmax(ka), and the series
  * stops where chi_n overflows.
+ * The amplitude, RCS and cross-section functions below use only an, bn and
+ * nmax: compare/mie.h fills them for a sphere of complex eps and mu.
  */
 #ifndef TEXFDTD_FAREXACT_H
 #define TEXFDTD_FAREXACT_H

@@ -20,7 +20,7 @@ void colormap_rgb(double v, uint8_t rgb[3])
 void colormap_total_field(const struct model *m, const void *ez, int is_double, int n, int k,
                           uint8_t *rgba)
 {
-    const double scale = 1.0 / (2.0 * m->amplitude);
+    const double scale = 1.0 / (2.0 * m->inc.amplitude);
     for (int j = 0; j < m->ny; j++)
         for (int i = 0; i < m->nx; i++) {
             const size_t c = (size_t)i + (size_t)j * (size_t)m->nx;

@@ -244,7 +244,7 @@ static void reaction(const struct model *m, const struct ff3_plan *p, const stru
 {
     const struct dft_group *gr = &m->plan->groups[m->plan->far];
     const double ctr[3] = {gr->cx, gr->cy, gr->cz};
-    const double S = m->scene->courant, w = m->omega_dt * f;
+    const double S = m->scene->courant, w = m->inc.omega_dt * f;
     const double u[3] = {sin(theta) * cos(phi), sin(theta) * sin(phi), cos(theta)};
     const double kp = yee_wavenumber(S, w, u);
     /* the test wave: K, W, and the polarisations made perpendicular to K */

@@ -100,16 +100,6 @@ int model_check_materials(const struct scene *s, char *err, size_t errlen)
         const struct scene_material *t = &s->materials[k];
         if (!t->used)
             continue;
-        /* 3D takes mu_r and poles in one material too (its H map and its E
-         * entries are apart); 2D's magnetic map assumes plain dielectric
-         * cells (build_hnodes); TE takes poles on its edges */
-        const char *why_not = s->nz > 1 ? NULL
-                              : t->where_mu[0] ? "together with mu_r != 1"
-                                               : NULL;
-        if (t->where_poles[0] && why_not)
-            return seterr(err, errlen, "%s: material %s: dispersion poles (Debye, Lorentz, "
-                          "Drude) are not supported %s yet: 2D scenes (TM or TE) and 3D "
-                          "scenes take them (docs/scenes.md)", t->where_poles, t->name, why_not);
         /* the stability of the update in this material (core/material.h): a
          * lossless dielectric (eps_r >= 1, mu_r = 1) is stable wherever
          * vacuum is; a lossy or magnetic one is checked on the amplification
@@ -588,19 +578,6 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
         free(mu);
         return 0;
     }
-    if ((m->lossy || m->dispersive) && m->magnetic) {
-        /* a magnetic TM scene's remap below assumes plain dielectric cells
-         * (it would turn a dispersive cell of eps_inf = 1 into vacuum, and
-         * drop a lossy one's sigma); in TE a lossy or dispersive edge beside
-         * a magnetic node is not checked by any test yet.  Here, not per
-         * material, so that a lossy map or a pole in one material beside
-         * mu_r in another is caught too. */
-        free(mu);
-        return seterr(err, errlen, "a %s material (%s) together with a magnetic one (mu_r != 1) "
-                      "is not supported yet%s", m->lossy ? "lossy" : "dispersive",
-                      m->lossy ? "sigma != 0" : "Debye, Lorentz or Drude poles",
-                      s->te ? " in TE ([grid] polarization = te)" : "");
-    }
     if (s->te && s->conformal_pec && (m->lossy || m->dispersive)) {
         /* the TE cut cells take the free edges' eps_r only (hnode_map); a
          * lossy or dispersive edge beside them is not written yet */
@@ -702,8 +679,9 @@ static int build_hnodes(struct model *m, char *err, size_t errlen)
     double last_mu = 1.0;
     for (size_t c = 0; c < n; c++) {
         if (!s->te) {
+            /* an only magnetic cell (eps_r = 1, lossless, no poles) */
             const struct material *t = &m->mats[m->mat[c]];
-            if (t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0)
+            if (t->kind == MATERIAL_DIELECTRIC && t->eps_r == 1.0 && t->sigma == 0.0 && !t->dcoef)
                 m->mat[c] = 0;
             continue;
         }
@@ -898,16 +876,6 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
     if (model_index_cells(m, err, errlen))
         goto fail;
 
-    /* The wave front enters at the grid corner it meets first. */
-    const double th = s->angle_deg * M_PI / 180.0;
-    m->cos_t = cos(th);
-    m->sin_t = sin(th);
-    const double xs[2] = {0.0, (double)(m->nx - 1)}, ys[2] = {0.0, (double)(m->ny - 1)};
-    m->d0 = INFINITY;
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
-            m->d0 = fmin(m->d0, xs[a] * m->cos_t + ys[b] * m->sin_t);
-    m->d0 += s->front_offset;
     m->mur_k = (s->courant - 1.0) / (s->courant + 1.0);
     m->mur_k_f = (float)m->mur_k;
     if (s->boundary == BOUNDARY_CPML) {
@@ -920,33 +888,38 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
                               || pml_axis_build(&m->pml_zh, s, m->nz, 0.5, err, errlen))))
             goto fail;
     }
-    m->omega_dt = scene_omega_dt(s);
-    m->ramp_steps = s->ramp_periods * s->cells_per_wavelength / s->courant;
-    m->amplitude = s->amplitude;
+    /* The wave front enters at the grid corner it meets first. */
+    const double th = s->angle_deg * M_PI / 180.0, cos_t = cos(th), sin_t = sin(th);
+    const double xs[2] = {0.0, (double)(m->nx - 1)}, ys[2] = {0.0, (double)(m->ny - 1)};
+    double d0 = INFINITY;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            d0 = fmin(d0, xs[a] * cos_t + ys[b] * sin_t);
+    const double ramp_steps = s->ramp_periods * s->cells_per_wavelength / s->courant;
     const double f0 = s->courant / s->cells_per_wavelength; /* cycles per step */
+    double pulse_tau = 0.0; /* steps */
     if (s->waveform == WAVEFORM_GAUSSIAN)
-        m->pulse_tau = sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
+        pulse_tau = sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
     else if (s->waveform == WAVEFORM_MODULATED_GAUSSIAN)
-        m->pulse_tau = 2.0 * sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
+        pulse_tau = 2.0 * sqrt(log(2.0)) / (M_PI * s->bandwidth * f0);
     else if (s->waveform == WAVEFORM_RICKER)
-        m->pulse_tau = 1.0 / (M_PI * f0);
-    m->pulse_t0 = 5.0 * m->pulse_tau;
+        pulse_tau = 1.0 / (M_PI * f0);
     m->inc = (struct inc_wave){
         .kind = s->source_type == SOURCE_PLANE_WAVE ? INC_PLANE : INC_NONE,
         .waveform = s->waveform == WAVEFORM_GAUSSIAN             ? INC_GAUSSIAN
                     : s->waveform == WAVEFORM_MODULATED_GAUSSIAN ? INC_MODULATED_GAUSSIAN
                     : s->waveform == WAVEFORM_RICKER             ? INC_RICKER
                                                                  : INC_SINE,
-        .cos_t = m->cos_t,
-        .sin_t = m->sin_t,
-        .d0 = m->d0,
-        .omega_dt = m->omega_dt,
-        .amplitude = m->amplitude,
-        .pulse_t0 = m->pulse_t0,
+        .cos_t = cos_t,
+        .sin_t = sin_t,
+        .d0 = d0 + s->front_offset,
+        .omega_dt = scene_omega_dt(s),
+        .amplitude = s->amplitude,
+        .pulse_t0 = 5.0 * pulse_tau,
         .inv_courant = 1.0 / s->courant,
-        .inv_ramp = m->ramp_steps > 0.0 ? 1.0 / m->ramp_steps : 0.0,
-        .inv_pulse_tau = m->pulse_tau > 0.0 ? 1.0 / m->pulse_tau : 0.0,
-        .ramp_steps = m->ramp_steps,
+        .inv_ramp = ramp_steps > 0.0 ? 1.0 / ramp_steps : 0.0,
+        .inv_pulse_tau = pulse_tau > 0.0 ? 1.0 / pulse_tau : 0.0,
+        .ramp_steps = ramp_steps,
     };
     if (monitor_plan_build(m, err, errlen))
         goto fail;
@@ -1013,10 +986,10 @@ double model_point_value(const struct model *m, int n)
     const double t = (double)n + 1.0;
     if (s->waveform == WAVEFORM_GAUSSIAN) {
         const double w = s->pulse_width, a = (t - 4.0 * w) / w;
-        return m->amplitude * exp(-a * a);
+        return m->inc.amplitude * exp(-a * a);
     }
-    const double r = (m->ramp_steps > 0.0 && t < m->ramp_steps) ? t / m->ramp_steps : 1.0;
-    return m->amplitude * r * sin(m->omega_dt * t);
+    const double r = (m->inc.ramp_steps > 0.0 && t < m->inc.ramp_steps) ? t / m->inc.ramp_steps : 1.0;
+    return m->inc.amplitude * r * sin(m->inc.omega_dt * t);
 }
 
 size_t model_point_cell(const struct model *m)
@@ -1046,8 +1019,8 @@ static double hnode_incident(const struct model *m, size_t q, double t)
 {
     const size_t n = m->ncells, c = q % n, nx = (size_t)m->nx;
     const double i = (double)(c % nx), j = (double)(c / nx % (size_t)m->ny);
-    return q < n ? m->sin_t * model_incident(m, i, j + 0.5, t)
-                 : -m->cos_t * model_incident(m, i + 0.5, j, t);
+    return q < n ? m->inc.sin_t * model_incident(m, i, j + 0.5, t)
+                 : -m->inc.cos_t * model_incident(m, i + 0.5, j, t);
 }
 
 /* b^n of TE cut cell k: sum_e s_e (k_e - S) I_e^{n+1/2}. */
@@ -1243,8 +1216,8 @@ void model_slot_range_d(const struct model *m, int n, size_t first, size_t count
 void model_dft_weight_k(const struct model *m, int k, int n, double *re, double *im)
 {
     const struct scene *s = m->scene;
-    const double scale = 2.0 / (m->amplitude * (double)(s->steps - s->dft_start));
-    const double w = s->dft_nfreq > 0 ? m->omega_dt * s->dft_freq[k] : m->omega_dt;
+    const double scale = 2.0 / (m->inc.amplitude * (double)(s->steps - s->dft_start));
+    const double w = s->dft_nfreq > 0 ? m->inc.omega_dt * s->dft_freq[k] : m->inc.omega_dt;
     *re = scale * cos(w * (double)n);
     *im = -scale * sin(w * (double)n);
 }

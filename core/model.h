@@ -301,11 +301,11 @@ struct model {
      * tau_p = sqrt(ln 2) / (pi B f0) and 2 sqrt(ln 2) / (pi B f0); the
      * Ricker wavelet's spectrum peaks at f0.  The delay t0 (5 tau_p, or
      * 5 / (pi f0) for the Ricker wavelet) starts each pulse at about 1e-10
-     * of its peak. */
-    double omega_dt, cos_t, sin_t, d0, ramp_steps, amplitude;
-    double pulse_tau, pulse_t0; /* steps */
-    /* the same, for core/incident.h: the functions every engine's incident
-     * values come from (model_incident, and the CUDA engines on the device) */
+     * of its peak.
+     * These numbers live in inc (core/incident.h: cos_t, sin_t, d0,
+     * omega_dt, amplitude, ramp_steps, pulse_t0 and the reciprocals of S,
+     * ramp_steps and tau_p), the one place every engine's incident values
+     * come from (model_incident, and the CUDA engines on the device). */
     struct inc_wave inc;
 
     /* Monitors (core/monitor.h): the samples every engine gathers after each

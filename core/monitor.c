@@ -444,14 +444,14 @@ void monitors_flip(struct monitors *mo) { mo->rows = monitors_rows_next(mo); }
 /* omega of frequency f (units of f0) in radians per step. */
 static double group_omega(const struct model *m, const struct dft_group *g, int k)
 {
-    return m->omega_dt * g->fr.f[k];
+    return m->inc.omega_dt * g->fr.f[k];
 }
 
 /* The DFT weight of time ts (steps), frequency omega, in double. */
 static void dft_weight(const struct model *m, const struct dft_group *g, double omega, double ts,
                        double *wr, double *wi)
 {
-    const double scale = 2.0 / (m->amplitude * (double)(m->scene->steps - g->fr.start_step));
+    const double scale = 2.0 / (m->inc.amplitude * (double)(m->scene->steps - g->fr.start_step));
     *wr = scale * cos(omega * ts);
     *wi = -scale * sin(omega * ts);
 }
@@ -639,7 +639,7 @@ double complex monitors_phasor(const struct monitors *mo, int g, int k, size_t q
 static double complex incident_at(const struct model *m, const struct dft_group *g, double k,
                                   double x, double y)
 {
-    return cexp(-I * k * ((x - g->cx) * m->cos_t + (y - g->cy) * m->sin_t));
+    return cexp(-I * k * ((x - g->cx) * m->inc.cos_t + (y - g->cy) * m->inc.sin_t));
 }
 
 double yee_wavenumber(double S, double w, const double u[3])
@@ -667,7 +667,7 @@ double yee_wavenumber(double S, double w, const double u[3])
 static double yee_k(const struct model *m, double f, double ux, double uy)
 {
     const double u[3] = {ux, uy, 0.0};
-    return yee_wavenumber(m->scene->courant, m->omega_dt * f, u);
+    return yee_wavenumber(m->scene->courant, m->inc.omega_dt * f, u);
 }
 
 /* Ez at an H node, from the two Ez nodes either side of it along the
@@ -789,7 +789,7 @@ void monitors_flux2d(const struct monitors *mo, int i, int k, double *scat, doub
      * exact k it grew from 0.17 % to 1.1 % of the scattered power as a box
      * grew from 41 to 71 cells around a PEC cylinder at 20 cells per
      * wavelength) */
-    const double ki = yee_k(m, gr->fr.f[k], m->cos_t, m->sin_t);
+    const double ki = yee_k(m, gr->fr.f[k], m->inc.cos_t, m->inc.sin_t);
     const bool plane = m->scene->source_type == SOURCE_PLANE_WAVE;
     double ps = 0, pt = 0;
     for (size_t e = 0; e < gr->nelem; e++) {
@@ -804,7 +804,7 @@ void monitors_flux2d(const struct monitors *mo, int i, int k, double *scat, doub
                                               + incident_at(m, gr, ki, c->x + dxa, c->y + dya));
         const double complex hi = !plane ? 0
                                   : incident_at(m, gr, ki, c->x, c->y)
-                                        * (c->axis == 0 ? -m->cos_t : m->sin_t);
+                                        * (c->axis == 0 ? -m->inc.cos_t : m->inc.sin_t);
         /* (ny Hx - nx Hy) = -sgn H on an x side (H = Hy), +sgn H on a y side (H = Hx) */
         const double sg = c->axis == 0 ? -c->sgn : c->sgn;
         ps += creal(ez * conj(sg * hs));
@@ -839,8 +839,8 @@ static double probe_incident(const struct model *m, int f, int i, int j, int t)
 {
     switch (f) {
     case FIELD_EZ: return model_incident(m, i, j, t);
-    case FIELD_HX: return m->sin_t * model_incident(m, i, j + 0.5, t - 0.5);
-    case FIELD_HY: return -m->cos_t * model_incident(m, i + 0.5, j, t - 0.5);
+    case FIELD_HX: return m->inc.sin_t * model_incident(m, i, j + 0.5, t - 0.5);
+    case FIELD_HY: return -m->inc.cos_t * model_incident(m, i + 0.5, j, t - 0.5);
     default: return 0.0; /* 3D: the incident wave has Ez and H in the xy plane only */
     }
 }
@@ -1044,7 +1044,7 @@ static void warn_weak_frequencies(const struct monitors *mo, int g, const char *
     const int steps = m->scene->steps;
     double peak = 0;
     for (int q = 1; q <= 300; q++) {
-        const double om = m->omega_dt * q / 100.0;
+        const double om = m->inc.omega_dt * q / 100.0;
         double complex d = 0;
         for (int t = gr->fr.start_step + 1; t <= steps; t++) {
             double wr, wi;

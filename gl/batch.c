@@ -39,7 +39,8 @@ void gl2d_reset_counter(struct gl_engine *g)
 }
 
 /* Slot values of steps t0 .. t0+b-1, step-major (each step's E slots, cut
- * edges' b^n, H slots, dispersive cells' Ei^{n+1}), computed in IEEE mode (the
+ * edges' b^n, H slots, dispersive cells' Ei^{n+1} or TE edges' Hi^{n+1/2},
+ * TE cut cells' b^n), computed in IEEE mode (the
  * OpenMP threads may still carry a CPU engine's FTZ/DAZ).  Short lists: a
  * thread per step.  Long ones (an object of 16384 cells or more): the steps
  * one after another, each list filled by every thread (core/model.c) - the
@@ -61,8 +62,11 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
             model_hslot_values_f(m, t0 + s,
                                  g->slot_host + (size_t)s * g->stride + m->nslots + m->ncut);
         if (g->disp)
-            model_disp_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
-                                               + m->ncut + g->nhslots);
+            (g->disp_edges ? model_hdisp_values_f : model_disp_values_f)(
+                m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots + m->ncut + g->nhslots);
+        if (g->tecut)
+            model_tecut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
+                                                + m->ncut + g->nhslots + g->ndisp);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif

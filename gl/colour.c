@@ -18,7 +18,7 @@ int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
     if (egl_context_make_current(g->egl, err, errlen) || gl2d_finish_pending(g, err, errlen))
         return -1;
     if (!g->color_prog) {
-        char defs[1024];
+        char defs[2560];
         gl2d_make_defines(g, m, false, defs, sizeof defs);
         const char *st[2] = {"fullscreen.vert", "colormap.frag"};
         if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &g->color_prog, err, errlen))
@@ -29,10 +29,10 @@ int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
         const struct {
             const char *n;
             double v;
-        } u[] = {{"omega_dt", m->omega_dt},  {"cos_t", m->cos_t},
-                 {"sin_t", m->sin_t},        {"d0", m->d0},
-                 {"courant", m->scene->courant}, {"ramp_steps", m->ramp_steps},
-                 {"amplitude", m->amplitude}};
+        } u[] = {{"omega_dt", m->inc.omega_dt},  {"cos_t", m->inc.cos_t},
+                 {"sin_t", m->inc.sin_t},        {"d0", m->inc.d0},
+                 {"courant", m->scene->courant}, {"ramp_steps", m->inc.ramp_steps},
+                 {"amplitude", m->inc.amplitude}};
         for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
             glProgramUniform1f(g->color_prog, glGetUniformLocation(g->color_prog, u[k].n),
                                (float)u[k].v);

@@ -4,7 +4,8 @@
  * the DFT sums are updated in place through images (bound by step.c).
  *
  * One step (step.c): the H dispatch, (dispersive cells) the disp dispatch,
- * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp), or,
+ * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp; TE
+ * dispersive edges: their disp dispatch before the H dispatch), or,
  * for a PEC box with slots only, one fused dispatch (update_he.comp); then,
  * with monitors, gather.comp into the batch's next row of the rows buffer.
  * Each update dispatch ends with the barrier that makes its imageStores

@@ -7,6 +7,7 @@
  *   H       update_h.frag into the other H texture
  *   psi E   (CPML) the new psi of the E slabs
  *   disp    (dispersive cells) update_disp.frag into the other state texture
+ *           (TE dispersive edges: the same pass first, before psi H and H)
  *   E       update_e.frag into the other Ez texture, with the DFT sums of
  *           up to DFT_E_MAX frequencies as further render targets, then
  *           update_dft.frag passes for the rest
@@ -101,7 +102,8 @@ void gl2d_frag_gather(struct gl_engine *g)
 
 /* The dispersive cells (update_disp.frag): the new state from the old into
  * the other texture of the disp_state pair, which the E pass then samples
- * (UNIT_DISP_STATE). */
+ * (UNIT_DISP_STATE); TE dispersive edges: the same before the H pass, which
+ * samples it. */
 void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in)
 {
     struct pingpong *pp = &g->disp_pp;

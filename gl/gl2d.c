@@ -87,10 +87,11 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                       g->info.renderer, m->nx > m->ny ? m->nx : m->ny);
     if (g->stride > (size_t)max_tbo || m->ncut > (size_t)max_tbo)
         return seterr(err, errlen,
-                      "%zu source slots (object cells), %zu cut edges, %zu H slots and %zu "
-                      "dispersive cells exceed GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing "
-                      "was run",
-                      m->nslots, m->ncut, g->nhslots, g->ndisp, max_tbo, g->info.renderer);
+                      "%zu source slots (object cells), %zu cut edges, %zu H slots, %zu "
+                      "dispersive cells or edges and %zu TE cut cells exceed "
+                      "GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
+                      m->nslots, m->ncut, g->nhslots, g->ndisp, g->ntecut, max_tbo,
+                      g->info.renderer);
     if (g->disp) {
         GLint units = 0, rows = (GLint)g->disp_rows;
         glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
@@ -101,6 +102,16 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                           "texture; %s has %d units and GL_MAX_TEXTURE_SIZE %d; nothing was run",
                           g->ndisp, UNITS_DISP, g->disp_w * g->disp_nt, g->disp_rows,
                           g->info.renderer, units, max_tex);
+    }
+    if (g->tecut) {
+        GLint units = 0;
+        glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
+                      &units);
+        if (units < UNITS_TECUT)
+            return seterr(err, errlen,
+                          "%zu TE conformal cut cells need %d texture units; %s has %d; nothing "
+                          "was run",
+                          g->ntecut, UNITS_TECUT, g->info.renderer, units);
     }
     if (g->nsamples && !g->compute
         && (size_t)g->sample_rows * (size_t)g->gather_h > (size_t)max_tex)
@@ -135,7 +146,9 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                         + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
                         + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut
                         + (g->hmap ? 16.0 * g->hslot_w * g->hslot_h : 0.0)
-                        + (g->disp ? 4.0 * g->disp_bw * g->disp_bh
+                        + (g->tecut ? 4.0 * g->tecut_w * g->tecut_h + 16.0 * (double)g->ntecut
+                                    : 0.0)
+                        + (g->disp ? 8.0 * g->disp_bw * g->disp_bh
                                          + (double)g->ndisp * (32.0 * g->disp_nt + 16.0)
                                    : 0.0)
                         + gathered * (8.0 + 4.0 * g->sample_rows);
@@ -256,6 +269,9 @@ static void gl_destroy(struct engine *e)
         glDeleteTextures(1, &g->disp_coef_tbo);
         glDeleteBuffers(1, &g->disp_coef_buf);
         glDeleteProgram(g->disppass.prog);
+        glDeleteTextures(1, &g->tecut_idx_tex);
+        glDeleteTextures(1, &g->tecut_k_tbo);
+        glDeleteBuffers(1, &g->tecut_k_buf);
         glDeleteTextures(1, &g->cut_edge_tbo);
         glDeleteBuffers(1, &g->cut_edge_buf);
         glDeleteProgram(g->color_prog);
@@ -316,12 +332,19 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     }
     g->hmap = m->hmat != NULL;
     g->nhslots = g->hmap ? m->nhslots : 0;
-    g->disp = m->ndisp > 0;
-    g->ndisp = m->ndisp;
+    /* dispersive cells (TM) or TE edges: never both (TE's ez array has no
+     * dispersive node) */
+    g->disp_edges = g->hmap && m->nhdisp > 0;
+    g->disp = m->ndisp > 0 || g->disp_edges;
+    g->ndisp = g->disp_edges ? m->nhdisp : m->ndisp;
+    g->hlossy = g->hmap && m->hlossy;
+    g->tecut = m->ntecut > 0;
+    g->ntecut = m->ntecut;
     gl2d_cut_bbox(g, m);
     gl2d_hslot_bbox(g, m);
     gl2d_disp_layout(g, m);
-    g->stride = m->nslots + m->ncut + g->nhslots + g->ndisp;
+    gl2d_tecut_bbox(g, m);
+    g->stride = m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut;
     /* The fused dispatch recomputes halo H (psi would be updated twice) and
      * cannot see a Mur wall's neighbour across tiles: scenes with any of the
      * features run two dispatches. */
@@ -460,7 +483,7 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "%s", g->compute ? "gl-compute" : "gl");
     snprintf(info->device, sizeof info->device, "%.180s (%.60s)", g->info.renderer,
              g->info.platform);
-    char cuda[32] = "", kdesc[64], feat[160] = "", dft[64] = "", mon[128] = "";
+    char cuda[32] = "", kdesc[64], feat[224] = "", dft[64] = "", mon[128] = "";
     snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
     if (g->dft && g->dft_nf > 1)
         snprintf(dft, sizeof dft, " DFT(%d frequencies%s)", g->dft_nf,
@@ -473,10 +496,11 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                  g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
                  g->sample_rows);
     if (gl2d_has_features(g))
-        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
+        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
                  g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
-                 g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
-                 g->disp ? " dispersive" : "",
+                 g->conformal ? " conformal-PEC" : "", g->tecut ? " TE-conformal-PEC" : "",
+                 g->hmap ? " H-node-map" : "", g->hlossy ? " lossy-TE-edges" : "",
+                 g->disp_edges ? " dispersive-TE-edges" : g->disp ? " dispersive" : "",
                  g->compute ? " (not fused)"
                  : g->cpml  ? " (+4 psi passes; 1 step per pass)"
                             : " (1 step per pass)");
@@ -537,7 +561,8 @@ const struct engine_ops gl_engine_ops = {
     .name = "gl",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
-            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
+            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
+            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl2d_step,
@@ -555,7 +580,8 @@ const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
-            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE,
+            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
+            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl2d_step,

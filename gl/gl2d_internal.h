@@ -72,7 +72,18 @@
  *                      (update_disp.frag) into the other texture between
  *                      the H and E passes; gl-compute: a dispatch updating
  *                      tex[0] in place.  Their Ei^{n+1} follow the H slots
- *                      in the slot-value buffers
+ *                      in the slot-value buffers.  TE dispersive edges
+ *                      (core/model.h hdisp) use the same textures with an
+ *                      entry per H-array node (disp_idx RG32UI: Hx, Hy
+ *                      entry + 1), their pass before the H pass, which
+ *                      takes the new value; their Hi^{n+1/2} in place of
+ *                      the cells' Ei^{n+1}
+ *   tecut_idx R32UI + tecut_k RGBA32F buffer: the TE conformal cut cells
+ *                      (core/model.h tecut), k + 1 over their bounding box
+ *                      and their four edge coefficients; the E pass
+ *                      replaces their update (yee_te_cut from the old Hz of
+ *                      its input texture), their b^n last in the slot-value
+ *                      buffers
  * Mur walls and the point source need no texture (uniforms).  Scenes with
  * any of these run one step per fragment pass and, in gl-compute, two
  * dispatches per step.
@@ -135,6 +146,7 @@ struct pass {
     GLint cut_base;  /* H pass: this step's first cut-edge value */
     GLint hslot_base; /* H pass: this step's first H-slot value */
     GLint disp_base;  /* disp pass: this step's first Ei^{n+1} */
+    GLint tecut_base; /* E pass: this step's first TE cut cell b^n */
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
@@ -143,7 +155,7 @@ struct pass {
 
 /* The per-step inputs of an E pass beyond the slot values. */
 struct step_in {
-    int slot_base, cut_base, hslot_base, disp_base;
+    int slot_base, cut_base, hslot_base, disp_base, tecut_base;
     float point_v;
     float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
     bool dft_on;
@@ -201,21 +213,30 @@ struct gl_engine {
     int point_x, point_y;
     GLuint cut_idx_tex, cut_edge_buf, cut_edge_tbo;
     int cut_x0, cut_y0, cut_w, cut_h;
-    GLuint hnode_tex;              /* RGBA32UI over the H slots' bounding box */
+    GLuint hnode_tex;              /* RGBA32UI over the H slots' (and TE dispersive
+                                    * edges') bounding box */
     int hslot_x0, hslot_y0, hslot_w, hslot_h;
-    /* dispersive cells (docs/gl.md, "Dispersive poles") */
+    /* dispersive cells (docs/gl.md, "Dispersive poles"), or TE edges */
     bool disp;
-    size_t ndisp;
+    bool disp_edges;               /* the entries are TE edges (model->hdisp) */
+    size_t ndisp;                  /* entries: model->ndisp or model->nhdisp */
     int disp_w, disp_rows;         /* cells per state row, rows */
     int disp_nt, disp_np;          /* texels per cell, poles at most */
     int disp_x0, disp_y0, disp_bw, disp_bh; /* the cells' bounding box */
     struct pingpong disp_pp;       /* RGBA32F state; gl-compute uses tex[0] in place */
     GLuint disp_idx_tex, disp_cells_tex, disp_coef_buf, disp_coef_tbo;
     struct pass disppass;
+    bool hlossy;                   /* TE lossy edges (model->hlossy) */
+    /* TE conformal PEC cut cells (model->tecut) */
+    bool tecut;
+    size_t ntecut;
+    int tecut_x0, tecut_y0, tecut_w, tecut_h;
+    GLuint tecut_idx_tex, tecut_k_buf, tecut_k_tbo;
 
     size_t nslots;
     size_t stride;       /* values per step in the slot buffers: slots, cut edges, H slots,
-                          * dispersive cells' Ei^{n+1} */
+                          * dispersive cells' Ei^{n+1} (or TE edges' Hi^{n+1/2}),
+                          * TE cut cells' b^n */
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
     float *slot_host;
@@ -260,8 +281,10 @@ enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
  * buffers (gather.comp): 1 the sample list, 2 the rows */
 enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
        UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14, UNIT_HNODE = 15, UNIT_DISP_STATE = 16,
-       UNIT_DISP_IDX = 17, UNIT_DISP_CELLS = 18, UNIT_DISP_COEF = 19 };
+       UNIT_DISP_IDX = 17, UNIT_DISP_CELLS = 18, UNIT_DISP_COEF = 19, UNIT_TECUT_IDX = 20,
+       UNIT_TECUT_K = 21 };
 #define UNITS_DISP 20 /* texture units a dispersive scene needs */
+#define UNITS_TECUT 22 /* ... and a scene with TE conformal cut cells */
 enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6, IMAGE_DISP = 7 };
 enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
@@ -329,6 +352,8 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m);
+/* The TE conformal cut cells' bounding box. */
+void gl2d_tecut_bbox(struct gl_engine *g, const struct model *m);
 /* The dispersive cells' state layout and bounding box. */
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */

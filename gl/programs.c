@@ -28,19 +28,23 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
              "#define HSLOT_X0 %d\n#define HSLOT_Y0 %d\n#define HSLOT_W %d\n#define HSLOT_H %d\n"
              "#define DISP %d\n#define NDISP %zu\n#define DISP_X0 %d\n#define DISP_Y0 %d\n"
              "#define DISP_BW %d\n#define DISP_BH %d\n#define DISP_W %d\n#define DISP_NT %d\n"
-             "#define DISP_NP %d\n#define POLE_DEBYE_KIND %du\n",
+             "#define DISP_NP %d\n#define POLE_DEBYE_KIND %du\n#define DISP_EDGES %d\n"
+             "#define HLOSSY %d\n#define TECUT %d\n#define TECUT_X0 %d\n#define TECUT_Y0 %d\n"
+             "#define TECUT_W %d\n#define TECUT_H %d\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
              g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
              g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
              g->cut_h, g->dft ? g->dft_nf : 1, g->dft ? g->dft_e : 1, DFT_G_MAX,
              m->lossy ? 1 : 0, g->hmap, g->hmap ? m->nhmats : 1, g->hslot_x0, g->hslot_y0,
              g->hslot_w, g->hslot_h, g->disp, g->ndisp, g->disp_x0, g->disp_y0, g->disp_bw,
-             g->disp_bh, g->disp_w, g->disp_nt, g->disp_np, (int)POLE_DEBYE);
+             g->disp_bh, g->disp_w, g->disp_nt, g->disp_np, (int)POLE_DEBYE, g->disp_edges,
+             g->hlossy, g->tecut, g->tecut_x0, g->tecut_y0, g->tecut_w, g->tecut_h);
 }
 
 bool gl2d_has_features(const struct gl_engine *g)
 {
-    return g->cpml || g->mur || g->dft || g->point || g->conformal || g->hmap || g->disp;
+    return g->cpml || g->mur || g->dft || g->point || g->conformal || g->hmap || g->disp
+           || g->tecut;
 }
 
 void gl2d_set_coefficients(GLuint prog, const struct model *m)
@@ -65,14 +69,17 @@ void gl2d_set_coefficients(GLuint prog, const struct model *m)
         glProgramUniform1f(prog, loc, m->mur_k_f);
     if (m->hmat) {
         /* the H-node materials: hc[0] is vacuum, = ch */
-        float hc[MODEL_MAX_MATERIALS];
+        float hc[MODEL_MAX_MATERIALS], hca[MODEL_MAX_MATERIALS];
         GLuint hpec[MODEL_MAX_MATERIALS];
         for (int k = 0; k < m->nhmats; k++) {
             hc[k] = m->hmats[k].ch_f;
+            hca[k] = m->hmats[k].ca_f; /* TE lossy edges; 1 elsewhere */
             hpec[k] = m->hmats[k].pec ? 1u : 0u;
         }
         if ((loc = glGetUniformLocation(prog, "hc")) >= 0)
             glProgramUniform1fv(prog, loc, m->nhmats, hc);
+        if ((loc = glGetUniformLocation(prog, "hca")) >= 0)
+            glProgramUniform1fv(prog, loc, m->nhmats, hca);
         if ((loc = glGetUniformLocation(prog, "hpec")) >= 0)
             glProgramUniform1uiv(prog, loc, m->nhmats, hpec);
     }
@@ -84,6 +91,7 @@ static void pass_locations(struct pass *p)
     p->cut_base = glGetUniformLocation(p->prog, "cut_base");
     p->hslot_base = glGetUniformLocation(p->prog, "hslot_base");
     p->disp_base = glGetUniformLocation(p->prog, "disp_base");
+    p->tecut_base = glGetUniformLocation(p->prog, "tecut_base");
     p->point_v = glGetUniformLocation(p->prog, "point_v");
     p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
     p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");
@@ -97,7 +105,7 @@ static void pass_locations(struct pass *p)
 
 int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
-    char defs[2048];
+    char defs[2560];
     gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
     const char *hs[2] = {"fullscreen.vert", "update_h.frag"};
     const char *es[2] = {"fullscreen.vert", "update_e.frag"};
@@ -149,7 +157,7 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
         pass_locations(&g->disppass);
     }
     if (g->k > 1) {
-        char kdefs[2560];
+        char kdefs[3072];
         snprintf(kdefs, sizeof kdefs,
                  "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
                  defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);

@@ -140,7 +140,8 @@ static void disp_copy(const struct gl_engine *g, bool to_tex, float *tex, float 
  * layout (cpu/cpu2d.c): "disp_ds", "disp_ei" [ndisp], "disp_p", "disp_pold"
  * [ndisp][SCENE_MAX_POLES], from and to the current state texture (the new
  * stored Ez, float 0, is rewritten by every step's disp pass before the E
- * pass reads it, so it is no state). */
+ * pass reads it, so it is no state); TE dispersive edges the same as
+ * "hdisp_ds", "hdisp_ei", "hdisp_p", "hdisp_pold" [nhdisp]. */
 static int disp_io(struct gl_engine *g, struct state_io *io, char *err, size_t errlen)
 {
     const size_t n = g->ndisp, np = n * SCENE_MAX_POLES;
@@ -159,10 +160,11 @@ static int disp_io(struct gl_engine *g, struct state_io *io, char *err, size_t e
         tex_io(false, t, GL_RGBA, tw, g->disp_rows, tex);
         disp_copy(g, false, tex, d, ei, p, po);
     }
-    int rc = io->array(io, "disp_ds", d, n, err, errlen)
-                     || io->array(io, "disp_ei", ei, n, err, errlen)
-                     || io->array(io, "disp_p", p, np, err, errlen)
-                     || io->array(io, "disp_pold", po, np, err, errlen)
+    const bool h = g->disp_edges;
+    int rc = io->array(io, h ? "hdisp_ds" : "disp_ds", d, n, err, errlen)
+                     || io->array(io, h ? "hdisp_ei" : "disp_ei", ei, n, err, errlen)
+                     || io->array(io, h ? "hdisp_p" : "disp_p", p, np, err, errlen)
+                     || io->array(io, h ? "hdisp_pold" : "disp_pold", po, np, err, errlen)
                  ? -1
                  : 0;
     if (!rc && io->load) {

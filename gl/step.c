@@ -3,10 +3,16 @@
  * start every pass shares (the current Ez and H as inputs), the per-step
  * inputs of the E pass (slot base, point-source value, DFT weights), and
  * the sequence of one step:
- *   gl          [psi H] H [psi E] [disp] E [gather]   (frag2d.c), or k steps
- *               in one pass (update_k.frag) for a PEC box with slots only
- *   gl-compute  H [disp] E [gather]             (compute2d.c), or one fused
- *               dispatch (update_he.comp) for a PEC box with slots only
+ *   gl          [disp edges] [psi H] H [psi E] [disp cells] E [gather]
+ *               (frag2d.c), or k steps in one pass (update_k.frag) for a PEC
+ *               box with slots only
+ *   gl-compute  [disp edges] H [disp cells] E [gather]   (compute2d.c), or
+ *               one fused dispatch (update_he.comp) for a PEC box with slots
+ *               only
+ * (the disp pass of TE dispersive edges goes before the H pass, which takes
+ * their new values: update_h_row updates them right after their row's H,
+ * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,
+ * from its input Hz^n: update_tecut after the sweep, before the slots)
  * Every pass reads the current texture of a ping-pong pair and writes the
  * other, then swaps (cur ^= 1).  batch.c sends the batches and checks them.
  */
@@ -33,6 +39,10 @@ void gl2d_bind_inputs(struct gl_engine *g)
         if (g->compute)
             glBindImageTexture(IMAGE_DISP, g->disp_pp.tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
                                GL_RGBA32F);
+    }
+    if (g->tecut) {
+        bind_tex(UNIT_TECUT_IDX, GL_TEXTURE_2D, g->tecut_idx_tex);
+        bind_tex(UNIT_TECUT_K, GL_TEXTURE_BUFFER, g->tecut_k_tbo);
     }
     if (g->conformal) {
         bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
@@ -67,6 +77,8 @@ void gl2d_h_uniforms(const struct gl_engine *g, const struct step_in *in)
 void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in)
 {
     glUniform1i(g->epass.slot_base, in->slot_base);
+    if (g->tecut)
+        glUniform1i(g->epass.tecut_base, in->tecut_base);
     if (g->point)
         glUniform1f(g->epass.point_v, in->point_v);
     if (g->dft) {
@@ -89,9 +101,12 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
             /* the step from t to t+1: update2d.inc's order, the values
              * rounded to float as cpu_step rounds them */
             const int t = t0 + s;
-            struct step_in in = {.slot_base = base, .cut_base = base + (int)m->nslots,
-                                 .hslot_base = base + (int)(m->nslots + m->ncut),
-                                 .disp_base = base + (int)(m->nslots + m->ncut + g->nhslots)};
+            struct step_in in = {
+                .slot_base = base, .cut_base = base + (int)m->nslots,
+                .hslot_base = base + (int)(m->nslots + m->ncut),
+                .disp_base = base + (int)(m->nslots + m->ncut + g->nhslots),
+                .tecut_base = base + (int)(m->nslots + m->ncut + g->nhslots + g->ndisp)};
+            const bool edges = g->disp_edges, cells = g->disp && !edges;
             if (g->point)
                 in.point_v = (float)model_point_value(m, t);
             if (g->dft && t + 1 > m->scene->dft_start) {
@@ -104,17 +119,21 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 }
             }
             if (g->compute) {
+                if (edges)
+                    gl2d_compute_disp(g, &in);
                 gl2d_compute_h(g, &in);
-                if (g->disp)
+                if (cells)
                     gl2d_compute_disp(g, &in);
                 gl2d_compute_e(g, &in);
             } else {
+                if (edges)
+                    gl2d_frag_disp(g, &in);
                 if (g->cpml)
                     gl2d_frag_psi(g, false);
                 gl2d_frag_h(g, &in);
                 if (g->cpml)
                     gl2d_frag_psi(g, true);
-                if (g->disp)
+                if (cells)
                     gl2d_frag_disp(g, &in);
                 gl2d_frag_e(g, &in);
             }

@@ -38,10 +38,40 @@ static void bbox(const struct model *m, size_t n, size_t (*cell)(const struct mo
     *h = b1 - b0 + 1;
 }
 
+/* The index maps and tables of the lists: a w x h integer texture of
+ * format ifmt (pixel format fmt, 4-byte components) filled from data; a
+ * texture buffer of format bfmt over `bytes` of bdata (buf, tbo). */
+static GLuint int_tex(GLenum ifmt, GLenum fmt, int w, int h, const void *data)
+{
+    const GLuint t = gl2d_make_tex(ifmt, w, h);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, GL_UNSIGNED_INT, data);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    return t;
+}
+
+static void buffer_tex(GLenum bfmt, const void *bdata, size_t bytes, GLuint *buf, GLuint *tbo)
+{
+    glGenBuffers(1, buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, *buf);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, bdata, GL_STATIC_DRAW);
+    glGenTextures(1, tbo);
+    glBindTexture(GL_TEXTURE_BUFFER, *tbo);
+    glTexBuffer(GL_TEXTURE_BUFFER, bfmt, *buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+}
+
 static size_t slot_cell(const struct model *m, size_t k) { return m->slot_cell[k]; }
 static size_t cut_cell(const struct model *m, size_t k) { return m->cut[k].cell; }
-static size_t hslot_cell(const struct model *m, size_t k) { return m->hslot[k] % m->ncells; }
+/* the H-node map's nodes of index != 0: the H slots, then the TE dispersive
+ * edges */
+static size_t hnode_cell(const struct model *m, size_t k)
+{
+    return (k < m->nhslots ? m->hslot[k] : m->hdisp[k - m->nhslots]) % m->ncells;
+}
 static size_t disp_cell(const struct model *m, size_t k) { return m->disp_cell[k]; }
+static size_t hdisp_cell(const struct model *m, size_t k) { return m->hdisp[k] % m->ncells; }
+static size_t tecut_cell(const struct model *m, size_t k) { return m->tecut[k].cell; }
 
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
 {
@@ -55,8 +85,22 @@ void gl2d_cut_bbox(struct gl_engine *g, const struct model *m)
 
 void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
 {
-    bbox(m, g->hmap ? m->nhslots : 0, hslot_cell, &g->hslot_x0, &g->hslot_y0, &g->hslot_w,
-         &g->hslot_h);
+    bbox(m, g->hmap ? m->nhslots + m->nhdisp : 0, hnode_cell, &g->hslot_x0, &g->hslot_y0,
+         &g->hslot_w, &g->hslot_h);
+}
+
+void gl2d_tecut_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, m->ntecut, tecut_cell, &g->tecut_x0, &g->tecut_y0, &g->tecut_w, &g->tecut_h);
+}
+
+/* The dispersive coefficients of entry k: a cell's material or a TE edge's
+ * H-node material. */
+static const struct material_coef *disp_coef(const struct gl_engine *g, const struct model *m,
+                                             size_t k)
+{
+    return g->disp_edges ? m->hmats[m->hmat[m->hdisp[k]]].dcoef
+                         : m->mats[m->mat[m->disp_cell[k]]].dcoef;
 }
 
 /* Dispersive cells per row of the state texture: 1024, or more for a
@@ -66,10 +110,11 @@ void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
 
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
 {
-    bbox(m, g->ndisp, disp_cell, &g->disp_x0, &g->disp_y0, &g->disp_bw, &g->disp_bh);
+    bbox(m, g->ndisp, g->disp_edges ? hdisp_cell : disp_cell, &g->disp_x0, &g->disp_y0,
+         &g->disp_bw, &g->disp_bh);
     g->disp_np = 1;
     for (size_t k = 0; k < g->ndisp; k++) {
-        const int np = m->mats[m->mat[m->disp_cell[k]]].dcoef->npoles;
+        const int np = disp_coef(g, m, k)->npoles;
         g->disp_np = np > g->disp_np ? np : g->disp_np;
     }
     /* floats: the new Ez, D_s, Ei, a spare, then P and P_old per pole */
@@ -88,19 +133,21 @@ void gl2d_disp_layout(struct gl_engine *g, const struct model *m)
 /* The dispersive cells' tables (docs/gl.md, "Dispersive poles"): the index
  * map k + 1 over their bounding box, each cell's (i, j, material row) in
  * the state layout, the dispersive materials' coefficients (rounded once on
- * the host: core/material.h), and the state pair, zeroed. */
+ * the host: core/material.h), and the state pair, zeroed.  TE dispersive
+ * edges (disp_edges): the index map's .x the Hx entry, .y the Hy entry,
+ * each entry's (i, j, row, comp), the H-node materials' coefficients. */
 static int upload_disp(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     const size_t bw = (size_t)g->disp_bw, bh = (size_t)g->disp_bh, nx = (size_t)m->nx;
     const size_t cw = (size_t)g->disp_w, ch = (size_t)g->disp_rows, row = 1 + (size_t)g->disp_np;
-    uint32_t *idx = xcalloc(bw * bh, sizeof *idx, "dispersive cells", err, errlen);
+    const int nm = g->disp_edges ? m->nhmats : m->nmats;
+    uint32_t *idx = xcalloc(bw * bh * 2, sizeof *idx, "dispersive cells", err, errlen);
     uint32_t *cells = xcalloc(cw * ch * 4, sizeof *cells, "dispersive cells", err, errlen);
-    float *coef = xcalloc((size_t)m->nmats * row * 4, sizeof *coef, "dispersive cells", err,
-                          errlen);
+    float *coef = xcalloc((size_t)nm * row * 4, sizeof *coef, "dispersive cells", err, errlen);
     int drow[MODEL_MAX_MATERIALS], nd = 0;
     int rc = idx && cells && coef ? 0 : -1;
-    for (int q = 0; q < m->nmats && !rc; q++) {
-        const struct material_coef *mc = m->mats[q].dcoef;
+    for (int q = 0; q < nm && !rc; q++) {
+        const struct material_coef *mc = g->disp_edges ? m->hmats[q].dcoef : m->mats[q].dcoef;
         drow[q] = -1;
         if (!mc)
             continue;
@@ -121,30 +168,21 @@ static int upload_disp(struct gl_engine *g, const struct model *m, char *err, si
         drow[q] = nd++;
     }
     for (size_t k = 0; k < g->ndisp && !rc; k++) {
-        const size_t c = m->disp_cell[k], i = c % nx, j = c / nx;
-        idx[(i - (size_t)g->disp_x0) + (j - (size_t)g->disp_y0) * bw] = (uint32_t)k + 1;
+        const size_t id = g->disp_edges ? m->hdisp[k] : m->disp_cell[k];
+        const size_t c = id % m->ncells, comp = id / m->ncells, i = c % nx, j = c / nx;
+        idx[((i - (size_t)g->disp_x0) + (j - (size_t)g->disp_y0) * bw) * 2 + comp] =
+            (uint32_t)k + 1;
         uint32_t *t = cells + 4 * k; /* texel (k % cw, k / cw) of the row-major layout */
         t[0] = (uint32_t)i;
         t[1] = (uint32_t)j;
-        t[2] = (uint32_t)drow[m->mat[c]];
+        t[2] = (uint32_t)drow[g->disp_edges ? m->hmat[id] : m->mat[c]];
+        t[3] = (uint32_t)comp;
     }
     if (!rc) {
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        g->disp_idx_tex = gl2d_make_tex(GL_R32UI, g->disp_bw, g->disp_bh);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_bw, g->disp_bh, GL_RED_INTEGER,
-                        GL_UNSIGNED_INT, idx);
-        g->disp_cells_tex = gl2d_make_tex(GL_RGBA32UI, g->disp_w, g->disp_rows);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->disp_w, g->disp_rows, GL_RGBA_INTEGER,
-                        GL_UNSIGNED_INT, cells);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glGenBuffers(1, &g->disp_coef_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->disp_coef_buf);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)(nd ? nd : 1) * row * 16), coef,
-                     GL_STATIC_DRAW);
-        glGenTextures(1, &g->disp_coef_tbo);
-        glBindTexture(GL_TEXTURE_BUFFER, g->disp_coef_tbo);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, g->disp_coef_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        g->disp_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->disp_bw, g->disp_bh, idx);
+        g->disp_cells_tex = int_tex(GL_RGBA32UI, GL_RGBA_INTEGER, g->disp_w, g->disp_rows, cells);
+        buffer_tex(GL_RGBA32F, coef, (size_t)(nd ? nd : 1) * row * 16, &g->disp_coef_buf,
+                   &g->disp_coef_tbo);
         rc = gl2d_make_pair(&g->disp_pp, GL_RGBA32F, g->disp_w * g->disp_nt, g->disp_rows,
                             "dispersive state (RGBA32F)", err, errlen);
     }
@@ -154,9 +192,10 @@ static int upload_disp(struct gl_engine *g, const struct model *m, char *err, si
     return rc;
 }
 
-/* The H-node map over the H slots' bounding box (docs/gl.md, "The H-node
- * map"): per texel the hmat index of its Hx and Hy node, then the H-slot
- * index of each (0 where the index is 0: no slot). */
+/* The H-node map over the bounding box of its nodes of index != 0 (docs/gl.md,
+ * "The H-node map"): per texel the hmat index of its Hx and Hy node, then
+ * the H-slot index of each (0 where the index is 0: no slot, and for a TE
+ * dispersive edge, whose index the disp pass reads). */
 static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     const size_t bw = (size_t)g->hslot_w, bh = (size_t)g->hslot_h, n = m->ncells;
@@ -170,12 +209,39 @@ static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, 
         map[(i + j * bw) * 4 + comp] = m->hmat[id];
         map[(i + j * bw) * 4 + 2 + comp] = (uint32_t)q;
     }
-    g->hnode_tex = gl2d_make_tex(GL_RGBA32UI, g->hslot_w, g->hslot_h);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->hslot_w, g->hslot_h, GL_RGBA_INTEGER,
-                    GL_UNSIGNED_INT, map);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    for (size_t q = 0; q < m->nhdisp; q++) {
+        const size_t id = m->hdisp[q], c = id % n, comp = id / n;
+        const size_t i = c % (size_t)m->nx - (size_t)g->hslot_x0;
+        const size_t j = c / (size_t)m->nx - (size_t)g->hslot_y0;
+        map[(i + j * bw) * 4 + comp] = m->hmat[id];
+    }
+    g->hnode_tex = int_tex(GL_RGBA32UI, GL_RGBA_INTEGER, g->hslot_w, g->hslot_h, map);
     free(map);
+    return 0;
+}
+
+/* The TE conformal cut cells (docs/gl.md): k + 1 over their bounding box
+ * (R32UI) and their four edge coefficients k_f (east, west, north, south)
+ * per cell, an RGBA32F buffer. */
+static int upload_tecut(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->tecut_w, bh = (size_t)g->tecut_h, nx = (size_t)m->nx;
+    uint32_t *idx = xcalloc(bw * bh, sizeof *idx, "TE cut cells", err, errlen);
+    float *k = idx ? xcalloc(m->ntecut * 4, sizeof *k, "TE cut cells", err, errlen) : NULL;
+    if (!k) {
+        free(idx);
+        return -1;
+    }
+    for (size_t q = 0; q < m->ntecut; q++) {
+        const size_t c = m->tecut[q].cell;
+        idx[(c % nx - (size_t)g->tecut_x0) + (c / nx - (size_t)g->tecut_y0) * bw] =
+            (uint32_t)q + 1;
+        memcpy(&k[4 * q], m->tecut[q].k_f, 4 * sizeof(float));
+    }
+    g->tecut_idx_tex = int_tex(GL_R32UI, GL_RED_INTEGER, g->tecut_w, g->tecut_h, idx);
+    buffer_tex(GL_RGBA32F, k, m->ntecut * 16, &g->tecut_k_buf, &g->tecut_k_tbo);
+    free(idx);
+    free(k);
     return 0;
 }
 
@@ -394,18 +460,8 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
             edges[4 * q + 1] = (uint32_t)(ce->q % (size_t)m->nx);
             edges[4 * q + 2] = (uint32_t)(ce->q / (size_t)m->nx);
         }
-        g->cut_idx_tex = gl2d_make_tex(GL_RG32UI, g->cut_w, g->cut_h);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g->cut_w, g->cut_h, GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, map);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glGenBuffers(1, &g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, g->cut_edge_buf);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(m->ncut * 16), edges, GL_STATIC_DRAW);
-        glGenTextures(1, &g->cut_edge_tbo);
-        glBindTexture(GL_TEXTURE_BUFFER, g->cut_edge_tbo);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32UI, g->cut_edge_buf);
-        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        g->cut_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->cut_w, g->cut_h, map);
+        buffer_tex(GL_RGBA32UI, edges, m->ncut * 16, &g->cut_edge_buf, &g->cut_edge_tbo);
         free(map);
         free(edges);
     }
@@ -413,6 +469,8 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
     if (g->hmap && upload_hnodes(g, m, err, errlen))
         return -1;
     if (g->disp && upload_disp(g, m, err, errlen))
+        return -1;
+    if (g->tecut && upload_tecut(g, m, err, errlen))
         return -1;
 
     glGenBuffers(2, g->counter_pbo);

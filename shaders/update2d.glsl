@@ -32,6 +32,12 @@
  *     DISP_X0, DISP_Y0, DISP_BW, DISP_BH   their bounding box
  *     DISP_W, DISP_NT, DISP_NP   the state layout: DISP_W cells per row of
  *                        DISP_NT texels each; DISP_NP poles at most
+ *     DISP_EDGES         1: the dispersive entries are TE edges (core/model.h
+ *                        hdisp: H-array nodes) instead of cells, NDISP of them
+ *     HLOSSY             1: TE lossy edges (core/model.h hlossy): every
+ *                        H node of the map takes ca h -+ hc d, ca = hca[k]
+ *     TECUT, TECUT_X0, TECUT_Y0, TECUT_W, TECUT_H   TE conformal PEC cut
+ *                        cells (core/model.h tecut) and their bounding box
  * and `#line 100001 1` before this file, then `#line 1 0` before the pass
  * itself (gl/shader.c; its #include lines below are spliced in there).
  *
@@ -275,6 +281,19 @@ float apply_hslot(float h, uint k, uint s)
     const float v = texelFetch(hslot_values, hslot_base + int(s)).r;
     return hpec[k] != 0u ? v : yee_add(h, v);
 }
+
+/* The ordinary update of an Hx (hx_node) or Hy (hy_node) node of map index
+ * k outside the CPML slabs: H -+ hc[k] (e1 - e0), or with HLOSSY (TE lossy
+ * edges, cpu/update2d.inc hx_map_lossy / hy_map_lossy) ca H -+ hc[k]
+ * (e1 - e0), ca = hca[k] (1 exactly where sigma = 0: the same bits). */
+#if HLOSSY
+uniform float hca[NHMATS]; /* (1 - s) / (1 + s) per H-node material */
+float hx_node(float h, uint k, float e1, float e0) { return yee_h_sub_lossy(h, hca[k], hc[k], e1, e0); }
+float hy_node(float h, uint k, float e1, float e0) { return yee_h_add_lossy(h, hca[k], hc[k], e1, e0); }
+#else
+float hx_node(float h, uint k, float e1, float e0) { return yee_h_sub(h, hc[k], e1, e0); }
+float hy_node(float h, uint k, float e1, float e0) { return yee_h_add(h, hc[k], e1, e0); }
+#endif
 #endif
 
 #if DISP
@@ -289,9 +308,16 @@ float apply_hslot(float h, uint k, uint s)
  * disp_cells (RGBA32UI, same layout, one texel per cell): (i, j, the
  * dispersive material's row in disp_coef).  disp_coef (RGBA32F buffer), per
  * dispersive material 1 + DISP_NP texels: (rdenom, sigma', npoles bits, 0),
- * then per pole (kind bits, c1 or a, c2 or b, c3).  disp_idx (R32UI over the
+ * then per pole (kind bits, c1 or a, c2 or b, c3).  disp_idx (RG32UI over the
  * cells' bounding box): k + 1, 0 for a cell without state.  Ei^{n+1} of cell
- * k is slot value disp_base + k of the step. */
+ * k is slot value disp_base + k of the step.
+ * DISP_EDGES (TE, core/model.h hdisp; docs/gl.md): entry k is an H-array
+ * node, disp_cells (i, j, row, comp: 0 Hx, 1 Hy), disp_idx (.x the Hx
+ * entry + 1, .y the Hy entry + 1), s[0] the new stored -Ex or -Ey, the
+ * coefficient rows those of the dispersive H-node materials; the disp pass
+ * runs before the H pass (from H^{n-1/2} and Ez^n), the H pass takes s[0]
+ * for the entry's node, and the incident value is Hi^{n+1/2}
+ * (model_hdisp_values_f). */
 #define DISP_NS (4 * DISP_NT)
 layout(binding = 16) uniform sampler2D disp_state;
 layout(binding = 17) uniform usampler2D disp_idx;
@@ -302,14 +328,18 @@ uniform int disp_base;
 
 ivec2 disp_texel(int k, int t) { return ivec2((k % DISP_W) * DISP_NT + t, k / DISP_W); }
 
-/* k + 1 for a dispersive cell p, else 0 */
-uint disp_index(ivec2 p)
+/* k + 1 for a dispersive cell p (.x), or for its dispersive Hx (.x) and Hy
+ * (.y) edges, else 0 */
+uvec2 disp_index(ivec2 p)
 {
     const ivec2 q = p - ivec2(DISP_X0, DISP_Y0);
     if (q.x < 0 || q.y < 0 || q.x >= DISP_BW || q.y >= DISP_BH)
-        return 0u;
-    return texelFetch(disp_idx, q, 0).r;
+        return uvec2(0u);
+    return texelFetch(disp_idx, q, 0).rg;
 }
+
+/* The new stored value of entry k after the disp pass (float 0 of texel 0). */
+float disp_new(int k) { return texelFetch(disp_state, disp_texel(k, 0), 0).r; }
 
 float ez_sweep(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, ivec2 p);
 
@@ -335,23 +365,41 @@ void disp_load(int k, out float s[DISP_NS])
     }
 }
 
-/* The D-E update of cell k (update_disp, statement for statement): s holds
- * its state before the step and gets the state after it, s[0] the new
- * stored Ez.  From Ez at the cell as the sweep leaves it (ez_sweep: Ez^n,
- * as cb = 0, ca = 1 there) and the new H. */
+/* The D-E update of entry k (update_disp, statement for statement): s
+ * holds its state before the step and gets the state after it, s[0] the
+ * new stored value.  A cell (TM): from Ez at the cell as the sweep leaves
+ * it (ez_sweep: Ez^n, as cb = 0, ca = 1 there) and the new H.  An edge
+ * (DISP_EDGES; the end of update_h_row): from the node's value as its
+ * ordinary update leaves it (hx_node / hy_node: H^{n-1/2}, as hc = 0,
+ * ca = 1 there) and the edge's one Ez difference at n (yee_disp_curl1). */
 void disp_update(int k, sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex,
                  inout float s[DISP_NS])
 {
     const uvec4 c = texelFetch(disp_cells, ivec2(k % DISP_W, k / DISP_W), 0);
     const ivec2 p = ivec2(c.xy);
+#if DISP_EDGES
+    const float ez_c = texelFetch(ez_tex, p, 0).r;
+    const uvec4 hn = hnode(p);
+    float ez_n, sc; /* the node's value (named as a cell's Ez^n) and S curl */
+    if (c.w == 0u) {
+        const float ez_u = texelFetch(ez_tex, p + ivec2(0, 1), 0).r;
+        ez_n = hx_node(texelFetch(h_tex, p, 0).r, hn.x, ez_u, ez_c);
+        sc = yee_disp_curl1(ch, ez_c, ez_u);
+    } else {
+        const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
+        ez_n = hy_node(texelFetch(h_tex, p, 0).g, hn.y, ez_e, ez_c);
+        sc = yee_disp_curl1(ch, ez_e, ez_c);
+    }
+#else
     const float ez_n = ez_sweep(ez_tex, h_tex, mat_tex, p);
+    const vec2 h = texelFetch(h_tex, p, 0).rg;
+    const float sc = yee_disp_curl(ch, h.y, texelFetch(h_tex, p - ivec2(1, 0), 0).g, h.x,
+                                   texelFetch(h_tex, p - ivec2(0, 1), 0).r);
+#endif
     const int row = int(c.z) * (1 + DISP_NP);
     const vec4 mc = texelFetch(disp_coef, row);
     const float rdenom = mc.x, sig = mc.y;
     const int np = int(floatBitsToUint(mc.z));
-    const vec2 h = texelFetch(h_tex, p, 0).rg;
-    const float sc = yee_disp_curl(ch, h.y, texelFetch(h_tex, p - ivec2(1, 0), 0).g, h.x,
-                                   texelFetch(h_tex, p - ivec2(0, 1), 0).r);
     const float v = texelFetch(disp_values, disp_base + k).r;
     const float e0 = yee_add(ez_n, s[2]);
     float r = yee_disp_rhs(s[1], sc, v, sig, e0);
@@ -378,6 +426,41 @@ void disp_update(int k, sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex,
 }
 #endif
 
+#if TECUT
+/* ---- TE conformal PEC cut cells (core/model.h struct te_cut; cpu/update2d.inc
+ * save_tecut / update_tecut): after the sweep and Mur, before the slots, a
+ * cut cell's Hz^{n+1} is replaced by
+ *   Hz = (old + [(k0 hy_e - k1 hy_w) - (k2 hx_n - k3 hx_s)]) + b^n   (yee_te_cut)
+ * from its Hz^n (the E pass's input texture: the cpu engine's kept copy),
+ * the new H of its four edges, the coefficients k (RGBA32F buffer
+ * tecut_k, rounded once on the host) and this step's b^n (slot value
+ * tecut_base + k, model_tecut_values_f).  tecut_idx (R32UI over the cut
+ * cells' bounding box): k + 1, 0 elsewhere. */
+layout(binding = 20) uniform usampler2D tecut_idx;
+layout(binding = 21) uniform samplerBuffer tecut_k;
+layout(binding = 4) uniform samplerBuffer tecut_values; /* the slot-value buffer */
+uniform int tecut_base;                                 /* this step's first b^n */
+
+uint tecut_index(ivec2 p)
+{
+    const ivec2 q = p - ivec2(TECUT_X0, TECUT_Y0);
+    if (q.x < 0 || q.y < 0 || q.x >= TECUT_W || q.y >= TECUT_H)
+        return 0u;
+    return texelFetch(tecut_idx, q, 0).r;
+}
+
+float tecut_ez(sampler2D ez_tex, sampler2D h_tex, ivec2 p, int k)
+{
+    const vec4 kk = texelFetch(tecut_k, k);
+    const vec2 h = texelFetch(h_tex, p, 0).rg;
+    const float hy_w = texelFetch(h_tex, p - ivec2(1, 0), 0).g;
+    const float hx_s = texelFetch(h_tex, p - ivec2(0, 1), 0).r;
+    const float old = texelFetch(ez_tex, p, 0).r;
+    const float bn = texelFetch(tecut_values, tecut_base + k).r;
+    return yee_te_cut(old, kk.x, h.y, kk.y, hy_w, kk.z, h.x, kk.w, hx_s, bn);
+}
+#endif
+
 /* Source slot: PEC  ez = v;  dielectric  ez = ez + v (yee_add). */
 float apply_slot(float ez, uint k, float v) { return k == KIND_PEC ? v : yee_add(ez, v); }
 
@@ -393,9 +476,6 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
     const float ez_c = texelFetch(ez_tex, p, 0).r;
 #if HMAP
     const uvec4 hn = hnode(p);
-    const float chx = hc[hn.x], chy = hc[hn.y];
-#else
-    const float chx = ch, chy = ch;
 #endif
     if (p.y <= NY - 2) {
         const float ez_n = texelFetch(ez_tex, p + ivec2(0, 1), 0).r;
@@ -409,7 +489,11 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.x = yee_h_sub(h.x, chx, ez_n, ez_c);
+#if HMAP
+            h.x = hx_node(h.x, hn.x, ez_n, ez_c);
+#else
+            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+#endif
     }
     if (p.x <= NX - 2) {
         const float ez_e = texelFetch(ez_tex, p + ivec2(1, 0), 0).r;
@@ -423,7 +507,11 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
             h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi));
         } else
 #endif
-            h.y = yee_h_add(h.y, chy, ez_e, ez_c);
+#if HMAP
+            h.y = hy_node(h.y, hn.y, ez_e, ez_c);
+#else
+            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+#endif
     }
 #if CONFORMAL
     /* the cut edges replace the ordinary update (the psi above still ran) */
@@ -437,9 +525,21 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
     }
 #endif
 #if HMAP
-    /* the H slots, after the update and the cut edges */
+    /* the H slots, after the update and the cut edges; a dispersive TE edge
+     * (no slot) takes the disp pass's new value instead */
+#if DISP && DISP_EDGES
+    const uvec2 de = disp_index(p);
+    if (de.x != 0u)
+        h.x = disp_new(int(de.x) - 1);
+    else
+#endif
     if (hn.x != 0u)
         h.x = apply_hslot(h.x, hn.x, hn.z);
+#if DISP && DISP_EDGES
+    if (de.y != 0u)
+        h.y = disp_new(int(de.y) - 1);
+    else
+#endif
     if (hn.y != 0u)
         h.y = apply_hslot(h.y, hn.y, hn.w);
 #endif
@@ -526,12 +626,18 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
         }
 #endif
     }
+#if TECUT
+    /* a TE cut cell's own update replaces the sweep's, before the slots */
+    const uint tc = tecut_index(p);
+    if (tc != 0u)
+        ez = tecut_ez(ez_tex, h_tex, p, int(tc) - 1);
+#endif
     const uint m = texelFetch(mat_tex, p, 0).r;
-#if DISP
+#if DISP && !DISP_EDGES
     /* a dispersive cell takes the disp pass's E (it has no slot) */
-    const uint di = disp_index(p);
+    const uint di = disp_index(p).x;
     if (di != 0u)
-        ez = texelFetch(disp_state, disp_texel(int(di) - 1, 0), 0).r;
+        ez = disp_new(int(di) - 1);
     else
 #endif
     if (m != 0u) {

@@ -63,7 +63,7 @@ Test(dft, weights_give_the_phasor_of_a_known_sinusoid)
     struct test_setup t;
     const char *sets[] = {"grid.steps=320", "monitor.dft.start_step=200"};
     setup_from_text(&t, dft_scene, sets, 2);
-    const double A = t.scene.amplitude, w = t.model.omega_dt;
+    const double A = t.scene.amplitude, w = t.model.inc.omega_dt;
     for (double phi = -3.0; phi < 3.2; phi += 0.7) {
         double re = 0, im = 0;
         for (int n = 201; n <= 320; n++) {
@@ -87,7 +87,7 @@ Test(dft, weights_give_the_phasor_of_a_known_sinusoid)
             re += wr * model_incident(&t.model, i, j, n);
             im += wi * model_incident(&t.model, i, j, n);
         }
-        const double ph = -k * (i * t.model.cos_t + j * t.model.sin_t - t.model.d0);
+        const double ph = -k * (i * t.model.inc.cos_t + j * t.model.inc.sin_t - t.model.inc.d0);
         cr_assert(fabs(re - sin(ph)) < 1e-12 && fabs(im + cos(ph)) < 1e-12,
                   "cell %d: %g%+gi vs %g%+gi", i, re, im, sin(ph), -cos(ph));
     }

@@ -119,8 +119,8 @@ Test(metrics, dft_of_known_sinusoids)
             for (int s = t.scene.dft_start + 1; s <= t.scene.steps; s++) {
                 double wr, wi;
                 model_dft_weight(m, s, &wr, &wi);
-                const double e = m->amplitude * creal(G[n] * cexp(I * m->omega_dt * s));
-                const double ed = m->amplitude * creal(G[n] * cexp(I * m->omega_dt * (s - delay)));
+                const double e = m->inc.amplitude * creal(G[n] * cexp(I * m->inc.omega_dt * s));
+                const double ed = m->inc.amplitude * creal(G[n] * cexp(I * m->inc.omega_dt * (s - delay)));
                 F[n] += (wr + I * wi) * e;
                 Fd[n] += (wr + I * wi) * ed;
             }
@@ -132,7 +132,7 @@ Test(metrics, dft_of_known_sinusoids)
     cr_assert_lt(e.rel_complex, 1e-12, "120 samples = 3 whole periods: exact to rounding, %g",
                  e.rel_complex);
     cr_assert_eq(phasor_errors(Fd, G, n, &e), 0);
-    cr_assert_float_eq(carg(e.factor), -m->omega_dt * delay, 1e-12);
+    cr_assert_float_eq(carg(e.factor), -m->inc.omega_dt * delay, 1e-12);
     cr_assert_float_eq(cabs(e.factor), 1.0, 1e-12);
     cr_assert_lt(e.rel_shape, 1e-12);
     cr_assert_lt(e.rel_magnitude, 1e-12);

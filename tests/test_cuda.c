@@ -1250,6 +1250,40 @@ Test(cuda2d, te_mu_r_cylinder_bit_identical_to_cpu, .timeout = 180)
     cuda2d_mat_vs_cpu(text);
 }
 
+/* mu_r beside and with sigma and poles (model->magnetic with model->lossy
+ * and model->dispersive): TM, a lossy magnetic cylinder, a Drude rod of
+ * eps_inf 1 beside it and a Drude rod of mu_r 2 (the dispersive cells' Ez
+ * beside the H-node map's nodes); TE, the same (lossy and dispersive
+ * edges beside magnetic Hz nodes). */
+#define MAG_LOSSY_DISP                                                                            \
+    "[source]\nangle = 30\nfront_offset = 5\n"                                                    \
+    "[boundary]\ntype = cpml\ncells = 10\n"                                                       \
+    "[material.wetmag]\neps_r = 3\nmu_r = 2\nsigma = 0.12\n"                                        \
+    "[material.metal]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n"           \
+    "[material.magmetal]\neps_r = 1\nmu_r = 2\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n" \
+    "[object.cyl]\nshape = circle\nmaterial = wetmag\ncenter_x = 55.2\ncenter_y = 47.7\n"        \
+    "radius = 14.3\n"                                                                             \
+    "[object.rod]\nshape = circle\nmaterial = metal\ncenter_x = 97\ncenter_y = 30\nradius = 6.5\n" \
+    "[object.rod2]\nshape = circle\nmaterial = magmetal\ncenter_x = 97\ncenter_y = 68\n"         \
+    "radius = 6.5\n"
+
+Test(cuda2d, tm_mu_r_with_lossy_and_drude_bit_identical_to_cpu, .timeout = 180)
+{
+    const char *text = MAT2D_GRID MAG_LOSSY_DISP "[monitor.dft]\nstart_step = 150\n";
+    expect_model(text, true, true, false);
+    cuda2d_mat_vs_cpu(text);
+}
+
+static void expect_te_lists(const char *text, bool tecut, bool hlossy, bool hdisp);
+static void te_vs_cpu_values(const char *text);
+
+Test(cuda2d, te_mu_r_with_lossy_and_drude_bit_identical_to_cpu, .timeout = 300)
+{
+    const char *text = MAT2D_GRID "polarization = te\n" MAG_LOSSY_DISP;
+    expect_te_lists(text, false, true, true);
+    te_vs_cpu_values(text);
+}
+
 /* TE without objects has no H-node map: every path runs it (temporal
  * included: PEC boundary, a point source); the arrays and the read-out are
  * the cpu engine's bits. */

@@ -149,12 +149,29 @@ static const char *TM_MU_CONFORMAL =
     "[object.pec]\nshape = circle\nmaterial = pec\ncenter_x = 52.3\ncenter_y = 37.1\n"
     "radius = 7.4\n";
 
+/* TM_MU with sigma and poles: a lossy magnetic cylinder, a Drude rod of
+ * eps_inf 1 beside it and a Drude rod of mu_r 2 (dispersive cells' Ez
+ * beside the H-node map's nodes). */
+static const char *TM_MU_LOSSY_DISP =
+    "[grid]\nnx = 84\nny = 76\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "[source]\nangle = 15\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.wetmag]\neps_r = 3\nmu_r = 2\nsigma = 0.12\n"
+    "[material.metal]\neps_r = 1\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n"
+    "[material.magmetal]\neps_r = 1\nmu_r = 2\ndrude = 1.2566370614359173e10 1.2566370614359173e9\n"
+    "[object.cyl]\nshape = circle\nmaterial = wetmag\ncenter_x = 32.4\ncenter_y = 38\n"
+    "radius = 10\n"
+    "[object.rod]\nshape = circle\nmaterial = metal\ncenter_x = 60\ncenter_y = 24\n"
+    "radius = 6\n"
+    "[object.rod2]\nshape = circle\nmaterial = magmetal\ncenter_x = 60\ncenter_y = 52\n"
+    "radius = 6\n";
+
 /* A TE PEC box with slots only (no CPML, Mur, point source): a scene that
  * without the H-node map would take gl's multi-step pass and gl-compute's
  * fused dispatch. */
 static const char *TE_BOX =
     "[grid]\nnx = 80\nny = 64\nsteps = 140\ncourant = 0.5\ncells_per_wavelength = 16\n"
-    "polarization = te\n"
+    "polarization = te\nte_offdiagonal = false\n"
     "[source]\ntype = plane_wave\nangle = 0\n"
     "[material.mag]\neps_r = 2\nmu_r = 2\n"
     "[object.cyl]\nshape = circle\nmaterial = mag\ncenter_x = 30\ncenter_y = 32\n"
@@ -419,6 +436,12 @@ Test(gl, tm_mu_conformal_equals_cpu) { agree("gl", TM_MU_CONFORMAL, 150, DENORMA
 Test(gl_compute, tm_mu_conformal_equals_cpu)
 {
     agree("gl-compute", TM_MU_CONFORMAL, 150, DENORMALS_FLUSH, NULL);
+}
+
+Test(gl, tm_mu_lossy_drude_equals_cpu) { agree("gl", TM_MU_LOSSY_DISP, 150, DENORMALS_FLUSH, NULL); }
+Test(gl_compute, tm_mu_lossy_drude_equals_cpu)
+{
+    agree("gl-compute", TM_MU_LOSSY_DISP, 150, DENORMALS_FLUSH, NULL);
 }
 
 /* A scene with the H-node map never takes the multi-step pass or the fused

@@ -15,12 +15,11 @@
  * reports; without any GL context the tests are skipped, unless
  * TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe on 2 cores.
  */
-#include "helpers.h"
+#include "gl_helpers.h"
 
 #include <complex.h>
 
 #include "core/monitor.h"
-#include "gl/gl.h"
 
 /* A CPML grid with a PEC cylinder and a dielectric rectangle under an oblique
  * plane wave; a far-field contour at two frequencies, a flux box, a flux line
@@ -80,32 +79,13 @@ static const char *BIG =
     "[monitor.far]\nstart_step = 40\ndistance = 10\nangles = 36\n"
     "[probe.p]\nx = 330\ny = 290\nfields = all\n";
 
-static bool gpu_required(void)
-{
-    const char *v = getenv("TEXFDTD_REQUIRE_GPU");
-    return v && !strcmp(v, "1");
-}
-
 /* The cpu engine runs on 2 threads: its bits do not depend on the number,
  * and on a many-core GPU machine, where the suite runs several jobs at once,
  * every core per engine oversubscribes the machine on these small grids (the
  * 17-frequency DFT opens 17 parallel regions a step). */
 static struct engine *create_dn(const char *name, const struct model *m, enum denormals dn)
 {
-    struct engine_options o = {0};
-    o.precision = PRECISION_SINGLE;
-    o.denormals = dn;
-    o.device = -1;
-    o.threads = 2;
-    char err[ERRLEN];
-    struct engine *e = NULL;
-    if (engine_create(name, m, &o, &e, err, sizeof err)) {
-        char why[ERRLEN];
-        if (strcmp(name, "cpu") && gl_probe(o.device, why, sizeof why) && !gpu_required())
-            cr_skip_test("no OpenGL device here: %s", why);
-        cr_assert_fail("%s: %s", name, err);
-    }
-    return e;
+    return gl_test_engine(name, m, dn, 2);
 }
 
 /* ---- catching the gathered rows -------------------------------------------
@@ -483,50 +463,7 @@ Test(gl_monitors, dft_beyond_the_frequencies_is_refused)
     free(s);
 }
 
-/* ---- checkpoints ----------------------------------------------------------
- * An in-memory struct state_io: saving keeps a copy of each array by name;
- * loading hands them back by name and demands the same count, so a layout
- * that differed between engines would fail here. */
-struct mem_state {
-    struct state_io io;
-    int n;
-    struct {
-        char name[64];
-        float *v;
-        size_t count;
-    } a[64];
-};
-
-static int mem_array(struct state_io *io, const char *name, void *data, size_t count, char *err,
-                     size_t errlen)
-{
-    struct mem_state *s = io->ctx;
-    if (!io->load) {
-        cr_assert_lt(s->n, 64);
-        snprintf(s->a[s->n].name, sizeof s->a[s->n].name, "%s", name);
-        s->a[s->n].v = malloc((count ? count : 1) * sizeof(float));
-        memcpy(s->a[s->n].v, data, count * sizeof(float));
-        s->a[s->n].count = count;
-        s->n++;
-        return 0;
-    }
-    for (int k = 0; k < s->n; k++)
-        if (!strcmp(s->a[k].name, name)) {
-            if (s->a[k].count != count)
-                return seterr(err, errlen, "state %s: %zu values saved, %zu loaded", name,
-                              s->a[k].count, count);
-            memcpy(data, s->a[k].v, count * sizeof(float));
-            return 0;
-        }
-    return seterr(err, errlen, "state %s: not saved", name);
-}
-
-static void mem_free(struct mem_state *s)
-{
-    for (int k = 0; k < s->n; k++)
-        free(s->a[k].v);
-    s->n = 0;
-}
+/* ---- checkpoints (an in-memory state_io: gl_helpers.h) ------------------- */
 
 /* `first` runs `cut` steps (uneven) and saves; `second` loads and runs the
  * rest; the result must equal an uninterrupted cpu run: fields, the DFT sums
