@@ -1875,6 +1875,18 @@ static cudaError_t dev_upload(void **d, const void *h, size_t bytes)
     return e;
 }
 
+/* A list's per-step values from the host: the device buffer d, the pinned
+ * host buffer h and the event of the last copy out of it (step_values). */
+static cudaError_t values_setup(void **d, void **h, cudaEvent_t *ev, size_t bytes)
+{
+    cudaError_t e = cudaMalloc(d, bytes);
+    if (e == cudaSuccess)
+        e = cudaMallocHost(h, bytes);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(ev, cudaEventDisableTiming);
+    return e;
+}
+
 /* TE conformal PEC: the cut cells' padded indices and k (k_f in float), the
  * scratch Hz^n and b^n (pinned on the host). */
 static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_t errlen)
@@ -1900,11 +1912,7 @@ static int tecut_setup(cuda2d_engine *c, const struct model *m, char *err, size_
         if (e1 == cudaSuccess)
             e1 = cudaMalloc(&c->tecut_old, n * es);
         if (e1 == cudaSuccess)
-            e1 = cudaMalloc(&c->tecut_v_d, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaMallocHost(&c->tecut_v_h, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaEventCreateWithFlags(&c->tecut_ev, cudaEventDisableTiming);
+            e1 = values_setup(&c->tecut_v_d, &c->tecut_v_h, &c->tecut_ev, n * es);
     }
     free(cell);
     free(k);
@@ -1942,11 +1950,7 @@ static int hoff_setup(cuda2d_engine *c, const struct model *m, char *err, size_t
         if (e1 == cudaSuccess)
             e1 = dev_upload(&c->hoff_k, k, 2 * n * es);
         if (e1 == cudaSuccess)
-            e1 = cudaMalloc(&c->hoff_v_d, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaMallocHost(&c->hoff_v_h, n * es);
-        if (e1 == cudaSuccess)
-            e1 = cudaEventCreateWithFlags(&c->hoff_ev, cudaEventDisableTiming);
+            e1 = values_setup(&c->hoff_v_d, &c->hoff_v_h, &c->hoff_ev, n * es);
     }
     free(cell);
     free(flag);
