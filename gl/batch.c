@@ -40,7 +40,7 @@ void gl2d_reset_counter(struct gl_engine *g)
 
 /* Slot values of steps t0 .. t0+b-1, step-major (each step's E slots, cut
  * edges' b^n, H slots, dispersive cells' Ei^{n+1} or TE edges' Hi^{n+1/2},
- * TE cut cells' b^n), computed in IEEE mode (the
+ * TE cut cells' b^n, TE off-diagonal edges' w: the last nhoff), computed in IEEE mode (the
  * OpenMP threads may still carry a CPU engine's FTZ/DAZ).  Short lists: a
  * thread per step.  Long ones (an object of 16384 cells or more): the steps
  * one after another, each list filled by every thread (core/model.c) - the
@@ -67,6 +67,8 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
         if (g->tecut)
             model_tecut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
                                                 + m->ncut + g->nhslots + g->ndisp);
+        if (g->hoff)
+            model_hoff_values_f(m, t0 + s, g->slot_host + (size_t)(s + 1) * g->stride - g->nhoff);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif

@@ -88,9 +88,9 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
     if (g->stride > (size_t)max_tbo || m->ncut > (size_t)max_tbo)
         return seterr(err, errlen,
                       "%zu source slots (object cells), %zu cut edges, %zu H slots, %zu "
-                      "dispersive cells or edges and %zu TE cut cells exceed "
-                      "GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
-                      m->nslots, m->ncut, g->nhslots, g->ndisp, g->ntecut, max_tbo,
+                      "dispersive cells or edges, %zu TE cut cells and %zu off-diagonal "
+                      "edges exceed GL_MAX_TEXTURE_BUFFER_SIZE %d on %s; nothing was run",
+                      m->nslots, m->ncut, g->nhslots, g->ndisp, g->ntecut, g->nhoff, max_tbo,
                       g->info.renderer);
     if (g->disp) {
         GLint units = 0, rows = (GLint)g->disp_rows;
@@ -112,6 +112,16 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                           "%zu TE conformal cut cells need %d texture units; %s has %d; nothing "
                           "was run",
                           g->ntecut, UNITS_TECUT, g->info.renderer, units);
+    }
+    if (g->hoff) {
+        GLint units = 0;
+        glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
+                      &units);
+        if (units < UNITS_HOFF)
+            return seterr(err, errlen,
+                          "%zu TE off-diagonal edges need %d texture units; %s has %d; nothing "
+                          "was run (set [grid] te_offdiagonal = false for the diagonal only)",
+                          g->nhoff, UNITS_HOFF, g->info.renderer, units);
     }
     if (g->nsamples && !g->compute
         && (size_t)g->sample_rows * (size_t)g->gather_h > (size_t)max_tex)
@@ -148,6 +158,7 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                         + (g->hmap ? 16.0 * g->hslot_w * g->hslot_h : 0.0)
                         + (g->tecut ? 4.0 * g->tecut_w * g->tecut_h + 16.0 * (double)g->ntecut
                                     : 0.0)
+                        + (g->hoff ? 8.0 * g->hoff_w * g->hoff_h + 8.0 * (double)g->nhoff : 0.0)
                         + (g->disp ? 8.0 * g->disp_bw * g->disp_bh
                                          + (double)g->ndisp * (32.0 * g->disp_nt + 16.0)
                                    : 0.0)
@@ -272,6 +283,9 @@ static void gl_destroy(struct engine *e)
         glDeleteTextures(1, &g->tecut_idx_tex);
         glDeleteTextures(1, &g->tecut_k_tbo);
         glDeleteBuffers(1, &g->tecut_k_buf);
+        glDeleteTextures(1, &g->hoff_idx_tex);
+        glDeleteTextures(1, &g->hoff_k_tbo);
+        glDeleteBuffers(1, &g->hoff_k_buf);
         glDeleteTextures(1, &g->cut_edge_tbo);
         glDeleteBuffers(1, &g->cut_edge_buf);
         glDeleteProgram(g->color_prog);
@@ -340,11 +354,14 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     g->hlossy = g->hmap && m->hlossy;
     g->tecut = m->ntecut > 0;
     g->ntecut = m->ntecut;
+    g->hoff = m->nhoff > 0;
+    g->nhoff = m->nhoff;
     gl2d_cut_bbox(g, m);
     gl2d_hslot_bbox(g, m);
     gl2d_disp_layout(g, m);
     gl2d_tecut_bbox(g, m);
-    g->stride = m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut;
+    gl2d_hoff_bbox(g, m);
+    g->stride = m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut + g->nhoff;
     /* The fused dispatch recomputes halo H (psi would be updated twice) and
      * cannot see a Mur wall's neighbour across tiles: scenes with any of the
      * features run two dispatches. */
@@ -496,11 +513,12 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                  g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
                  g->sample_rows);
     if (gl2d_has_features(g))
-        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
+        snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
                  g->mur ? " Mur" : "", dft, g->point ? " point-source" : "",
                  g->conformal ? " conformal-PEC" : "", g->tecut ? " TE-conformal-PEC" : "",
                  g->hmap ? " H-node-map" : "", g->hlossy ? " lossy-TE-edges" : "",
                  g->disp_edges ? " dispersive-TE-edges" : g->disp ? " dispersive" : "",
+                 g->hoff ? " TE-off-diagonal" : "",
                  g->compute ? " (not fused)"
                  : g->cpml  ? " (+4 psi passes; 1 step per pass)"
                             : " (1 step per pass)");
@@ -562,7 +580,7 @@ const struct engine_ops gl_engine_ops = {
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
             | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
-            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
+            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
     .step = gl2d_step,
@@ -581,7 +599,7 @@ const struct engine_ops gl_compute_engine_ops = {
     .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
             | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
             | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
-            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL,
+            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
     .step = gl2d_step,

@@ -84,6 +84,12 @@
  *                      replaces their update (yee_te_cut from the old Hz of
  *                      its input texture), their b^n last in the slot-value
  *                      buffers
+ *   hoff_idx RG32UI + hoff_k RG32F buffer: the TE off-diagonal edges
+ *                      (core/model.h hoff), Hx and Hy entry + 1 over their
+ *                      bounding box and their k0, k1; the H pass adds
+ *                      yee_offd_u from its input Ez^n after the node's own
+ *                      update, before its slot; their w after the TE cut
+ *                      cells' b^n in the slot-value buffers
  * Mur walls and the point source need no texture (uniforms).  Scenes with
  * any of these run one step per fragment pass and, in gl-compute, two
  * dispatches per step.
@@ -147,6 +153,7 @@ struct pass {
     GLint hslot_base; /* H pass: this step's first H-slot value */
     GLint disp_base;  /* disp pass: this step's first Ei^{n+1} */
     GLint tecut_base; /* E pass: this step's first TE cut cell b^n */
+    GLint hoff_base;  /* H pass: this step's first off-diagonal edge w */
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
@@ -155,7 +162,7 @@ struct pass {
 
 /* The per-step inputs of an E pass beyond the slot values. */
 struct step_in {
-    int slot_base, cut_base, hslot_base, disp_base, tecut_base;
+    int slot_base, cut_base, hslot_base, disp_base, tecut_base, hoff_base;
     float point_v;
     float dft_wr[SCENE_MAX_FREQS], dft_wi[SCENE_MAX_FREQS]; /* per frequency */
     bool dft_on;
@@ -232,11 +239,16 @@ struct gl_engine {
     size_t ntecut;
     int tecut_x0, tecut_y0, tecut_w, tecut_h;
     GLuint tecut_idx_tex, tecut_k_buf, tecut_k_tbo;
+    /* TE off-diagonal edges (model->hoff) */
+    bool hoff;
+    size_t nhoff;
+    int hoff_x0, hoff_y0, hoff_w, hoff_h;
+    GLuint hoff_idx_tex, hoff_k_buf, hoff_k_tbo;
 
     size_t nslots;
     size_t stride;       /* values per step in the slot buffers: slots, cut edges, H slots,
                           * dispersive cells' Ei^{n+1} (or TE edges' Hi^{n+1/2}),
-                          * TE cut cells' b^n */
+                          * TE cut cells' b^n, TE off-diagonal edges' w */
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
     float *slot_host;
@@ -282,9 +294,10 @@ enum { UNIT_EZ = 0, UNIT_H, UNIT_MAT, UNIT_SLOT, UNIT_SLOTVAL };
 enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_IDX = 12,
        UNIT_CUT_EDGES = 13, UNIT_SAMPLES = 14, UNIT_HNODE = 15, UNIT_DISP_STATE = 16,
        UNIT_DISP_IDX = 17, UNIT_DISP_CELLS = 18, UNIT_DISP_COEF = 19, UNIT_TECUT_IDX = 20,
-       UNIT_TECUT_K = 21 };
+       UNIT_TECUT_K = 21, UNIT_HOFF_IDX = 22, UNIT_HOFF_K = 23 };
 #define UNITS_DISP 20 /* texture units a dispersive scene needs */
 #define UNITS_TECUT 22 /* ... and a scene with TE conformal cut cells */
+#define UNITS_HOFF 24  /* ... and a scene with TE off-diagonal edges */
 enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6, IMAGE_DISP = 7 };
 enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
 
@@ -354,6 +367,8 @@ void gl2d_cut_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m);
 /* The TE conformal cut cells' bounding box. */
 void gl2d_tecut_bbox(struct gl_engine *g, const struct model *m);
+/* The TE off-diagonal edges' bounding box. */
+void gl2d_hoff_bbox(struct gl_engine *g, const struct model *m);
 /* The dispersive cells' state layout and bounding box. */
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */

@@ -30,7 +30,8 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
              "#define DISP_BW %d\n#define DISP_BH %d\n#define DISP_W %d\n#define DISP_NT %d\n"
              "#define DISP_NP %d\n#define POLE_DEBYE_KIND %du\n#define DISP_EDGES %d\n"
              "#define HLOSSY %d\n#define TECUT %d\n#define TECUT_X0 %d\n#define TECUT_Y0 %d\n"
-             "#define TECUT_W %d\n#define TECUT_H %d\n",
+             "#define TECUT_W %d\n#define TECUT_H %d\n#define HOFF %d\n#define HOFF_X0 %d\n"
+             "#define HOFF_Y0 %d\n#define HOFF_W %d\n#define HOFF_H %d\n",
              m->nx, m->ny, m->nmats, g->slot_x0, g->slot_y0, flush ? 1 : 0, g->local_x,
              g->local_y, g->cpml, g->pml_n > 0 ? g->pml_n : 1, g->compute, g->mur, g->point,
              g->point_x, g->point_y, g->dft, g->conformal, g->cut_x0, g->cut_y0, g->cut_w,
@@ -38,13 +39,14 @@ void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool fl
              m->lossy ? 1 : 0, g->hmap, g->hmap ? m->nhmats : 1, g->hslot_x0, g->hslot_y0,
              g->hslot_w, g->hslot_h, g->disp, g->ndisp, g->disp_x0, g->disp_y0, g->disp_bw,
              g->disp_bh, g->disp_w, g->disp_nt, g->disp_np, (int)POLE_DEBYE, g->disp_edges,
-             g->hlossy, g->tecut, g->tecut_x0, g->tecut_y0, g->tecut_w, g->tecut_h);
+             g->hlossy, g->tecut, g->tecut_x0, g->tecut_y0, g->tecut_w, g->tecut_h, g->hoff,
+             g->hoff_x0, g->hoff_y0, g->hoff_w, g->hoff_h);
 }
 
 bool gl2d_has_features(const struct gl_engine *g)
 {
     return g->cpml || g->mur || g->dft || g->point || g->conformal || g->hmap || g->disp
-           || g->tecut;
+           || g->tecut || g->hoff;
 }
 
 void gl2d_set_coefficients(GLuint prog, const struct model *m)
@@ -92,6 +94,7 @@ static void pass_locations(struct pass *p)
     p->hslot_base = glGetUniformLocation(p->prog, "hslot_base");
     p->disp_base = glGetUniformLocation(p->prog, "disp_base");
     p->tecut_base = glGetUniformLocation(p->prog, "tecut_base");
+    p->hoff_base = glGetUniformLocation(p->prog, "hoff_base");
     p->point_v = glGetUniformLocation(p->prog, "point_v");
     p->dft_wr = glGetUniformLocation(p->prog, "dft_wr");
     p->dft_wi = glGetUniformLocation(p->prog, "dft_wi");

@@ -12,7 +12,9 @@
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,
  * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,
- * from its input Hz^n: update_tecut after the sweep, before the slots)
+ * from its input Hz^n: update_tecut after the sweep, before the slots; the
+ * TE off-diagonal edges are the H pass's, from its input Ez^n: the cpu's
+ * hoff_prepass, added after the node's own update, before its slot)
  * Every pass reads the current texture of a ping-pong pair and writes the
  * other, then swaps (cur ^= 1).  batch.c sends the batches and checks them.
  */
@@ -44,6 +46,10 @@ void gl2d_bind_inputs(struct gl_engine *g)
         bind_tex(UNIT_TECUT_IDX, GL_TEXTURE_2D, g->tecut_idx_tex);
         bind_tex(UNIT_TECUT_K, GL_TEXTURE_BUFFER, g->tecut_k_tbo);
     }
+    if (g->hoff) {
+        bind_tex(UNIT_HOFF_IDX, GL_TEXTURE_2D, g->hoff_idx_tex);
+        bind_tex(UNIT_HOFF_K, GL_TEXTURE_BUFFER, g->hoff_k_tbo);
+    }
     if (g->conformal) {
         bind_tex(UNIT_CUT_IDX, GL_TEXTURE_2D, g->cut_idx_tex);
         bind_tex(UNIT_CUT_EDGES, GL_TEXTURE_BUFFER, g->cut_edge_tbo);
@@ -72,6 +78,8 @@ void gl2d_h_uniforms(const struct gl_engine *g, const struct step_in *in)
         glUniform1i(g->hpass.cut_base, in->cut_base);
     if (g->hmap)
         glUniform1i(g->hpass.hslot_base, in->hslot_base);
+    if (g->hoff)
+        glUniform1i(g->hpass.hoff_base, in->hoff_base);
 }
 
 void gl2d_e_uniforms(const struct gl_engine *g, const struct step_in *in)
@@ -105,7 +113,9 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 .slot_base = base, .cut_base = base + (int)m->nslots,
                 .hslot_base = base + (int)(m->nslots + m->ncut),
                 .disp_base = base + (int)(m->nslots + m->ncut + g->nhslots),
-                .tecut_base = base + (int)(m->nslots + m->ncut + g->nhslots + g->ndisp)};
+                .tecut_base = base + (int)(m->nslots + m->ncut + g->nhslots + g->ndisp),
+                .hoff_base =
+                    base + (int)(m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut)};
             const bool edges = g->disp_edges, cells = g->disp && !edges;
             if (g->point)
                 in.point_v = (float)model_point_value(m, t);

@@ -3,7 +3,7 @@
  * material map, the slots' index map and slot-value buffers, the CPML
  * profiles and psi pairs, the DFT sums and their render targets, the
  * conformal cut edges, the H-node map, the dispersive cells' state and
- * tables, the monitors' sample list and rows, the step counter's pixel
+ * tables, the TE cut cells and off-diagonal edges, the monitors' sample list and rows, the step counter's pixel
  * buffers.
  */
 #define _GNU_SOURCE
@@ -72,6 +72,7 @@ static size_t hnode_cell(const struct model *m, size_t k)
 static size_t disp_cell(const struct model *m, size_t k) { return m->disp_cell[k]; }
 static size_t hdisp_cell(const struct model *m, size_t k) { return m->hdisp[k] % m->ncells; }
 static size_t tecut_cell(const struct model *m, size_t k) { return m->tecut[k].cell; }
+static size_t hoff_cell(const struct model *m, size_t k) { return m->hoff[k].id % m->ncells; }
 
 void gl2d_slot_bbox(struct gl_engine *g, const struct model *m)
 {
@@ -92,6 +93,11 @@ void gl2d_hslot_bbox(struct gl_engine *g, const struct model *m)
 void gl2d_tecut_bbox(struct gl_engine *g, const struct model *m)
 {
     bbox(m, m->ntecut, tecut_cell, &g->tecut_x0, &g->tecut_y0, &g->tecut_w, &g->tecut_h);
+}
+
+void gl2d_hoff_bbox(struct gl_engine *g, const struct model *m)
+{
+    bbox(m, m->nhoff, hoff_cell, &g->hoff_x0, &g->hoff_y0, &g->hoff_w, &g->hoff_h);
 }
 
 /* The dispersive coefficients of entry k: a cell's material or a TE edge's
@@ -240,6 +246,32 @@ static int upload_tecut(struct gl_engine *g, const struct model *m, char *err, s
     }
     g->tecut_idx_tex = int_tex(GL_R32UI, GL_RED_INTEGER, g->tecut_w, g->tecut_h, idx);
     buffer_tex(GL_RGBA32F, k, m->ntecut * 16, &g->tecut_k_buf, &g->tecut_k_tbo);
+    free(idx);
+    free(k);
+    return 0;
+}
+
+/* The TE off-diagonal edges (docs/gl.md): over their bounding box the Hx
+ * (.r) and Hy (.g) entry + 1 (RG32UI, 0: none), and per entry its k_f[0],
+ * k_f[1] (the coefficients of its two nodes, rounded once on the host), an
+ * RG32F buffer. */
+static int upload_hoff(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t bw = (size_t)g->hoff_w, bh = (size_t)g->hoff_h, nx = (size_t)m->nx;
+    uint32_t *idx = xcalloc(bw * bh * 2, sizeof *idx, "off-diagonal edges", err, errlen);
+    float *k = idx ? xcalloc(m->nhoff * 2, sizeof *k, "off-diagonal edges", err, errlen) : NULL;
+    if (!k) {
+        free(idx);
+        return -1;
+    }
+    for (size_t q = 0; q < m->nhoff; q++) {
+        const size_t c = m->hoff[q].id % m->ncells, comp = m->hoff[q].id / m->ncells;
+        idx[((c % nx - (size_t)g->hoff_x0) + (c / nx - (size_t)g->hoff_y0) * bw) * 2 + comp] =
+            (uint32_t)q + 1;
+        memcpy(&k[2 * q], m->hoff[q].k_f, 2 * sizeof(float));
+    }
+    g->hoff_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->hoff_w, g->hoff_h, idx);
+    buffer_tex(GL_RG32F, k, m->nhoff * 8, &g->hoff_k_buf, &g->hoff_k_tbo);
     free(idx);
     free(k);
     return 0;
@@ -471,6 +503,8 @@ int gl2d_upload_static(struct gl_engine *g, const struct model *m, char *err, si
     if (g->disp && upload_disp(g, m, err, errlen))
         return -1;
     if (g->tecut && upload_tecut(g, m, err, errlen))
+        return -1;
+    if (g->hoff && upload_hoff(g, m, err, errlen))
         return -1;
 
     glGenBuffers(2, g->counter_pbo);

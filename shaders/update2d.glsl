@@ -38,6 +38,8 @@
  *                        H node of the map takes ca h -+ hc d, ca = hca[k]
  *     TECUT, TECUT_X0, TECUT_Y0, TECUT_W, TECUT_H   TE conformal PEC cut
  *                        cells (core/model.h tecut) and their bounding box
+ *     HOFF, HOFF_X0, HOFF_Y0, HOFF_W, HOFF_H   TE off-diagonal edges
+ *                        (core/model.h hoff) and their bounding box
  * and `#line 100001 1` before this file, then `#line 1 0` before the pass
  * itself (gl/shader.c; its #include lines below are spliced in there).
  *
@@ -461,6 +463,44 @@ float tecut_ez(sampler2D ez_tex, sampler2D h_tex, ivec2 p, int k)
 }
 #endif
 
+#if HOFF
+/* ---- TE off-diagonal edges (core/model.h hoff; cpu/update2d.inc
+ * hoff_prepass and update_h_row): after the edge's own update (and cut
+ * edges), before its H slot,
+ *   u = [k0 (ez(p+s) - ez(p-s)) + k1 (ez(p+o+s) - ez(p+o-s))] + w   (yee_offd_u)
+ *   h = h + u                                                        (yee_add)
+ * with s = (1, 0), o = (0, 1) for an Hx edge and s = (0, 1), o = (1, 0) for
+ * an Hy edge, from Ez^n (the H pass's input texture: the cpu engine's
+ * prepass before its sweep).  hoff_idx (RG32UI over the edges' bounding
+ * box): Hx (.r) and Hy (.g) entry + 1, 0 for none; hoff_k (RG32F buffer):
+ * k_f of the entry's two nodes; w this step's slot value hoff_base + entry
+ * (model_hoff_values_f).  The edges never lie in a CPML slab and are never
+ * PEC, lossy or dispersive. */
+layout(binding = 22) uniform usampler2D hoff_idx;
+layout(binding = 23) uniform samplerBuffer hoff_k;
+layout(binding = 4) uniform samplerBuffer hoff_values; /* the slot-value buffer */
+uniform int hoff_base;                                 /* this step's first w */
+
+uvec2 hoff_index(ivec2 p)
+{
+    const ivec2 q = p - ivec2(HOFF_X0, HOFF_Y0);
+    if (q.x < 0 || q.y < 0 || q.x >= HOFF_W || q.y >= HOFF_H)
+        return uvec2(0u);
+    return texelFetch(hoff_idx, q, 0).rg;
+}
+
+/* h + u of off-diagonal entry e at texel p, s and o as above. */
+float hoff_add(sampler2D ez_tex, ivec2 p, int e, ivec2 s, ivec2 o, float h)
+{
+    const vec2 k = texelFetch(hoff_k, e).rg;
+    const float w = texelFetch(hoff_values, hoff_base + e).r;
+    const float u = yee_offd_u(k.x, texelFetch(ez_tex, p + s, 0).r, texelFetch(ez_tex, p - s, 0).r,
+                               k.y, texelFetch(ez_tex, p + o + s, 0).r,
+                               texelFetch(ez_tex, p + o - s, 0).r, w);
+    return yee_add(h, u);
+}
+#endif
+
 /* Source slot: PEC  ez = v;  dielectric  ez = ez + v (yee_add). */
 float apply_slot(float ez, uint k, float v) { return k == KIND_PEC ? v : yee_add(ez, v); }
 
@@ -523,6 +563,14 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
         if (e.y != 0u)
             h.y = cut_h(ez_tex, e.y - 1u, old.y, true);
     }
+#endif
+#if HOFF
+    /* the off-diagonal term, after the node's own update, before its slot */
+    const uvec2 ho = hoff_index(p);
+    if (ho.x != 0u)
+        h.x = hoff_add(ez_tex, p, int(ho.x) - 1, ivec2(1, 0), ivec2(0, 1), h.x);
+    if (ho.y != 0u)
+        h.y = hoff_add(ez_tex, p, int(ho.y) - 1, ivec2(0, 1), ivec2(1, 0), h.y);
 #endif
 #if HMAP
     /* the H slots, after the update and the cut edges; a dispersive TE edge

@@ -91,8 +91,8 @@ static const char *LOSSY_PEC =
  * eps_r and mu_r (H slots on the edges and E slots on the Hz nodes).  TM: a
  * mu_r cylinder and a mu_r, eps_r one with a conformal PEC plate (cut
  * edges and H slots in the same H pass).  The smoothed TE scenes take the
- * diagonal of the smoothing only ([grid] te_offdiagonal = false): the GL
- * engines refuse the off-diagonal edges (tests/test_te.c). */
+ * diagonal of the smoothing only ([grid] te_offdiagonal = false: the
+ * diagonal path; the off-diagonal edges are tests/test_gl_te.c's). */
 static const char *TE_PEC =
     "[grid]\nnx = 80\nny = 72\nsteps = 150\ncourant = 0.5\ncells_per_wavelength = 16\n"
     "polarization = te\n"

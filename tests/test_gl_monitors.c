@@ -364,8 +364,8 @@ static char *te_text(const char *waveform)
 {
     static const char *const from[3] = {"cells_per_wavelength = 16\n", "fields = ez, hy",
                                         "fields = hx"};
-    /* te_offdiagonal = false: the slab's corners would take the off-diagonal
-     * smoothing, which the GL engines refuse */
+    /* te_offdiagonal = false: the diagonal smoothing of the slab's corners
+     * (the off-diagonal edges: tests/test_gl_te.c) */
     static const char *const to[3] = {"cells_per_wavelength = 16\npolarization = te\n"
                                       "te_offdiagonal = false\n",
                                       "fields = hz, ey", "fields = ex"};

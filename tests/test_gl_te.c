@@ -1,8 +1,9 @@
 /* test_gl_te.c - TE's own features on the GL engines, against the cpu
  * engine bit for bit: the conformal PEC cut cells (core/model.h tecut), the
- * lossy edges (hmats[].ca, model->hlossy) and the dispersive edges
- * (model->hdisp), each with CPML and the plane wave, on gl and gl-compute,
- * and a checkpoint of the dispersive edges' state moved between engines
+ * lossy edges (hmats[].ca, model->hlossy), the dispersive edges
+ * (model->hdisp) and the subpixel smoothing's off-diagonal (eps^-1)_xy
+ * (model->hoff, [grid] te_offdiagonal), each with CPML and the plane
+ * wave, on gl and gl-compute, and a checkpoint of the dispersive edges' state moved between engines
  * mid-run (docs/gl.md, "TE's own features").
  *
  * The cpu engine is the independent expectation (cpu/update2d.inc, the
@@ -31,8 +32,8 @@ static const char *CONFORMAL =
 
 /* A lossy dielectric cylinder (sigma > 0: ca != 1 on its edges) beside a
  * lossless rod (subpixel-smoothed edges, ca = 1 in the lossy update; the
- * diagonal only: the GL engines refuse te_offdiagonal) and a PEC plate (PEC
- * edges), at 10 degrees. */
+ * diagonal only: the off-diagonal edges have scenes of their own below) and
+ * a PEC plate (PEC edges), at 10 degrees. */
 static const char *LOSSY =
     "[grid]\nnx = 64\nny = 56\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 16\n"
     "polarization = te\nte_offdiagonal = false\n"
@@ -79,7 +80,38 @@ static const char *DISP_MU =
     "[object.rod]\nshape = circle\nmaterial = mag\ncenter_x = 42\ncenter_y = 22\nradius = 4\n"
     "[object.lrod]\nshape = circle\nmaterial = l\ncenter_x = 42\ncenter_y = 38\nradius = 3.5\n";
 
-enum feature { TECUT, HLOSSY, HDISP };
+/* A smoothed dielectric cylinder off the grid's nodes with the default
+ * te_offdiagonal = true: off-diagonal edges all round it, at 20 degrees. */
+static const char *OFFD =
+    "[grid]\nnx = 64\nny = 56\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = 4\ncenter_x = 27.3\n"
+    "center_y = 28.6\nradius = 8.2\n";
+
+/* The off-diagonal edges beside the other H-map features: a smoothed
+ * cylinder overlapped by a lossy rod (its nodes with a lossy edge take no
+ * off-diagonal term, their neighbours do), a magnetic rod (Hz slots) and a
+ * PEC plate touching the cylinder's rim (PEC edges, excluded nodes), at 35
+ * degrees. */
+static const char *OFFD_MIX =
+    "[grid]\nnx = 64\nny = 56\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 16\n"
+    "polarization = te\n"
+    "[source]\ntype = plane_wave\nangle = 35\n"
+    "[boundary]\ntype = cpml\ncells = 8\n"
+    "[material.l]\neps_r = 2\nsigma = 0.04\n"
+    "[material.mag]\nmu_r = 2\n"
+    "[object.cyl]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 25.6\n"
+    "center_y = 27.3\nradius = 8.4\n"
+    "[object.lrod]\nshape = circle\nmaterial = l\ncenter_x = 33.2\ncenter_y = 33.1\n"
+    "radius = 3.3\n"
+    "[object.mrod]\nshape = circle\nmaterial = mag\ncenter_x = 44.4\ncenter_y = 20.7\n"
+    "radius = 3.6\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 25.5\ncenter_y = 17.6\n"
+    "width = 6.3\nheight = 2.2\n";
+
+enum feature { TECUT, HLOSSY, HDISP, HOFF };
 
 /* The cpu engine on 1 thread: its bits do not depend on the number, and on
  * a loaded 2-core machine its barriers per row would cost more than the
@@ -153,6 +185,12 @@ static double feature_peak(const struct model *m, enum feature w, float *f[3])
         for (size_t k = 0; k < m->nhdisp; k++)
             peak = fmax(peak, fabs(f[1 + m->hdisp[k] / n][m->hdisp[k] % n]));
         break;
+    case HOFF:
+        cr_assert(m->scene->te_offdiagonal);
+        cr_assert_gt(m->nhoff, 50, "%zu off-diagonal edges", m->nhoff);
+        for (size_t k = 0; k < m->nhoff; k++)
+            peak = fmax(peak, fabs(f[1 + m->hoff[k].id / n][m->hoff[k].id % n]));
+        break;
     }
     return peak;
 }
@@ -162,8 +200,8 @@ static double feature_peak(const struct model *m, enum feature w, float *f[3])
  * equal bits, the feature exercised and named in describe(). */
 static void agree_dn(const char *name, const char *scene, enum feature w, enum denormals want)
 {
-    static const char *const said[3] = {"TE-conformal-PEC", "lossy-TE-edges",
-                                        "dispersive-TE-edges"};
+    static const char *const said[4] = {"TE-conformal-PEC", "lossy-TE-edges",
+                                        "dispersive-TE-edges", "TE-off-diagonal"};
     setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
@@ -203,6 +241,14 @@ Test(gl_te, dispersive_edges_equal_cpu) { agree("gl", DISP, HDISP); }
 Test(gl_compute_te, dispersive_edges_equal_cpu) { agree("gl-compute", DISP, HDISP); }
 Test(gl_te, dispersive_lossy_magnetic_equal_cpu) { agree("gl", DISP_MU, HDISP); }
 Test(gl_compute_te, dispersive_lossy_magnetic_equal_cpu) { agree("gl-compute", DISP_MU, HDISP); }
+Test(gl_te, offdiagonal_equals_cpu) { agree("gl", OFFD, HOFF); }
+Test(gl_compute_te, offdiagonal_equals_cpu) { agree("gl-compute", OFFD, HOFF); }
+Test(gl_te, offdiagonal_lossy_magnetic_pec_equal_cpu) { agree("gl", OFFD_MIX, HOFF); }
+Test(gl_compute_te, offdiagonal_lossy_magnetic_pec_equal_cpu)
+{
+    agree("gl-compute", OFFD_MIX, HOFF);
+}
+
 /* Denormals kept where the driver keeps them (Mesa's compute shaders; a
  * driver that flushes says so and is compared in flush): the edges' updates
  * without the GLSL flush emulation. */
