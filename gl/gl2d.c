@@ -103,25 +103,23 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                           g->ndisp, UNITS_DISP, g->disp_w * g->disp_nt, g->disp_rows,
                           g->info.renderer, units, max_tex);
     }
-    if (g->tecut) {
+    const struct {
+        bool on;
+        size_t n;
+        const char *what, *hint;
+        int units;
+    } lists[2] = {{g->tecut, g->ntecut, "TE conformal cut cells", "", UNITS_TECUT},
+                  {g->hoff, g->nhoff, "TE off-diagonal edges",
+                   " (set [grid] te_offdiagonal = false for the diagonal only)", UNITS_HOFF}};
+    for (int q = 0; q < 2; q++) {
         GLint units = 0;
         glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
                       &units);
-        if (units < UNITS_TECUT)
+        if (lists[q].on && units < lists[q].units)
             return seterr(err, errlen,
-                          "%zu TE conformal cut cells need %d texture units; %s has %d; nothing "
-                          "was run",
-                          g->ntecut, UNITS_TECUT, g->info.renderer, units);
-    }
-    if (g->hoff) {
-        GLint units = 0;
-        glGetIntegerv(g->compute ? GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS : GL_MAX_TEXTURE_IMAGE_UNITS,
-                      &units);
-        if (units < UNITS_HOFF)
-            return seterr(err, errlen,
-                          "%zu TE off-diagonal edges need %d texture units; %s has %d; nothing "
-                          "was run (set [grid] te_offdiagonal = false for the diagonal only)",
-                          g->nhoff, UNITS_HOFF, g->info.renderer, units);
+                          "%zu %s need %d texture units; %s has %d; nothing was run%s",
+                          lists[q].n, lists[q].what, lists[q].units, g->info.renderer, units,
+                          lists[q].hint);
     }
     if (g->nsamples && !g->compute
         && (size_t)g->sample_rows * (size_t)g->gather_h > (size_t)max_tex)

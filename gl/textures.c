@@ -226,55 +226,67 @@ static int upload_hnodes(struct gl_engine *g, const struct model *m, char *err, 
     return 0;
 }
 
-/* The TE conformal cut cells (docs/gl.md): k + 1 over their bounding box
- * (R32UI) and their four edge coefficients k_f (east, west, north, south)
- * per cell, an RGBA32F buffer. */
-static int upload_tecut(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+/* A list's index map and coefficient table: entry q of n at the node
+ * id(m, q) = comp * ncells + cell gets q + 1 in component comp (< nc: 1
+ * R32UI, 2 RG32UI) of the w x h map at (x0, y0), 0 elsewhere, and its nf
+ * floats coef(m, q) (2 RG32F, 4 RGBA32F; rounded once on the host) in a
+ * buffer. */
+struct list_tables {
+    const char *what;
+    size_t n;
+    size_t (*id)(const struct model *, size_t);
+    const float *(*coef)(const struct model *, size_t);
+    int nc, nf, x0, y0, w, h;
+};
+
+static int upload_list(const struct model *m, const struct list_tables *l, GLuint *tex,
+                       GLuint *buf, GLuint *tbo, char *err, size_t errlen)
 {
-    const size_t bw = (size_t)g->tecut_w, bh = (size_t)g->tecut_h, nx = (size_t)m->nx;
-    uint32_t *idx = xcalloc(bw * bh, sizeof *idx, "TE cut cells", err, errlen);
-    float *k = idx ? xcalloc(m->ntecut * 4, sizeof *k, "TE cut cells", err, errlen) : NULL;
+    const size_t bw = (size_t)l->w, bh = (size_t)l->h, nx = (size_t)m->nx;
+    const size_t nc = (size_t)l->nc, nf = (size_t)l->nf;
+    uint32_t *idx = xcalloc(bw * bh * nc, sizeof *idx, l->what, err, errlen);
+    float *k = idx ? xcalloc(l->n * nf, sizeof *k, l->what, err, errlen) : NULL;
     if (!k) {
         free(idx);
         return -1;
     }
-    for (size_t q = 0; q < m->ntecut; q++) {
-        const size_t c = m->tecut[q].cell;
-        idx[(c % nx - (size_t)g->tecut_x0) + (c / nx - (size_t)g->tecut_y0) * bw] =
+    for (size_t q = 0; q < l->n; q++) {
+        const size_t id = l->id(m, q), c = id % m->ncells, comp = id / m->ncells;
+        idx[((c % nx - (size_t)l->x0) + (c / nx - (size_t)l->y0) * bw) * nc + comp] =
             (uint32_t)q + 1;
-        memcpy(&k[4 * q], m->tecut[q].k_f, 4 * sizeof(float));
+        memcpy(&k[nf * q], l->coef(m, q), nf * sizeof(float));
     }
-    g->tecut_idx_tex = int_tex(GL_R32UI, GL_RED_INTEGER, g->tecut_w, g->tecut_h, idx);
-    buffer_tex(GL_RGBA32F, k, m->ntecut * 16, &g->tecut_k_buf, &g->tecut_k_tbo);
+    *tex = nc == 1 ? int_tex(GL_R32UI, GL_RED_INTEGER, l->w, l->h, idx)
+                   : int_tex(GL_RG32UI, GL_RG_INTEGER, l->w, l->h, idx);
+    buffer_tex(nf == 4 ? GL_RGBA32F : GL_RG32F, k, l->n * nf * sizeof(float), buf, tbo);
     free(idx);
     free(k);
     return 0;
 }
 
+/* The TE conformal cut cells (docs/gl.md): k + 1 over their bounding box
+ * (R32UI) and their four edge coefficients k_f (east, west, north, south)
+ * per cell, an RGBA32F buffer. */
+static const float *tecut_k(const struct model *m, size_t q) { return m->tecut[q].k_f; }
+
+static int upload_tecut(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const struct list_tables l = {"TE cut cells", m->ntecut, tecut_cell, tecut_k, 1, 4,
+                                  g->tecut_x0, g->tecut_y0, g->tecut_w, g->tecut_h};
+    return upload_list(m, &l, &g->tecut_idx_tex, &g->tecut_k_buf, &g->tecut_k_tbo, err, errlen);
+}
+
 /* The TE off-diagonal edges (docs/gl.md): over their bounding box the Hx
  * (.r) and Hy (.g) entry + 1 (RG32UI, 0: none), and per entry its k_f[0],
- * k_f[1] (the coefficients of its two nodes, rounded once on the host), an
- * RG32F buffer. */
+ * k_f[1] (the coefficients of its two nodes), an RG32F buffer. */
+static size_t hoff_id(const struct model *m, size_t q) { return m->hoff[q].id; }
+static const float *hoff_k(const struct model *m, size_t q) { return m->hoff[q].k_f; }
+
 static int upload_hoff(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
-    const size_t bw = (size_t)g->hoff_w, bh = (size_t)g->hoff_h, nx = (size_t)m->nx;
-    uint32_t *idx = xcalloc(bw * bh * 2, sizeof *idx, "off-diagonal edges", err, errlen);
-    float *k = idx ? xcalloc(m->nhoff * 2, sizeof *k, "off-diagonal edges", err, errlen) : NULL;
-    if (!k) {
-        free(idx);
-        return -1;
-    }
-    for (size_t q = 0; q < m->nhoff; q++) {
-        const size_t c = m->hoff[q].id % m->ncells, comp = m->hoff[q].id / m->ncells;
-        idx[((c % nx - (size_t)g->hoff_x0) + (c / nx - (size_t)g->hoff_y0) * bw) * 2 + comp] =
-            (uint32_t)q + 1;
-        memcpy(&k[2 * q], m->hoff[q].k_f, 2 * sizeof(float));
-    }
-    g->hoff_idx_tex = int_tex(GL_RG32UI, GL_RG_INTEGER, g->hoff_w, g->hoff_h, idx);
-    buffer_tex(GL_RG32F, k, m->nhoff * 8, &g->hoff_k_buf, &g->hoff_k_tbo);
-    free(idx);
-    free(k);
-    return 0;
+    const struct list_tables l = {"off-diagonal edges", m->nhoff, hoff_id, hoff_k, 2, 2,
+                                  g->hoff_x0, g->hoff_y0, g->hoff_w, g->hoff_h};
+    return upload_list(m, &l, &g->hoff_idx_tex, &g->hoff_k_buf, &g->hoff_k_tbo, err, errlen);
 }
 
 /* A framebuffer with `first` (a 2D texture, if not 0) as attachment 0 and
