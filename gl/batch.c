@@ -67,12 +67,15 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
         if (g->tecut)
             model_tecut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
                                                 + m->ncut + g->nhslots + g->ndisp);
-        if (g->hoff)
-            model_hoff_values_f(m, t0 + s, g->slot_host + (size_t)(s + 1) * g->stride - g->nhoff);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif
     }
+
+    /* the TE off-diagonal edges' w, the last nhoff values of each step (a
+     * few edges; model_hoff_values_f computes in IEEE mode itself) */
+    for (int s = 0; s < b && g->hoff; s++)
+        model_hoff_values_f(m, t0 + s, g->slot_host + (size_t)(s + 1) * g->stride - g->nhoff);
 }
 
 /* The slot values of steps t0 .. t0+b-1 into slot buffer k, for the batch
