@@ -22,6 +22,10 @@
 #include "core/incident.h"
 #include "gl/gl.h"
 
+#include <dirent.h>
+#include <limits.h>
+#include <unistd.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -242,8 +246,9 @@ static float *read_field(struct engine *e, enum field f)
 /* `name` with TEXFDTD_GL_VALUES=mode: its Ez, Hx, Hy after `steps` (in
  * batches of 7 steps: several dispatches, both slot buffers) into f, its
  * denormal mode into dn. */
-static void run_gl(const char *name, const char *mode, const struct model *m, int steps,
-                   float *f[3], enum denormals *dn)
+static void run_gl_in(const char *name, const char *mode, const char *shader_dir,
+                      const char *want, const struct model *m, int steps, float *f[3],
+                      enum denormals *dn)
 {
     setenv("TEXFDTD_GL_VALUES", mode, 1);
     setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
@@ -251,15 +256,15 @@ static void run_gl(const char *name, const char *mode, const struct model *m, in
     o.precision = PRECISION_SINGLE;
     o.denormals = DENORMALS_FLUSH;
     o.device = -1;
+    o.shader_dir = shader_dir;
     struct engine *e = NULL;
     char err[ERRLEN];
     cr_assert_eq(engine_create(name, m, &o, &e, err, sizeof err), 0, "%s: %s", name, err);
     struct engine_info info;
     engine_describe(e, &info);
-    const bool gpu = !strcmp(mode, "device");
     cr_log_info("%s, TEXFDTD_GL_VALUES=%s: %s", name, mode, info.detail);
-    cr_assert(strstr(info.detail, gpu ? "slot values on the GPU" : "slot values on the host"),
-              "%s, TEXFDTD_GL_VALUES=%s: %s", name, mode, info.detail);
+    cr_assert(strstr(info.detail, want), "%s, TEXFDTD_GL_VALUES=%s: no '%s' in %s", name, mode,
+              want, info.detail);
     cr_assert_eq(engine_step(e, steps, err, sizeof err), 0, "%s step: %s", name, err);
     for (int k = 0; k < 3; k++)
         f[k] = read_field(e, (enum field)k);
@@ -267,6 +272,49 @@ static void run_gl(const char *name, const char *mode, const struct model *m, in
     engine_destroy(e);
     unsetenv("TEXFDTD_GL_VALUES");
     unsetenv("TEXFDTD_GL_BATCH_STEPS");
+}
+
+static void run_gl(const char *name, const char *mode, const struct model *m, int steps,
+                   float *f[3], enum denormals *dn)
+{
+    const bool gpu = !strcmp(mode, "device");
+    run_gl_in(name, mode, NULL, gpu ? "slot values on the GPU" : "slot values on the host", m,
+              steps, f, dn);
+}
+
+/* The cpu engine's fields of the scene in denormal mode dn, and a check
+ * that the wave has reached the object. */
+static void run_cpu(const struct model *m, int steps, enum denormals dn, void *cf[3])
+{
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* small grids: threads only wait for each other */
+#endif
+    struct engine_options co = {0};
+    co.precision = PRECISION_SINGLE;
+    co.denormals = dn;
+    char err[ERRLEN];
+    cr_assert_eq(run_engine("cpu", m, &co, steps, cf, err, sizeof err), 0, "cpu: %s", err);
+    double on_object = 0;
+    for (size_t k = 0; k < m->nslots; k++)
+        on_object = fmax(on_object, fabs(((float *)cf[0])[m->slot_cell[k]]));
+    for (size_t k = 0; k < m->ndisp; k++)
+        on_object = fmax(on_object, fabs(((float *)cf[0])[m->disp_cell[k]]));
+    for (size_t k = 0; k < m->nhslots; k++) /* the H slots (TE edges, mu_r) */
+        on_object = fmax(on_object, fabs(((float *)cf[1 + m->hslot[k] / m->ncells])
+                                              [m->hslot[k] % m->ncells]));
+    cr_assert_gt(on_object, 0.05, "the wave has not reached the object after %d steps", steps);
+}
+
+/* 0 differing bits between f and the cpu engine's cf, field by field. */
+static void expect_cpu_bits(const char *what, const struct model *m, float *f[3], void *cf[3])
+{
+    for (int k = 0; k < 3; k++) {
+        uint32_t ulp = 0;
+        const size_t d = count_bit_differences(f[k], cf[k], m->ncells, &ulp);
+        cr_expect_eq(d, 0, "%s vs cpu: %s, %zu of %zu differ (max %u ulp)", what,
+                     field_name((enum field)k), d, m->ncells, ulp);
+        free(f[k]);
+    }
 }
 
 /* The scene through `name` with the values on the GPU and on the host, and
@@ -277,9 +325,6 @@ static void values_agree(const char *name, const char *scene, int steps, bool cu
                          bool disp)
 {
     skip_without_gl();
-#ifdef _OPENMP
-    omp_set_num_threads(1); /* small grids: threads only wait for each other */
-#endif
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
     const struct model *m = &t.model;
@@ -293,33 +338,13 @@ static void values_agree(const char *name, const char *scene, int steps, bool cu
     run_gl(name, "device", m, steps, dev, &dn_dev);
     run_gl(name, "host", m, steps, host, &dn_host);
     cr_assert_eq(dn_dev, dn_host);
-
-    struct engine_options co = {0};
-    co.precision = PRECISION_SINGLE;
-    co.denormals = dn_dev;
     void *cf[3];
-    char err[ERRLEN];
-    cr_assert_eq(run_engine("cpu", m, &co, steps, cf, err, sizeof err), 0, "cpu: %s", err);
-    double on_object = 0;
-    for (size_t k = 0; k < m->nslots; k++)
-        on_object = fmax(on_object, fabs(((float *)cf[0])[m->slot_cell[k]]));
-    for (size_t k = 0; k < m->ndisp; k++)
-        on_object = fmax(on_object, fabs(((float *)cf[0])[m->disp_cell[k]]));
-    for (size_t k = 0; k < m->nhslots; k++) /* the H slots (TE edges, mu_r) */
-        on_object = fmax(on_object, fabs(((float *)cf[1 + m->hslot[k] / m->ncells])
-                                              [m->hslot[k] % m->ncells]));
-    cr_assert_gt(on_object, 0.05, "the wave has not reached the object after %d steps", steps);
-    for (int k = 0; k < 3; k++) {
-        uint32_t ulp = 0;
-        size_t d = count_bit_differences(dev[k], cf[k], m->ncells, &ulp);
-        cr_expect_eq(d, 0, "%s, values on the GPU vs cpu: %s, %zu of %zu differ (max %u ulp)",
-                     name, field_name((enum field)k), d, m->ncells, ulp);
-        d = count_bit_differences(host[k], cf[k], m->ncells, &ulp);
-        cr_expect_eq(d, 0, "%s, values on the host vs cpu: %s, %zu of %zu differ (max %u ulp)",
-                     name, field_name((enum field)k), d, m->ncells, ulp);
-        free(dev[k]);
-        free(host[k]);
-    }
+    run_cpu(m, steps, dn_dev, cf);
+    char what[96];
+    snprintf(what, sizeof what, "%s, values on the GPU", name);
+    expect_cpu_bits(what, m, dev, cf);
+    snprintf(what, sizeof what, "%s, values on the host", name);
+    expect_cpu_bits(what, m, host, cf);
     free_fields(cf);
     setup_free(&t);
 }
@@ -464,4 +489,65 @@ Test(gl_incident, bad_values_setting_is_refused)
     cr_expect(strstr(err, "TEXFDTD_GL_VALUES=gpu"), "%s", err);
     unsetenv("TEXFDTD_GL_VALUES");
     setup_free(&t);
+}
+
+/* A driver that cannot build the values' program (here: a shader directory
+ * whose incident.glsl does not compile, as a driver without doubles would
+ * refuse it) falls back to the host's values, says so, and still gives the
+ * cpu engine's bits. */
+Test(gl_incident, no_fp64_program_falls_back_to_host_values, .timeout = 120)
+{
+    skip_without_gl();
+    char dir[] = "/tmp/texfdtd-shaders-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    DIR *d = opendir("shaders");
+    cr_assert(d, "no shaders/ here");
+    char from[PATH_MAX], to[PATH_MAX + 300];
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "incident.glsl"))
+            continue;
+        snprintf(from, sizeof from, "shaders/%s", de->d_name);
+        char *abs = realpath(from, NULL);
+        snprintf(to, sizeof to, "%s/%s", dir, de->d_name);
+        cr_assert_eq(symlink(abs, to), 0, "%s", to);
+        free(abs);
+    }
+    closedir(d);
+    /* the installed layout: core/yee.h and core/incident.h beside them */
+    const char *core[2] = {"yee.h", "incident.h"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(from, sizeof from, "core/%s", core[k]);
+        char *abs = realpath(from, NULL);
+        snprintf(to, sizeof to, "%s/%s", dir, core[k]);
+        cr_assert_eq(symlink(abs, to), 0, "%s", to);
+        free(abs);
+    }
+    snprintf(to, sizeof to, "%s/incident.glsl", dir);
+    FILE *f = fopen(to, "w");
+    cr_assert(f);
+    fputs("#error this driver has no doubles (a test)\n", f);
+    fclose(f);
+
+    struct test_setup t;
+    setup_from_text(&t, DIEL_SINE, NULL, 0);
+    float *v[3];
+    enum denormals dn;
+    run_gl_in("gl-compute", "device", dir, "slot values on the host (no fp64 compute program",
+              &t.model, 110, v, &dn);
+    void *cf[3];
+    run_cpu(&t.model, 110, dn, cf);
+    expect_cpu_bits("gl-compute, values on the host after the fallback", &t.model, v, cf);
+    free_fields(cf);
+    setup_free(&t);
+
+    d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(to, sizeof to, "%s/%s", dir, de->d_name);
+        unlink(to);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }
