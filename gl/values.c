@@ -101,7 +101,7 @@ static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, 
 }
 
 /* Why the values cannot be computed on this device ("" when they can). */
-static void device_limits(struct gl_engine *g, const struct model *m)
+static void device_limits(struct gl_engine *g)
 {
     GLint max_ssbo = 0, max_x = 0, max_y = 0;
     glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_ssbo);
@@ -121,7 +121,6 @@ static void device_limits(struct gl_engine *g, const struct model *m)
     else if (g->val_gy > (GLuint)max_y || g->val_max_z < 1)
         snprintf(g->values_why, sizeof g->values_why, "%zu entries exceed the work groups",
                  g->stride);
-    (void)m;
 }
 
 int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
@@ -137,7 +136,7 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
         snprintf(g->values_why, sizeof g->values_why, "TEXFDTD_GL_VALUES=host");
         return 0;
     }
-    device_limits(g, m);
+    device_limits(g);
     if (g->values_why[0])
         return 0;
     char defs[256], e2[ERRLEN];
@@ -257,6 +256,7 @@ int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave 
         glUniform1i(glGetUniformLocation(prog, "what"), what);
         glDispatchCompute((GLuint)((n + 63) / 64), 1, 1);
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
         glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(n * 8), bits);
         rc = gl2d_check_gl("the incident-wave probe", err, errlen);
     }
