@@ -136,6 +136,13 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
         snprintf(g->values_why, sizeof g->values_why, "TEXFDTD_GL_VALUES=host");
         return 0;
     }
+    /* the layout make_entries knows; a list added to the slot-value
+     * buffers without an entry type here takes the host path */
+    if (g->stride != m->nslots + m->ncut + g->nhslots + g->ndisp) {
+        snprintf(g->values_why, sizeof g->values_why,
+                 "the slot-value layout has lists gl/values.c does not know");
+        return 0;
+    }
     device_limits(g);
     if (g->values_why[0])
         return 0;
