@@ -144,7 +144,8 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
     const double need = (double)cells * (2 * 4 + 2 * 8 + 1 + dft_bytes)
                         + (double)g->slot_w * g->slot_h * 4
                         + 2.0 * 4 * (double)g->slot_cap_steps * (double)g->stride
-                        + 8.0 * (double)g->stride + 4.0 * g->slot_cap_steps * (double)m->ncut
+                        + 8.0 * (double)g->stride
+                        + 4.0 * g->slot_cap_steps * (double)(m->ncut + g->ntecut)
                         + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
                         + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut
                         + (g->hmap ? 16.0 * g->hslot_w * g->hslot_h : 0.0)

@@ -8,7 +8,8 @@
  * gl-compute's whole step.  The dispatch computes the same values with the
  * same functions, core/incident.h compiled as GLSL doubles (only +, -, *
  * rounded to nearest, `precise`, no division: shaders/incident.glsl), so
- * they carry the host's bits.  The cut edges' b^n, few and with a division,
+ * they carry the host's bits.  The b^n of the cut edges (few, with a
+ * division) and of the TE cut cells (few, a sum of four incident values)
  * still come from the host and are copied into place by the dispatch.
  *
  * TEXFDTD_GL_VALUES=host keeps the host's computation (for the bench's
@@ -31,7 +32,7 @@
 
 #define INC_LOCAL 64 /* inc_values.comp's work group */
 #define COEF_ROW 5   /* doubles per material row: pec, lossy, cinc, cinc_diff, cinc_sum */
-enum { ENTRY_E = 0, ENTRY_HX = 1, ENTRY_HY = 2, ENTRY_DISP = 3, ENTRY_HOST = 4 };
+enum { ENTRY_E = 0, ENTRY_HX = 1, ENTRY_HY = 2, ENTRY_DISP = 3, ENTRY_HOST = 4, ENTRY_HDISP = 5 };
 /* the storage buffers' bindings in inc_values.comp and inc_probe.comp */
 enum { SSBO_INC_COEF = 3, SSBO_INC_ENTRY = 4, SSBO_INC_HOST = 5, SSBO_INC_OUT = 6 };
 
@@ -70,7 +71,8 @@ static void *coef_bytes(const struct model *m, size_t *bytes)
 }
 
 /* Entry k of the slot-value layout (gl2d_internal.h: E slots, cut edges, H
- * slots, dispersive cells), as inc_values.comp reads it. */
+ * slots, dispersive cells or TE edges, TE cut cells), as inc_values.comp
+ * reads it; the host's values per step are [cut edges | TE cut cells]. */
 static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, char *err,
                               size_t errlen)
 {
@@ -94,8 +96,17 @@ static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, 
                | (uint32_t)(m->nmats + m->hmat[id]);
     }
     for (size_t k = 0; k < g->ndisp; k++, p += 2) {
-        p[0] = (uint32_t)(m->disp_cell[k] % m->ncells);
-        p[1] = (uint32_t)ENTRY_DISP << 16;
+        if (g->disp_edges) { /* TE: the edge's H-array node, bit 0 Hy */
+            p[0] = (uint32_t)(m->hdisp[k] % m->ncells);
+            p[1] = (uint32_t)ENTRY_HDISP << 16 | (m->hdisp[k] >= m->ncells ? 1u : 0u);
+        } else {
+            p[0] = (uint32_t)(m->disp_cell[k] % m->ncells);
+            p[1] = (uint32_t)ENTRY_DISP << 16;
+        }
+    }
+    for (size_t q = 0; q < g->ntecut; q++, p += 2) {
+        p[0] = (uint32_t)(m->ncut + q);
+        p[1] = (uint32_t)ENTRY_HOST << 16;
     }
     return e;
 }
@@ -138,7 +149,8 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     }
     /* the layout make_entries knows; a list added to the slot-value
      * buffers without an entry type here takes the host path */
-    if (g->stride != m->nslots + m->ncut + g->nhslots + g->ndisp) {
+    const size_t nhost = m->ncut + g->ntecut;
+    if (g->stride != m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut) {
         snprintf(g->values_why, sizeof g->values_why,
                  "the slot-value layout has lists gl/values.c does not know");
         return 0;
@@ -149,7 +161,7 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     char defs[256], e2[ERRLEN];
     snprintf(defs, sizeof defs, "#define NX %d\n#define INC_LOCAL %d\n#define STRIDE %zu\n"
                                 "#define NHOST %zu\n",
-             m->nx, INC_LOCAL, g->stride, m->ncut ? m->ncut : (size_t)1);
+             m->nx, INC_LOCAL, g->stride, nhost ? nhost : (size_t)1);
     const char *st[1] = {"inc_values.comp"};
     if (gl_program_build(g->shader_dir, "incident.glsl", st, 1, defs, &g->val_prog, e2,
                          sizeof e2)) {
@@ -178,11 +190,11 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     glGenBuffers(1, &g->val_entry_buf);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_entry_buf);
     glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(g->stride * 8), ent, GL_STATIC_DRAW);
-    if (m->ncut) {
+    if (nhost) {
         glGenBuffers(1, &g->val_host_buf);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf);
         glBufferData(GL_SHADER_STORAGE_BUFFER,
-                     (GLsizeiptr)((size_t)g->slot_cap_steps * m->ncut * 4), NULL, GL_STREAM_DRAW);
+                     (GLsizeiptr)((size_t)g->slot_cap_steps * nhost * 4), NULL, GL_STREAM_DRAW);
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     free(coef);
@@ -193,10 +205,12 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
 
 void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int t0, int b)
 {
-    if (m->ncut) {
-        /* the cut edges' b^n of the batch, [step][edge], from the host */
+    const size_t nhost = m->ncut + g->ntecut;
+    if (nhost) {
+        /* the batch's b^n of the cut edges and TE cut cells from the host,
+         * [step][cut edges | TE cut cells] (batch.c) */
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf);
-        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)b * m->ncut * 4),
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)b * nhost * 4),
                         g->slot_host);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     }
@@ -204,7 +218,7 @@ void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, g->val_coef_buf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_ENTRY, g->val_entry_buf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_HOST,
-                     m->ncut ? g->val_host_buf : g->val_coef_buf);
+                     nhost ? g->val_host_buf : g->val_coef_buf);
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, g->slot_buf[k], 0,
                       (GLsizeiptr)((size_t)b * g->stride * 4));
     /* the passes of the batch before last read this buffer through texture

@@ -8,13 +8,14 @@
  * z the step.
  *
  * #defines: NX, INC_LOCAL (work group), STRIDE (entries per step), NHOST
- * (host values per step: the cut edges' b^n, whose division stays on the
- * host, copied into place).
+ * (host values per step: the b^n of the cut edges, with a division, and of
+ * the TE cut cells, copied into place).
  *
  * Entry k is (cell i + NX j, type << 16 | row): type 0 an E slot (row: its
  * material's coefficients), 1 and 2 an H slot at the Hx / Hy node (row: the
  * H-node material's, after the E materials'), 3 a dispersive cell's
- * Ei^{n+1}, 4 host value `cell` of the step.  A row of coef[] is pec,
+ * Ei^{n+1}, 4 host value `cell` of the step, 5 a dispersive TE edge's
+ * Hi^{n+1/2} at the Hx (row 0) or Hy (row 1) node.  A row of coef[] is pec,
  * lossy, cinc (hinc), cinc_diff, cinc_sum.
  */
 layout(local_size_x = INC_LOCAL) in;
@@ -53,6 +54,8 @@ void main()
                             coef[row + 3u], coef[row + 4u], i, j, n);
     else if (type == 3u)
         v = inc_at(w, i, j, i_add(n, 1.0LF));
+    else if (type == 5u)
+        v = inc_hnode(w, int(e.y & 1u), i, j, i_add(n, 0.5LF));
     else
         v = inc_hslot_value(w, int(type - 1u), int(coef[row]), int(coef[row + 1u]),
                             coef[row + 2u], coef[row + 3u], coef[row + 4u], i, j, n);

@@ -302,6 +302,9 @@ static void run_cpu(const struct model *m, int steps, enum denormals dn, void *c
     for (size_t k = 0; k < m->nhslots; k++) /* the H slots (TE edges, mu_r) */
         on_object = fmax(on_object, fabs(((float *)cf[1 + m->hslot[k] / m->ncells])
                                               [m->hslot[k] % m->ncells]));
+    for (size_t k = 0; k < m->nhdisp; k++) /* the dispersive TE edges */
+        on_object = fmax(on_object, fabs(((float *)cf[1 + m->hdisp[k] / m->ncells])
+                                              [m->hdisp[k] % m->ncells]));
     cr_assert_gt(on_object, 0.05, "the wave has not reached the object after %d steps", steps);
 }
 
@@ -331,8 +334,9 @@ static void values_agree(const char *name, const char *scene, int steps, bool cu
     cr_assert_eq(m->ncut > 0, cut, "%zu cut edges", m->ncut);
     cr_assert_eq(m->hmat != NULL && m->nhslots > 0, hslots, "%zu H slots", m->nhslots);
     cr_assert_eq(m->ndisp > 0, disp, "%zu dispersive cells", m->ndisp);
-    cr_log_info("%zu slots, %zu cut edges, %zu H slots, %zu dispersive cells", m->nslots, m->ncut,
-                m->nhslots, m->ndisp);
+    cr_log_info("%zu slots, %zu cut edges, %zu H slots, %zu dispersive cells, %zu TE cut cells, "
+                "%zu dispersive TE edges",
+                m->nslots, m->ncut, m->nhslots, m->ndisp, m->ntecut, m->nhdisp);
     float *dev[3], *host[3];
     enum denormals dn_dev, dn_host;
     run_gl(name, "device", m, steps, dev, &dn_dev);
@@ -473,6 +477,50 @@ Test(gl_incident, tm_mu_hslots_gl_equals_cpu, .timeout = 120)
                  120, false, true, false);
 }
 
+/* TE's own lists: the TE cut cells' b^n (from the host, copied into place
+ * after the dispersive entries) beside a dielectric rod's H slots; the
+ * dispersive TE edges' Hi^{n+1/2} (inc_hnode on the GPU) beside lossy H
+ * slots (cinc_diff, cinc_sum). */
+#define TE_CONFORMAL                                                                           \
+    GRID "polarization = te\nconformal_pec = true\n"                                            \
+         "[source]\ntype = plane_wave\nangle = 25\nwaveform = gaussian\n"                       \
+         "[boundary]\ntype = cpml\ncells = 8\n"                                                  \
+         "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 30.3\ncenter_y = 31.6\n"     \
+         "radius = 7.4\n"                                                                        \
+         "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 50.2\n"    \
+         "center_y = 30\nradius = 5\n"
+#define TE_DISP                                                                                \
+    GRID "polarization = te\n"                                                                 \
+         "[source]\ntype = plane_wave\nangle = 30\nwaveform = gaussian\n"                       \
+         "[boundary]\ntype = cpml\ncells = 8\n"                                                  \
+         "[material.m]\neps_r = 2\ndrude = 2e10 1e9\n"                                          \
+         "[material.l]\neps_r = 3\nsigma = 0.05\n"                                              \
+         "[object.cyl]\nshape = circle\nmaterial = m\ncenter_x = 28.5\ncenter_y = 30\n"        \
+         "radius = 8\n"                                                                          \
+         "[object.rod]\nshape = circle\nmaterial = l\ncenter_x = 50.3\ncenter_y = 30.6\n"      \
+         "radius = 5.2\n"
+
+/* The scene's model holds TE cut cells / dispersive TE edges as the test
+ * says. */
+static void expect_te_lists(const char *scene, bool tecut, bool hdisp)
+{
+    struct test_setup t;
+    setup_from_text(&t, scene, NULL, 0);
+    cr_assert_eq(t.model.ntecut > 0, tecut, "%zu TE cut cells", t.model.ntecut);
+    cr_assert_eq(t.model.nhdisp > 0, hdisp, "%zu dispersive TE edges", t.model.nhdisp);
+    setup_free(&t);
+}
+
+Test(gl_incident, te_conformal_pec_gl_compute_equals_cpu, .timeout = 120)
+{
+    expect_te_lists(TE_CONFORMAL, true, false);
+    values_agree("gl-compute", TE_CONFORMAL, 120, false, true, false);
+}
+Test(gl_incident, te_lossy_dispersive_edges_gl_equals_cpu, .timeout = 120)
+{
+    expect_te_lists(TE_DISP, false, true);
+    values_agree("gl", TE_DISP, 120, false, true, false);
+}
 /* TEXFDTD_GL_VALUES takes host or device only. */
 Test(gl_incident, bad_values_setting_is_refused)
 {
