@@ -453,12 +453,12 @@ Test(gl_incident, drude_cylinder_gl_compute_equals_cpu, .timeout = 120)
                  120, false, false, true);
 }
 
-/* H slots: TE (a dielectric and a PEC cylinder: hinc and PEC edges) and TM
- * with mu_r. */
+/* H slots: TE (a dielectric and a PEC cylinder: hinc and PEC edges; the GL
+ * engines take TE smoothing's diagonal only) and TM with mu_r. */
 Test(gl_incident, te_hslots_gl_compute_equals_cpu, .timeout = 120)
 {
     values_agree("gl-compute",
-                 GRID "polarization = te\n"
+                 GRID "polarization = te\nte_offdiagonal = false\n"
                       "[source]\ntype = plane_wave\nangle = 30\nwaveform = gaussian\n"
                       "[boundary]\ntype = cpml\ncells = 8\n"
                       "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\n"
@@ -482,7 +482,7 @@ Test(gl_incident, tm_mu_hslots_gl_equals_cpu, .timeout = 120)
  * dispersive TE edges' Hi^{n+1/2} (inc_hnode on the GPU) beside lossy H
  * slots (cinc_diff, cinc_sum). */
 #define TE_CONFORMAL                                                                           \
-    GRID "polarization = te\nconformal_pec = true\n"                                            \
+    GRID "polarization = te\nconformal_pec = true\nte_offdiagonal = false\n"                     \
          "[source]\ntype = plane_wave\nangle = 25\nwaveform = gaussian\n"                       \
          "[boundary]\ntype = cpml\ncells = 8\n"                                                  \
          "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 30.3\ncenter_y = 31.6\n"     \
