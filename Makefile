@@ -119,7 +119,7 @@ $(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h core/yee.h $(BUILD)/cflags
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/model.h core/scene.h core/yee.h core/incident.h $(BUILD)/cflags
 	@mkdir -p $(BUILD)/cuda
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
@@ -260,7 +260,7 @@ install: all
 	install -m 755 $(BIN)/texfdtd $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 shaders/* $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
 	# the arithmetic the shaders share with the C and CUDA engines (gl/shader.c finds it here)
-	install -m 644 core/yee.h $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
+	install -m 644 core/yee.h core/incident.h $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
 	install -m 644 scenes/*.ini $(DESTDIR)$(PREFIX)/share/texfdtd/scenes/
 	install -m 644 docs/texfdtd.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 

@@ -20,7 +20,7 @@ if [ -n "${BASE:-}" ]; then
     cp "$wt"/build-dev/bin/texfdtd "$wt"/build-dev/bench/gl_bench "$wt"/build-dev/bench/cuda_bench "$tmp"/
     strip --strip-debug "$tmp"/*
     cp -r "$wt"/shaders "$tmp"/
-    [ ! -f "$wt"/core/yee.h ] || cp "$wt"/core/yee.h "$tmp"/shaders/
+    for h in yee.h incident.h; do [ ! -f "$wt/core/$h" ] || cp "$wt/core/$h" "$tmp"/shaders/; done
     git -C "$wt" rev-parse --short=12 HEAD >"$tmp"/COMMIT
     mkdir -p .devbuild
     tar -cJf .devbuild/base.tar.xz -C "$tmp" .
@@ -42,7 +42,7 @@ for t in $D/tests/test_*; do
 done
 strip --strip-debug "$tmp"/*
 cp -r shaders "$tmp"/
-[ ! -f core/yee.h ] || cp core/yee.h "$tmp"/shaders/
+for h in core/yee.h core/incident.h; do [ ! -f "$h" ] || cp "$h" "$tmp"/shaders/; done
 git rev-parse --short=12 HEAD >"$tmp"/COMMIT
 mkdir -p .devbuild
 tar -cJf .devbuild/bins.tar.xz -C "$tmp" .

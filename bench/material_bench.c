@@ -21,11 +21,13 @@
  * grows from the disc (the cost does not depend on the values on the GPU
  * paths, which flush denormals).
  *
- * Every object cell also costs the host: the incident-field values of its
- * slot or dispersive cell, one per cell per step, in double (core/model.h,
- * computed in parallel from 16384 on), uploaded by the GPU engines.  The
- * `host` column times model_slot_values / model_disp_values alone for the
- * same steps (one call per step), so the engine's own share is the rest.
+ * Every object cell also needs the incident-field values of its slot or
+ * dispersive cell, one per cell per step, in double (core/incident.h): the
+ * cuda and GL engines compute them on the GPU, or on the host (core/model.h,
+ * in parallel from 16384 on) and upload them with TEXFDTD_CUDA2D_VALUES=host
+ * or TEXFDTD_GL_VALUES=host.  The `host` column times model_slot_values /
+ * model_disp_values alone for the same steps (one call per step): the host
+ * path's share.
  *
  * Only core/engine.h and core/model.h are used: any 2D engine runs it.
  */
@@ -143,6 +145,11 @@ int main(int argc, char **argv)
     struct engine_info info;
     engine_describe(e[VACUUM], &info);
     printf("# device: %s; %s\n", info.device, info.detail);
+    if (e[DIELECTRIC]) { /* where its slot values come from (GL: "slot values on ...") */
+        struct engine_info di;
+        engine_describe(e[DIELECTRIC], &di);
+        printf("# dielectric: %s\n", di.detail);
+    }
     double *t[NCASE], *h[NCASE];
     void *buf = malloc(most * precision_size(prec));
     int rc = !buf;

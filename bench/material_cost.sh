@@ -9,7 +9,9 @@
 #
 # Environment: STEPS (default 100) for cuda and gl-compute, GL_STEPS (10)
 # for gl, REPEATS (3), WARMUP (10), COVER (0.05), ENGINES (default "cuda
-# gl-compute gl"), CASE_TIMEOUT (seconds per run, 300).  MATERIAL_BENCH
+# gl-compute gl"), CASE_TIMEOUT (seconds per run, 300), GL_HOST_VALUES (1:
+# the GL engines also with TEXFDTD_GL_VALUES=host, the slot values from the
+# host as before they moved onto the GPU; default 1).  MATERIAL_BENCH
 # names a prebuilt binary (bench/device_run.sh materials); otherwise it is
 # built here.
 set -u
@@ -36,6 +38,13 @@ for e in ${ENGINES:-cuda gl-compute gl}; do
     cuda) run cuda single "$STEPS"; run cuda double "$STEPS" ;;
     gl) run gl single "$GL_STEPS" ;;
     *) run "$e" single "$STEPS" ;;
+    esac
+    case $e in
+    gl | gl-compute)
+        if [ "${GL_HOST_VALUES:-1}" = 1 ]; then
+            echo "# $e with TEXFDTD_GL_VALUES=host"
+            TEXFDTD_GL_VALUES=host run "$e" single "$([ "$e" = gl ] && echo "$GL_STEPS" || echo "$STEPS")"
+        fi ;;
     esac
 done
 exit $status

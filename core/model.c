@@ -970,12 +970,12 @@ void model_free(struct model *m)
 
 double model_waveform(const struct model *m, double s)
 {
-    return inc_waveform(&m->inc, s);
+    return inc_waveform(m->inc, s);
 }
 
 double model_incident(const struct model *m, double i, double j, double n)
 {
-    return inc_at(&m->inc, i, j, n);
+    return inc_at(m->inc, i, j, n);
 }
 
 double model_point_value(const struct model *m, int n)
@@ -1000,16 +1000,15 @@ size_t model_point_cell(const struct model *m)
     return i + (size_t)m->nx * (j + (size_t)m->ny * k);
 }
 
-/* The one place the slot values are computed, in double. */
+/* The one place the slot values are computed, in double (core/incident.h,
+ * which the CUDA and GL engines' device values use too). */
 static double slot_value(const struct model *m, size_t k, int n)
 {
     const size_t c = m->slot_cell[k];
     const double i = (double)(c % (size_t)m->nx), j = (double)(c / (size_t)m->nx % (size_t)m->ny);
     const struct material *t = &m->mats[m->mat[c]];
-    const double e1 = model_incident(m, i, j, (double)n + 1.0);
-    const double e0 = t->kind == MATERIAL_PEC ? 0.0 : model_incident(m, i, j, (double)n);
-    return inc_slot(t->kind == MATERIAL_PEC, t->sigma != 0.0, t->cinc, t->cinc_diff, t->cinc_sum,
-                    e1, e0);
+    return inc_eslot_value(m->inc, t->kind == MATERIAL_PEC, t->sigma != 0.0, t->cinc,
+                           t->cinc_diff, t->cinc_sum, i, j, (double)n);
 }
 
 /* The H-array incident field of H node q (comp * ncells + c) at time t
@@ -1018,9 +1017,7 @@ static double slot_value(const struct model *m, size_t k, int n)
 static double hnode_incident(const struct model *m, size_t q, double t)
 {
     const size_t n = m->ncells, c = q % n, nx = (size_t)m->nx;
-    const double i = (double)(c % nx), j = (double)(c / nx % (size_t)m->ny);
-    return q < n ? m->inc.sin_t * model_incident(m, i, j + 0.5, t)
-                 : -m->inc.cos_t * model_incident(m, i + 0.5, j, t);
+    return inc_hnode(m->inc, q >= n, (double)(c % nx), (double)(c / nx % (size_t)m->ny), t);
 }
 
 /* b^n of TE cut cell k: sum_e s_e (k_e - S) I_e^{n+1/2}. */
@@ -1051,14 +1048,14 @@ void model_tecut_values_d(const struct model *m, int n, double *out)
 
 static double hslot_value(const struct model *m, size_t k, int n)
 {
-    const size_t q = m->hslot[k];
+    const size_t q = m->hslot[k], c = q % m->ncells, nx = (size_t)m->nx;
     const struct hmaterial *t = &m->hmats[m->hmat[q]];
     /* PEC -h1, a lossy TE edge cinc_diff (h1 - h0) + cinc_sum (h1 + h0),
-     * otherwise hinc (h1 - h0): core/incident.h's inc_slot, which the CUDA
-     * engine's k_hslot_values2 calls too */
-    const double h1 = hnode_incident(m, q, (double)n + 0.5);
-    const double h0 = t->pec ? 0.0 : hnode_incident(m, q, (double)n - 0.5);
-    return inc_slot(t->pec, t->sigma != 0.0, t->hinc, t->cinc_diff, t->cinc_sum, h1, h0);
+     * otherwise hinc (h1 - h0): core/incident.h's inc_hslot_value, which
+     * the CUDA and GL engines' device values call too */
+    return inc_hslot_value(m->inc, q >= m->ncells, t->pec, t->sigma != 0.0, t->hinc,
+                           t->cinc_diff, t->cinc_sum, (double)(c % nx),
+                           (double)(c / nx % (size_t)m->ny), (double)n);
 }
 
 

@@ -290,24 +290,14 @@ __global__ void k_slot_values2(T *out, const long long *cell, const uint8_t *mi,
     const double t = (double)(t0 + (int)blockIdx.y);
     const double i = (double)(cell[k] % px), j = (double)(cell[k] / px);
     const IncCoef2 q = coef[mi[k]];
-    const double e1 = inc_at(&w, i, j, I_ADD(t, 1.0));
-    const double e0 = q.pec ? 0.0 : inc_at(&w, i, j, t);
-    out[(long long)blockIdx.y * n + k] = (T)inc_slot(q.pec, q.lossy, q.cinc, q.cdiff, q.csum, e1, e0);
+    out[(long long)blockIdx.y * n + k] =
+        (T)inc_eslot_value(w, q.pec, q.lossy, q.cinc, q.cdiff, q.csum, i, j, t);
 }
 
-/* H slot k (flag bit 0: Hy, bit 1: PEC; H-node material mi[k]): the arrays'
- * incident field sin(theta) A g at (i, j+1/2) or -cos(theta) A g at
- * (i+1/2, j), times n -+ 1/2 (model_hslot_values). */
-__device__ __forceinline__ double hslot_inc2(const struct inc_wave &w, int hy, double i, double j,
-                                             double t)
-{
-    return hy ? I_MUL(-w.cos_t, inc_at(&w, I_ADD(i, 0.5), j, t))
-              : I_MUL(w.sin_t, inc_at(&w, i, I_ADD(j, 0.5), t));
-}
-
-/* The value itself is core/incident.h's inc_slot, as core/model.c's
- * hslot_value takes it: PEC -h1, a lossy TE edge cdiff (h1 - h0) +
- * csum (h1 + h0), otherwise hinc (h1 - h0). */
+/* H slot k (flag bit 0: Hy, bit 1: PEC; H-node material mi[k]):
+ * core/incident.h's inc_hslot_value, as core/model.c's hslot_value takes
+ * it: PEC -h1, a lossy TE edge cdiff (h1 - h0) + csum (h1 + h0), otherwise
+ * hinc (h1 - h0), of the H arrays' incident field at n -+ 1/2 (inc_hnode). */
 template <typename T>
 __global__ void k_hslot_values2(T *out, const long long *cell, const uint8_t *flag,
                                 const uint8_t *mi, const IncCoef2 *coef, long long n,
@@ -317,11 +307,9 @@ __global__ void k_hslot_values2(T *out, const long long *cell, const uint8_t *fl
     if (k >= n)
         return;
     const double t = (double)t0, i = (double)(cell[k] % px), j = (double)(cell[k] / px);
-    const int hy = flag[k] & 1, pec = flag[k] & 2;
     const IncCoef2 q = coef[mi[k]];
-    const double h1 = hslot_inc2(w, hy, i, j, I_ADD(t, 0.5));
-    const double h0 = pec ? 0.0 : hslot_inc2(w, hy, i, j, I_SUB(t, 0.5));
-    out[k] = (T)inc_slot(pec, q.lossy, q.hinc, q.cdiff, q.csum, h1, h0);
+    out[k] = (T)inc_hslot_value(w, flag[k] & 1, (flag[k] & 2) ? 1 : 0, q.lossy, q.hinc, q.cdiff,
+                                q.csum, i, j, t);
 }
 
 /* Hi^{n+1/2} at dispersive TE edge k (flag bit 0: Hy; model_hdisp_values). */
@@ -332,8 +320,8 @@ __global__ void k_hdisp_values2(T *out, const long long *cell, const uint8_t *fl
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k >= n)
         return;
-    out[k] = (T)hslot_inc2(w, flag[k] & 1, (double)(cell[k] % px), (double)(cell[k] / px),
-                           I_ADD((double)t0, 0.5));
+    out[k] = (T)inc_hnode(w, flag[k] & 1, (double)(cell[k] % px), (double)(cell[k] / px),
+                          I_ADD((double)t0, 0.5));
 }
 
 /* Ei^{n+1} at dispersive cell k (model_disp_values). */
@@ -344,7 +332,7 @@ __global__ void k_disp_values2(T *out, const long long *cell, long long n, long 
     const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (k >= n)
         return;
-    out[k] = (T)inc_at(&w, (double)(cell[k] % px), (double)(cell[k] / px),
+    out[k] = (T)inc_at(w, (double)(cell[k] % px), (double)(cell[k] / px),
                        I_ADD((double)t0, 1.0));
 }
 

@@ -2,8 +2,8 @@
  *
  * A batch is a fraction of a second of GPU time (BATCH_TARGET_S, adapted
  * from the fences' wall clock): its source-slot values (and the cut edges'
- * b^n) computed on the host and uploaded into one of two texture buffers
- * used in turn, its passes (step.c), then the H texture's step counter texel
+ * b^n) computed on the GPU (values.c) or on the host and uploaded, into one
+ * of two texture buffers used in turn, its passes (step.c), then the H texture's step counter texel
  * read into a pixel buffer and a fence.  At most two batches are in flight;
  * at each fence the host checks that it signalled in time, that the context
  * was not reset, and that the counter equals the steps sent: otherwise
@@ -46,27 +46,38 @@ void gl2d_reset_counter(struct gl_engine *g)
  * one after another, each list filled by every thread (core/model.c) - the
  * threads of a parallel loop over a batch of one step, as a large object
  * forces, would leave all but one idle and the lists' own loops serial
- * (nested), 0.7 s a step for 13 million slots. */
+ * (nested), 0.7 s a step for 13 million slots.  With the values on the GPU
+ * (values.c) only the b^n of the cut edges and the TE cut cells, [step][cut
+ * edges | TE cut cells]. */
 static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
 {
-#pragma omp parallel for schedule(static) if (g->stride < 16384)
+    const size_t stride = g->dev_values ? m->ncut + g->ntecut : g->stride;
+#pragma omp parallel for schedule(static) if (stride < 16384)
     for (int s = 0; s < b; s++) {
 #ifdef __SSE__
         const unsigned csr = _mm_getcsr();
         _mm_setcsr(csr & ~0x8040u);
 #endif
-        model_slot_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride);
-        if (m->ncut)
-            model_cut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots);
-        if (g->hmap)
-            model_hslot_values_f(m, t0 + s,
-                                 g->slot_host + (size_t)s * g->stride + m->nslots + m->ncut);
-        if (g->disp)
-            (g->disp_edges ? model_hdisp_values_f : model_disp_values_f)(
-                m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots + m->ncut + g->nhslots);
-        if (g->tecut)
-            model_tecut_values_f(m, t0 + s, g->slot_host + (size_t)s * g->stride + m->nslots
-                                                + m->ncut + g->nhslots + g->ndisp);
+        float *v = g->slot_host + (size_t)s * stride;
+        if (g->dev_values) {
+            /* the lists with a division or a sum of several incident values
+             * stay on the host: [cut edges | TE cut cells] */
+            if (m->ncut)
+                model_cut_values_f(m, t0 + s, v);
+            if (g->tecut)
+                model_tecut_values_f(m, t0 + s, v + m->ncut);
+        } else {
+            model_slot_values_f(m, t0 + s, v);
+            if (m->ncut)
+                model_cut_values_f(m, t0 + s, v + m->nslots);
+            if (g->hmap)
+                model_hslot_values_f(m, t0 + s, v + m->nslots + m->ncut);
+            if (g->disp)
+                (g->disp_edges ? model_hdisp_values_f : model_disp_values_f)(
+                    m, t0 + s, v + m->nslots + m->ncut + g->nhslots);
+            if (g->tecut)
+                model_tecut_values_f(m, t0 + s, v + m->nslots + m->ncut + g->nhslots + g->ndisp);
+        }
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif
@@ -79,10 +90,15 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
 }
 
 /* The slot values of steps t0 .. t0+b-1 into slot buffer k, for the batch
- * that will bind it. */
+ * that will bind it: computed on the host and uploaded, or on the GPU. */
 static void upload_slot_values(struct gl_engine *g, const struct model *m, int k, int t0, int b)
 {
-    compute_slot_values(g, m, t0, b);
+    if (!g->dev_values || m->ncut || g->tecut)
+        compute_slot_values(g, m, t0, b);
+    if (g->dev_values) {
+        gl2d_values_dispatch(g, m, k, t0, b);
+        return;
+    }
     glBindBuffer(GL_TEXTURE_BUFFER, g->slot_buf[k]);
     glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)((size_t)b * g->stride * 4), g->slot_host);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);

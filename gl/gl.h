@@ -43,6 +43,15 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
 int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
                        double *bytes_per_s, char *err, size_t errlen);
 
+/* core/incident.h's function `what` evaluated by shaders/inc_probe.comp (its
+ * comment lists them) at n points of 10 arguments each (args[10 k ..]) on
+ * GL device `device`, in a context of its own: the double results' bits
+ * (what 6: the float's bits), for the tests that compare them with the
+ * host's. */
+struct inc_wave;
+int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave *w, int what,
+                      const double *args, size_t n, uint64_t *bits, char *err, size_t errlen);
+
 /* Steps per fragment pass (the multi-step path, 1 = plain passes) in use. */
 int gl_engine_steps_per_pass(const struct engine *e);
 

@@ -144,13 +144,16 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
     const size_t cells = m->ncells;
     /* two Ez (4 B), two H (8 B), material (1 B) per cell; the DFT sums (8 B
      * per frequency, twice in gl); slot indices over the bounding box; two
-     * slot-value buffers; the monitors' sample list and rows */
+     * slot-value buffers (and, for the values on the GPU, their entries and
+     * the cut edges' values); the monitors' sample list and rows */
     const double dft_bytes = g->dft ? 8.0 * g->dft_nf * (g->compute ? 1 : 2) : 0.0;
     const double gathered = g->compute ? (double)g->nsamples
                                        : (double)g->gather_w * (double)g->gather_h;
     const double need = (double)cells * (2 * 4 + 2 * 8 + 1 + dft_bytes)
                         + (double)g->slot_w * g->slot_h * 4
                         + 2.0 * 4 * (double)g->slot_cap_steps * (double)g->stride
+                        + 8.0 * (double)g->stride
+                        + 4.0 * g->slot_cap_steps * (double)(m->ncut + g->ntecut)
                         + 2.0 * 4 * 4 * (double)g->pml_n * ((double)m->nx + m->ny)
                         + (double)g->cut_w * g->cut_h * 8 + 16.0 * (double)m->ncut
                         + (g->hmap ? 16.0 * g->hslot_w * g->hslot_h : 0.0)
@@ -291,6 +294,7 @@ static void gl_destroy(struct engine *e)
         glDeleteTextures(1, &g->color_tex);
         glDeleteProgram(g->check_prog);
         glDeleteBuffers(1, &g->check_buf);
+        gl2d_values_free(g);
     }
     egl_context_destroy(g->egl);
     free(g->slot_host);
@@ -449,7 +453,8 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         || gl2d_make_pair(&g->h, GL_RG32F, m->nx, m->ny, "H (RG32F)", err, errlen)
         || gl2d_make_feature_targets(g, m, err, errlen)
         || (g->nsamples && gl2d_make_gather_targets(g, m, err, errlen))
-        || gl2d_upload_static(g, m, err, errlen) || gl2d_build_update_programs(g, m, err, errlen)) {
+        || gl2d_upload_static(g, m, err, errlen) || gl2d_values_init(g, m, err, errlen)
+        || gl2d_build_update_programs(g, m, err, errlen)) {
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
     }
@@ -539,8 +544,13 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         : g->compute ? "two compute dispatches per step"
         : g->k > 1   ? kdesc
                      : "two fragment passes per step");
+    char val[300] = "";
+    if (g->stride)
+        snprintf(val, sizeof val, "; slot values %s%.200s%s",
+                 g->dev_values ? "on the GPU (fp64 compute)" : "on the host (",
+                 g->dev_values ? "" : g->values_why, g->dev_values ? "" : ")");
     if (n >= 0 && (size_t)n < sizeof info->detail)
-        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s", feat, mon);
+        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s%s", feat, mon, val);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }

@@ -24,6 +24,8 @@
  *                pairs
  *   batch.c      step(): the steps in fenced batches, the slot values of a
  *                batch, the fences and the step counter
+ *   values.c     the slot values of a batch on the GPU (inc_values.comp:
+ *                core/incident.h in GLSL doubles), for both engines
  *   step.c       a batch of steps as passes in cpu/update2d.inc's order, both
  *                engines; what every pass binds
  *   frag2d.c     the fragment passes of `gl` (psi, H, disp, E + DFT, gather,
@@ -251,7 +253,14 @@ struct gl_engine {
                           * TE cut cells' b^n, TE off-diagonal edges' w */
     int slot_cap_steps;  /* steps of slot values one buffer holds */
     GLuint slot_buf[2], slot_tbo[2];
-    float *slot_host;
+    float *slot_host;    /* host values: all of a batch, or (dev_values) its cut edges' */
+    /* the slot values computed on the GPU (values.c, inc_values.comp) or,
+     * where values_why says why not, on the host */
+    bool dev_values;
+    char values_why[256];
+    GLuint val_prog, val_coef_buf, val_entry_buf, val_host_buf;
+    GLint val_t_first, val_s_first, val_max_z;
+    GLuint val_gx, val_gy; /* work groups per step */
     /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..
      * ahead_t0 + ahead_b - 1 (ahead_b = 0: none) */
     int ahead_k, ahead_t0, ahead_b;
@@ -388,6 +397,17 @@ int gl2d_finish_pending(struct gl_engine *g, char *err, size_t errlen);
 void gl2d_reset_counter(struct gl_engine *g);
 /* The engine op (core/engine.h): n steps in fenced batches. */
 int gl2d_step(struct engine *e, int n, char *err, size_t errlen);
+
+/* ---- values.c: the slot values on the GPU ---- */
+
+/* Decide where the slot values are computed (TEXFDTD_GL_VALUES, the
+ * driver's doubles and limits) and, on the GPU, build inc_values.comp and
+ * its buffers.  -1 only for a bad TEXFDTD_GL_VALUES or a GL failure. */
+int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+/* The slot values of steps t0 .. t0+b-1 into slot buffer k (dev_values),
+ * with the cut edges' b^n of the batch taken from slot_host ([step][edge]). */
+void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int t0, int b);
+void gl2d_values_free(struct gl_engine *g);
 
 /* ---- step.c: a batch of steps as passes, both engines ---- */
 
