@@ -47,11 +47,12 @@ void gl2d_reset_counter(struct gl_engine *g)
  * threads of a parallel loop over a batch of one step, as a large object
  * forces, would leave all but one idle and the lists' own loops serial
  * (nested), 0.7 s a step for 13 million slots.  With the values on the GPU
- * (values.c) only the b^n of the cut edges and the TE cut cells, [step][cut
- * edges | TE cut cells]. */
+ * (values.c) only the b^n of the cut edges and the TE cut cells and the
+ * off-diagonal edges' w, [step][cut edges | TE cut cells | off-diagonal
+ * edges]. */
 static void compute_slot_values(struct gl_engine *g, const struct model *m, int t0, int b)
 {
-    const size_t stride = g->dev_values ? m->ncut + g->ntecut : g->stride;
+    const size_t stride = g->dev_values ? m->ncut + g->ntecut + g->nhoff : g->stride;
 #pragma omp parallel for schedule(static) if (stride < 16384)
     for (int s = 0; s < b; s++) {
 #ifdef __SSE__
@@ -61,7 +62,8 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
         float *v = g->slot_host + (size_t)s * stride;
         if (g->dev_values) {
             /* the lists with a division or a sum of several incident values
-             * stay on the host: [cut edges | TE cut cells] */
+             * stay on the host: [cut edges | TE cut cells], then (below)
+             * the off-diagonal edges' w */
             if (m->ncut)
                 model_cut_values_f(m, t0 + s, v);
             if (g->tecut)
@@ -86,14 +88,14 @@ static void compute_slot_values(struct gl_engine *g, const struct model *m, int 
     /* the TE off-diagonal edges' w, the last nhoff values of each step (a
      * few edges; model_hoff_values_f computes in IEEE mode itself) */
     for (int s = 0; s < b && g->hoff; s++)
-        model_hoff_values_f(m, t0 + s, g->slot_host + (size_t)(s + 1) * g->stride - g->nhoff);
+        model_hoff_values_f(m, t0 + s, g->slot_host + (size_t)(s + 1) * stride - g->nhoff);
 }
 
 /* The slot values of steps t0 .. t0+b-1 into slot buffer k, for the batch
  * that will bind it: computed on the host and uploaded, or on the GPU. */
 static void upload_slot_values(struct gl_engine *g, const struct model *m, int k, int t0, int b)
 {
-    if (!g->dev_values || m->ncut || g->tecut)
+    if (!g->dev_values || m->ncut || g->tecut || g->hoff)
         compute_slot_values(g, m, t0, b);
     if (g->dev_values) {
         gl2d_values_dispatch(g, m, k, t0, b);

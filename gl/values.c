@@ -9,8 +9,9 @@
  * same functions, core/incident.h compiled as GLSL doubles (only +, -, *
  * rounded to nearest, `precise`, no division: shaders/incident.glsl), so
  * they carry the host's bits.  The b^n of the cut edges (few, with a
- * division) and of the TE cut cells (few, a sum of four incident values)
- * still come from the host and are copied into place by the dispatch.
+ * division) and of the TE cut cells (few, a sum of four incident values),
+ * and the TE off-diagonal edges' w (few, a sum of eight), still come from
+ * the host and are copied into place by the dispatch.
  *
  * TEXFDTD_GL_VALUES=host keeps the host's computation (for the bench's
  * comparison); a driver without doubles in compute shaders (GL 4.0 made them
@@ -72,7 +73,8 @@ static void *coef_bytes(const struct model *m, size_t *bytes)
 
 /* Entry k of the slot-value layout (gl2d_internal.h: E slots, cut edges, H
  * slots, dispersive cells or TE edges, TE cut cells), as inc_values.comp
- * reads it; the host's values per step are [cut edges | TE cut cells]. */
+ * reads it; the host's values per step are [cut edges | TE cut cells |
+ * off-diagonal edges]. */
 static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, char *err,
                               size_t errlen)
 {
@@ -104,7 +106,7 @@ static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, 
             p[1] = (uint32_t)ENTRY_DISP << 16;
         }
     }
-    for (size_t q = 0; q < g->ntecut; q++, p += 2) {
+    for (size_t q = 0; q < g->ntecut + g->nhoff; q++, p += 2) {
         p[0] = (uint32_t)(m->ncut + q);
         p[1] = (uint32_t)ENTRY_HOST << 16;
     }
@@ -149,8 +151,8 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     }
     /* the layout make_entries knows; a list added to the slot-value
      * buffers without an entry type here takes the host path */
-    const size_t nhost = m->ncut + g->ntecut;
-    if (g->stride != m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut) {
+    const size_t nhost = m->ncut + g->ntecut + g->nhoff;
+    if (g->stride != m->nslots + m->ncut + g->nhslots + g->ndisp + g->ntecut + g->nhoff) {
         snprintf(g->values_why, sizeof g->values_why,
                  "the slot-value layout has lists gl/values.c does not know");
         return 0;
@@ -205,10 +207,10 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
 
 void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int t0, int b)
 {
-    const size_t nhost = m->ncut + g->ntecut;
+    const size_t nhost = m->ncut + g->ntecut + g->nhoff;
     if (nhost) {
         /* the batch's b^n of the cut edges and TE cut cells from the host,
-         * [step][cut edges | TE cut cells] (batch.c) */
+         * [step][cut edges | TE cut cells | off-diagonal edges] (batch.c) */
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf);
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)b * nhost * 4),
                         g->slot_host);
