@@ -453,8 +453,8 @@ Test(gl_incident, drude_cylinder_gl_compute_equals_cpu, .timeout = 120)
                  120, false, false, true);
 }
 
-/* H slots: TE (a dielectric and a PEC cylinder: hinc and PEC edges; the GL
- * engines take TE smoothing's diagonal only) and TM with mu_r. */
+/* H slots: TE (a dielectric and a PEC cylinder: hinc and PEC edges; TE
+ * smoothing's diagonal: the off-diagonal edges' w below) and TM with mu_r. */
 Test(gl_incident, te_hslots_gl_compute_equals_cpu, .timeout = 120)
 {
     values_agree("gl-compute",
@@ -481,8 +481,9 @@ Test(gl_incident, tm_mu_hslots_gl_equals_cpu, .timeout = 120)
  * after the dispersive entries) beside a dielectric rod's H slots; the
  * dispersive TE edges' Hi^{n+1/2} (inc_hnode on the GPU) beside lossy H
  * slots (cinc_diff, cinc_sum). */
-#define TE_CONFORMAL                                                                           \
-    GRID "polarization = te\nconformal_pec = true\nte_offdiagonal = false\n"                     \
+#define TE_CONFORMAL TE_CONFORMAL_WITH("te_offdiagonal = false\n")
+#define TE_CONFORMAL_WITH(offd)                                                                \
+    GRID "polarization = te\nconformal_pec = true\n" offd                                       \
          "[source]\ntype = plane_wave\nangle = 25\nwaveform = gaussian\n"                       \
          "[boundary]\ntype = cpml\ncells = 8\n"                                                  \
          "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 30.3\ncenter_y = 31.6\n"     \
@@ -520,6 +521,23 @@ Test(gl_incident, te_lossy_dispersive_edges_gl_equals_cpu, .timeout = 120)
 {
     expect_te_lists(TE_DISP, false, true);
     values_agree("gl", TE_DISP, 120, false, true, false);
+}
+/* The TE off-diagonal edges (the default te_offdiagonal: the rod's
+ * smoothing takes them) beside the TE cut cells: their w, from the host,
+ * after the cut cells' b^n in the host's values. */
+Test(gl_incident, te_offdiagonal_conformal_gl_compute_equals_cpu, .timeout = 120)
+{
+    const char *scene = TE_CONFORMAL_WITH("");
+    expect_te_lists(scene, true, false);
+    struct test_setup t;
+    setup_from_text(&t, scene, NULL, 0);
+    cr_assert_gt(t.model.nhoff, 20, "%zu off-diagonal edges", t.model.nhoff);
+    setup_free(&t);
+    values_agree("gl-compute", scene, 120, false, true, false);
+}
+Test(gl_incident, te_offdiagonal_gl_equals_cpu, .timeout = 120)
+{
+    values_agree("gl", TE_CONFORMAL_WITH(""), 120, false, true, false);
 }
 /* TEXFDTD_GL_VALUES takes host or device only. */
 Test(gl_incident, bad_values_setting_is_refused)
