@@ -27,6 +27,7 @@
 #include "gl/gl.h"
 #include "gl/shader.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,9 @@ static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, 
     return e;
 }
 
+static int self_check(const struct gl_engine *g, const struct model *m, char *why, size_t whylen,
+                      char *err, size_t errlen);
+
 /* Why the values cannot be computed on this device ("" when they can). */
 static void device_limits(struct gl_engine *g)
 {
@@ -160,6 +164,16 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     device_limits(g);
     if (g->values_why[0])
         return 0;
+    const int chk = getenv("TEXFDTD_GL_VALUES_UNCHECKED")
+                        ? 0
+                        : self_check(g, m, g->values_why, sizeof g->values_why, err, errlen);
+    if (chk < 0)
+        return -1;
+    if (chk) {
+        log_warn("%s: the source-slot values are computed on the host: %s",
+                 g->compute ? "gl-compute" : "gl", g->values_why);
+        return 0;
+    }
     char defs[256], e2[ERRLEN];
     snprintf(defs, sizeof defs, "#define NX %d\n#define INC_LOCAL %d\n#define STRIDE %zu\n"
                                 "#define NHOST %zu\n",
@@ -246,6 +260,105 @@ void gl2d_values_free(struct gl_engine *g)
     glDeleteBuffers(1, &g->val_host_buf);
 }
 
+/* ---- the probe: core/incident.h's functions at given points ---- */
+
+/* shaders/inc_probe.comp's program prog (built) at the n points args (10
+ * doubles each) of function `what`, the results' bits into bits (what 6:
+ * the float's bits); in the current context. */
+static int probe_run(GLuint prog, const struct inc_wave *w, int what, const double *args, size_t n,
+                     uint64_t *bits, char *err, size_t errlen)
+{
+    const size_t in_bytes = sizeof *w + n * 10 * sizeof(double);
+    unsigned char *in = calloc(1, in_bytes);
+    if (!in)
+        return seterr(err, errlen, "out of memory for the probe's arguments");
+    GLuint buf[2] = {0, 0};
+    memcpy(in, w, sizeof *w);
+    memcpy(in + sizeof *w, args, n * 10 * sizeof(double));
+    glGenBuffers(2, buf);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[0]);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)in_bytes, in, GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 8), NULL, GL_STREAM_READ);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, buf[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, buf[1]);
+    glUseProgram(prog);
+    glUniform1ui(glGetUniformLocation(prog, "npoints"), (GLuint)n);
+    glUniform1i(glGetUniformLocation(prog, "what"), what);
+    glDispatchCompute((GLuint)((n + 63) / 64), 1, 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(n * 8), bits);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, 0);
+    glUseProgram(0);
+    free(in);
+    glDeleteBuffers(2, buf);
+    return gl2d_check_gl("the incident-wave probe", err, errlen);
+}
+
+/* The engine's check of this driver's doubles before it trusts them: the
+ * probe's sin, exp and the scene's own wave at SELF_N points spread over
+ * the arguments the run reaches (the grid, the steps, sines to the largest
+ * phase, exponentials down to their cut-off), each against the host's bits.
+ * A driver whose compiler contracts or reorders a double expression in
+ * spite of `precise` (seen on the NVIDIA driver 580: the sine's reduction
+ * and the Horner steps differ in the last bits, docs/gl.md) fails it, and
+ * the engine keeps the host's values: slower, never other bits.  0 when
+ * every bit agrees; 1 with why set; -1 with err on a GL error. */
+#define SELF_N 1536
+static int self_check(const struct gl_engine *g, const struct model *m, char *why, size_t whylen,
+                      char *err, size_t errlen)
+{
+    GLuint prog = 0;
+    const char *st[1] = {"inc_probe.comp"};
+    char e2[ERRLEN];
+    if (gl_program_build(g->shader_dir, "incident.glsl", st, 1, "", &prog, e2, sizeof e2)) {
+        while (glGetError() != GL_NO_ERROR)
+            ;
+        snprintf(why, whylen, "no fp64 compute program: %.200s", e2);
+        return 1;
+    }
+    double *a = calloc((size_t)SELF_N * 10, sizeof *a);
+    uint64_t *bits = calloc(SELF_N, sizeof *bits);
+    int rc = a && bits ? 0 : seterr(err, errlen, "out of memory for the fp64 check");
+    const double steps = (double)m->scene->steps + 1.0, span = (double)(m->nx + m->ny);
+    const double phase = fabs(m->inc.omega_dt) * (steps + span * m->inc.inv_courant) + 10.0;
+    static const char *const name[3] = {"sin", "exp", "the wave"};
+    for (int what = 0; what < 3 && !rc; what++) {
+        for (size_t k = 0; k < SELF_N; k++) {
+            const double u = ((double)k + 0.5) / SELF_N; /* (0, 1) */
+            double *p = a + 10 * k;
+            p[0] = what == 0 ? phase * u * (k % 2 ? 1.0 : -1.0)
+                   : what == 1 ? -707.0 * u
+                               : (double)m->nx * u;
+            p[1] = (double)m->ny * fmod(u * 7.3, 1.0);
+            p[2] = steps * fmod(u * 3.7, 1.0);
+        }
+        rc = probe_run(prog, &m->inc, what, a, SELF_N, bits, err, errlen);
+        size_t bad = 0;
+        for (size_t k = 0; k < SELF_N && !rc; k++) {
+            const double *p = a + 10 * k;
+            const double h = what == 0   ? inc_sin(p[0])
+                             : what == 1 ? inc_exp(p[0])
+                                         : inc_at(m->inc, p[0], p[1], p[2]);
+            uint64_t hb;
+            memcpy(&hb, &h, 8);
+            bad += hb != bits[k];
+        }
+        if (!rc && bad) {
+            snprintf(why, whylen, "this driver's doubles differ from the host's (%s: %zu of %d "
+                     "points)", name[what], bad, SELF_N);
+            rc = 1;
+        }
+    }
+    free(a);
+    free(bits);
+    glDeleteProgram(prog);
+    return rc;
+}
+
 /* ---- the tests' probe (gl/gl.h) ---- */
 
 int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave *w, int what,
@@ -257,34 +370,11 @@ int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave 
         return -1;
     char dir[4096];
     gl_shader_dir(shader_dir, dir, sizeof dir);
-    GLuint prog = 0, buf[2] = {0, 0};
+    GLuint prog = 0;
     const char *st[1] = {"inc_probe.comp"};
     int rc = gl_program_build(dir, "incident.glsl", st, 1, "", &prog, err, errlen);
-    const size_t in_bytes = sizeof *w + n * 10 * sizeof(double);
-    unsigned char *in = rc ? NULL : calloc(1, in_bytes);
-    if (!rc && !in)
-        rc = seterr(err, errlen, "out of memory for the probe's arguments");
-    if (!rc) {
-        memcpy(in, w, sizeof *w);
-        memcpy(in + sizeof *w, args, n * 10 * sizeof(double));
-        glGenBuffers(2, buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[0]);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)in_bytes, in, GL_STATIC_DRAW);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(n * 8), NULL, GL_STREAM_READ);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, buf[0]);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, buf[1]);
-        glUseProgram(prog);
-        glUniform1ui(glGetUniformLocation(prog, "npoints"), (GLuint)n);
-        glUniform1i(glGetUniformLocation(prog, "what"), what);
-        glDispatchCompute((GLuint)((n + 63) / 64), 1, 1);
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)(n * 8), bits);
-        rc = gl2d_check_gl("the incident-wave probe", err, errlen);
-    }
-    free(in);
-    glDeleteBuffers(2, buf);
+    if (!rc)
+        rc = probe_run(prog, w, what, args, n, bits, err, errlen);
     glDeleteProgram(prog);
     egl_context_destroy(ctx);
     return rc;
