@@ -118,8 +118,10 @@ static void probe_equal(const struct inc_wave *w, int what, const double *a, siz
         double g;
         memcpy(&g, &got[first], 8);
         /* a driver whose doubles differ: the engines must not use them
-         * (gl/values.c self_check), which expect_host_fallback checks */
-        cr_log_warn("%s: %zu of %zu values differ from the host's; first at (%.17g, %.17g, "
+         * (gl/values.c self_check), which expect_gpu_values_or_fallback
+         * checks (cr_log_info, not cr_log_warn: Criterion 2.4 exits 1
+         * after a warning even when every test passed) */
+        cr_log_info("%s: %zu of %zu values differ from the host's; first at (%.17g, %.17g, "
                     "%.17g): GPU %.17g (0x%016llx), host 0x%016llx",
                     label, bad, n, a[10 * first], a[10 * first + 1], a[10 * first + 2], g,
                     (unsigned long long)got[first],
@@ -416,7 +418,7 @@ static void expect_gpu_values_or_fallback(void)
         cr_expect(strstr(info.detail, want), "%s: %zu probe values differ, yet: %s", names[k],
                   probe_mismatches, info.detail);
         if (probe_mismatches)
-            cr_log_warn("%s keeps the host's values: %s", names[k], info.detail);
+            cr_log_info("%s keeps the host's values: %s", names[k], info.detail);
         engine_destroy(e);
     }
     setup_free(&t);
