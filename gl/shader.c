@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +125,48 @@ static bool find_include(const char *dir, const char *name, char *path, size_t l
     return access(path, R_OK) == 0;
 }
 
+/* Each double literal I_K(decimal) of an included file (core/incident.h)
+ * as its exact bits, packDouble2x32(uvec2(lo, hi)), converted here by the C
+ * library's strtod (correctly rounded): a GLSL compiler's own conversion of
+ * a decimal LF literal need not be (the NVIDIA driver 580's is not: its
+ * pi/2 of the sine's reduction came out an ulp off, docs/gl.md).  Anything
+ * else in I_K( ) (the C prelude's "#define I_K(x) x") is left as it is.
+ * A new string, or NULL when out of memory. */
+static char *exact_literals(const char *text)
+{
+    size_t cap = strlen(text) + 1, len = 0;
+    for (const char *p = text; (p = strstr(p, "I_K(")); p += 4)
+        cap += 64;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        const char *k = strstr(p, "I_K(");
+        if (!k) {
+            memcpy(out + len, p, strlen(p));
+            len += strlen(p);
+            break;
+        }
+        memcpy(out + len, p, (size_t)(k - p));
+        len += (size_t)(k - p);
+        char *end;
+        const double v = strtod(k + 4, &end);
+        if (end != k + 4 && *end == ')') {
+            uint64_t b;
+            memcpy(&b, &v, sizeof b);
+            len += (size_t)sprintf(out + len, "packDouble2x32(uvec2(%uu, %uu))",
+                                   (unsigned)(b & 0xffffffffu), (unsigned)(b >> 32));
+            p = end + 1;
+        } else {
+            memcpy(out + len, k, 4);
+            len += 4;
+            p = k + 4;
+        }
+    }
+    out[len] = 0;
+    return out;
+}
+
 /* Read the library `name` and splice in each of its `#include "file"` lines
  * (GLSL has no #include of its own): the file's text between #line
  * directives, so that the driver's line numbers name the right file (see
@@ -156,9 +199,11 @@ static int lib_load(const char *dir, const char *name, struct glsl_lib *lib, cha
         else if (!find_include(dir, inc, lib->path[lib->nfiles], sizeof lib->path[0]))
             rc = seterr(err, errlen, "%s:%d: cannot find %s in %s or %s/../core", lib->path[0],
                         ln, inc, dir, dir);
-        char *text = rc ? NULL : read_text(lib->path[lib->nfiles], err, errlen);
+        char *raw_inc = rc ? NULL : read_text(lib->path[lib->nfiles], err, errlen);
+        char *text = raw_inc ? exact_literals(raw_inc) : NULL;
         if (!rc && !text)
-            rc = -1;
+            rc = raw_inc ? seterr(err, errlen, "out of memory for the shader text") : -1;
+        free(raw_inc);
         if (!rc) {
             char before[64], after[64];
             snprintf(before, sizeof before, "#line %d %d\n", (lib->nfiles + 1) * LINE_BASE + 1,
