@@ -116,7 +116,6 @@ static uint32_t *make_entries(const struct gl_engine *g, const struct model *m, 
 
 static int self_check(const struct gl_engine *g, const struct model *m, char *why, size_t whylen,
                       char *err, size_t errlen);
-static void set_opaque_zeros(GLuint prog);
 
 /* Why the values cannot be computed on this device ("" when they can). */
 static void device_limits(struct gl_engine *g)
@@ -190,7 +189,6 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
                  g->compute ? "gl-compute" : "gl", g->values_why);
         return 0;
     }
-    set_opaque_zeros(g->val_prog);
     g->val_t_first = glGetUniformLocation(g->val_prog, "t_first");
     g->val_s_first = glGetUniformLocation(g->val_prog, "s_first");
     glProgramUniform1ui(g->val_prog, glGetUniformLocation(g->val_prog, "groups_x"), g->val_gx);
@@ -264,19 +262,6 @@ void gl2d_values_free(struct gl_engine *g)
 
 /* ---- the probe: core/incident.h's functions at given points ---- */
 
-/* The prelude's opaque zeros (shaders/incident.glsl i_z, i_z2, where it
- * declares them): -0.0, an exact identity x + (-0) = x the compiler cannot
- * see through, set at run time. */
-static void set_opaque_zeros(GLuint prog)
-{
-    static const char *const names[2] = {"i_z", "i_z2"};
-    for (int k = 0; k < 2; k++) {
-        const GLint loc = glGetUniformLocation(prog, names[k]);
-        if (loc >= 0)
-            glProgramUniform1d(prog, loc, -0.0);
-    }
-}
-
 /* shaders/inc_probe.comp's program prog (built) at the n points args (10
  * doubles each) of function `what`, the results' bits into bits (what 6:
  * the float's bits); in the current context. */
@@ -298,7 +283,6 @@ static int probe_run(GLuint prog, const struct inc_wave *w, int what, const doub
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, buf[0]);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, buf[1]);
     glUseProgram(prog);
-    set_opaque_zeros(prog);
     glUniform1ui(glGetUniformLocation(prog, "npoints"), (GLuint)n);
     glUniform1i(glGetUniformLocation(prog, "what"), what);
     glDispatchCompute((GLuint)((n + 63) / 64), 1, 1);
