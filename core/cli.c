@@ -550,6 +550,10 @@ static int job_execute(struct job *j)
     }
     if (decomp_size() > 1 && mpi_refuse(a, sp, j->engine, err, sizeof err)) { /* MPI */
         fprintf(stderr, "texfdtd: %s\n", err);
+        /* every rank refuses alike; none leaves before rank 0 has said why
+         * (a rank that exits first has mpirun take the job down, rank 0's
+         * line with it) */
+        decomp_agree(2);
         goto out;
     }
     if (a->checkpoint_every && !ops->state) {
