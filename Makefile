@@ -146,7 +146,7 @@ demo: deps
 # `make fuzz FUZZ_SECONDS=1800` for a long run; `make test` runs 60 s.
 # Crashes land in $(BUILD)/fuzz/ as crash-*; keep them in tests/fuzz/corpus.
 FUZZ_SECONDS ?= 60
-FUZZ_SRC := core/scene.c core/model.c core/paint.c core/material.c core/matmap.c core/util.c core/monitor.c \
+FUZZ_SRC := core/scene.c core/model.c core/paint.c core/smooth3d.c core/material.c core/matmap.c core/util.c core/monitor.c \
             core/farfield3d.c core/decomp.c \
             core/h5util.c
 $(BUILD)/fuzz/scene_fuzz: tests/fuzz/scene_fuzz.c $(FUZZ_SRC) core/scene.h core/model.h core/util.h

@@ -799,18 +799,28 @@ int model_index_cells(struct model *m, char *err, size_t errlen)
     if (d3 && build_hnodes_3d(m, err, errlen))
         return -1;
     free(m->slot_cell);
+    free(m->slot_mat);
     free(m->disp_cell);
     m->slot_cell = m->disp_cell = NULL;
+    m->slot_mat = NULL;
     m->nslots = m->ndisp = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass
             && (!(m->slot_cell = xcalloc(m->nslots, sizeof *m->slot_cell, "source slots", err, errlen))
                 || !(m->disp_cell = xcalloc(m->ndisp, sizeof *m->disp_cell, "dispersive cells", err,
-                                            errlen))))
+                                            errlen))
+                || (m->nesm && !(m->slot_mat = xcalloc(m->nslots, 1, "source slots", err, errlen)))))
             return -1;
         size_t ns = 0, nd = 0;
+        size_t ez = 0; /* 3D smoothing: the first esm_q entry of an Ez edge at c or beyond */
+        while (ez < m->nesm && m->esm_q[ez] < 2 * n)
+            ez++;
         for (size_t c = 0; c < n; c++) {
             const struct material *t = &m->mats[m->mat[c]];
+            /* the Ez edge's material (3D: its own where smoothed) */
+            while (ez < m->nesm && m->esm_q[ez] < 2 * n + c)
+                ez++;
+            const uint8_t zq = ez < m->nesm && m->esm_q[ez] == 2 * n + c ? m->esm_mat[ez] : m->mat[c];
             const int i = (int)(c % nx), j = (int)(c / nx % ny), k = (int)(c / (nx * ny));
             if (t->dcoef && d3) {
                 /* the E components at the corner that the sweep updates */
@@ -838,9 +848,11 @@ int model_index_cells(struct model *m, char *err, size_t errlen)
                 if (pass)
                     m->disp_cell[nd] = c;
                 nd++;
-            } else if (m->mat[c] && has_e_slot(t)) {
+            } else if (zq && has_e_slot(&m->mats[zq])) {
                 if (pass)
                     m->slot_cell[ns] = c;
+                if (pass && m->slot_mat)
+                    m->slot_mat[ns] = zq;
                 ns++;
             }
         }
@@ -934,6 +946,9 @@ void model_free(struct model *m)
     monitor_plan_free(m);
     free(m->mat);
     free(m->slot_cell);
+    free(m->slot_mat);
+    free(m->esm_q);
+    free(m->esm_mat);
     free(m->disp_cell);
     m->disp_cell = NULL;
     for (int k = 0; k < m->nmats; k++)
@@ -966,6 +981,9 @@ void model_free(struct model *m)
     pml_axis_free(&m->pml_zh);
     m->mat = NULL;
     m->slot_cell = NULL;
+    m->slot_mat = m->esm_mat = NULL;
+    m->esm_q = NULL;
+    m->nesm = 0;
 }
 
 double model_waveform(const struct model *m, double s)
@@ -1006,7 +1024,7 @@ static double slot_value(const struct model *m, size_t k, int n)
 {
     const size_t c = m->slot_cell[k];
     const double i = (double)(c % (size_t)m->nx), j = (double)(c / (size_t)m->nx % (size_t)m->ny);
-    const struct material *t = &m->mats[m->mat[c]];
+    const struct material *t = &m->mats[m->slot_mat ? m->slot_mat[k] : m->mat[c]];
     return inc_eslot_value(m->inc, t->kind == MATERIAL_PEC, t->sigma != 0.0, t->cinc,
                            t->cinc_diff, t->cinc_sum, i, j, (double)n);
 }

@@ -152,9 +152,23 @@ struct model {
         float k_f[4];
     } *tecut;
 
-    /* Source slots in increasing cell order. */
+    /* 3D with [grid] subpixel (core/smooth3d.h): the E edges whose
+     * material is not their corner's, edge q = comp * ncells + c in
+     * increasing q; edge esm_q[k] takes m->mats[esm_mat[k]] (a dielectric of
+     * the edge's own (eps^-1)_aa, rounded, or an object's material where
+     * its cube lies inside the object but the corner does not).  The
+     * engines' E maps start from their corner's (cpu3d_e_materials) and
+     * take these; nesm = 0 otherwise. */
+    size_t nesm;
+    size_t *esm_q;
+    uint8_t *esm_mat;
+
+    /* Source slots in increasing cell order; slot_mat[k], 3D with nesm,
+     * the index in mats of the slot's Ez edge (NULL otherwise: the cell's
+     * m->mat). */
     size_t nslots;
     size_t *slot_cell;
+    uint8_t *slot_mat;
 
     /* Dispersive cells (materials with dcoef), in increasing cell order; they
      * are no source slots: the dispersive pass takes Ei^{n+1} itself

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "paint.h"
 #include "material.h"
+#include "smooth3d.h"
 #include "util.h"
 
 #include <math.h>
@@ -310,8 +311,8 @@ int paint_cover_levels(const struct scene_object *o, int i, int j)
  * equation for a circle or an ellipse, otherwise the direction from the
  * covered part's centroid to the square's (the first moment of the samples:
  * along the normal of a straight boundary crossing the square). */
-static double square_cover(const struct scene_object *o, double x, double y, double *nx,
-                           double *ny)
+double paint_square_cover(const struct scene_object *o, double x, double y, double *nx,
+                          double *ny)
 {
     *nx = *ny = 0.0;
     if (!near_boundary(o, x, y, 0.75))
@@ -434,7 +435,7 @@ int paint_te_edges(const struct model *m, double *val, uint8_t *kind, double *of
                      * comp 2 the node (i, j) */
                     const double x = comp == 1 ? i + 0.5 : i, y = comp == 0 ? j + 0.5 : j;
                     double ux, uy;
-                    const double f = square_cover(o, x, y, &ux, &uy);
+                    const double f = paint_square_cover(o, x, y, &ux, &uy);
                     const size_t q = (size_t)comp * n + c;
                     if (f == 0.0)
                         continue;
@@ -812,12 +813,24 @@ int paint_objects(struct model *m, char *err, size_t errlen)
     const struct scene *s = m->scene;
     const bool d3 = m->nz > 1;
     struct cover_cache cc = {0};
+    /* 3D smoothing: the edges' own permittivities (core/smooth3d.h) */
+    struct smooth3d *sm = NULL;
+    if (d3 && s->subpixel && !(sm = smooth3d_new(err, errlen)))
+        return -1;
     for (int k = 0, next_map = 0; k <= s->nobjects; k++) {
         /* the maps that come before object k in the file */
         while (next_map < s->nmaps
-               && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order))
-            if (paint_map(m, &s->maps[next_map++], err, errlen))
+               && (k == s->nobjects || s->maps[next_map].order < s->objects[k].order)) {
+            const struct scene_map *mp = &s->maps[next_map++];
+            if (sm) {
+                const int lo[3] = {mp->x0 - 1, mp->y0 - 1, mp->z0 - 1};
+                const int hi[3] = {mp->x0 + mp->nx, mp->y0 + mp->ny,
+                                   (mp->nz > 1 ? mp->z0 + mp->nz - 1 : mp->k1) + 1};
+                smooth3d_clear(sm, m, lo, hi);
+            }
+            if (paint_map(m, mp, err, errlen))
                 goto fail;
+        }
         if (k == s->nobjects)
             break;
         const struct scene_object *o = &s->objects[k];
@@ -844,6 +857,13 @@ int paint_objects(struct model *m, char *err, size_t errlen)
             continue;
         }
         const int k0 = d3 ? (int)ceil(lo[2]) : 0, k1 = d3 ? (int)floor(hi[2]) : 0;
+        if (sm && smooth3d_takes(m, o, idx)) {
+            if (smooth3d_object(sm, m, o, idx, err, errlen))
+                goto fail;
+        } else if (sm) {
+            const int blo[3] = {i0 - 1, j0 - 1, k0 - 1}, bhi[3] = {i1 + 1, j1 + 1, k1 + 1};
+            smooth3d_clear(sm, m, blo, bhi);
+        }
         for (int kk = k0; kk <= k1; kk++)
             for (int j = j0; j <= j1; j++)
                 for (int i = i0; i <= i1; i++)
@@ -852,9 +872,15 @@ int paint_objects(struct model *m, char *err, size_t errlen)
                             (uint8_t)idx;
     }
     free(cc.lv);
+    if (sm && smooth3d_finish(sm, m, err, errlen)) {
+        smooth3d_free(sm);
+        return -1;
+    }
+    smooth3d_free(sm);
     return 0;
 fail:
     free(cc.lv);
+    smooth3d_free(sm);
     return -1;
 }
 

@@ -40,6 +40,14 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j);
 #define PAINT_SUBPIXEL_LEVELS 64
 int paint_cover_levels(const struct scene_object *o, int i, int j);
 
+/* The fraction of the unit square centred on (x, y) inside 2D object o
+ * (exact where paint_cover_fraction is, else 16 x 16 samples), and a unit
+ * normal (*nx, *ny) of o's boundary there ((0, 0) when the square is all
+ * inside or all outside): the shape's gradient for a circle or an ellipse,
+ * otherwise the direction of the covered part's first moment. */
+double paint_square_cover(const struct scene_object *o, double x, double y, double *nx,
+                          double *ny);
+
 /* The permittivity a lossless dielectric of eps_r puts into the update
  * coefficients: eps_r itself, or with [grid] dispersion_correction the
  * dispersion-matched eps' of material_dispersion_eps (core/material.h).

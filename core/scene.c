@@ -555,14 +555,9 @@ static int interpret_grid(struct entries *es, struct scene *s, const char *path,
         return -1;
     if (x && s->conformal_pec && s->nz > 1)
         BAD(x, "conformal_pec applies to 2D scenes only (this one has nz = %d)", s->nz);
-    s->subpixel = s->nz == 1;
-    if ((x = GET("grid", "subpixel"))) {
-        if (parse_bool(x, &s->subpixel, err, errlen))
-            return -1;
-        if (s->subpixel && s->nz > 1)
-            BAD(x, "subpixel = true applies to 2D scenes only for now (this one has nz = %d)",
-                s->nz);
-    }
+    s->subpixel = true;
+    if ((x = GET("grid", "subpixel")) && parse_bool(x, &s->subpixel, err, errlen))
+        return -1;
     s->dispersion_correction = false;
     if ((x = GET("grid", "dispersion_correction"))
         && parse_bool(x, &s->dispersion_correction, err, errlen))

@@ -44,7 +44,9 @@ static const int psi_axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
 struct cpu3d_fields {
     struct decomp d; /* this rank's planes; one rank: all of them */
     void *ex, *ey, *ez, *hx, *hy, *hz; /* REAL[local planes][ny][nx] each */
-    uint8_t *mat;    /* the E materials (cpu3d_e_materials), [local planes][ny][nx] */
+    uint8_t *mat;    /* the E materials (cpu3d_e_materials), [local planes][ny][nx]; with
+                      * 3D smoothing one map per component, ms apart (ms = 0 without) */
+    size_t ms;
     void *psi[PSI_COUNT];
     int zs0; /* the first z-slab side (0 low, 1 high) the z psi arrays hold */
     struct mur_plane mur[MUR_PLANES];
@@ -112,7 +114,15 @@ struct cpu3d_engine {
  * free edges and 0 on the others.  cezh[a][index] is the coefficient of E
  * component a; slot_kind[index] says what the source slot of an Ez does:
  * 0 add (dielectric), 1 set (PEC), 2 nothing (a free Ez edge).  Planes kb
- * .. kb + nzl - 1, [nzl][ny][nx].  The cuda engine uses the same map. */
+ * .. kb + nzl - 1, [nzl][ny][nx].  The cuda engine uses the same map.
+ * With 3D smoothing (model->nesm, core/smooth3d.h) each component has its
+ * own map, the corner's as above but for the smoothed edges' own
+ * materials: map holds three, [3][nzl][ny][nx] (cpu3d_e_map_count). */
+int cpu3d_e_map_count(const struct model *m)
+{
+    return m->nesm ? 3 : 1;
+}
+
 int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
                       float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
                       uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen)
@@ -156,6 +166,17 @@ int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
                 }
                 map[(size_t)kl * plane + (size_t)j * nx + i] = q;
             }
+    }
+    if (m->nesm) {
+        /* the smoothed edges never touch a PEC corner (core/smooth3d.c) */
+        const size_t local = (size_t)nzl * plane, lo = (size_t)kb * plane, n = m->ncells;
+        memcpy(map + local, map, local);
+        memcpy(map + 2 * local, map, local);
+        for (size_t k = 0; k < m->nesm; k++) {
+            const size_t a = m->esm_q[k] / n, c = m->esm_q[k] % n;
+            if (c >= lo && c - lo < local)
+                map[a * local + c - lo] = m->esm_mat[k];
+        }
     }
     return 0;
 }
@@ -335,7 +356,9 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         ;
     if (!(c->slot_v = xcalloc(c->s1 > c->s0 ? c->s1 - c->s0 : 1, elem, "slot values", err, errlen)))
         goto fail;
-    if (!(c->f.mat = cpu_alloc_field(decomp_local_cells(d), 1, "E material map", err, errlen))
+    c->f.ms = m->nesm ? decomp_local_cells(d) : 0;
+    if (!(c->f.mat = cpu_alloc_field(decomp_local_cells(d) * (size_t)cpu3d_e_map_count(m), 1,
+                                     "E material map", err, errlen))
         || cpu3d_e_materials(m, decomp_kbase(d), (int)decomp_local_planes(d), c->f.mat, c->cezh_f,
                              c->cezh_d, c->slot_kind, err, errlen))
         goto fail;

@@ -291,7 +291,10 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         for (int q = 0; q < MUR_PLANES; q++)
             murb += slab3d_mur_cells(&c->mur[q]) * es;
     }
-    const size_t per_cell = (c->fused ? 12 : 6) * es + 1 + (m->hmat ? 3 : 0); /* + H-node map */
+    const int nmaps = cpu3d_e_map_count(m); /* E maps: 3 with 3D smoothing */
+    c->ms = nmaps > 1 ? (long long)c->cells : 0;
+    const size_t per_cell = (c->fused ? 12 : 6) * es + (size_t)nmaps
+                            + (m->hmat ? 3 : 0); /* + E maps + H-node map */
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
                         + m->nsamples * ((size_t)m->sample_rows * es + 9) /* samples */
                         + (64u << 20) /* context and slack */;
@@ -310,18 +313,19 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         if (c->fused)
             ALLOC(c->fb[k], c->cells * es);
     }
-    ALLOC(c->mat, c->cells);
-    if (!(c->mat_h = (uint8_t *)xcalloc((size_t)c->nzl * c->dc.plane, 1, "E material map", err, errlen))
+    ALLOC(c->mat, c->cells * nmaps);
+    if (!(c->mat_h = (uint8_t *)xcalloc((size_t)c->nzl * c->dc.plane * nmaps, 1, "E material map", err, errlen))
         || cpu3d_e_materials(m, c->kb, c->nzl, c->mat_h, c->cezh3_f, c->cezh3_d, c->slot_kind, err,
                              errlen))
         goto fail;
     cpu3d_e_ca(m, c->ca3_f, c->ca3_d);
     c->lossy = m->lossy;
-    if (cudaMemcpy2D(c->mat, c->px, c->mat_h, m->nx, m->nx, (size_t)m->ny * c->nzl,
-                     cudaMemcpyHostToDevice) != cudaSuccess) {
-        seterr(err, errlen, "cuda 3D: cannot copy the material map");
-        goto fail;
-    }
+    for (int a = 0; a < nmaps; a++)
+        if (cudaMemcpy2D(c->mat + a * c->cells, c->px, c->mat_h + (size_t)a * c->nzl * c->dc.plane, m->nx,
+                         m->nx, (size_t)m->ny * c->nzl, cudaMemcpyHostToDevice) != cudaSuccess) {
+            seterr(err, errlen, "cuda 3D: cannot copy the material map");
+            goto fail;
+        }
     if (c->N) {
         for (int k = 0; k < PSI_COUNT; k++) {
             ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
@@ -386,7 +390,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             const size_t s = m->slot_cell[c->s0 + k];
             cell[k] = (long long)(s % (size_t)m->nx)
                       + ((long long)(s / (size_t)m->nx) - (long long)m->ny * c->kb) * c->px;
-            pec[k] = c->slot_kind[c->mat_h[s - (size_t)c->kb * c->dc.plane]];
+            pec[k] = c->slot_kind[c->mat_h[(nmaps - 1) * (size_t)c->nzl * c->dc.plane
+                                           + s - (size_t)c->kb * c->dc.plane]]; /* the Ez map */
         }
         ALLOC(c->slot_cell, c->ns * sizeof *cell);
         ALLOC(c->slot_pec, c->ns);

@@ -116,9 +116,10 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
 }
 
 /* E of cell (i, j, k) from the new H around it; E psi in place (owner only);
- * L: the lossy update (cuda3d_cell.cuh e_upd). */
+ * mc its E material map entry (component a at mc[a * d.ms]); L: the lossy
+ * update (cuda3d_cell.cuh e_upd). */
 template <typename T, bool F, bool PML, bool L>
-__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t mc, T &ex, T &ey, T &ez,
+__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, const uint8_t *mc, T &ex, T &ey, T &ez,
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
 {
@@ -136,19 +137,19 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        ex = e_upd<T, F, L>(ex, 0, mc, Y::yee_diff(ty, tz));
+        ex = e_upd<T, F, L>(ex, 0, mc[0], Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        ey = e_upd<T, F, L>(ey, 1, mc, Y::yee_diff(tz, tx));
+        ey = e_upd<T, F, L>(ey, 1, mc[d.ms], Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        ez = e_upd<T, F, L>(ez, 2, mc, Y::yee_diff(tx, ty));
+        ez = e_upd<T, F, L>(ez, 2, mc[2 * d.ms], Y::yee_diff(tx, ty));
     }
 }
 
@@ -231,7 +232,7 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
                 p.hy1[c] = hy;
                 p.hz1[c] = hz;
                 T ex = exc, ey = eyc, ez = ezc;
-                e3<T, F, PML, L>(p, i, j, k, d.mat[c], ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
+                e3<T, F, PML, L>(p, i, j, k, d.mat + c, ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
                               hyp, hxp, hz_im, hy_im, s_hx[w - 1][lane]);
                 p.ex1[c] = ex;
                 p.ey1[c] = ey;

@@ -41,6 +41,7 @@ extern "C" {
 #include "core/slab3d.h"
 /* The E materials of a slab (cpu/cpu3d.c): the map, the coefficient of each
  * component by map index, and what an Ez's source slot does. */
+int cpu3d_e_map_count(const struct model *m);
 int cpu3d_e_materials(const struct model *m, int kb, int nzl, uint8_t *map,
                       float cezh_f[3][MODEL_MAX_MATERIALS], double cezh_d[3][MODEL_MAX_MATERIALS],
                       uint8_t slot_kind[MODEL_MAX_MATERIALS], char *err, size_t errlen);
@@ -71,7 +72,10 @@ enum { MODE_NONE, MODE_INLINE, MODE_KAPPA };
 template <typename T> struct Dev3 {
     T *ex, *ey, *ez, *hx, *hy, *hz;
     T *psi[PSI_COUNT];
+    /* the E materials: component a of cell c at mat[a * ms + c] (ms = 0
+     * without 3D smoothing: one map for all three) */
     const uint8_t *mat;
+    long long ms;
     /* mu_r (model->hmat): the node map of Hx, Hy, Hz, padded like the
      * fields, hs apart (NULL without mu_r) */
     const uint8_t *hmat;
@@ -173,8 +177,10 @@ struct cuda3d_engine {
     void *fb[6];
     void *psib[PSI_COUNT];
     void *prof[6][3];
-    uint8_t *mat;      /* the E materials (cpu3d_e_materials), padded like the fields */
-    uint8_t *mat_h;    /* the same on the host while the engine is made, [nzl][ny][nx] */
+    uint8_t *mat;      /* the E materials (cpu3d_e_materials), padded like the fields;
+                        * with 3D smoothing one map per component, ms apart */
+    long long ms;      /* 0 without 3D smoothing (one map), else cells */
+    uint8_t *mat_h;    /* the same on the host while the engine is made, [maps][nzl][ny][nx] */
     float cezh3_f[3][MODEL_MAX_MATERIALS]; /* cb: = cezh where sigma = 0 */
     double cezh3_d[3][MODEL_MAX_MATERIALS];
     float ca3_f[3][MODEL_MAX_MATERIALS];   /* lossy: E = ca E + cb curl H */
@@ -253,6 +259,7 @@ template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, con
     for (int k = 0; k < PSI_COUNT; k++)
         d.psi[k] = (T *)c->psi[k];
     d.mat = c->mat;
+    d.ms = c->ms;
     d.hmat = c->hmat;
     d.hs = (long long)c->cells;
     for (int k = 0; k < 6; k++) {

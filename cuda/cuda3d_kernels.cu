@@ -62,26 +62,26 @@ __device__ __forceinline__ void e_cell(const Dev3<T> &d, int i, int j, int k)
         ys = dslab_e(d.ny, d.N, j, &ky);
         zs = dslab_e(d.nz, d.N, k, &kz);
     }
-    const uint8_t mc = d.mat[c];
+    const uint8_t *mc = d.mat + c; /* component a at mc[a * d.ms] */
     const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
         const T dy = Y::yee_diff(d.hz[c], d.hz[c - d.sy]), dz = Y::yee_diff(d.hy[c], d.hy[c - d.sz]);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        d.ex[c] = e_upd<T, F, L>(d.ex[c], 0, mc, Y::yee_diff(ty, tz));
+        d.ex[c] = e_upd<T, F, L>(d.ex[c], 0, mc[0], Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(d.hx[c], d.hx[c - d.sz]), dx = Y::yee_diff(d.hz[c], d.hz[c - 1]);
         const T tz = term<T, F, MODE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        d.ey[c] = e_upd<T, F, L>(d.ey[c], 1, mc, Y::yee_diff(tz, tx));
+        d.ey[c] = e_upd<T, F, L>(d.ey[c], 1, mc[d.ms], Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(d.hy[c], d.hy[c - 1]), dy = Y::yee_diff(d.hx[c], d.hx[c - d.sy]);
         const T tx = term<T, F, MODE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        d.ez[c] = e_upd<T, F, L>(d.ez[c], 2, mc, Y::yee_diff(tx, ty));
+        d.ez[c] = e_upd<T, F, L>(d.ez[c], 2, mc[2 * d.ms], Y::yee_diff(tx, ty));
     }
 }
 

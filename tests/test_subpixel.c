@@ -238,3 +238,148 @@ Test(subpixel, dispersion_correction_scope)
     cr_expect(strstr(err, "dispersion_correction") && strstr(err, "mu_r"), "%s", err);
     scene_free(&s);
 }
+
+/* ---- 3D: each E edge's own permittivity (core/smooth3d.h) ------------------ */
+
+/* The permittivity E component a of corner (i, j, k) takes: its own where
+ * smoothed (model->esm_q, in increasing order), else its corner's. */
+static double edge_eps(const struct model *m, int a, int i, int j, int k)
+{
+    const size_t c = (size_t)i + (size_t)m->nx * ((size_t)j + (size_t)m->ny * (size_t)k);
+    const size_t q = (size_t)a * m->ncells + c;
+    size_t lo = 0, hi = m->nesm;
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (m->esm_q[mid] < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const uint8_t idx = lo < m->nesm && m->esm_q[lo] == q ? m->esm_mat[lo] : m->mat[c];
+    return m->mats[idx].eps_r;
+}
+
+/* The documented rounding of (eps^-1)_aa: multiples of 2^-12. */
+static double rounded_eps(double inv)
+{
+    return 1.0 / (round(inv * 4096.0) / 4096.0);
+}
+
+/* A box of eps_r 4 whose faces normal to x lie at x = 10.25 and 19.75 (a
+ * quarter of a cell off the corners), its other faces on half-integer
+ * planes.  By hand, far from the y and z faces: Ex(10.5) has 3/4 of its
+ * cube [10, 11] inside, across the face: (eps^-1)_xx = <1/eps> =
+ * 3/4 / 4 + 1/4; Ey and Ez at x = 10 have 1/4 of [9.5, 10.5] inside, along
+ * the face: 1 / <eps> = 1 / (1/4 * 4 + 3/4); Ex(9.5) and Ey, Ez at x = 9
+ * are vacuum, Ey, Ez at x = 11 and Ex(11.5) the box's 4; the face at 19.75
+ * the mirror image.  A face on a half-integer plane (y = 5.5) splits Ey's
+ * cube in halves: <1/eps> = (1/4 + 1) / 2, and leaves Ex and Ez whole.
+ * With subpixel = false each edge takes its corner's material. */
+Test(subpixel, box_3d_edges_by_hand)
+{
+    static const char text[] = "[grid]\nnx = 30\nny = 30\nnz = 30\nsteps = 1\n"
+                               "[object.b]\nshape = box\nmaterial = dielectric\neps_r = 4\n"
+                               "center_x = 15\ncenter_y = 15\ncenter_z = 15\n"
+                               "width = 9.5\nheight = 19\ndepth = 19\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    cr_assert_gt(m->nesm, 0);
+    const double across = rounded_eps(0.75 / 4 + 0.25), along = rounded_eps(1 / 1.75);
+    for (int j = 8; j <= 22; j += 7)
+        for (int k = 8; k <= 22; k += 7) {
+            cr_expect_eq(edge_eps(m, 0, 10, j, k), across, "Ex(10.5, %d, %d): %.17g", j, k,
+                         edge_eps(m, 0, 10, j, k));
+            cr_expect_eq(edge_eps(m, 0, 19, j, k), across, "Ex(19.5, %d, %d)", j, k);
+            cr_expect_eq(edge_eps(m, 0, 9, j, k), 1.0);
+            cr_expect_eq(edge_eps(m, 0, 20, j, k), 1.0);
+            cr_expect_eq(edge_eps(m, 0, 11, j, k), 4.0);
+            for (int a = 1; a < 3; a++) {
+                cr_expect_eq(edge_eps(m, a, 10, j, k), along, "comp %d at (10, %d, %d): %.17g", a,
+                             j, k, edge_eps(m, a, 10, j, k));
+                cr_expect_eq(edge_eps(m, a, 20, j, k), along, "comp %d at (20, %d, %d)", a, j, k);
+                cr_expect_eq(edge_eps(m, a, 9, j, k), 1.0);
+                cr_expect_eq(edge_eps(m, a, 11, j, k), 4.0);
+                cr_expect_eq(edge_eps(m, a, 19, j, k), 4.0);
+            }
+        }
+    /* the face y = 5.5 */
+    cr_expect_eq(edge_eps(m, 1, 15, 5, 15), rounded_eps((0.25 + 1) / 2), "Ey(15, 5.5, 15): %.17g",
+                 edge_eps(m, 1, 15, 5, 15));
+    cr_expect_eq(edge_eps(m, 0, 15, 5, 15), 1.0);
+    cr_expect_eq(edge_eps(m, 2, 15, 6, 15), 4.0);
+    setup_free(&t);
+    static const char *const off[] = {"grid.subpixel=false"};
+    setup_from_text(&t, text, off, 1);
+    cr_expect_eq(t.model.nesm, 0);
+    cr_expect_eq(edge_eps(&t.model, 0, 10, 15, 15), 1.0);
+    cr_expect_eq(edge_eps(&t.model, 1, 11, 15, 15), 4.0);
+    setup_free(&t);
+}
+
+/* What is not smoothed: a PEC object, a lossy one and a map painted over a
+ * smoothed box return the edges of their boxes to the staircase; a lossy
+ * box is a staircase itself.  The box's x faces at 10.25 as above; the
+ * lossy box's corners x 9 .. 11, y 3 .. 9, z 10 .. 14 on its low face, the
+ * PEC box's x 8 .. 12, y 13 .. 17, z 21 .. 25: no smoothed edge within one
+ * cell of either. */
+Test(subpixel, box_3d_staircase_objects)
+{
+    static const char text[] = "[grid]\nnx = 30\nny = 30\nnz = 30\nsteps = 1\n"
+                               "[material.wet]\neps_r = 2\nsigma = 0.1\n"
+                               "[object.b]\nshape = box\nmaterial = dielectric\neps_r = 4\n"
+                               "center_x = 15\ncenter_y = 15\ncenter_z = 15\n"
+                               "width = 9.5\nheight = 19\ndepth = 19\n"
+                               "[object.wet]\nshape = box\nmaterial = wet\ncenter_x = 10\n"
+                               "center_y = 6\ncenter_z = 12\nwidth = 3.5\nheight = 6\ndepth = 4\n"
+                               "[object.p]\nshape = box\nmaterial = pec\ncenter_x = 10\n"
+                               "center_y = 15\ncenter_z = 23\nwidth = 4\nheight = 4\ndepth = 4\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    const double across = rounded_eps(0.75 / 4 + 0.25);
+    cr_expect_eq(edge_eps(m, 0, 10, 15, 15), across); /* away from both */
+    /* under the lossy box: its own material, the corner's */
+    cr_expect_eq(edge_eps(m, 0, 10, 5, 12), 2.0);
+    cr_expect_eq(edge_eps(m, 0, 10, 5, 12), m->mats[m->mat[10 + 30 * (5 + 30 * 12)]].eps_r);
+    /* beside the PEC box (its rim): the staircase's vacuum corner */
+    cr_expect_eq(edge_eps(m, 0, 10, 12, 23), 1.0);
+    for (size_t k = 0; k < m->nesm; k++) {
+        const size_t c = m->esm_q[k] % m->ncells;
+        const int i = (int)(c % 30), j = (int)(c / 30 % 30), z = (int)(c / 900);
+        cr_expect(!(i >= 8 && i <= 12 && j >= 2 && j <= 10 && z >= 9 && z <= 15),
+                  "smoothed edge at (%d, %d, %d) in the lossy box's", i, j, z);
+        cr_expect(!(i >= 7 && i <= 13 && j >= 12 && j <= 18 && z >= 20),
+                  "smoothed edge at (%d, %d, %d) in the PEC box's", i, j, z);
+    }
+    setup_free(&t);
+}
+
+/* More distinct permittivities than a one-byte index holds: refused before
+ * anything runs, naming subpixel = false, which then builds. */
+Test(subpixel, box_3d_table_full_is_refused)
+{
+    char *text = malloc(1 << 17), err[ERRLEN];
+    cr_assert(text);
+    int n = snprintf(text, 1 << 17, "[grid]\nnx = 40\nny = 40\nnz = 40\nsteps = 1\n");
+    for (int b = 0; b < 240; b++)
+        n += snprintf(text + n, (1 << 17) - (size_t)n,
+                      "[object.b%d]\nshape = box\nmaterial = dielectric\neps_r = %.6f\n"
+                      "center_x = %d.3\ncenter_y = %d.6\ncenter_z = 20\nwidth = 1.7\n"
+                      "height = 1.45\ndepth = 3.2\n",
+                      b, 2.0 + b / 64.0, 3 + 2 * (b % 16), 3 + 2 * (b / 16));
+    struct scene s;
+    struct model m;
+    cr_assert_eq(scene_load_text(&s, "full", text, strlen(text), NULL, 0, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_neq(model_build(&m, &s, err, sizeof err), 0);
+    cr_expect(strstr(err, "3D subpixel smoothing") && strstr(err, "subpixel = false"), "%s", err);
+    scene_free(&s);
+    static const char *const off[] = {"grid.subpixel=false"};
+    cr_assert_eq(scene_load_text(&s, "full", text, strlen(text), off, 1, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_eq(model_build(&m, &s, err, sizeof err), 0, "%s", err);
+    model_free(&m);
+    scene_free(&s);
+    free(text);
+}
