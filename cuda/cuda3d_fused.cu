@@ -116,10 +116,14 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
 }
 
 /* E of cell (i, j, k) from the new H around it; E psi in place (owner only);
- * mc its E material map entry (component a at mc[a * d.ms]); L: the lossy
- * update (cuda3d_cell.cuh e_upd). */
-template <typename T, bool F, bool PML, bool L>
-__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, const uint8_t *mc, T &ex, T &ey, T &ez,
+ * m0 its E material map entry, loaded by the caller, for all three
+ * components; with S (3D smoothing's three maps) components 1 and 2 at
+ * mc[d.ms] and mc[2 d.ms].  (Loading all three from mc, though L1 hits
+ * where ms = 0, cost this kernel 0.7 % at 512^3 on the H100, and a
+ * run-time test of ms 1.0-1.4 %.)  L: the lossy update (cuda3d_cell.cuh
+ * e_upd). */
+template <typename T, bool F, bool PML, bool L, bool S>
+__device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t m0, const uint8_t *mc, T &ex, T &ey, T &ez,
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
 {
@@ -137,23 +141,23 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, const u
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
-        ex = e_upd<T, F, L>(ex, 0, mc[0], Y::yee_diff(ty, tz));
+        ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
-        ey = e_upd<T, F, L>(ey, 1, mc[d.ms], Y::yee_diff(tz, tx));
+        ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);
-        ez = e_upd<T, F, L>(ez, 2, mc[2 * d.ms], Y::yee_diff(tx, ty));
+        ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
     }
 }
 
-template <typename T, bool F, bool PML, int BY, bool L>
+template <typename T, bool F, bool PML, int BY, bool L, bool S>
 __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) k_fused3(PP3<T> p, const Tile3 *tiles)
 {
     typedef Yee<T, F> Y;
@@ -232,7 +236,7 @@ __global__ void __launch_bounds__(32 * (BY + 1), PML && sizeof(T) == 8 ? 3 : 4) 
                 p.hy1[c] = hy;
                 p.hz1[c] = hz;
                 T ex = exc, ey = eyc, ez = ezc;
-                e3<T, F, PML, L>(p, i, j, k, d.mat + c, ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
+                e3<T, F, PML, L, S>(p, i, j, k, d.mat[c], d.mat + c, ex, ey, ez, hx, hy, hz, s_hz[w - 1][lane],
                               hyp, hxp, hz_im, hy_im, s_hx[w - 1][lane]);
                 p.ex1[c] = ex;
                 p.ey1[c] = ey;
@@ -263,25 +267,30 @@ __global__ void k_mur_pp(const T *e0, T *e1, MurPlane p, T kmur)
     e1[w] = Y::yee_mur(e0[nb], kmur, e1[nb], e0[w]);
 }
 
-template <typename T, bool F, bool L>
+template <typename T, bool F, bool L, bool S>
 static void launch_fused3_l(const TileSet &ts, const PP3<T> &p, cudaStream_t st)
 {
     const dim3 b(32, 9);
     if (ts.n[1])
-        k_fused3<T, F, true, 8, L><<<(unsigned)ts.n[1], b, 0, st>>>(p, ts.t[1]);
+        k_fused3<T, F, true, 8, L, S><<<(unsigned)ts.n[1], b, 0, st>>>(p, ts.t[1]);
     if (ts.n[0])
-        k_fused3<T, F, false, 8, L><<<(unsigned)ts.n[0], b, 0, st>>>(p, ts.t[0]);
+        k_fused3<T, F, false, 8, L, S><<<(unsigned)ts.n[0], b, 0, st>>>(p, ts.t[0]);
 }
 
-/* The lossy kernels only where the scene has a lossy material. */
+/* The lossy kernels only where the scene has a lossy material, the three
+ * E maps only where it has smoothed edges (c->ms). */
 template <typename T, bool F>
 static void launch_fused3(const cuda3d_engine *c, const TileSet &ts, const PP3<T> &p,
                           cudaStream_t st = 0)
 {
-    if (c->lossy)
-        launch_fused3_l<T, F, true>(ts, p, st);
+    if (c->lossy && c->ms)
+        launch_fused3_l<T, F, true, true>(ts, p, st);
+    else if (c->lossy)
+        launch_fused3_l<T, F, true, false>(ts, p, st);
+    else if (c->ms)
+        launch_fused3_l<T, F, false, true>(ts, p, st);
     else
-        launch_fused3_l<T, F, false>(ts, p, st);
+        launch_fused3_l<T, F, false, false>(ts, p, st);
 }
 
 /* A1 (or no CPML) with one fused kernel per step, then Mur, slots, point.

@@ -73,9 +73,8 @@ template <typename T> struct Dev3 {
     T *ex, *ey, *ez, *hx, *hy, *hz;
     T *psi[PSI_COUNT];
     /* the E materials: component a of cell c at mat[a * ms + c] (ms = 0
-     * without 3D smoothing: one map for all three) */
+     * without 3D smoothing: one map for all three; ms is the last member) */
     const uint8_t *mat;
-    long long ms;
     /* mu_r (model->hmat): the node map of Hx, Hy, Hz, padded like the
      * fields, hs apart (NULL without mu_r) */
     const uint8_t *hmat;
@@ -90,6 +89,7 @@ template <typename T> struct Dev3 {
      * which the x and y psi are held; the z psi hold the sides zs0 ..
      * One rank: kb = k0 = zs0 = 0, nzo = nz.  k is global in every kernel. */
     int kb, k0, nzo, zs0;
+    long long ms; /* the E maps' stride (mat above) */
 };
 
 struct Box {
