@@ -16,17 +16,39 @@
 enum { SM_STAIR, SM_PURE, SM_MIXED };
 
 struct sm_edge {
-    size_t key; /* edge q + 1 (q = comp * ncells + c); 0: an empty slot */
-    int state;
-    int idx;    /* SM_PURE: the object's material */
-    double e, v, an2;
+    uint64_t key;  /* edge q + 1 (q = comp * ncells + c); 0: an empty slot */
+    float e, v, an2; /* float: the result is rounded to 2^-12 in 1/eps */
+    uint8_t state;
+    uint8_t idx;   /* SM_PURE: the object's material */
+};
+
+/* The cover of the last object's box (its corners lo .. lo + nb - 1, clipped
+ * to the grid): per edge [a][box] the fraction f of its cube inside the
+ * object and n_a^2, per corner whether it is inside.  Kept for the next
+ * object of the same shape and size whose centre has the same fraction of a
+ * cell (a lattice of equal spheres or boxes is sampled once): with centre
+ * coordinates multiples of 1/32 (below 2^20) every offset from the centre
+ * is exact, and the cover depends on the offsets only. */
+struct sm_cover {
+    bool valid;
+    struct scene_object key; /* shape, sizes, the centre's fraction */
+    int d[3], nb[3];         /* box start minus floor(centre); box size */
+    float *f, *an2;          /* [3][box] */
+    uint8_t *in;             /* [box] */
+    size_t cap;
 };
 
 /* Open addressing, linear probing; an edge once added stays (SM_STAIR
- * stands for a removed one). */
+ * stands for a removed one).  has: a bit per edge of the grid (3 ncells),
+ * set for the edges in the table, so that the many edges never added cost
+ * no probe. */
+#define SM_COVERS 8 /* a lattice's centres fall on up to 8 fractions (2 per axis) */
 struct smooth3d {
     struct sm_edge *t;
     size_t cap, used; /* cap a power of two */
+    uint8_t *has;
+    struct sm_cover cv[SM_COVERS];
+    int next_cv; /* the one to replace next */
 };
 
 struct smooth3d *smooth3d_new(char *err, size_t errlen)
@@ -41,8 +63,15 @@ struct smooth3d *smooth3d_new(char *err, size_t errlen)
 
 void smooth3d_free(struct smooth3d *sm)
 {
-    if (sm)
+    if (sm) {
         free(sm->t);
+        free(sm->has);
+        for (int k = 0; k < SM_COVERS; k++) {
+            free(sm->cv[k].f);
+            free(sm->cv[k].an2);
+            free(sm->cv[k].in);
+        }
+    }
     free(sm);
 }
 
@@ -54,6 +83,8 @@ static size_t sm_hash(size_t q, size_t cap)
 
 static struct sm_edge *sm_find(const struct smooth3d *sm, size_t q)
 {
+    if (!sm->has || !(sm->has[q >> 3] >> (q & 7) & 1))
+        return NULL;
     for (size_t s = sm_hash(q, sm->cap);; s = (s + 1) & (sm->cap - 1)) {
         if (sm->t[s].key == q + 1)
             return &sm->t[s];
@@ -62,12 +93,15 @@ static struct sm_edge *sm_find(const struct smooth3d *sm, size_t q)
     }
 }
 
-/* Edge q's entry, added (SM_STAIR) if new; NULL when out of memory. */
-static struct sm_edge *sm_get(struct smooth3d *sm, size_t q)
+/* Edge q's entry, added (SM_STAIR) if new; NULL when out of memory.
+ * nedges: 3 ncells (the bit per edge). */
+static struct sm_edge *sm_get(struct smooth3d *sm, size_t q, size_t nedges)
 {
     struct sm_edge *x = sm_find(sm, q);
     if (x)
         return x;
+    if (!sm->has && !(sm->has = calloc(nedges / 8 + 1, 1)))
+        return NULL;
     if (2 * (sm->used + 1) > sm->cap) {
         struct sm_edge *old = sm->t;
         const size_t oc = sm->cap;
@@ -90,6 +124,7 @@ static struct sm_edge *sm_get(struct smooth3d *sm, size_t q)
         s = (s + 1) & (sm->cap - 1);
     sm->t[s] = (struct sm_edge){.key = q + 1, .state = SM_STAIR};
     sm->used++;
+    sm->has[q >> 3] |= (uint8_t)(1u << (q & 7));
     return &sm->t[s];
 }
 
@@ -110,7 +145,7 @@ bool smooth3d_takes(const struct model *m, const struct scene_object *o, int idx
 /* The overlap of [a0, a1] with [b0, b1] (0 when they do not meet). */
 static double overlap(double a0, double a1, double b0, double b1)
 {
-    const double v = fmin(a1, b1) - fmax(a0, b0);
+    const double v = (a1 < b1 ? a1 : b1) - (a0 > b0 ? a0 : b0);
     return v > 0.0 ? v : 0.0;
 }
 
@@ -159,11 +194,11 @@ static double cube_cover(const struct scene_object *o, double x, double y, doubl
     s.depth = 0.0;
     double ux, uy;
     const double f2 = paint_square_cover(&s, x, y, &ux, &uy);
-    const double fz = overlap(z - 0.5, z + 0.5, o->center_z - 0.5 * o->depth,
-                              o->center_z + 0.5 * o->depth);
+    const double dz = z - o->center_z; /* offsets only (struct sm_cover) */
+    const double fz = overlap(dz - 0.5, dz + 0.5, -0.5 * o->depth, 0.5 * o->depth);
     const double f = f2 * fz;
     if (f > 0.0 && f < 1.0) {
-        const double uz = fz < 1.0 ? (z > o->center_z ? 1.0 : -1.0) : 0.0;
+        const double uz = fz < 1.0 ? (dz > 0.0 ? 1.0 : -1.0) : 0.0;
         const bool side = f2 < 1.0, cap = fz < 1.0;
         const double wx = side ? (cap ? fz : 1.0) : 0.0, wz = cap ? (side ? f2 : 1.0) : 0.0;
         const double g[3] = {wx * ux, wx * uy, wz * uz}, l = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
@@ -186,6 +221,82 @@ static void box_of(const struct model *m, const struct scene_object *o, int lo[3
     }
 }
 
+static bool dyadic(double v)
+{
+    return fabs(v) < 1048576.0 && v * 32.0 == floor(v * 32.0);
+}
+
+/* The cover of o over the corners lo .. hi into *out: one of sm->cv, kept
+ * from an earlier object where it may be (struct sm_cover).  0, or -1 when
+ * out of memory. */
+static int cover_of(struct smooth3d *sm, const struct scene_object *o, const int lo[3],
+                    const int hi[3], const struct sm_cover **out)
+{
+    const bool cacheable = (o->shape == SHAPE_SPHERE || (o->shape == SHAPE_BOX && !o->rotated))
+                           && dyadic(o->center_x) && dyadic(o->center_y) && dyadic(o->center_z);
+    const double fc[3] = {floor(o->center_x), floor(o->center_y), floor(o->center_z)};
+    const struct scene_object key = {.shape = o->shape, .radius = o->radius, .width = o->width,
+                                     .height = o->height, .depth = o->depth,
+                                     .center_x = o->center_x - fc[0],
+                                     .center_y = o->center_y - fc[1],
+                                     .center_z = o->center_z - fc[2]};
+    int d[3], nb[3];
+    for (int a = 0; a < 3; a++) {
+        d[a] = lo[a] - (int)fc[a];
+        nb[a] = hi[a] - lo[a] + 1;
+    }
+    for (int q = 0; q < SM_COVERS && cacheable; q++) {
+        const struct sm_cover *cv = &sm->cv[q];
+        if (cv->valid && !memcmp(d, cv->d, sizeof d) && !memcmp(nb, cv->nb, sizeof nb)
+            && key.shape == cv->key.shape && key.radius == cv->key.radius
+            && key.width == cv->key.width && key.height == cv->key.height
+            && key.depth == cv->key.depth && key.center_x == cv->key.center_x
+            && key.center_y == cv->key.center_y && key.center_z == cv->key.center_z) {
+            *out = cv;
+            return 0;
+        }
+    }
+    struct sm_cover *cv = &sm->cv[sm->next_cv];
+    sm->next_cv = (sm->next_cv + 1) % SM_COVERS;
+    *out = cv;
+    const size_t box = (size_t)nb[0] * (size_t)nb[1] * (size_t)nb[2];
+    if (box > cv->cap) {
+        free(cv->f);
+        free(cv->an2);
+        free(cv->in);
+        cv->f = malloc(3 * box * sizeof *cv->f);
+        cv->an2 = malloc(3 * box * sizeof *cv->an2);
+        cv->in = malloc(box);
+        cv->cap = box;
+        if (!cv->f || !cv->an2 || !cv->in) {
+            cv->cap = 0;
+            cv->valid = false;
+            return -1;
+        }
+    }
+    size_t b = 0;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++)
+            for (int i = lo[0]; i <= hi[0]; i++, b++) {
+                cv->in[b] = paint_inside(o, i, j, k);
+                for (int a = 0; a < 3; a++) {
+                    double nv[3];
+                    const double f = cube_cover(o, i + (a == 0 ? 0.5 : 0.0),
+                                                j + (a == 1 ? 0.5 : 0.0),
+                                                k + (a == 2 ? 0.5 : 0.0), nv);
+                    /* f exactly 0 and 1 kept as such (the states below) */
+                    cv->f[(size_t)a * box + b] = f == 0.0 || f == 1.0 ? (float)f
+                                                 : fminf(fmaxf((float)f, 0x1p-24f), 1.0f - 0x1p-24f);
+                    cv->an2[(size_t)a * box + b] = (float)(nv[a] * nv[a]);
+                }
+            }
+    cv->valid = cacheable;
+    cv->key = key;
+    memcpy(cv->d, d, sizeof d);
+    memcpy(cv->nb, nb, sizeof nb);
+    return 0;
+}
+
 int smooth3d_object(struct smooth3d *sm, const struct model *m, const struct scene_object *o,
                     int idx, char *err, size_t errlen)
 {
@@ -195,17 +306,19 @@ int smooth3d_object(struct smooth3d *sm, const struct model *m, const struct sce
     const double eps_o = m->mats[idx].eps_r;
     int lo[3], hi[3];
     box_of(m, o, lo, hi);
+    const struct sm_cover *cv;
+    if (cover_of(sm, o, lo, hi, &cv))
+        return seterr(err, errlen, "out of memory smoothing object %s", o->name);
+    const size_t box = (size_t)cv->nb[0] * (size_t)cv->nb[1] * (size_t)cv->nb[2];
+    size_t b = 0;
     for (int k = lo[2]; k <= hi[2]; k++)
         for (int j = lo[1]; j <= hi[1]; j++)
-            for (int i = lo[0]; i <= hi[0]; i++) {
+            for (int i = lo[0]; i <= hi[0]; i++, b++) {
                 const size_t c = (size_t)i + nx * (size_t)j + plane * (size_t)k;
                 const int ijk[3] = {i, j, k};
-                int corner_in = -1; /* paint_inside(o, i, j, k), once needed */
+                const bool corner_in = cv->in[b];
                 for (int a = 0; a < 3; a++) {
-                    const double x = i + (a == 0 ? 0.5 : 0.0), y = j + (a == 1 ? 0.5 : 0.0),
-                                 z = k + (a == 2 ? 0.5 : 0.0);
-                    double nv[3];
-                    const double f = cube_cover(o, x, y, z, nv);
+                    const double f = cv->f[(size_t)a * box + b];
                     const size_t q = (size_t)a * n + c;
                     /* the staircase gives the corner o's material where
                      * the corner is inside o; where that disagrees with
@@ -214,22 +327,20 @@ int smooth3d_object(struct smooth3d *sm, const struct model *m, const struct sce
                     struct sm_edge *t = sm_find(sm, q);
                     if (f == 0.0 || f == 1.0) {
                         const bool stair = !t || t->state == SM_STAIR;
-                        if (corner_in < 0)
-                            corner_in = paint_inside(o, i, j, k);
                         if (f == 1.0 && (!stair || !corner_in))
-                            t = sm_get(sm, q);
+                            t = sm_get(sm, q, 3 * n);
                         else if (f == 0.0 && stair && corner_in && smoothable(&m->mats[m->mat[c]]))
-                            t = sm_get(sm, q);
+                            t = sm_get(sm, q, 3 * n);
                         else
                             continue;
                         if (!t)
                             return seterr(err, errlen, "out of memory smoothing object %s", o->name);
                         if (f == 1.0 || t->state == SM_STAIR)
                             *t = (struct sm_edge){.key = q + 1, .state = SM_PURE,
-                                                  .idx = f == 1.0 ? idx : m->mat[c]};
+                                                  .idx = (uint8_t)(f == 1.0 ? idx : m->mat[c])};
                         continue;
                     }
-                    if (!t && !(t = sm_get(sm, q)))
+                    if (!t && !(t = sm_get(sm, q, 3 * n)))
                         return seterr(err, errlen, "out of memory smoothing object %s", o->name);
                     double eo, io; /* what lies under o here */
                     if (t->state == SM_MIXED) {
@@ -241,17 +352,17 @@ int smooth3d_object(struct smooth3d *sm, const struct model *m, const struct sce
                     } else {
                         /* the staircase: the corner's material, if both
                          * ends of the edge may mix */
-                        const size_t d = ijk[a] + 1 < nn[a] ? c + step[a] : c;
+                        const size_t dn = ijk[a] + 1 < nn[a] ? c + step[a] : c;
                         const struct material *u = &m->mats[m->mat[c]];
-                        if (!smoothable(u) || !smoothable(&m->mats[m->mat[d]]))
+                        if (!smoothable(u) || !smoothable(&m->mats[m->mat[dn]]))
                             continue;
                         eo = u->eps_r;
                         io = 1.0 / eo;
                     }
                     t->state = SM_MIXED;
-                    t->e = f * eps_o + (1.0 - f) * eo;
-                    t->v = f / eps_o + (1.0 - f) * io;
-                    t->an2 = nv[a] * nv[a];
+                    t->e = (float)(f * eps_o + (1.0 - f) * eo);
+                    t->v = (float)(f / eps_o + (1.0 - f) * io);
+                    t->an2 = cv->an2[(size_t)a * box + b];
                 }
             }
     return 0;
@@ -301,28 +412,20 @@ void smooth3d_clear(struct smooth3d *sm, const struct model *m, const int lo[3],
 #define SM_ROUND_BITS 12
 #define SM_ROUND_BITS_MIN 6
 
-static int cmp_double(const void *a, const void *b)
+/* The number of distinct multiples of 1/2^bits among the (eps^-1)_aa of
+ * the mixed edges (values in [1e-4, 1], eps_r in [1, 1e4]; rounded to at
+ * least one step). */
+static size_t distinct(struct sm_edge *const *e, size_t ne, int bits, uint8_t *seen)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The number of distinct values of v[0 .. n-1] rounded to multiples of
- * 1/scale (tmp: n doubles). */
-static size_t distinct(const double *v, size_t n, double scale, double *tmp)
-{
-    for (size_t k = 0; k < n; k++)
-        tmp[k] = round(v[k] * scale);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
+    const double scale = ldexp(1.0, bits);
+    memset(seen, 0, ((size_t)1 << bits) + 1);
     size_t d = 0;
-    for (size_t k = 0; k < n; k++)
-        d += k == 0 || tmp[k] != tmp[k - 1];
+    for (size_t k = 0; k < ne; k++)
+        if (e[k]->state == SM_MIXED) {
+            const size_t u = (size_t)fmax(1.0, round(e[k]->v * scale));
+            d += !seen[u];
+            seen[u] = 1;
+        }
     return d;
 }
 
@@ -331,40 +434,40 @@ int smooth3d_finish(struct smooth3d *sm, struct model *m, char *err, size_t errl
     const size_t nx = (size_t)m->nx, plane = nx * (size_t)m->ny, n = m->ncells;
     const size_t step[3] = {1, nx, plane};
     const int nn[3] = {m->nx, m->ny, m->nz};
-    /* the edges that stay smoothed: both ends' final materials may mix */
-    size_t ne = 0, nmix = 0;
-    for (size_t s = 0; s < sm->cap; s++) {
-        struct sm_edge *t = &sm->t[s];
-        if (!t->key || t->state == SM_STAIR)
-            continue;
-        const size_t q = t->key - 1, c = q % n;
-        const int a = (int)(q / n);
-        const int ijk[3] = {(int)(c % nx), (int)(c / nx % (size_t)m->ny), (int)(c / plane)};
-        const size_t d = ijk[a] + 1 < nn[a] ? c + step[a] : c;
-        if (!smoothable(&m->mats[m->mat[c]]) || !smoothable(&m->mats[m->mat[d]])) {
-            t->state = SM_STAIR;
-            continue;
-        }
-        if (t->state == SM_MIXED) /* (eps^-1)_aa into v */
-            t->v = t->an2 * t->v + (1.0 - t->an2) / t->e;
-        ne++;
-        nmix += t->state == SM_MIXED;
-    }
-    if (!ne)
+    if (!sm->used)
         return 0;
-    size_t *key = xcalloc(ne, sizeof *key, "3D subpixel smoothing", err, errlen);
-    double *inv = key ? xcalloc(2 * nmix + 1, sizeof *inv, "3D subpixel smoothing", err, errlen) : NULL;
-    if (!inv) {
-        free(key);
+    /* the edges that stay smoothed, in increasing q (the bit per edge walked
+     * in order): both ends' final materials may mix */
+    struct sm_edge **e = xcalloc(sm->used, sizeof *e, "3D subpixel smoothing", err, errlen);
+    uint8_t *seen = e ? xcalloc(((size_t)1 << SM_ROUND_BITS) + 1, 1, "3D subpixel smoothing", err,
+                                errlen)
+                      : NULL;
+    if (!seen) {
+        free(e);
         return -1;
     }
-    ne = nmix = 0;
-    for (size_t s = 0; s < sm->cap; s++)
-        if (sm->t[s].key && sm->t[s].state != SM_STAIR) {
-            key[ne++] = sm->t[s].key - 1;
-            if (sm->t[s].state == SM_MIXED)
-                inv[nmix++] = sm->t[s].v;
+    size_t ne = 0;
+    const size_t words = (3 * n) / 8 + 1;
+    for (size_t w = 0; w < words; w++) {
+        if (!sm->has[w])
+            continue;
+        for (int bit = 0; bit < 8; bit++) {
+            if (!(sm->has[w] >> bit & 1))
+                continue;
+            const size_t q = 8 * w + (size_t)bit, c = q % n;
+            struct sm_edge *t = sm_find(sm, q);
+            if (t->state == SM_STAIR)
+                continue;
+            const int a = (int)(q / n);
+            const int ijk[3] = {(int)(c % nx), (int)(c / nx % (size_t)m->ny), (int)(c / plane)};
+            const size_t d = ijk[a] + 1 < nn[a] ? c + step[a] : c;
+            if (!smoothable(&m->mats[m->mat[c]]) || !smoothable(&m->mats[m->mat[d]]))
+                continue;
+            if (t->state == SM_MIXED) /* (eps^-1)_aa into v */
+                t->v = (float)(t->an2 * (double)t->v + (1.0 - t->an2) / t->e);
+            e[ne++] = t;
         }
+    }
     /* the finest rounding whose materials fit the table (room for the 7
      * PEC variants of cpu3d_e_materials) */
     bool pec = false;
@@ -372,20 +475,28 @@ int smooth3d_finish(struct smooth3d *sm, struct model *m, char *err, size_t errl
         pec |= m->mats[q].kind == MATERIAL_PEC;
     const size_t room = MODEL_MAX_MATERIALS - (size_t)m->nmats - (pec ? 7 : 0);
     int bits = SM_ROUND_BITS;
-    while (bits > SM_ROUND_BITS_MIN && distinct(inv, nmix, ldexp(1.0, bits), inv + nmix) > room)
+    while (bits > SM_ROUND_BITS_MIN && distinct(e, ne, bits, seen) > room)
         bits--;
     const double scale = ldexp(1.0, bits);
-    qsort(key, ne, sizeof *key, cmp_size);
-    m->esm_q = xcalloc(ne, sizeof *m->esm_q, "3D subpixel smoothing", err, errlen);
+    m->esm_q = ne ? xcalloc(ne, sizeof *m->esm_q, "3D subpixel smoothing", err, errlen) : NULL;
     m->esm_mat = m->esm_q ? xcalloc(ne, 1, "3D subpixel smoothing", err, errlen) : NULL;
-    int rc = m->esm_mat ? 0 : -1;
+    int rc = m->esm_mat || !ne ? 0 : -1;
     size_t kept = 0;
+    /* the material of each rounded value, once (paint_material searches) */
+    int memo[(1 << SM_ROUND_BITS) + 1];
+    for (int v = 0; v <= (1 << SM_ROUND_BITS); v++)
+        memo[v] = -1;
     for (size_t k = 0; k < ne && !rc; k++) {
-        const struct sm_edge *t = sm_find(sm, key[k]);
+        const struct sm_edge *t = e[k];
+        const size_t q = t->key - 1;
         int idx = t->idx;
         if (t->state == SM_MIXED) {
-            const double r = round(t->v * scale) / scale;
-            idx = r == 1.0 ? 0 : paint_material(m, MATERIAL_DIELECTRIC, 1.0 / r, 0.0, err, errlen);
+            /* at least one step: eps_r up to 1e4 would round to 1/eps = 0 */
+            const size_t u = (size_t)fmax(1.0, round(t->v * scale));
+            idx = memo[u] >= 0 ? memo[u]
+                  : u == (size_t)scale
+                      ? 0
+                      : paint_material(m, MATERIAL_DIELECTRIC, scale / (double)u, 0.0, err, errlen);
             if (idx < 0 && m->nmats == MODEL_MAX_MATERIALS)
                 rc = seterr(err, errlen, "3D subpixel smoothing needs more than %d distinct "
                             "materials (the edges' own permittivities, rounded to 1/%g in 1/eps, "
@@ -393,15 +504,16 @@ int smooth3d_finish(struct smooth3d *sm, struct model *m, char *err, size_t errl
                             "[grid] subpixel = false", MODEL_MAX_MATERIALS, scale);
             else if (idx < 0)
                 rc = -1;
+            else
+                memo[u] = idx;
         }
-        const size_t c = key[k] % n;
-        if (!rc && idx != m->mat[c]) {
-            m->esm_q[kept] = key[k];
+        if (!rc && idx != m->mat[q % n]) {
+            m->esm_q[kept] = q;
             m->esm_mat[kept++] = (uint8_t)idx;
         }
     }
     m->nesm = kept;
-    free(key);
-    free(inv);
+    free(e);
+    free(seen);
     return rc;
 }

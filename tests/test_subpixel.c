@@ -383,3 +383,46 @@ Test(subpixel, box_3d_table_full_is_refused)
     scene_free(&s);
     free(text);
 }
+
+/* A lattice of equal spheres is sampled once (core/smooth3d.c keeps the
+ * cover of a shape for the next one whose centre has the same fraction of
+ * a cell): each sphere of a 3 x 3 x 3 lattice (centres on two fractions per
+ * axis) gives its edges the permittivities of the same sphere alone. */
+Test(subpixel, sphere_lattice_3d_is_each_sphere_alone)
+{
+    char text[8192];
+    int n = snprintf(text, sizeof text, "[grid]\nnx = 34\nny = 34\nnz = 34\nsteps = 1\n");
+    for (int s = 0; s < 27; s++)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "[object.s%d]\nshape = sphere\nmaterial = dielectric\neps_r = 3\n"
+                      "center_x = %g\ncenter_y = %g\ncenter_z = %g\nradius = 2.7\n",
+                      s, 7 + 9.5 * (s % 3), 7 + 9.5 * (s / 3 % 3), 7 + 9.5 * (s / 9));
+    struct test_setup all;
+    setup_from_text(&all, text, NULL, 0);
+    size_t checked = 0, mixed = 0;
+    for (int s = 0; s < 27; s++) {
+        const double cx = 7 + 9.5 * (s % 3), cy = 7 + 9.5 * (s / 3 % 3), cz = 7 + 9.5 * (s / 9);
+        char one[1024];
+        snprintf(one, sizeof one,
+                 "[grid]\nnx = 34\nny = 34\nnz = 34\nsteps = 1\n[object.s]\nshape = sphere\n"
+                 "material = dielectric\neps_r = 3\ncenter_x = %g\ncenter_y = %g\ncenter_z = %g\n"
+                 "radius = 2.7\n", cx, cy, cz);
+        struct test_setup t;
+        setup_from_text(&t, one, NULL, 0);
+        for (int k = (int)cz - 4; k <= (int)cz + 4; k++)
+            for (int j = (int)cy - 4; j <= (int)cy + 4; j++)
+                for (int i = (int)cx - 4; i <= (int)cx + 4; i++)
+                    for (int a = 0; a < 3; a++) {
+                        const double want = edge_eps(&t.model, a, i, j, k);
+                        const double got = edge_eps(&all.model, a, i, j, k);
+                        cr_expect_eq(got, want, "sphere %d, comp %d at (%d, %d, %d): %g, alone %g",
+                                     s, a, i, j, k, got, want);
+                        checked++;
+                        mixed += want != 1.0 && want != 3.0;
+                    }
+        setup_free(&t);
+    }
+    cr_log_info("%zu edges, %zu smoothed", checked, mixed);
+    cr_expect_gt(mixed, 27 * 100);
+    setup_free(&all);
+}
