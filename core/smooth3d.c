@@ -49,6 +49,8 @@ struct smooth3d {
     uint8_t *has;
     struct sm_cover cv[SM_COVERS];
     int next_cv; /* the one to replace next */
+    double *rows; /* a sphere's half chords (cover_of) */
+    size_t rows_cap;
 };
 
 struct smooth3d *smooth3d_new(char *err, size_t errlen)
@@ -66,6 +68,7 @@ void smooth3d_free(struct smooth3d *sm)
     if (sm) {
         free(sm->t);
         free(sm->has);
+        free(sm->rows);
         for (int k = 0; k < SM_COVERS; k++) {
             free(sm->cv[k].f);
             free(sm->cv[k].an2);
@@ -149,43 +152,56 @@ static double overlap(double a0, double a1, double b0, double b1)
     return v > 0.0 ? v : 0.0;
 }
 
-/* The fraction of the unit cube centred on (x, y, z) inside o (a sphere, a
- * box or an extruded polygon), and a unit normal n of o's boundary there
- * (0 when the cube is all inside or all outside).
- *   sphere: the mean over 16 x 16 rows along x (midpoints in y and z) of
- *           each row's exact chord within the cube; n along the radius;
- *   box, polygon: the 2D cover of the cross-section (paint_square_cover:
- *           exact for an unturned box) times the overlap along z; n the 2D
- *           normal where only the sides cross the cube, z where only a cap
- *           does, and between them (weighted by the other factor's cover)
- *           at a rim. */
+/* The fraction of the unit cube of E component a at corner (i, j, k)
+ * inside sphere o, and the unit normal n there (along the radius; 0 when
+ * the cube is all inside or all outside): the mean over 16 x 16 rows along
+ * x (midpoints in y and z) of each row's exact chord within the cube, the
+ * rows' half chords h from cover_of (lattice ry wide from the box's corner
+ * lo). */
+static double sphere_cover(const struct scene_object *o, const double *h, int ry, int i, int j,
+                           int k, const int lo[3], int a, double n[3])
+{
+    n[0] = n[1] = n[2] = 0.0;
+    const double dx = i + (a == 0 ? 0.5 : 0.0) - o->center_x;
+    const double dy = j + (a == 1 ? 0.5 : 0.0) - o->center_y;
+    const double dz = k + (a == 2 ? 0.5 : 0.0) - o->center_z;
+    const double d = sqrt(dx * dx + dy * dy + dz * dz), r = o->radius;
+    if (d - r >= 0.87) /* sqrt(3)/2: the cube lies within that of its centre */
+        return 0.0;
+    if (r - d >= 0.87)
+        return 1.0;
+    /* the cube's rows: y = j + (a == 1)/2 - 1/2 + (u + 1/2)/16, the lattice's
+     * row (j - lo_y) 16 + 8 (a == 1) + u */
+    const int u0 = (j - lo[1]) * PAINT_SUBPIXEL_SAMPLES + (a == 1 ? PAINT_SUBPIXEL_SAMPLES / 2 : 0);
+    const int t0 = (k - lo[2]) * PAINT_SUBPIXEL_SAMPLES + (a == 2 ? PAINT_SUBPIXEL_SAMPLES / 2 : 0);
+    const double x0 = dx - 0.5, x1 = dx + 0.5;
+    /* four sums side by side (no branch: a missing row's h = -1 overlaps
+     * by at most -2, taken as 0) */
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int t = 0; t < PAINT_SUBPIXEL_SAMPLES; t++) {
+        const double *row = h + (size_t)(t0 + t) * ry + u0;
+        for (int u = 0; u < PAINT_SUBPIXEL_SAMPLES; u++)
+            acc[u & 3] += overlap(x0, x1, -row[u], row[u]);
+    }
+    double f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES);
+    if (d > 0.0 && f > 0.0 && f < 1.0) {
+        n[0] = dx / d;
+        n[1] = dy / d;
+        n[2] = dz / d;
+    }
+    return f;
+}
+
+/* The fraction of the unit cube centred on (x, y, z) inside o (a box or an
+ * extruded polygon), and a unit normal n of o's boundary there (0 when the
+ * cube is all inside or all outside): the 2D cover of the cross-section
+ * (paint_square_cover: exact for an unturned box) times the overlap along
+ * z; n the 2D normal where only the sides cross the cube, z where only a
+ * cap does, and between them (weighted by the other factor's cover) at a
+ * rim. */
 static double cube_cover(const struct scene_object *o, double x, double y, double z, double n[3])
 {
     n[0] = n[1] = n[2] = 0.0;
-    if (o->shape == SHAPE_SPHERE) {
-        const double dx = x - o->center_x, dy = y - o->center_y, dz = z - o->center_z;
-        const double d = sqrt(dx * dx + dy * dy + dz * dz), r = o->radius;
-        if (d - r >= 0.87) /* sqrt(3)/2: the cube lies within that of its centre */
-            return 0.0;
-        if (r - d >= 0.87)
-            return 1.0;
-        double f = 0.0;
-        for (int b = 0; b < PAINT_SUBPIXEL_SAMPLES; b++)
-            for (int a = 0; a < PAINT_SUBPIXEL_SAMPLES; a++) {
-                const double sy = dy - 0.5 + (a + 0.5) / PAINT_SUBPIXEL_SAMPLES;
-                const double sz = dz - 0.5 + (b + 0.5) / PAINT_SUBPIXEL_SAMPLES;
-                const double h2 = r * r - sy * sy - sz * sz;
-                if (h2 > 0.0)
-                    f += overlap(dx - 0.5, dx + 0.5, -sqrt(h2), sqrt(h2));
-            }
-        f /= PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES;
-        if (d > 0.0 && f > 0.0 && f < 1.0) {
-            n[0] = dx / d;
-            n[1] = dy / d;
-            n[2] = dz / d;
-        }
-        return f;
-    }
     /* the cross-section as a 2D shape: a box's is its rectangle, a polygon
      * is its own (paint_inside at z = 0 with depth 0) */
     struct scene_object s = *o;
@@ -274,6 +290,32 @@ static int cover_of(struct smooth3d *sm, const struct scene_object *o, const int
             return -1;
         }
     }
+    /* a sphere: the half chords along x of the rows y = lo_y - 1/2 + (s + 1/2)/16,
+     * z likewise (every edge's cube takes 16 x 16 of them: cube_cover's
+     * rows, shared by the edges), -1 where a row misses */
+    const int ry = 16 * nb[1] + 8, rz = 16 * nb[2] + 8;
+    const bool sphere = o->shape == SHAPE_SPHERE;
+    if (sphere) {
+        const size_t nr = (size_t)ry * (size_t)rz;
+        if (nr > sm->rows_cap) {
+            free(sm->rows);
+            if (!(sm->rows = malloc(nr * sizeof *sm->rows))) {
+                sm->rows_cap = 0;
+                cv->valid = false;
+                return -1;
+            }
+            sm->rows_cap = nr;
+        }
+        const double r2 = o->radius * o->radius;
+        for (int t = 0; t < rz; t++) {
+            const double dz = (lo[2] - o->center_z) - 0.5 + (t + 0.5) / PAINT_SUBPIXEL_SAMPLES;
+            for (int u = 0; u < ry; u++) {
+                const double dy = (lo[1] - o->center_y) - 0.5 + (u + 0.5) / PAINT_SUBPIXEL_SAMPLES;
+                const double h2 = r2 - dy * dy - dz * dz;
+                sm->rows[(size_t)t * ry + u] = h2 > 0.0 ? sqrt(h2) : -1.0;
+            }
+        }
+    }
     size_t b = 0;
     for (int k = lo[2]; k <= hi[2]; k++)
         for (int j = lo[1]; j <= hi[1]; j++)
@@ -281,9 +323,10 @@ static int cover_of(struct smooth3d *sm, const struct scene_object *o, const int
                 cv->in[b] = paint_inside(o, i, j, k);
                 for (int a = 0; a < 3; a++) {
                     double nv[3];
-                    const double f = cube_cover(o, i + (a == 0 ? 0.5 : 0.0),
-                                                j + (a == 1 ? 0.5 : 0.0),
-                                                k + (a == 2 ? 0.5 : 0.0), nv);
+                    const double f = sphere ? sphere_cover(o, sm->rows, ry, i, j, k, lo, a, nv)
+                                            : cube_cover(o, i + (a == 0 ? 0.5 : 0.0),
+                                                         j + (a == 1 ? 0.5 : 0.0),
+                                                         k + (a == 2 ? 0.5 : 0.0), nv);
                     /* f exactly 0 and 1 kept as such (the states below) */
                     cv->f[(size_t)a * box + b] = f == 0.0 || f == 1.0 ? (float)f
                                                  : fminf(fmaxf((float)f, 0x1p-24f), 1.0f - 0x1p-24f);
