@@ -9,6 +9,8 @@
 #   make cuda       the same as make, but fails if nvcc is missing
 #   make install    PREFIX=/usr/local: command, shaders, scenes, man page
 #   make docs       the tutorial's figures (docs/figures.sh)
+#   make web        serve the web page (web/) on http://127.0.0.1:$(WEB_PORT)/web/
+#   make test-web   the page in headless Chromium against the cpu engine (tests/web/)
 #   mpirun -np 2 bin/texfdtd run SCENE   a 3D scene split over 2 ranks (docs/mpi.md)
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
@@ -106,7 +108,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CUDA_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps demo docs fuzz test test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
+.PHONY: all deps demo docs fuzz test test-web web test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: $(BIN)/texfdtd
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
@@ -183,7 +185,15 @@ test: deps
 	if $(BUILD)/examples/rtt_fdtd $(BUILD)/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
 	if $(MAKE) --no-print-directory fuzz; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "== web: the page in headless Chromium"; \
+	tests/web/check.sh $(BIN)/texfdtd; rc=$$?; \
+	if [ $$rc -eq 0 ]; then ok=$$((ok+1)); elif [ $$rc -ne 77 ]; then bad=$$((bad+1)); fi; \
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
+
+# The web page in headless Chromium against the cpu engine (tests/web/run.mjs;
+# exit status 77, a skip, without chromium or a node with WebSocket).
+test-web: all
+	@tests/web/check.sh $(BIN)/texfdtd; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
@@ -257,6 +267,13 @@ cuda:
 # The figures of docs/tutorial.md, made by the project itself.
 docs: all
 	docs/figures.sh
+
+# The web page (web/index.html): the repository root served on localhost
+# only, so that the page fetches core/yee.h, shaders/ and scenes/ as they are.
+WEB_PORT ?= 8000
+web:
+	@echo "texfdtd web page: http://127.0.0.1:$(WEB_PORT)/web/  (Ctrl-C stops the server)"
+	@python3 -m http.server $(WEB_PORT) --bind 127.0.0.1
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]
 install: all

@@ -1,0 +1,24 @@
+#!/bin/sh
+# check.sh - run tests/web/run.mjs where it can run: exit status 77 (skip)
+# without chromium or without a node that has WebSocket (node 20.10 or newer
+# with --experimental-websocket, or 22); otherwise the test's own status.
+# Usage: tests/web/check.sh [bin/texfdtd]
+cd "$(dirname "$0")/../.." || exit 1
+bin=${1:-bin/texfdtd}
+[ $# -gt 0 ] && shift
+for c in chromium chromium-browser; do command -v "$c" >/dev/null 2>&1 && have=1; done
+if [ -z "${have:-}" ]; then
+    echo "web: skipped (no chromium; scripts/deps.sh installs it)"
+    exit 77
+fi
+if ! command -v node >/dev/null 2>&1; then
+    echo "web: skipped (no node)"
+    exit 77
+fi
+flag=--experimental-websocket
+node $flag -e 0 2>/dev/null || flag=
+if ! node $flag -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null; then
+    echo "web: skipped (this node has no WebSocket: node 20.10 or newer needed)"
+    exit 77
+fi
+exec node $flag --no-warnings tests/web/run.mjs --bin "$bin" "$@"

@@ -1,0 +1,249 @@
+// run.mjs - the web page (web/) in a real browser, checked against the cpu
+// engine: Debian's chromium, headless, driven over its DevTools protocol
+// (node's own WebSocket: node --experimental-websocket; no npm package).
+//
+//   node --experimental-websocket tests/web/run.mjs [--steps N] [--shot FILE]
+//
+// It serves the repository root on 127.0.0.1 (python3 -m http.server, as
+// `make web`), opens web/index.html in headless Chromium (WebGL2 on
+// SwiftShader, Chromium's software renderer), runs scenes/web_cylinder.ini
+// for N steps (default 400, the scene's) and reads Ez, Hx, Hy back from the float
+// textures (readPixels); runs the same scene on the cpu engine
+// (bin/texfdtd run --engine cpu, denormals flushed as the page's shaders
+// flush them) and compares the float32 arrays: the number of differing
+// cells and the largest difference in units in the last place.  The test
+// expects bit-identical fields (docs/accuracy.md, "The web page").  With
+// --shot it also saves a screenshot of the page.  Exit status 0 when every
+// field is identical, 1 otherwise, 77 when chromium is missing.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+    const k = args.indexOf(name);
+    return k >= 0 ? args[k + 1] : dflt;
+};
+const STEPS = Number(opt('--steps', '400'));
+const SCENE = opt('--scene', 'web_cylinder.ini');
+const SHOT = opt('--shot', null);
+// (a check of the check: the cpu engine run for another number of steps
+// must make the comparison fail)
+const CPU_STEPS = Number(opt('--cpu-steps', String(STEPS)));
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const BIN = opt('--bin', path.join(ROOT, 'bin/texfdtd'));
+const CHROMIUM = ['chromium', 'chromium-browser', 'google-chrome']
+    .map((c) => { try { return execFileSync('sh', ['-c', `command -v ${c}`]).toString().trim(); } catch { return ''; } })
+    .find((p) => p);
+if (!CHROMIUM) {
+    console.log('web: skipped (no chromium; scripts/deps.sh installs it)');
+    process.exit(77);
+}
+if (typeof WebSocket === 'undefined') {
+    console.log('web: skipped (this node has no WebSocket: run it with --experimental-websocket)');
+    process.exit(77);
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'texfdtd-web-'));
+const children = [];
+// stop the server and the browser (waiting for them), then remove tmp
+async function cleanup() {
+    await Promise.all(children.map((c) => new Promise((res) => {
+        if (c.exitCode !== null || c.signalCode !== null)
+            return res();
+        c.once('exit', res);
+        c.kill('SIGKILL');
+    })));
+    try {
+        fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+    } catch (e) {
+        console.log(`web: could not remove ${tmp}: ${e.message}`);
+    }
+}
+
+function freePort() {
+    return new Promise((res) => {
+        const s = net.createServer();
+        s.listen(0, '127.0.0.1', () => {
+            const p = s.address().port;
+            s.close(() => res(p));
+        });
+    });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitHttp(url, ms) {
+    const t0 = Date.now();
+    for (;;) {
+        try {
+            const r = await fetch(url);
+            if (r.ok)
+                return r;
+        } catch { /* not yet */ }
+        if (Date.now() - t0 > ms)
+            throw new Error(`${url}: no answer in ${ms} ms`);
+        await sleep(100);
+    }
+}
+
+// ---- the DevTools protocol over one page's WebSocket ---------------------------
+class Cdp {
+    constructor(url) {
+        this.ws = new WebSocket(url);
+        this.id = 0;
+        this.pending = new Map();
+        this.console = [];
+        this.ws.onmessage = (ev) => {
+            const msg = JSON.parse(ev.data);
+            if (msg.id && this.pending.has(msg.id)) {
+                const { res, rej } = this.pending.get(msg.id);
+                this.pending.delete(msg.id);
+                if (msg.error)
+                    rej(new Error(JSON.stringify(msg.error)));
+                else
+                    res(msg.result);
+            } else if (msg.method === 'Runtime.consoleAPICalled') {
+                this.console.push(msg.params.args.map((a) => a.value ?? a.description).join(' '));
+            } else if (msg.method === 'Runtime.exceptionThrown') {
+                this.console.push('exception: ' + JSON.stringify(msg.params.exceptionDetails.exception?.description ?? msg.params.exceptionDetails.text));
+            }
+        };
+        this.open = new Promise((res, rej) => {
+            this.ws.onopen = res;
+            this.ws.onerror = rej;
+        });
+    }
+
+    send(method, params = {}) {
+        const id = ++this.id;
+        this.ws.send(JSON.stringify({ id, method, params }));
+        return new Promise((res, rej) => this.pending.set(id, { res, rej }));
+    }
+
+    // the value of an expression in the page (awaited)
+    async eval(expr) {
+        const r = await this.send('Runtime.evaluate',
+            { expression: expr, awaitPromise: true, returnByValue: true });
+        if (r.exceptionDetails)
+            throw new Error(`${expr}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+        return r.result.value;
+    }
+}
+
+// ---- float32 comparison -------------------------------------------------------------
+function ordered(bits) {
+    return bits & 0x80000000 ? -(bits & 0x7fffffff) : bits;
+}
+
+function compare(name, a, b) {
+    const ua = new Uint32Array(a.buffer, a.byteOffset, a.length);
+    const ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
+    let diff = 0, maxUlp = 0, where = -1;
+    for (let k = 0; k < ua.length; k++) {
+        if (ua[k] === ub[k])
+            continue;
+        diff++;
+        const u = Math.abs(ordered(ua[k]) - ordered(ub[k]));
+        if (u > maxUlp) {
+            maxUlp = u;
+            where = k;
+        }
+    }
+    return { name, cells: ua.length, diff, maxUlp, where };
+}
+
+function fromB64(s) {
+    const buf = Buffer.from(s, 'base64');
+    return new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
+}
+
+async function main() {
+    const t0 = Date.now();
+    // the cpu engine's fields
+    const out = path.join(tmp, 'cpu');
+    execFileSync(BIN, ['run', path.join(ROOT, 'scenes', SCENE), '--engine', 'cpu', '--steps',
+        String(CPU_STEPS), '--denormals', 'flush', '--threads', '1', '--out', out, '-q'],
+    { stdio: 'inherit' });
+    const cpu = {};
+    for (const f of ['ez', 'hx', 'hy']) {
+        const bin = path.join(out, `${f}.bin`);
+        execFileSync('h5dump', ['-b', 'LE', '-d', `/${f}`, '-o', bin, path.join(out, 'fields.h5')],
+            { stdio: 'ignore' });
+        const buf = fs.readFileSync(bin);
+        cpu[f] = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
+    }
+
+    // the page
+    const port = await freePort();
+    const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'],
+        { cwd: ROOT, stdio: 'ignore' });
+    children.push(server);
+    await waitHttp(`http://127.0.0.1:${port}/web/index.html`, 10000);
+    const dport = await freePort();
+    const chrome = spawn(CHROMIUM, ['--headless=new', '--no-sandbox', '--disable-gpu-sandbox',
+        '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist',
+        `--remote-debugging-port=${dport}`, '--remote-debugging-address=127.0.0.1',
+        `--user-data-dir=${path.join(tmp, 'profile')}`, '--no-first-run',
+        '--window-size=1300,900', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    children.push(chrome);
+    let chromeErr = '';
+    chrome.stderr.on('data', (d) => { chromeErr += d; });
+    await waitHttp(`http://127.0.0.1:${dport}/json/version`, 30000);
+    const pageUrl = `http://127.0.0.1:${port}/web/index.html?scene=${SCENE}`;
+    const target = await (await fetch(`http://127.0.0.1:${dport}/json/new?${encodeURIComponent(pageUrl)}`,
+        { method: 'PUT' })).json();
+    const cdp = new Cdp(target.webSocketDebuggerUrl);
+    await cdp.open;
+    await cdp.send('Runtime.enable');
+    // the page's module may not have run yet
+    for (let k = 0; k < 200; k++) {
+        if (await cdp.eval('typeof window.texfdtd === "object"'))
+            break;
+        await sleep(50);
+    }
+    try {
+        await cdp.eval('window.texfdtd.ready');
+    } catch (e) {
+        console.log(cdp.console.join('\n'));
+        throw e;
+    }
+    const info = await cdp.eval('window.texfdtd.info()');
+    if (info.n !== 0)
+        throw new Error(`the page has run ${info.n} steps before the test's`);
+    console.log(`web: ${info.renderer}; denormals ${info.emulateFlush ? 'kept by the browser, flushed in GLSL' : 'flushed by the browser'}`);
+    const ts = Date.now();
+    await cdp.eval(`window.texfdtd.step(${STEPS})`);
+    const stepMs = Date.now() - ts;
+    const web = await cdp.eval('window.texfdtd.readFields()');
+    const res = ['ez', 'hx', 'hy'].map((f) => compare(f, fromB64(web[f]), cpu[f]));
+    let ok = true;
+    const peak = cpu.ez.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+    if (!(peak > 0)) {
+        console.log('web: the cpu engine\'s Ez is 0 everywhere: nothing to compare');
+        ok = false;
+    }
+    for (const r of res) {
+        const nx = info.nx;
+        const at = r.where >= 0 ? ` (largest at i = ${r.where % nx}, j = ${Math.floor(r.where / nx)})` : '';
+        console.log(`web: ${SCENE}, ${STEPS} steps, ${r.name}: ${r.diff} of ${r.cells} cells differ from the cpu engine, max ${r.maxUlp} ulp${at}`);
+        ok = ok && r.diff === 0;
+    }
+    if (SHOT) {
+        await cdp.eval('window.texfdtd.show()');
+        const shot = await cdp.send('Page.captureScreenshot', { format: 'png' });
+        fs.mkdirSync(path.dirname(path.resolve(SHOT)), { recursive: true });
+        fs.writeFileSync(SHOT, Buffer.from(shot.data, 'base64'));
+        console.log(`web: screenshot ${SHOT}`);
+    }
+    console.log(`web: ${STEPS} steps in the browser in ${stepMs} ms; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    cdp.ws.close();
+    return ok;
+}
+
+main().then((ok) => cleanup().then(() => process.exit(ok ? 0 : 1)), (e) => {
+    console.error(`web: ${e.message}`);
+    cleanup().then(() => process.exit(1));
+});

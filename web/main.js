@@ -1,0 +1,190 @@
+// main.js - the page: scene presets, the controls, the two panels and the
+// pass table, around the engine of engine.js.  The page is served from the
+// repository root (`make web`), so it fetches core/, shaders/ and scenes/
+// as they are in the source tree.
+//
+// For tests (tests/web/run.mjs) the page exposes window.texfdtd: load(),
+// step(), readFields() (base64 of the float32 arrays) and pictures().
+
+import { Engine } from './engine.js';
+import { load as loadIncident } from './incident.js';
+import { loadScene, buildModel } from './scene.js';
+
+const ROOT = new URL('..', location.href).href;
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+let engine = null, inc = null, scene = null, sceneName = '', sets = [];
+let running = false, frameSteps = 1;
+let lastRate = null;
+
+function status(msg, isError = false) {
+    $('status').textContent = msg;
+    $('status').style.color = isError ? '#a00' : '#444';
+}
+
+// scenes/*.ini from the server's directory listing (python's http.server),
+// or the page's own scene where there is no listing.
+async function presets() {
+    try {
+        const r = await fetch(ROOT + 'scenes/');
+        const html = await r.text();
+        const names = [...html.matchAll(/href="([^"/]+\.ini)"/g)].map((m) => decodeURIComponent(m[1]));
+        if (names.length)
+            return names.sort();
+    } catch (e) { /* no listing */ }
+    return ['web_cylinder.ini'];
+}
+
+// the diverging map of core/colormap.c, as the colour-map pass draws it
+function drawScale() {
+    const c = $('scale').getContext('2d'), w = $('scale').width;
+    const LOW = [59, 76, 192], MID = [242, 242, 242], HIGH = [180, 4, 38];
+    for (let x = 0; x < w; x++) {
+        const v = (x + 0.5) / w * 2 - 1;
+        const rgb = v < 0 ? LOW.map((l, k) => l + (MID[k] - l) * (v + 1))
+            : MID.map((m, k) => m + (HIGH[k] - m) * v);
+        c.fillStyle = `rgb(${rgb.map(Math.round).join(',')})`;
+        c.fillRect(x, 0, 1, 12);
+    }
+}
+
+// RGBA pixels with row 0 at the bottom (+y up, as the command's PNGs) into a canvas
+function blit(canvas, px, nx, ny) {
+    canvas.width = nx;
+    canvas.height = ny;
+    const img = new ImageData(nx, ny);
+    for (let j = 0; j < ny; j++)
+        img.data.set(px.subarray(4 * nx * j, 4 * nx * (j + 1)), 4 * nx * (ny - 1 - j));
+    canvas.getContext('2d').putImageData(img, 0, 0);
+}
+
+function show() {
+    const m = engine.model;
+    blit($('ez'), engine.render('ez'), m.nx, m.ny);
+    blit($('h'), engine.render('h'), m.nx, m.ny);
+    $('counter').textContent = engine.half ? `${engine.n} + H` : `${engine.n}`;
+    const a = 'AB'[engine.cur], b = 'AB'[1 - engine.cur];
+    $('ez-tex').textContent = `Ez textures A, B (R32F): the present field is in ${a}`;
+    $('h-tex').textContent = engine.half
+        ? `H textures A, B (RG32F): the new H is in ${b}, the E pass comes next`
+        : `H textures A, B (RG32F): the present field is in ${a}`;
+    const body = $('passes').querySelector('tbody');
+    body.innerHTML = '';
+    for (const p of engine.passes) {
+        const tr = document.createElement('tr');
+        const cells = [p.pass === 'H' ? 'H (update_h.frag)' : 'E (update_e_es.frag)',
+            p.reads.join(', '), p.writes];
+        for (const t of cells) {
+            const td = document.createElement('td');
+            td.textContent = t;
+            tr.appendChild(td);
+        }
+        body.appendChild(tr);
+    }
+    $('speed').textContent = lastRate === null ? '-' : lastRate.toFixed(1);
+}
+
+async function load(name, extraSets = []) {
+    running = false;
+    sceneName = name;
+    sets = extraSets;
+    const r = await fetch(ROOT + 'scenes/' + name);
+    if (!r.ok)
+        throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
+    scene = loadScene(await r.text(), sets, `scenes/${name}`);
+    const model = buildModel(scene, inc);
+    await engine.load(ROOT, model, inc);
+    lastRate = null;
+    const notes = [];
+    notes.push(`${model.nx} x ${model.ny} cells, ${model.mats.length} materials, `
+        + `${model.slots.length} source slots, boundary ${scene.boundary.type}.`);
+    notes.push(engine.emulateFlush
+        ? 'This browser keeps denormals: the shaders flush them (F() of the prelude), as the cpu engine\'s FTZ/DAZ does.'
+        : 'This browser flushes denormals, as the cpu engine\'s FTZ/DAZ does.');
+    if (scene.grid.subpixel || scene.grid.conformal_pec)
+        notes.push('The page paints objects as staircases: the command smooths this scene '
+            + '(subpixel / conformal_pec), so its fields differ near the objects.');
+    if (scene.ignored.size)
+        notes.push(`Not used by the page: [${[...scene.ignored].join('], [')}].`);
+    $('notes').textContent = notes.join(' ');
+    status(`scenes/${name}${sets.length ? ' with ' + sets.join(' ') : ''}`);
+    show();
+}
+
+function frame() {
+    if (!running)
+        return;
+    const t0 = performance.now();
+    engine.step(frameSteps);
+    show(); /* its readbacks wait for the steps */
+    const dt = performance.now() - t0;
+    const m = engine.model;
+    lastRate = m.nx * m.ny * frameSteps / dt / 1e3;
+    // about 30 ms of work a frame
+    frameSteps = Math.max(1, Math.min(200, Math.round(frameSteps * 30 / Math.max(dt, 1))));
+    if (engine.n >= scene.grid.steps) {
+        running = false;
+        status(`done: ${engine.n} steps (the scene's [grid] steps)`);
+    }
+    requestAnimationFrame(frame);
+}
+
+async function main() {
+    drawScale();
+    const canvas = document.createElement('canvas');
+    const gl = canvas.getContext('webgl2', { antialias: false, preserveDrawingBuffer: false });
+    if (!gl)
+        throw new Error('this browser has no WebGL2');
+    engine = new Engine(gl);
+    inc = await loadIncident(ROOT);
+    const names = await presets();
+    const sel = $('preset');
+    for (const n of names) {
+        const o = document.createElement('option');
+        o.value = o.textContent = n;
+        sel.appendChild(o);
+    }
+    const first = params.get('scene') || 'web_cylinder.ini';
+    sel.value = first;
+    sel.onchange = () => load(sel.value).catch((e) => status(e.message, true));
+    $('run').onclick = () => {
+        if (!running) {
+            running = true;
+            requestAnimationFrame(frame);
+        }
+    };
+    $('pause').onclick = () => { running = false; };
+    $('step').onclick = () => { running = false; engine.singlePass(); show(); };
+    $('step1').onclick = () => { running = false; engine.step(1); show(); };
+    $('reset').onclick = () => load(sceneName, sets).catch((e) => status(e.message, true));
+    await load(first, params.getAll('set'));
+}
+
+function b64(arr) {
+    const u8 = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+    let s = '';
+    for (let k = 0; k < u8.length; k += 0x8000)
+        s += String.fromCharCode.apply(null, u8.subarray(k, k + 0x8000));
+    return btoa(s);
+}
+
+// the renderer's own name where the browser tells it
+function renderer() {
+    const gl = engine.gl, ext = gl.getExtension('WEBGL_debug_renderer_info');
+    return ext ? gl.getParameter(ext.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
+}
+
+window.texfdtd = {
+    ready: main().then(() => true, (e) => { status(e.message, true); throw e; }),
+    load: (name, s = []) => load(name, s).then(() => engine.describe?.() ?? true),
+    step: (n) => { engine.step(n); engine.finish(); return engine.n; },
+    info: () => ({ n: engine.n, nx: engine.model.nx, ny: engine.model.ny,
+        emulateFlush: engine.emulateFlush, denormals: engine.denormals,
+        renderer: renderer() }),
+    readFields: () => {
+        const f = engine.readFields();
+        return { ez: b64(f.ez), hx: b64(f.hx), hy: b64(f.hy) };
+    },
+    show: () => { show(); return true; },
+};

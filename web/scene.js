@@ -1,0 +1,340 @@
+// scene.js - scene files for the page: the INI rules of `texfdtd run`
+// (core/scene.c, which reads them with inih; docs/scenes.md), the 2D TMz
+// keys the page runs, and the model the engine needs (core/model.c): the
+// material map painted cell by cell (core/paint.c paint_inside), the
+// material coefficients (paint_material_mu), the source slots
+// (model_index_cells), the CPML profiles (pml_point) and the plane wave
+// (model_build).  Every number is computed in double, as in C, and rounded
+// once to float (Math.fround, which rounds to nearest as the C cast does).
+
+// ---- INI (inih's defaults, as Debian's libinih builds it) ------------------
+// Lines; `;` or `#` at the start of a line is a comment, and `;` after a
+// space or tab ends a value; [section]; `name = value` or `name: value`,
+// both trimmed; a line that starts with a space or tab continues the value
+// of the key above it (scene.c joins the pieces with a space).  Returns
+// [{section, key, value, line}] in file order.
+export function parseIni(text, file = 'scene') {
+    const out = [];
+    let section = '';
+    let prev = null;
+    const lines = text.replace(/^\ufeff/, '').split(/\r?\n/);
+    for (let ln = 1; ln <= lines.length; ln++) {
+        const raw = lines[ln - 1];
+        let s = raw.trim();
+        if (s === '' || s[0] === ';' || s[0] === '#')
+            continue;
+        const cut = (v) => {
+            const m = /[ \t];/.exec(v);
+            return (m ? v.slice(0, m.index) : v).trim();
+        };
+        if (prev && /^[ \t]/.test(raw) && s[0] !== '[') {
+            prev.value = `${prev.value} ${cut(s)}`;
+            continue;
+        }
+        if (s[0] === '[') {
+            const end = s.indexOf(']');
+            if (end < 0)
+                throw new Error(`${file}:${ln}: no ']' closes the section name`);
+            section = s.slice(1, end).trim();
+            prev = null;
+            continue;
+        }
+        const m = /[=:]/.exec(s);
+        if (!m)
+            throw new Error(`${file}:${ln}: expected 'key = value'`);
+        prev = { section, key: s.slice(0, m.index).trim(), value: cut(s.slice(m.index + 1)),
+            line: ln };
+        out.push(prev);
+    }
+    return out;
+}
+
+// `--set section.key=value` on parsed entries (an empty value removes the
+// key), as the command does; section names may contain dots
+// (object.cylinder.radius: the key is after the last dot).
+export function applySets(entries, sets) {
+    for (const set of sets) {
+        const eq = set.indexOf('=');
+        const path = set.slice(0, eq), value = set.slice(eq + 1).trim();
+        const dot = path.lastIndexOf('.');
+        if (eq < 0 || dot < 0)
+            throw new Error(`--set ${set}: expected SECTION.KEY=VALUE`);
+        const section = path.slice(0, dot), key = path.slice(dot + 1);
+        const k = entries.findIndex((e) => e.section === section && e.key === key);
+        if (value === '') {
+            if (k >= 0)
+                entries.splice(k, 1);
+        } else if (k >= 0) {
+            entries[k].value = value;
+        } else {
+            entries.push({ section, key, value, line: 0 });
+        }
+    }
+    return entries;
+}
+
+// ---- the scene ---------------------------------------------------------------
+const GRID = { nx: null, ny: null, nz: 1, steps: null, courant: 0.5, cells_per_wavelength: 20,
+    conformal_pec: false, subpixel: true, polarization: 'tm' };
+const SOURCE = { type: 'plane_wave', angle: 0, amplitude: 1, ramp_periods: 1, front_offset: 0,
+    waveform: 'sine', bandwidth: 1, frequency_hz: 1e9 };
+const BOUNDARY = { type: 'pec', cells: 10, order: 3, sigma_factor: 1, kappa_max: 1,
+    alpha_max: 0 };
+
+function num(e) {
+    const v = Number(e.value);
+    if (e.value === '' || !Number.isFinite(v))
+        throw new Error(`line ${e.line}: ${e.section}.${e.key} = '${e.value}' is not a number`);
+    return v;
+}
+
+function bool(e) {
+    if (e.value === 'true')
+        return true;
+    if (e.value === 'false')
+        return false;
+    throw new Error(`line ${e.line}: ${e.section}.${e.key} takes true or false`);
+}
+
+// The scene the page runs from parsed entries; throws with the reason where
+// the page cannot run it (3D, TE, point sources, table materials, ...).
+// Sections the page does not use ([output], [monitor.*], [probe.*]) are
+// listed in scene.ignored.
+export function sceneFromEntries(entries) {
+    const s = { grid: { ...GRID }, source: { ...SOURCE }, boundary: { ...BOUNDARY },
+        objects: [], ignored: new Set() };
+    const objects = new Map();
+    for (const e of entries) {
+        const sec = e.section;
+        if (sec === 'grid' || sec === 'source' || sec === 'boundary') {
+            const t = s[sec];
+            if (!(e.key in t))
+                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page does not run this key`);
+            t[e.key] = typeof GRID[e.key] === 'boolean' ? bool(e)
+                : typeof t[e.key] === 'string' ? e.value : num(e);
+        } else if (sec.startsWith('object.')) {
+            if (!objects.has(sec))
+                objects.set(sec, { name: sec.slice(7), rotation: 0 });
+            const o = objects.get(sec);
+            o[e.key] = ['shape', 'material', 'vertices'].includes(e.key) ? e.value : num(e);
+        } else {
+            s.ignored.add(sec.split('.')[0]);
+        }
+    }
+    const g = s.grid;
+    if (g.nx === null || g.ny === null || g.steps === null)
+        throw new Error('[grid] needs nx, ny and steps');
+    if (g.nz !== 1)
+        throw new Error('a 3D scene (nz > 1): the page runs 2D TMz scenes only');
+    if (g.polarization !== 'tm')
+        throw new Error('polarization = te: the page runs TMz only');
+    if (s.source.type !== 'plane_wave')
+        throw new Error('source.type = point: the page runs the plane wave only');
+    for (const o of objects.values()) {
+        if (!['pec', 'dielectric', 'vacuum'].includes(o.material))
+            throw new Error(`[object.${o.name}] material = ${o.material}: the page runs pec, `
+                + 'dielectric and vacuum objects only');
+        if (o.material === 'dielectric' && o.eps_r === undefined)
+            throw new Error(`[object.${o.name}] needs eps_r`);
+        setRotation(o, o.rotation);
+        if (o.shape === 'polygon') {
+            const v = o.vertices.split(',').map((p) => p.trim().split(/\s+/).map(Number));
+            o.vertices = v.flat();
+            const n = v.length;
+            o.center_x = v.reduce((a, p) => a + p[0], 0) / n;
+            o.center_y = v.reduce((a, p) => a + p[1], 0) / n;
+            if (o.rotated)
+                for (let k = 0; k < n; k++) {
+                    const dx = o.vertices[2 * k] - o.center_x, dy = o.vertices[2 * k + 1] - o.center_y;
+                    o.vertices[2 * k] = o.center_x + (o.rot_cos * dx - o.rot_sin * dy);
+                    o.vertices[2 * k + 1] = o.center_y + (o.rot_sin * dx + o.rot_cos * dy);
+                }
+        }
+        s.objects.push(o);
+    }
+    return s;
+}
+
+// scene.c set_rotation: exact at multiples of 90 degrees.
+function setRotation(o, deg) {
+    let r = deg % 360;
+    if (r < 0)
+        r += 360;
+    o.rotated = r !== 0;
+    const c4 = [1, 0, -1, 0], s4 = [0, 1, 0, -1];
+    if (r === 0 || r === 90 || r === 180 || r === 270) {
+        o.rot_cos = c4[r / 90];
+        o.rot_sin = s4[r / 90];
+    } else {
+        o.rot_cos = Math.cos(r * Math.PI / 180);
+        o.rot_sin = Math.sin(r * Math.PI / 180);
+    }
+}
+
+export function loadScene(text, sets = [], file = 'scene') {
+    return sceneFromEntries(applySets(parseIni(text, file), sets));
+}
+
+// ---- painting (core/paint.c) -------------------------------------------------
+function polygonInside(v, x, y) {
+    let inside = false;
+    const n = v.length / 2;
+    for (let a = 0, b = n - 1; a < n; b = a++) {
+        const xa = v[2 * a], ya = v[2 * a + 1], xb = v[2 * b], yb = v[2 * b + 1];
+        if (y >= Math.min(ya, yb) && y <= Math.max(ya, yb) && x >= Math.min(xa, xb)
+            && x <= Math.max(xa, xb) && (xb - xa) * (y - ya) === (yb - ya) * (x - xa))
+            return true;
+        if ((ya > y) !== (yb > y)) {
+            const xc = xa + (y - ya) * (xb - xa) / (yb - ya);
+            if (x < xc)
+                inside = !inside;
+        }
+    }
+    return inside;
+}
+
+export function inside(o, x, y) {
+    const dx = x - o.center_x, dy = y - o.center_y;
+    const lx = o.rotated ? o.rot_cos * dx + o.rot_sin * dy : dx;
+    const ly = o.rotated ? -o.rot_sin * dx + o.rot_cos * dy : dy;
+    switch (o.shape) {
+    case 'rectangle':
+        return Math.abs(lx) <= 0.5 * o.width && Math.abs(ly) <= 0.5 * o.height;
+    case 'circle':
+        return dx * dx + dy * dy <= o.radius * o.radius;
+    case 'ellipse': {
+        const sy = ly * (o.radius_x / o.radius_y);
+        return lx * lx + sy * sy <= o.radius_x * o.radius_x;
+    }
+    case 'polygon':
+        return polygonInside(o.vertices, x, y);
+    default:
+        throw new Error(`[object.${o.name}] shape = ${o.shape}: not a 2D shape`);
+    }
+}
+
+export const KIND_VACUUM = 0, KIND_PEC = 1, KIND_DIELECTRIC = 2;
+
+// paint_material_mu: the table entry of (kind, eps_r), added on first use;
+// index 0 is vacuum.
+export function materialIndex(mats, kind, eps, S) {
+    const k = mats.findIndex((t) => t.kind === kind && t.eps_r === eps);
+    if (k >= 0)
+        return k;
+    if (mats.length === 256)
+        throw new Error('more than 256 distinct materials');
+    const cezh = kind === KIND_PEC ? 0 : S / eps;
+    mats.push({ kind, eps_r: eps, cezh, cezh_f: Math.fround(cezh),
+        cinc: kind === KIND_DIELECTRIC ? -(1 - 1 / eps) : 0 });
+    return mats.length - 1;
+}
+
+// The material map of the scene's objects, staircased: a cell belongs to an
+// object when its node (i, j) is inside.  (`subpixel` and `conformal_pec`
+// are the command's refinements of the same objects; the page paints the
+// staircase and says so: run the command with --set grid.subpixel=false
+// --set grid.conformal_pec=false for the same map.)
+export function paint(scene, mats) {
+    const { nx, ny, courant: S } = scene.grid;
+    const mat = new Uint8Array(nx * ny);
+    for (const o of scene.objects) {
+        const idx = o.material === 'vacuum' ? 0
+            : materialIndex(mats, o.material === 'pec' ? KIND_PEC : KIND_DIELECTRIC,
+                o.material === 'pec' ? 0 : o.eps_r, S);
+        for (let j = 0; j < ny; j++)
+            for (let i = 0; i < nx; i++)
+                if (inside(o, i, j))
+                    mat[i + nx * j] = idx;
+    }
+    return mat;
+}
+
+// ---- CPML profiles (core/model.c pml_point), double, rounded once ---------
+function pmlPoint(b, n, x) {
+    const N = b.cells;
+    let rho = 0;
+    if (x < N)
+        rho = (N - x) / N;
+    else if (x > n - 1 - N)
+        rho = (x - (n - 1 - N)) / N;
+    rho = rho > 1 ? 1 : rho;
+    const m = b.order;
+    const sigma = b.sigma_factor * 0.8 * (m + 1) * b.courant * Math.pow(rho, m);
+    const kappa = 1 + (b.kappa_max - 1) * Math.pow(rho, m);
+    const alpha = b.alpha_max * (1 - rho);
+    const bb = Math.exp(-(sigma / kappa + alpha));
+    const c = sigma > 0 ? sigma * (bb - 1) / (sigma * kappa + kappa * kappa * alpha) : 0;
+    return [bb, c, 1 / kappa];
+}
+
+// (b, c, ik) of positions 0 .. n-1 (+ offset) as float triples.
+function pmlAxis(b, n, offset) {
+    const out = new Float32Array(3 * n);
+    for (let i = 0; i < n; i++)
+        out.set(pmlPoint(b, n, i + offset).map(Math.fround), 3 * i);
+    return out;
+}
+
+// ---- the model -----------------------------------------------------------------
+// {nx, ny, S, mats, mat, slots (cells), nslots, pml (null or {n, xe, xh, ye,
+// yh}), mur_k_f, wave (incident.h's struct inc_wave)}.  `mat` may be given
+// (a painted map) instead of painting the scene's objects.
+export function buildModel(scene, inc, mat = null, mats = null) {
+    const { nx, ny, courant: S, cells_per_wavelength: cpw } = scene.grid;
+    if (!mats) {
+        mats = [];
+        materialIndex(mats, KIND_VACUUM, 1, S);
+    }
+    if (!mat)
+        mat = paint(scene, mats);
+    const slots = [];
+    for (let c = 0; c < nx * ny; c++)
+        if (mat[c] !== 0)
+            slots.push(c);
+    const b = { ...scene.boundary, courant: S };
+    const pml = b.type === 'cpml' ? {
+        n: b.cells, xe: pmlAxis(b, nx, 0), xh: pmlAxis(b, nx, 0.5),
+        ye: pmlAxis(b, ny, 0), yh: pmlAxis(b, ny, 0.5),
+    } : null;
+    // model_build: the plane wave
+    const src = scene.source;
+    const th = src.angle * Math.PI / 180;
+    const cos_t = Math.cos(th), sin_t = Math.sin(th);
+    let d0 = Infinity;
+    for (const x of [0, nx - 1])
+        for (const y of [0, ny - 1])
+            d0 = Math.min(d0, x * cos_t + y * sin_t);
+    const ramp_steps = src.ramp_periods * cpw / S;
+    const f0 = S / cpw;
+    let pulse_tau = 0;
+    if (src.waveform === 'gaussian')
+        pulse_tau = Math.sqrt(Math.log(2)) / (Math.PI * src.bandwidth * f0);
+    else if (src.waveform === 'modulated_gaussian')
+        pulse_tau = 2 * Math.sqrt(Math.log(2)) / (Math.PI * src.bandwidth * f0);
+    else if (src.waveform === 'ricker')
+        pulse_tau = 1 / (Math.PI * f0);
+    const waveforms = { sine: 0, gaussian: 1, modulated_gaussian: 2, ricker: 3 };
+    if (!(src.waveform in waveforms))
+        throw new Error(`source.waveform = ${src.waveform}: unknown`);
+    const wave = {
+        kind: inc.INC_PLANE, waveform: waveforms[src.waveform], cos_t, sin_t,
+        d0: d0 + src.front_offset, omega_dt: 2 * Math.PI * S / cpw, amplitude: src.amplitude,
+        pulse_t0: 5 * pulse_tau, inv_courant: 1 / S, inv_ramp: ramp_steps > 0 ? 1 / ramp_steps : 0,
+        inv_pulse_tau: pulse_tau > 0 ? 1 / pulse_tau : 0, ramp_steps,
+    };
+    return { nx, ny, S, ch_f: Math.fround(S), mats, mat, slots, pml,
+        mur: b.type === 'mur', mur_k_f: Math.fround((S - 1) / (S + 1)), wave };
+}
+
+// This step's slot values (model_slot_values_f: core/incident.h
+// inc_eslot_value, in double, rounded once), for the update n -> n+1.
+export function slotValues(model, inc, n, out) {
+    const { nx, mats, mat, slots, wave } = model;
+    for (let k = 0; k < slots.length; k++) {
+        const c = slots[k];
+        const t = mats[mat[c]];
+        out[k] = inc.inc_eslot_value(wave, t.kind === KIND_PEC ? 1 : 0, 0, t.cinc, 0, 0,
+            c % nx, Math.floor(c / nx), n);
+    }
+    return out;
+}
