@@ -15,9 +15,14 @@
  * in yee_prelude.glsl, compiled in where the browser's fragment stage keeps
  * denormals (FLUSH_DENORMALS, from the page's probe).
  */
+#if FMA_BARRIER
 uniform uint y_zero; /* always 0 */
 
 float R(float x) { return uintBitsToFloat(floatBitsToUint(x) ^ y_zero); }
+#else
+/* without the barrier (the page's ?fma_barrier=0, to see what it guards) */
+#define R(x) (x)
+#endif
 
 #if FLUSH_DENORMALS
 float F(float x)

@@ -92,7 +92,10 @@ export class Engine {
     }
 
     // Set up the textures and passes of a model (scene.js buildModel).
-    async load(root, model, inc) {
+    // opts: emulateFlush (true: flush denormals in GLSL even where the
+    // browser flushes them itself), fmaBarrier (false: products without the
+    // R() of shaders/yee_prelude_es.glsl); both only to test the page.
+    async load(root, model, inc, opts = {}) {
         const gl = this.gl;
         this.dispose();
         this.model = model;
@@ -103,7 +106,8 @@ export class Engine {
         const dn = this.denormals;
         // `flush` (FTZ+DAZ, the cpu engine's default) in hardware, or
         // emulated in GLSL where the stage keeps denormals
-        this.emulateFlush = !(dn.flushesResults && dn.flushesInputs);
+        this.emulateFlush = !!opts.emulateFlush || !(dn.flushesResults && dn.flushesInputs);
+        this.fmaBarrier = opts.fmaBarrier !== false;
         // the slots' bounding box
         let x0 = nx, y0 = ny, x1 = -1, y1 = -1;
         for (const c of slots) {
@@ -115,7 +119,7 @@ export class Engine {
             x0 = y0 = x1 = y1 = 0;
         const defs = {
             NX: nx, NY: ny, NMATS: mats.length, SLOT_X0: x0, SLOT_Y0: y0, SLOT_W,
-            FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
+            FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
             PSI_IN_PLACE: 0, MUR: model.mur ? 1 : 0, POINT_SRC: 0, POINT_X: 0, POINT_Y: 0,
             DFT: 0, CONFORMAL: 0, LOSSY: 0, HMAP: 0, DISP: 0, DISP_EDGES: 0, HLOSSY: 0,
             TECUT: 0, HOFF: 0,

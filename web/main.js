@@ -85,7 +85,14 @@ function show() {
     $('speed').textContent = lastRate === null ? '-' : lastRate.toFixed(1);
 }
 
-async function load(name, extraSets = []) {
+// opts: engine options (engine.js load), from the URL (?flush=glsl,
+// ?fma_barrier=0) or a test
+const urlOpts = {
+    emulateFlush: params.get('flush') === 'glsl',
+    fmaBarrier: params.get('fma_barrier') !== '0',
+};
+
+async function load(name, extraSets = [], opts = urlOpts) {
     running = false;
     sceneName = name;
     sets = extraSets;
@@ -94,7 +101,7 @@ async function load(name, extraSets = []) {
         throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
     scene = loadScene(await r.text(), sets, `scenes/${name}`);
     const model = buildModel(scene, inc);
-    await engine.load(ROOT, model, inc);
+    await engine.load(ROOT, model, inc, opts);
     lastRate = null;
     const notes = [];
     notes.push(`${model.nx} x ${model.ny} cells, ${model.mats.length} materials, `
@@ -177,10 +184,10 @@ function renderer() {
 
 window.texfdtd = {
     ready: main().then(() => true, (e) => { status(e.message, true); throw e; }),
-    load: (name, s = []) => load(name, s).then(() => engine.describe?.() ?? true),
+    load: (name, s = [], opts = urlOpts) => load(name, s, opts).then(() => true),
     step: (n) => { engine.step(n); engine.finish(); return engine.n; },
     info: () => ({ n: engine.n, nx: engine.model.nx, ny: engine.model.ny,
-        emulateFlush: engine.emulateFlush, denormals: engine.denormals,
+        emulateFlush: engine.emulateFlush, fmaBarrier: engine.fmaBarrier, denormals: engine.denormals,
         renderer: renderer() }),
     readFields: () => {
         const f = engine.readFields();

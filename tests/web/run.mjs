@@ -160,13 +160,23 @@ function fromB64(s) {
     return new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
 }
 
-async function main() {
-    const t0 = Date.now();
-    // the cpu engine's fields
-    const out = path.join(tmp, 'cpu');
+// The cases: --set lines for both the page and the command, engine options
+// of the page, and whether a difference fails the test (report: only say it).
+const CASES = [
+    { label: 'CPML', sets: [] },
+    { label: 'CPML, denormals flushed in GLSL', sets: [], opts: { emulateFlush: true } },
+    { label: 'Mur', sets: ['boundary.type=mur', 'boundary.cells='] },
+    { label: 'PEC walls, angle 30', sets: ['boundary.type=pec', 'boundary.cells=', 'source.angle=30'] },
+    { label: 'graded CPML (kappa, alpha)', sets: ['boundary.kappa_max=4', 'boundary.alpha_max=0.05', 'boundary.order=4'] },
+    { label: 'modulated Gaussian pulse', sets: ['source.waveform=modulated_gaussian', 'source.ramp_periods=', 'source.bandwidth=0.5'] },
+    { label: 'no FMA barrier (report only)', sets: [], opts: { fmaBarrier: false }, report: true },
+];
+
+function cpuRun(sets, k) {
+    const out = path.join(tmp, `cpu${k}`);
     execFileSync(BIN, ['run', path.join(ROOT, 'scenes', SCENE), '--engine', 'cpu', '--steps',
-        String(CPU_STEPS), '--denormals', 'flush', '--threads', '1', '--out', out, '-q'],
-    { stdio: 'inherit' });
+        String(CPU_STEPS), '--denormals', 'flush', '--threads', '1', '--out', out, '-q',
+        ...sets.flatMap((x) => ['--set', x])], { stdio: 'inherit' });
     const cpu = {};
     for (const f of ['ez', 'hx', 'hy']) {
         const bin = path.join(out, `${f}.bin`);
@@ -175,7 +185,11 @@ async function main() {
         const buf = fs.readFileSync(bin);
         cpu[f] = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
     }
+    return cpu;
+}
 
+async function main() {
+    const t0 = Date.now();
     // the page
     const port = await freePort();
     const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'],
@@ -210,35 +224,45 @@ async function main() {
         console.log(cdp.console.join('\n'));
         throw e;
     }
-    const info = await cdp.eval('window.texfdtd.info()');
-    if (info.n !== 0)
-        throw new Error(`the page has run ${info.n} steps before the test's`);
-    console.log(`web: ${info.renderer}; denormals ${info.emulateFlush ? 'kept by the browser, flushed in GLSL' : 'flushed by the browser'}`);
-    const ts = Date.now();
-    await cdp.eval(`window.texfdtd.step(${STEPS})`);
-    const stepMs = Date.now() - ts;
-    const web = await cdp.eval('window.texfdtd.readFields()');
-    const res = ['ez', 'hx', 'hy'].map((f) => compare(f, fromB64(web[f]), cpu[f]));
-    let ok = true;
-    const peak = cpu.ez.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
-    if (!(peak > 0)) {
-        console.log('web: the cpu engine\'s Ez is 0 everywhere: nothing to compare');
-        ok = false;
-    }
-    for (const r of res) {
-        const nx = info.nx;
-        const at = r.where >= 0 ? ` (largest at i = ${r.where % nx}, j = ${Math.floor(r.where / nx)})` : '';
-        console.log(`web: ${SCENE}, ${STEPS} steps, ${r.name}: ${r.diff} of ${r.cells} cells differ from the cpu engine, max ${r.maxUlp} ulp${at}`);
-        ok = ok && r.diff === 0;
+    const first = await cdp.eval('window.texfdtd.info()');
+    if (first.n !== 0)
+        throw new Error(`the page has run ${first.n} steps before the test's`);
+    console.log(`web: ${first.renderer}; its fragment stage ${first.denormals.flushesResults && first.denormals.flushesInputs ? 'flushes' : 'keeps'} denormals`);
+    let ok = true, stepMs = 0;
+    for (const [k, c] of CASES.entries()) {
+        const cpu = cpuRun(c.sets, k);
+        await cdp.eval(`window.texfdtd.load(${JSON.stringify(SCENE)}, ${JSON.stringify(c.sets)}, ${JSON.stringify(c.opts ?? {})})`);
+        const info = await cdp.eval('window.texfdtd.info()');
+        const ts = Date.now();
+        await cdp.eval(`window.texfdtd.step(${STEPS})`);
+        stepMs += Date.now() - ts;
+        const web = await cdp.eval('window.texfdtd.readFields()');
+        const res = ['ez', 'hx', 'hy'].map((f) => compare(f, fromB64(web[f]), cpu[f]));
+        const peak = cpu.ez.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+        const same = res.every((r) => r.diff === 0);
+        const line = res.map((r) => {
+            const at = r.where >= 0 ? ` at (${r.where % info.nx}, ${Math.floor(r.where / info.nx)})` : '';
+            return `${r.name} ${r.diff} cells, max ${r.maxUlp} ulp${at}`;
+        }).join('; ');
+        console.log(`web: ${c.label} (${STEPS} steps${info.emulateFlush ? ', F() in GLSL' : ''}${info.fmaBarrier ? '' : ', no R()'}): `
+            + `${same ? 'bit-identical to the cpu engine' : 'differs from the cpu engine: ' + line}`);
+        if (!(peak > 0)) {
+            console.log('web: the cpu engine\'s Ez is 0 everywhere: nothing was compared');
+            ok = false;
+        }
+        if (!same && !c.report)
+            ok = false;
     }
     if (SHOT) {
+        await cdp.eval(`window.texfdtd.load(${JSON.stringify(SCENE)}, [])`);
+        await cdp.eval(`window.texfdtd.step(${STEPS})`);
         await cdp.eval('window.texfdtd.show()');
         const shot = await cdp.send('Page.captureScreenshot', { format: 'png' });
         fs.mkdirSync(path.dirname(path.resolve(SHOT)), { recursive: true });
         fs.writeFileSync(SHOT, Buffer.from(shot.data, 'base64'));
         console.log(`web: screenshot ${SHOT}`);
     }
-    console.log(`web: ${STEPS} steps in the browser in ${stepMs} ms; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`web: ${CASES.length} cases, ${stepMs} ms of steps in the browser; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     cdp.ws.close();
     return ok;
 }
