@@ -108,17 +108,12 @@ export class Engine {
         // emulated in GLSL where the stage keeps denormals
         this.emulateFlush = !!opts.emulateFlush || !(dn.flushesResults && dn.flushesInputs);
         this.fmaBarrier = opts.fmaBarrier !== false;
-        // the slots' bounding box
-        let x0 = nx, y0 = ny, x1 = -1, y1 = -1;
-        for (const c of slots) {
-            const i = c % nx, j = Math.floor(c / nx);
-            x0 = Math.min(x0, i); x1 = Math.max(x1, i);
-            y0 = Math.min(y0, j); y1 = Math.max(y1, j);
-        }
-        if (!slots.length)
-            x0 = y0 = x1 = y1 = 0;
+        // the slot-index texture covers the whole grid (SLOT_X0 = SLOT_Y0 =
+        // 0), so that painting by hand needs no new program; NMATS leaves
+        // room for the materials painting adds
+        this.nmats = Math.max(16, mats.length);
         const defs = {
-            NX: nx, NY: ny, NMATS: mats.length, SLOT_X0: x0, SLOT_Y0: y0, SLOT_W,
+            NX: nx, NY: ny, NMATS: this.nmats, SLOT_X0: 0, SLOT_Y0: 0, SLOT_W,
             FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
             PSI_IN_PLACE: 0, MUR: model.mur ? 1 : 0, POINT_SRC: 0, POINT_X: 0, POINT_Y: 0,
             DFT: 0, CONFORMAL: 0, LOSSY: 0, HMAP: 0, DISP: 0, DISP_EDGES: 0, HLOSSY: 0,
@@ -135,17 +130,11 @@ export class Engine {
             this.prog.psiH = await buildProgram(gl, root, 'shaders/update_psi_h.frag', defs, true);
             this.prog.psiE = await buildProgram(gl, root, 'shaders/update_psi_e.frag', defs, true);
         }
-        const kinds = new Uint32Array(mats.map((t) => t.kind));
-        const cezh = new Float32Array(mats.map((t) => t.cezh_f));
         for (const p of Object.values(this.prog)) {
             gl.useProgram(p);
             const u = (n) => gl.getUniformLocation(p, n);
             if (u('ch'))
                 gl.uniform1f(u('ch'), model.ch_f);
-            if (u('cezh[0]'))
-                gl.uniform1fv(u('cezh[0]'), cezh);
-            if (u('kind[0]'))
-                gl.uniform1uiv(u('kind[0]'), kinds);
             if (u('mur_k'))
                 gl.uniform1f(u('mur_k'), model.mur_k_f);
         }
@@ -153,15 +142,9 @@ export class Engine {
         this.ez = [0, 1].map(() => this.texture(gl.R32F, gl.RED, F, nx, ny, null));
         this.h = [0, 1].map(() => this.texture(gl.RG32F, gl.RG, F, nx, ny, null));
         this.mat = this.texture(gl.R8UI, gl.RED_INTEGER, gl.UNSIGNED_BYTE, nx, ny, mat);
-        const sw = x1 - x0 + 1, sh = y1 - y0 + 1;
-        const sidx = new Uint32Array(sw * sh);
-        slots.forEach((c, k) => {
-            sidx[(c % nx - x0) + sw * (Math.floor(c / nx) - y0)] = k;
-        });
-        this.slotIdx = this.texture(gl.R32UI, gl.RED_INTEGER, gl.UNSIGNED_INT, sw, sh, sidx);
-        this.slotRows = Math.max(1, Math.ceil(slots.length / SLOT_W));
-        this.slotHost = new Float32Array(SLOT_W * this.slotRows);
-        this.slotVals = this.texture(gl.R32F, gl.RED, F, SLOT_W, this.slotRows, null);
+        this.slotIdx = this.texture(gl.R32UI, gl.RED_INTEGER, gl.UNSIGNED_INT, nx, ny, null);
+        this.slotVals = null;
+        this.setMap(mat, mats);
         if (pml) {
             const w = Math.max(nx, ny), prof = new Float32Array(4 * w * 4);
             [pml.xe, pml.xh, pml.ye, pml.yh].forEach((a, row) => {
@@ -179,6 +162,50 @@ export class Engine {
         this.n = 0; /* completed steps */
         this.half = false; /* true between a step's H pass and its E pass */
         this.passes = [];
+    }
+
+    // A new material map (painting by hand): the map, the slots (cells of
+    // a non-vacuum material, in cell order, as model_index_cells), their
+    // index texture and the material uniforms.  The fields go on as they are.
+    setMap(mat, mats) {
+        const gl = this.gl, m = this.model, { nx, ny } = m;
+        if (mats.length > this.nmats)
+            throw new Error(`more than ${this.nmats} materials: reload the scene`);
+        m.mat = mat;
+        m.mats = mats;
+        m.slots = [];
+        const sidx = new Uint32Array(nx * ny);
+        for (let c = 0; c < nx * ny; c++)
+            if (mat[c] !== 0) {
+                sidx[c] = m.slots.length;
+                m.slots.push(c);
+            }
+        gl.bindTexture(gl.TEXTURE_2D, this.mat);
+        gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, nx, ny, gl.RED_INTEGER, gl.UNSIGNED_BYTE, mat);
+        gl.bindTexture(gl.TEXTURE_2D, this.slotIdx);
+        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, nx, ny, gl.RED_INTEGER, gl.UNSIGNED_INT, sidx);
+        const rows = Math.max(1, Math.ceil(m.slots.length / SLOT_W));
+        if (!this.slotVals || rows !== this.slotRows) {
+            if (this.slotVals)
+                gl.deleteTexture(this.slotVals);
+            this.slotRows = rows;
+            this.slotHost = new Float32Array(SLOT_W * rows);
+            this.slotVals = this.texture(gl.R32F, gl.RED, gl.FLOAT, SLOT_W, rows, null);
+        }
+        const kinds = new Uint32Array(this.nmats), cezh = new Float32Array(this.nmats);
+        mats.forEach((t, k) => {
+            kinds[k] = t.kind;
+            cezh[k] = t.cezh_f;
+        });
+        for (const p of Object.values(this.prog)) {
+            gl.useProgram(p);
+            const u = (n) => gl.getUniformLocation(p, n);
+            if (u('cezh[0]'))
+                gl.uniform1fv(u('cezh[0]'), cezh);
+            if (u('kind[0]'))
+                gl.uniform1uiv(u('kind[0]'), kinds);
+        }
     }
 
     dispose() {

@@ -8,7 +8,8 @@
 
 import { Engine } from './engine.js';
 import { load as loadIncident } from './incident.js';
-import { loadScene, buildModel } from './scene.js';
+import { loadScene, buildModel, materialIndex, paintDisc, exportScene, KIND_PEC,
+    KIND_DIELECTRIC, KIND_VACUUM } from './scene.js';
 
 const ROOT = new URL('..', location.href).href;
 const $ = (id) => document.getElementById(id);
@@ -17,6 +18,7 @@ const params = new URLSearchParams(location.search);
 let engine = null, inc = null, scene = null, sceneName = '', sets = [];
 let running = false, frameSteps = 1;
 let lastRate = null;
+let painted = false; /* the map has been painted by hand */
 
 function status(msg, isError = false) {
     $('status').textContent = msg;
@@ -92,15 +94,19 @@ const urlOpts = {
     fmaBarrier: params.get('fma_barrier') !== '0',
 };
 
-async function load(name, extraSets = [], opts = urlOpts) {
+// keep: the present material map (painted by hand) instead of the scene's
+async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     running = false;
+    const kept = keep && engine.model ? { mat: engine.model.mat, mats: engine.model.mats } : null;
     sceneName = name;
     sets = extraSets;
     const r = await fetch(ROOT + 'scenes/' + name);
     if (!r.ok)
         throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
     scene = loadScene(await r.text(), sets, `scenes/${name}`);
-    const model = buildModel(scene, inc);
+    const model = kept ? buildModel(scene, inc, kept.mat.slice(), kept.mats.slice())
+        : buildModel(scene, inc);
+    painted = painted && !!kept;
     await engine.load(ROOT, model, inc, opts);
     lastRate = null;
     const notes = [];
@@ -117,6 +123,74 @@ async function load(name, extraSets = [], opts = urlOpts) {
     $('notes').textContent = notes.join(' ');
     status(`scenes/${name}${sets.length ? ' with ' + sets.join(' ') : ''}`);
     show();
+}
+
+// ---- painting by hand ----------------------------------------------------------
+// The cell under a mouse event on a picture (+y up).
+function cellAt(canvas, ev) {
+    const r = canvas.getBoundingClientRect(), m = engine.model;
+    return [(ev.clientX - r.left) / r.width * m.nx - 0.5,
+        (1 - (ev.clientY - r.top) / r.height) * m.ny - 0.5];
+}
+
+// Paint a disc of the brush's material at cell (x, y); the fields go on.
+function paintAt(x, y, radius, brush, eps) {
+    const m = engine.model;
+    const mats = m.mats.slice(), mat = m.mat.slice();
+    const kind = brush === 'pec' ? KIND_PEC : brush === 'dielectric' ? KIND_DIELECTRIC : KIND_VACUUM;
+    if (kind === KIND_DIELECTRIC && !(eps >= 1 && eps <= 1e4))
+        throw new Error('eps_r must lie in 1 ... 10^4');
+    const idx = kind === KIND_VACUUM ? 0 : materialIndex(mats, kind, kind === KIND_PEC ? 0 : eps, m.S);
+    if (paintDisc(scene, mat, x, y, radius, idx)) {
+        engine.setMap(mat, mats);
+        painted = true;
+    }
+}
+
+function hookPainting(canvas) {
+    let down = false;
+    const paint = (ev) => {
+        const [x, y] = cellAt(canvas, ev);
+        try {
+            paintAt(x, y, Number($('radius').value), $('brush').value, Number($('eps').value));
+        } catch (e) {
+            status(e.message, true);
+        }
+        if (!running)
+            show();
+    };
+    canvas.addEventListener('mousedown', (ev) => { down = true; paint(ev); });
+    canvas.addEventListener('mousemove', (ev) => { if (down) paint(ev); });
+    window.addEventListener('mouseup', () => { down = false; });
+}
+
+// The scene file and the PNG of the material map (scene.js exportScene);
+// the PNG from a canvas (exact colours: every pixel opaque).
+async function exportFiles() {
+    const base = sceneName.replace(/\.ini$/, '') + '_painted';
+    const e = exportScene(scene, engine.model, `${base}.png`,
+        `scenes/${sceneName}${painted ? ', painted by hand' : ''}`);
+    const c = document.createElement('canvas');
+    c.width = e.w;
+    c.height = e.h;
+    c.getContext('2d').putImageData(new ImageData(e.rgba, e.w, e.h), 0, 0);
+    const png = await new Promise((res) => c.toBlob(res, 'image/png'));
+    return { name: base, ini: e.ini, png };
+}
+
+async function offerDownloads() {
+    const f = await exportFiles();
+    const d = $('downloads');
+    d.innerHTML = '';
+    for (const [name, blob] of [[`${f.name}.ini`, new Blob([f.ini], { type: 'text/plain' })],
+        [`${f.name}.png`, f.png]]) {
+        const a = document.createElement('a');
+        a.href = URL.createObjectURL(blob);
+        a.download = name;
+        a.textContent = name;
+        d.append(a, ' ');
+    }
+    status(`exported: save both files in one folder, then  texfdtd run ${f.name}.ini`);
 }
 
 function frame() {
@@ -164,7 +238,11 @@ async function main() {
     $('pause').onclick = () => { running = false; };
     $('step').onclick = () => { running = false; engine.singlePass(); show(); };
     $('step1').onclick = () => { running = false; engine.step(1); show(); };
-    $('reset').onclick = () => load(sceneName, sets).catch((e) => status(e.message, true));
+    hookPainting($('ez'));
+    hookPainting($('h'));
+    $('export').onclick = () => offerDownloads().catch((e) => status(e.message, true));
+    $('reset').onclick = () => load(sceneName, sets, urlOpts, true).catch((e) => status(e.message, true));
+    $('clear').onclick = () => load(sceneName, sets).catch((e) => status(e.message, true));
     await load(first, params.getAll('set'));
 }
 
@@ -186,7 +264,7 @@ window.texfdtd = {
     ready: main().then(() => true, (e) => { status(e.message, true); throw e; }),
     load: (name, s = [], opts = urlOpts) => load(name, s, opts).then(() => true),
     step: (n) => { engine.step(n); engine.finish(); return engine.n; },
-    info: () => ({ n: engine.n, nx: engine.model.nx, ny: engine.model.ny,
+    info: () => ({ n: engine.n, slots: engine.model.slots.length, nx: engine.model.nx, ny: engine.model.ny,
         emulateFlush: engine.emulateFlush, fmaBarrier: engine.fmaBarrier, denormals: engine.denormals,
         renderer: renderer() }),
     readFields: () => {
@@ -194,4 +272,20 @@ window.texfdtd = {
         return { ez: b64(f.ez), hx: b64(f.hx), hy: b64(f.hy) };
     },
     show: () => { show(); return true; },
+    // the export, with the PNG in base64
+    exportFiles: async () => {
+        const f = await exportFiles();
+        return { name: f.name, ini: f.ini, png: b64(new Uint8Array(await f.png.arrayBuffer())) };
+    },
+    // where a cell's centre is on the Ez picture, in CSS pixels of the page
+    cellPoint: (i, j) => {
+        const r = $('ez').getBoundingClientRect(), m = engine.model;
+        return { x: r.left + (i + 0.5) / m.nx * r.width, y: r.top + (1 - (j + 0.5) / m.ny) * r.height };
+    },
+    setBrush: (brush, radius, eps) => {
+        $('brush').value = brush;
+        $('radius').value = String(radius);
+        $('eps').value = String(eps);
+        return true;
+    },
 };

@@ -78,6 +78,8 @@ const GRID = { nx: null, ny: null, nz: 1, steps: null, courant: 0.5, cells_per_w
     conformal_pec: false, subpixel: true, polarization: 'tm' };
 const SOURCE = { type: 'plane_wave', angle: 0, amplitude: 1, ramp_periods: 1, front_offset: 0,
     waveform: 'sine', bandwidth: 1, frequency_hz: 1e9 };
+const OBJECT_KEYS = ['shape', 'material', 'eps_r', 'center_x', 'center_y', 'width', 'height',
+    'radius', 'radius_x', 'radius_y', 'vertices', 'rotation'];
 const BOUNDARY = { type: 'pec', cells: 10, order: 3, sigma_factor: 1, kappa_max: 1,
     alpha_max: 0 };
 
@@ -103,7 +105,8 @@ function bool(e) {
 export function sceneFromEntries(entries) {
     const s = { grid: { ...GRID }, source: { ...SOURCE }, boundary: { ...BOUNDARY },
         objects: [], ignored: new Set() };
-    const objects = new Map();
+    const objects = new Map(), materials = new Map();
+    s.entries = entries;
     for (const e of entries) {
         const sec = e.section;
         if (sec === 'grid' || sec === 'source' || sec === 'boundary') {
@@ -114,11 +117,36 @@ export function sceneFromEntries(entries) {
                 : typeof t[e.key] === 'string' ? e.value : num(e);
         } else if (sec.startsWith('object.')) {
             if (!objects.has(sec))
-                objects.set(sec, { name: sec.slice(7), rotation: 0 });
+                objects.set(sec, { name: sec.slice(7), rotation: 0, line: e.line });
             const o = objects.get(sec);
+            if (!OBJECT_KEYS.includes(e.key))
+                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page does not run this key`);
             o[e.key] = ['shape', 'material', 'vertices'].includes(e.key) ? e.value : num(e);
-        } else {
+        } else if (sec.startsWith('material.')) {
+            // a table material: the page runs lossless dielectrics (eps_r) and PEC
+            const name = sec.slice(9);
+            if (!materials.has(name))
+                materials.set(name, { eps_r: 1, pec: false });
+            if (e.key === 'eps_r')
+                materials.get(name).eps_r = num(e);
+            else if (e.key === 'pec')
+                materials.get(name).pec = bool(e);
+            else
+                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page runs lossless `
+                    + 'dielectric (eps_r) and PEC materials only');
+        } else if (/^(output|monitor|probe)(\.|$)/.test(sec)) {
             s.ignored.add(sec.split('.')[0]);
+        } else {
+            throw new Error(`line ${e.line}: [${sec}]: the page does not run this section`);
+        }
+    }
+    // table materials are dielectrics or PEC for the objects that name them
+    for (const o of objects.values()) {
+        const t = materials.get(o.material);
+        if (t) {
+            o.table = o.material;
+            o.material = t.pec ? 'pec' : 'dielectric';
+            o.eps_r = t.pec ? 0 : t.eps_r;
         }
     }
     const g = s.grid;
@@ -337,4 +365,94 @@ export function slotValues(model, inc, n, out) {
             c % nx, Math.floor(c / nx), n);
     }
     return out;
+}
+
+// ---- painting by hand, and the scene file that takes it to the command ----
+// scene.c scene_interior_margin: where objects and maps may lie.
+export function interiorMargin(scene) {
+    const b = scene.boundary;
+    return b.type === 'cpml' ? b.cells + 1 : b.type === 'mur' ? 2 : 1;
+}
+
+// A disc of radius r (cells) around (x, y) into the map `mat`, material
+// index idx, inside the interior only.  Returns whether a cell changed.
+export function paintDisc(scene, mat, x, y, r, idx) {
+    const { nx, ny } = scene.grid, g = interiorMargin(scene);
+    let changed = false;
+    for (let j = Math.max(g, Math.ceil(y - r)); j <= Math.min(ny - 1 - g, Math.floor(y + r)); j++)
+        for (let i = Math.max(g, Math.ceil(x - r)); i <= Math.min(nx - 1 - g, Math.floor(x + r)); i++)
+            if ((i - x) * (i - x) + (j - y) * (j - y) <= r * r && mat[i + nx * j] !== idx) {
+                mat[i + nx * j] = idx;
+                changed = true;
+            }
+    return changed;
+}
+
+// core/matmap_write.c material_colors: vacuum white, PEC black, dielectrics
+// from blue (low eps_r) to red (high), each distinct.
+export function materialColors(mats) {
+    const order = mats.map((t, k) => k).filter((k) => mats[k].kind === KIND_DIELECTRIC)
+        .sort((a, b) => mats[a].eps_r - mats[b].eps_r || a - b);
+    const col = mats.map((t) => (t.kind === KIND_PEC ? 0x000000 : 0xffffff));
+    const nd = order.length;
+    for (let r = 0; r < nd; r++) {
+        const t = nd > 1 ? r / (nd - 1) : 0;
+        let c = (Math.round(40 + 200 * t) << 16) | (Math.round(90 + 60 * (1 - Math.abs(2 * t - 1))) << 8)
+            | Math.round(230 - 200 * t);
+        for (let q = 0; q < r + 2;) {
+            const other = q === 0 ? 0xffffff : q === 1 ? 0x000000 : col[order[q - 2]];
+            if (c === other) {
+                c = (c + 0x010203) & 0xffffff;
+                q = 0;
+            } else {
+                q++;
+            }
+        }
+        col[order[r]] = c;
+    }
+    return col;
+}
+
+const hex = (c) => '#' + c.toString(16).padStart(6, '0');
+
+// The whole material map as a scene file and a PNG, as `texfdtd run
+// --geometry` writes them (core/matmap_write.c): the interior as
+// pngName (RGBA pixels, row 0 at the top), [material.mK] per dielectric,
+// [map.geometry] painting it back, and the scene's other sections as they
+// were loaded (its objects are in the map now).  Returns {ini, rgba, w, h}.
+export function exportScene(scene, model, pngName, title) {
+    const { nx, ny } = scene.grid, g = interiorMargin(scene);
+    const w = nx - 2 * g, h = ny - 2 * g;
+    const col = materialColors(model.mats);
+    const rgba = new Uint8ClampedArray(4 * w * h);
+    const used = new Set([0]);
+    for (let j = 0; j < h; j++)
+        for (let i = 0; i < w; i++) {
+            const k = model.mat[(i + g) + nx * (j + g)], c = col[k];
+            used.add(k);
+            rgba.set([c >> 16, (c >> 8) & 255, c & 255, 255], 4 * ((h - 1 - j) * w + i));
+        }
+    const lines = [`; ${title}`, '; exported by the texfdtd web page (web/): the material map is',
+        `; ${pngName}, one pixel a cell, +y up; run it with  texfdtd run THIS_FILE`];
+    let section = null;
+    for (const e of scene.entries) {
+        if (e.section.startsWith('object.') || e.section.startsWith('material.'))
+            continue;
+        if (e.section !== section) {
+            section = e.section;
+            lines.push('', `[${section}]`);
+        }
+        lines.push(`${e.key} = ${e.value}`);
+    }
+    const names = model.mats.map((t, k) => (t.kind === KIND_PEC ? 'pec'
+        : t.kind === KIND_VACUUM ? 'vacuum' : `m${k}`));
+    model.mats.forEach((t, k) => {
+        if (t.kind === KIND_DIELECTRIC && used.has(k))
+            lines.push('', `[material.m${k}]`, `eps_r = ${t.eps_r}`);
+    });
+    const colors = [...used].sort((a, b) => a - b).map((k) => `${hex(col[k])} ${names[k]}`);
+    lines.push('', '[map.geometry]', `png = ${pngName}`, `x0 = ${g}`, `y0 = ${g}`,
+        // one colour a line, each continuation line starting with a name (inih)
+        `colors = ${colors.map((c) => c.replace(' ', '\n    ')).join(',')}`, '');
+    return { ini: lines.join('\n'), rgba, w, h };
 }

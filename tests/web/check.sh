@@ -2,10 +2,10 @@
 # check.sh - run tests/web/run.mjs where it can run: exit status 77 (skip)
 # without chromium or without a node that has WebSocket (node 20.10 or newer
 # with --experimental-websocket, or 22); otherwise the test's own status.
-# Usage: tests/web/check.sh [bin/texfdtd]
+# Usage: tests/web/check.sh [bin/texfdtd] [run.mjs options: --steps N, --shot FILE]
 cd "$(dirname "$0")/../.." || exit 1
-bin=${1:-bin/texfdtd}
-[ $# -gt 0 ] && shift
+bin=bin/texfdtd
+case "${1:-}" in --*|"") ;; *) bin=$1; shift ;; esac
 for c in chromium chromium-browser; do command -v "$c" >/dev/null 2>&1 && have=1; done
 if [ -z "${have:-}" ]; then
     echo "web: skipped (no chromium; scripts/deps.sh installs it)"

@@ -13,7 +13,8 @@
 // flush them) and compares the float32 arrays: the number of differing
 // cells and the largest difference in units in the last place.  The test
 // expects bit-identical fields (docs/accuracy.md, "The web page").  With
-// --shot it also saves a screenshot of the page.  Exit status 0 when every
+// --shot it also saves a screenshot of the page (the painted case at its
+// last step).  Exit status 0 when every
 // field is identical, 1 otherwise, 77 when chromium is missing.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -172,9 +173,9 @@ const CASES = [
     { label: 'no FMA barrier (report only)', sets: [], opts: { fmaBarrier: false }, report: true },
 ];
 
-function cpuRun(sets, k) {
+function cpuRun(sets, k, scene = path.join(ROOT, 'scenes', SCENE)) {
     const out = path.join(tmp, `cpu${k}`);
-    execFileSync(BIN, ['run', path.join(ROOT, 'scenes', SCENE), '--engine', 'cpu', '--steps',
+    execFileSync(BIN, ['run', scene, '--engine', 'cpu', '--steps',
         String(CPU_STEPS), '--denormals', 'flush', '--threads', '1', '--out', out, '-q',
         ...sets.flatMap((x) => ['--set', x])], { stdio: 'inherit' });
     const cpu = {};
@@ -186,6 +187,46 @@ function cpuRun(sets, k) {
         cpu[f] = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
     }
     return cpu;
+}
+
+// Painting with the mouse and the export: a PEC stroke and a dielectric
+// dab on the Ez picture (DevTools mouse events), the exported scene file
+// and PNG run by the command, and its fields against the page's.
+async function paintCase(cdp) {
+    await cdp.eval(`window.texfdtd.load(${JSON.stringify(SCENE)}, [])`);
+    const before = (await cdp.eval('window.texfdtd.info()')).slots;
+    const mouse = async (type, i, j) => {
+        const p = await cdp.eval(`window.texfdtd.cellPoint(${i}, ${j})`);
+        await cdp.send('Input.dispatchMouseEvent', { type, x: p.x, y: p.y, button: 'left',
+            buttons: type === 'mouseReleased' ? 0 : 1, clickCount: 1 });
+    };
+    await cdp.eval('window.texfdtd.setBrush("pec", 2, 1)');
+    await mouse('mousePressed', 30, 90);
+    for (let k = 1; k <= 10; k++)
+        await mouse('mouseMoved', 30 + k, 90 + k);
+    await mouse('mouseReleased', 40, 100);
+    await cdp.eval('window.texfdtd.setBrush("dielectric", 3, 2.5)');
+    await mouse('mousePressed', 100, 95);
+    await mouse('mouseReleased', 100, 95);
+    const after = (await cdp.eval('window.texfdtd.info()')).slots;
+    const f = await cdp.eval('window.texfdtd.exportFiles()');
+    const dir = path.join(tmp, 'painted');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, `${f.name}.ini`), f.ini);
+    fs.writeFileSync(path.join(dir, `${f.name}.png`), Buffer.from(f.png, 'base64'));
+    const cpu = cpuRun([], 'p', path.join(dir, `${f.name}.ini`));
+    await cdp.eval(`window.texfdtd.step(${STEPS})`);
+    const web = await cdp.eval('window.texfdtd.readFields()');
+    const res = ['ez', 'hx', 'hy'].map((g) => compare(g, fromB64(web[g]), cpu[g]));
+    const same = res.every((r) => r.diff === 0);
+    console.log(`web: painted by mouse (${after - before} cells more with a source slot), exported `
+        + `(${f.name}.ini + .png) and run by the command: `
+        + (same ? 'bit-identical to the page' : res.map((r) => `${r.name} ${r.diff} cells, max ${r.maxUlp} ulp`).join('; ')));
+    if (!(after - before > 40)) {
+        console.log('web: the mouse painted too little (expected a stroke and a dab)');
+        return false;
+    }
+    return same;
 }
 
 async function main() {
@@ -253,9 +294,9 @@ async function main() {
         if (!same && !c.report)
             ok = false;
     }
+    ok = await paintCase(cdp) && ok;
     if (SHOT) {
-        await cdp.eval(`window.texfdtd.load(${JSON.stringify(SCENE)}, [])`);
-        await cdp.eval(`window.texfdtd.step(${STEPS})`);
+        // the painted scene as the last case left it
         await cdp.eval('window.texfdtd.show()');
         const shot = await cdp.send('Page.captureScreenshot', { format: 'png' });
         fs.mkdirSync(path.dirname(path.resolve(SHOT)), { recursive: true });
