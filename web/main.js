@@ -272,6 +272,24 @@ window.texfdtd = {
         return { ez: b64(f.ez), hx: b64(f.hx), hy: b64(f.hy) };
     },
     show: () => { show(); return true; },
+    // the material map the page paints for a scene file (by name under
+    // scenes/, or its text), without running it: {map (base64, [ny][nx]),
+    // kinds, eps} or {error}
+    geometry: async (name, s = [], text = null) => {
+        try {
+            if (text === null) {
+                const r = await fetch(ROOT + 'scenes/' + name);
+                text = await r.text();
+            }
+            const sc = loadScene(text, s, name);
+            const m = buildModel(sc, inc);
+            return { nx: m.nx, ny: m.ny, map: b64(m.mat), kinds: m.mats.map((t) => t.kind),
+                eps: m.mats.map((t) => t.eps_r) };
+        } catch (e) {
+            return { error: e.message };
+        }
+    },
+    scenes: () => presets(),
     // the export, with the PNG in base64
     exportFiles: async () => {
         const f = await exportFiles();

@@ -189,6 +189,115 @@ function cpuRun(sets, k, scene = path.join(ROOT, 'scenes', SCENE)) {
     return cpu;
 }
 
+// A scene file with the INI forms the parser must take like inih (comments,
+// an inline comment, `:`, a continued value) and every 2D shape, rotated.
+const SYNTHETIC = `; comment
+# another comment
+[grid]
+nx = 64 ; an inline comment
+ny: 48
+steps = 10
+subpixel = false
+conformal_pec = false
+
+[source]
+angle = 30
+
+[boundary]
+type = cpml
+cells = 8
+
+[material.glass]
+eps_r = 2.25
+
+[object.poly]
+shape = polygon
+material = glass
+vertices = 20 20, 30 22,
+    34 30, 22 34
+rotation = 15
+
+[object.ell]
+shape = ellipse
+material = pec
+center_x = 40
+center_y = 24
+radius_x = 6.5
+radius_y = 3
+rotation = 30
+
+[object.hole]
+shape = rectangle
+material = vacuum
+center_x = 40.5
+center_y = 24
+width = 4
+height = 2
+rotation = 90
+
+[object.disc]
+shape = circle
+material = dielectric
+eps_r = 6
+center_x = 14.5
+center_y = 30
+radius = 4.5
+`;
+
+// The JavaScript INI parser and painting against the command's: for each
+// scene the page runs (scenes/*.ini and SYNTHETIC), the page's material map
+// (kind and eps_r per cell) equals the one `texfdtd run --geometry` paints
+// with the staircase (subpixel and conformal_pec off).
+async function geometryCase(cdp) {
+    const names = await cdp.eval('window.texfdtd.scenes()');
+    const synth = path.join(tmp, 'synthetic.ini');
+    fs.writeFileSync(synth, SYNTHETIC);
+    let ok = true, ran = 0;
+    const refused = [];
+    for (const name of [...names, 'synthetic.ini']) {
+        const sets = ['grid.subpixel=false', 'grid.conformal_pec=false'];
+        const text = name === 'synthetic.ini' ? JSON.stringify(SYNTHETIC) : 'null';
+        const g = await cdp.eval(`window.texfdtd.geometry(${JSON.stringify(name)}, ${JSON.stringify(sets)}, ${text})`);
+        if (g.error) {
+            refused.push(`${name} (${g.error})`);
+            continue;
+        }
+        const out = path.join(tmp, `geo-${name}`);
+        const file = name === 'synthetic.ini' ? synth : path.join(ROOT, 'scenes', name);
+        execFileSync(BIN, ['run', file, '--geometry', '--out', out, '-q',
+            ...sets.flatMap((x) => ['--set', x])], { stdio: 'inherit' });
+        const read = (ds, type) => {
+            const bin = path.join(out, ds.replace(/\//g, '_') + '.bin');
+            execFileSync('h5dump', ['-b', 'LE', '-d', ds, '-o', bin, path.join(out, 'material.h5')],
+                { stdio: 'ignore' });
+            const b = fs.readFileSync(bin);
+            return new type(b.buffer, b.byteOffset, b.length / type.BYTES_PER_ELEMENT);
+        };
+        const mat = read('/material', Uint8Array);
+        const kind = read('/table/kind', Float64Array), eps = read('/table/eps_r', Float64Array);
+        const web = Buffer.from(g.map, 'base64');
+        let diff = 0, first = -1;
+        for (let c = 0; c < web.length; c++) {
+            const a = web[c], b = mat[c];
+            // PEC: the command's table holds eps_r 0 for PEC, as the page's
+            if (g.kinds[a] !== kind[b] || g.eps[a] !== eps[b]) {
+                diff++;
+                if (first < 0)
+                    first = c;
+            }
+        }
+        ran++;
+        if (diff || mat.length !== web.length) {
+            ok = false;
+            console.log(`web: ${name}: the page paints ${diff} of ${web.length} cells unlike the command`
+                + (first >= 0 ? ` (first at i = ${first % g.nx}, j = ${Math.floor(first / g.nx)})` : ''));
+        }
+    }
+    console.log(`web: INI parser and painting: ${ran} scenes paint the command's material map cell for cell`
+        + `${ok ? '' : ' (NOT all)'}; the page refuses ${refused.length}: ${refused.map((r) => r.split(' (')[0]).join(', ')}`);
+    return ok && ran >= 5;
+}
+
 // Painting with the mouse and the export: a PEC stroke and a dielectric
 // dab on the Ez picture (DevTools mouse events), the exported scene file
 // and PNG run by the command, and its fields against the page's.
@@ -294,6 +403,7 @@ async function main() {
         if (!same && !c.report)
             ok = false;
     }
+    ok = await geometryCase(cdp) && ok;
     ok = await paintCase(cdp) && ok;
     if (SHOT) {
         // the painted scene as the last case left it
