@@ -272,6 +272,8 @@ window.texfdtd = {
         return { ez: b64(f.ez), hx: b64(f.hx), hy: b64(f.hy) };
     },
     show: () => { show(); return true; },
+    // the colour-map pass's picture of Ez, RGBA rows from the bottom, base64
+    picture: () => b64(engine.render('ez')),
     // the material map the page paints for a scene file (by name under
     // scenes/, or its text), without running it: {map (base64, [ny][nx]),
     // kinds, eps} or {error}

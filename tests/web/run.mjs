@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import zlib from 'node:zlib';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -156,6 +157,41 @@ function compare(name, a, b) {
     return { name, cells: ua.length, diff, maxUlp, where };
 }
 
+// An 8-bit RGB or RGBA, non-interlaced PNG (what texfdtd writes) as RGBA
+// rows from the top: {w, h, px}.
+function readPng(file) {
+    const d = fs.readFileSync(file);
+    const w = d.readUInt32BE(16), h = d.readUInt32BE(20), depth = d[24], type = d[25];
+    if (depth !== 8 || (type !== 2 && type !== 6) || d[28] !== 0)
+        throw new Error(`${file}: not an 8-bit RGB(A) non-interlaced PNG`);
+    const idat = [];
+    for (let o = 8; o < d.length;) {
+        const n = d.readUInt32BE(o), t = d.toString('latin1', o + 4, o + 8);
+        if (t === 'IDAT')
+            idat.push(d.subarray(o + 8, o + 8 + n));
+        o += 12 + n;
+    }
+    const raw = zlib.inflateSync(Buffer.concat(idat));
+    const bpp = type === 6 ? 4 : 3, stride = w * bpp;
+    const cur = Buffer.alloc(stride), prev = Buffer.alloc(stride);
+    const px = new Uint8Array(4 * w * h);
+    for (let y = 0; y < h; y++) {
+        const f = raw[y * (stride + 1)], row = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+        for (let x = 0; x < stride; x++) {
+            const a = x >= bpp ? cur[x - bpp] : 0, b = prev[x], c = x >= bpp ? prev[x - bpp] : 0;
+            const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+            const pred = f === 0 ? 0 : f === 1 ? a : f === 2 ? b : f === 3 ? (a + b) >> 1
+                : pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            cur[x] = (row[x] + pred) & 255;
+        }
+        for (let x = 0; x < w; x++)
+            for (let k = 0; k < 4; k++)
+                px[4 * (y * w + x) + k] = k < bpp ? cur[x * bpp + k] : 255;
+        cur.copy(prev);
+    }
+    return { w, h, px };
+}
+
 function fromB64(s) {
     const buf = Buffer.from(s, 'base64');
     return new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
@@ -187,6 +223,53 @@ function cpuRun(sets, k, scene = path.join(ROOT, 'scenes', SCENE)) {
         cpu[f] = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
     }
     return cpu;
+}
+
+// The page's Ez picture (shaders/colormap.frag, the incident wave in float
+// on the GPU) against the cpu engine's ez_total PNG of the same step
+// (core/colormap.c, the incident wave in double): the same map, so at most
+// one level apart in a few pixels where the two incident values round to
+// different levels.
+async function pictureCase(cdp, png) {
+    const ref = readPng(png);
+    const web = Buffer.from(await cdp.eval('window.texfdtd.picture()'), 'base64');
+    let diff = 0, max = 0;
+    for (let y = 0; y < ref.h; y++)
+        for (let x = 0; x < ref.w; x++)
+            for (let k = 0; k < 3; k++) {
+                // the page's rows from the bottom, the PNG's from the top
+                const a = web[4 * ((ref.h - 1 - y) * ref.w + x) + k], b = ref.px[4 * (y * ref.w + x) + k];
+                if (a !== b) {
+                    diff++;
+                    max = Math.max(max, Math.abs(a - b));
+                }
+            }
+    console.log(`web: the page's Ez picture against the cpu engine's ${path.basename(png)}: `
+        + `${diff} of ${3 * ref.w * ref.h} colour values differ, by at most ${max} level(s)`);
+    return max <= 1 && diff <= ref.w * ref.h / 100;
+}
+
+// The controls: Reset, then Run for a moment and Pause; the step counter
+// must have moved and the page must show a Mcells/s (its value is the
+// browser's, not checked).  Then Single pass twice: H, then E.
+async function runButton(cdp) {
+    const click = (id) => cdp.eval(`document.getElementById(${JSON.stringify(id)}).click(), true`);
+    const text = (id) => cdp.eval(`document.getElementById(${JSON.stringify(id)}).textContent`);
+    await click('reset');
+    await sleep(300);
+    await click('run');
+    await sleep(1500);
+    await click('pause');
+    await sleep(100);
+    const n = Number(await text('counter')), rate = await text('speed');
+    await click('step');
+    const half = await text('counter');
+    await click('step');
+    const whole = await text('counter');
+    const passes = await cdp.eval('[...document.querySelectorAll("#passes tbody tr")].map((r) => r.textContent).join(" | ")');
+    console.log(`web: Run for 1.5 s: ${n} steps, ${rate} Mcells/s shown (SwiftShader, headless); `
+        + `Single pass: '${half}', then '${whole}'; passes: ${passes}`);
+    return n > 0 && /^[0-9.]+$/.test(rate) && half === `${n} + H` && whole === `${n + 1}`;
 }
 
 // A scene file with the INI forms the parser must take like inih (comments,
@@ -402,9 +485,12 @@ async function main() {
         }
         if (!same && !c.report)
             ok = false;
+        if (k === 0)
+            ok = await pictureCase(cdp, path.join(tmp, 'cpu0', `ez_total_${String(STEPS).padStart(6, '0')}.png`)) && ok;
     }
     ok = await geometryCase(cdp) && ok;
     ok = await paintCase(cdp) && ok;
+    ok = await runButton(cdp) && ok;
     if (SHOT) {
         // the painted scene as the last case left it
         await cdp.eval('window.texfdtd.show()');
