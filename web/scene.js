@@ -152,6 +152,10 @@ export function sceneFromEntries(entries) {
     const g = s.grid;
     if (g.nx === null || g.ny === null || g.steps === null)
         throw new Error('[grid] needs nx, ny and steps');
+    if (!(g.nx >= 8 && g.ny >= 8 && Number.isInteger(g.nx) && Number.isInteger(g.ny)))
+        throw new Error('[grid] nx and ny must be whole numbers of at least 8');
+    if (!(g.courant > 0 && g.courant <= Math.SQRT1_2))
+        throw new Error(`[grid] courant = ${g.courant}: allowed above 0, at most 1/sqrt(2) in 2D`);
     if (g.nz !== 1)
         throw new Error('a 3D scene (nz > 1): the page runs 2D TMz scenes only');
     if (g.polarization !== 'tm')
