@@ -243,6 +243,15 @@ export class Engine {
         }
     }
 
+    // CPML: the profiles and the new psi of two axes for the H or E pass.
+    bindPsi(...names) {
+        if (!this.psi)
+            return;
+        this.bind('pml_prof', this.pmlProf);
+        for (const p of names)
+            this.bind(`psi_${p}_tex`, this.psi[p][0]);
+    }
+
     // The H pass of step n (with its psi passes).
     hPass() {
         const gl = this.gl, { nx, ny } = this.model, a = this.cur, b = 1 - a;
@@ -251,11 +260,7 @@ export class Engine {
         gl.useProgram(this.prog.h);
         this.bind('h_tex', this.h[a]);
         this.bind('ez_tex', this.ez[a]);
-        if (this.psi) {
-            this.bind('pml_prof', this.pmlProf);
-            this.bind('psi_hxy_tex', this.psi.hxy[0]);
-            this.bind('psi_hyx_tex', this.psi.hyx[0]);
-        }
+        this.bindPsi('hxy', 'hyx');
         this.draw(this.h[b], nx, ny);
         this.half = true;
         this.passes = [{ pass: 'H', reads: [`H ${'AB'[a]}`, `Ez ${'AB'[a]}`], writes: `H ${'AB'[b]}` }];
@@ -279,11 +284,7 @@ export class Engine {
         this.bind('mat_tex', this.mat);
         this.bind('slot_tex', this.slotIdx);
         this.bind('slot_values', this.slotVals);
-        if (this.psi) {
-            this.bind('pml_prof', this.pmlProf);
-            this.bind('psi_ezy_tex', this.psi.ezy[0]);
-            this.bind('psi_ezx_tex', this.psi.ezx[0]);
-        }
+        this.bindPsi('ezy', 'ezx');
         this.draw(this.ez[b], nx, ny);
         this.cur = b;
         this.n++;

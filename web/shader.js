@@ -1,12 +1,14 @@
 // shader.js - the page's fragment passes, built at load time from the same
 // files as the C engine's (gl/shader.c): shaders/update2d.glsl with its two
-// #include lines replaced by shaders/yee_prelude_es.glsl and core/yee.h, the
-// pass files of shaders/, a #version line and the #defines of the scene.
+// #include lines replaced by shaders/yee_prelude.glsl followed by
+// shaders/yee_prelude_es.glsl, and by core/yee.h; the pass files of
+// shaders/, a #version line and the #defines of the scene.
 //
 // What WebGL2 (GLSL ES 3.00) lacks, and what the page does instead:
-//  - `precise`: products go through R() of shaders/yee_prelude_es.glsl (an
-//    XOR with a uniform 0), so that no product is fused into an add; the
-//    probe's `precise` is simply dropped (it has no add after its product).
+//  - `precise`: dropped; products go through R() of
+//    shaders/yee_prelude_es.glsl (an XOR with a uniform 0) instead, so that
+//    no product is fused into an add (the denormal probe has no add after
+//    its product).
 //  - `const` locals with run-time initialisers (desktop GLSL 4.20+): ES wants
 //    a constant expression after `const`, so the keyword is removed
 //    everywhere (no value changes; the compiler loses only a check).
@@ -55,10 +57,10 @@ export function esRewrite(src) {
         .replace(/[^\x00-\x7f]/g, '?');
 }
 
-// Where an include of shaders/update2d.glsl lives for the page.
-const INCLUDE_URL = {
-    'yee_prelude.glsl': 'shaders/yee_prelude_es.glsl',
-    'yee.h': 'core/yee.h',
+// The files an include of shaders/update2d.glsl stands for in the page.
+const INCLUDE_URLS = {
+    'yee_prelude.glsl': ['shaders/yee_prelude.glsl', 'shaders/yee_prelude_es.glsl'],
+    'yee.h': ['core/yee.h'],
 };
 
 // The library text with its includes spliced in; files[k] the file of
@@ -74,13 +76,15 @@ export async function loadLibrary(root, name) {
             out.push(lines[ln - 1]);
             continue;
         }
-        const url = INCLUDE_URL[m[1]];
-        if (!url)
+        const urls = INCLUDE_URLS[m[1]];
+        if (!urls)
             throw new Error(`${files[0]}:${ln}: the page has no file for #include "${m[1]}"`);
-        files.push(url);
-        const k = files.length; /* source-string number */
-        out.push(`#line ${k * LINE_BASE + 1} ${k}`);
-        out.push(await text(root + url));
+        for (const url of urls) {
+            files.push(url);
+            const k = files.length; /* source-string number */
+            out.push(`#line ${k * LINE_BASE + 1} ${k}`);
+            out.push(await text(root + url));
+        }
         out.push(`#line ${LINE_BASE + ln + 1} 1`);
     }
     return { text: esRewrite(out.join('\n')), files };
