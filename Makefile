@@ -191,7 +191,7 @@ test: deps
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
 
 # The web page in headless Chromium against the cpu engine (tests/web/run.mjs;
-# exit status 77, a skip, without chromium or a node with WebSocket).
+# exit status 77, a skip, without chromium or node).
 test-web: all
 	@tests/web/check.sh $(BIN)/texfdtd; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 

@@ -1,7 +1,6 @@
 #!/bin/sh
 # check.sh - run tests/web/run.mjs where it can run: exit status 77 (skip)
-# without chromium or without a node that has WebSocket (node 20.10 or newer
-# with --experimental-websocket, or 22); otherwise the test's own status.
+# without chromium or node; otherwise the test's own status.
 # Usage: tests/web/check.sh [bin/texfdtd] [run.mjs options: --steps N, --shot FILE]
 cd "$(dirname "$0")/../.." || exit 1
 bin=bin/texfdtd
@@ -15,10 +14,4 @@ if ! command -v node >/dev/null 2>&1; then
     echo "web: skipped (no node)"
     exit 77
 fi
-flag=--experimental-websocket
-node $flag -e 0 2>/dev/null || flag=
-if ! node $flag -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null; then
-    echo "web: skipped (this node has no WebSocket: node 20.10 or newer needed)"
-    exit 77
-fi
-exec node $flag --no-warnings tests/web/run.mjs --bin "$bin" "$@"
+exec node --no-warnings tests/web/run.mjs --bin "$bin" "$@"

@@ -1,8 +1,9 @@
 // run.mjs - the web page (web/) in a real browser, checked against the cpu
 // engine: Debian's chromium, headless, driven over its DevTools protocol
-// (node's own WebSocket: node --experimental-websocket; no npm package).
+// through the pipe of --remote-debugging-pipe (node alone: no npm package,
+// no WebSocket, no debugging port).
 //
-//   node --experimental-websocket tests/web/run.mjs [--steps N] [--shot FILE]
+//   node tests/web/run.mjs [--steps N] [--shot FILE] [--bin bin/texfdtd]
 //
 // It serves the repository root on 127.0.0.1 (python3 -m http.server, as
 // `make web`), opens web/index.html in headless Chromium (WebGL2 on
@@ -41,10 +42,6 @@ const CHROMIUM = ['chromium', 'chromium-browser', 'google-chrome']
     .find((p) => p);
 if (!CHROMIUM) {
     console.log('web: skipped (no chromium; scripts/deps.sh installs it)');
-    process.exit(77);
-}
-if (typeof WebSocket === 'undefined') {
-    console.log('web: skipped (this node has no WebSocket: run it with --experimental-websocket)');
     process.exit(77);
 }
 
@@ -91,38 +88,64 @@ async function waitHttp(url, ms) {
     }
 }
 
-// ---- the DevTools protocol over one page's WebSocket ---------------------------
+// ---- the DevTools protocol over Chromium's pipe ------------------------------
+// --remote-debugging-pipe: commands go to the browser's fd 3 and answers
+// and events come from its fd 4, JSON messages each ended by a NUL byte
+// (no WebSocket, no port).  The page's commands carry its session id
+// (Target.attachToTarget, flatten).
 class Cdp {
-    constructor(url) {
-        this.ws = new WebSocket(url);
+    constructor(toBrowser, fromBrowser) {
+        this.out = toBrowser;
         this.id = 0;
         this.pending = new Map();
         this.console = [];
-        this.ws.onmessage = (ev) => {
-            const msg = JSON.parse(ev.data);
-            if (msg.id && this.pending.has(msg.id)) {
-                const { res, rej } = this.pending.get(msg.id);
-                this.pending.delete(msg.id);
-                if (msg.error)
-                    rej(new Error(JSON.stringify(msg.error)));
-                else
-                    res(msg.result);
-            } else if (msg.method === 'Runtime.consoleAPICalled') {
-                this.console.push(msg.params.args.map((a) => a.value ?? a.description).join(' '));
-            } else if (msg.method === 'Runtime.exceptionThrown') {
-                this.console.push('exception: ' + JSON.stringify(msg.params.exceptionDetails.exception?.description ?? msg.params.exceptionDetails.text));
+        this.session = undefined;
+        let buf = Buffer.alloc(0);
+        fromBrowser.on('data', (d) => {
+            buf = Buffer.concat([buf, d]);
+            for (let z; (z = buf.indexOf(0)) >= 0;) {
+                this.receive(JSON.parse(buf.subarray(0, z).toString('utf8')));
+                buf = buf.subarray(z + 1);
             }
-        };
-        this.open = new Promise((res, rej) => {
-            this.ws.onopen = res;
-            this.ws.onerror = rej;
+        });
+        fromBrowser.on('close', () => {
+            for (const { rej } of this.pending.values())
+                rej(new Error('the browser closed its pipe'));
+            this.pending.clear();
         });
     }
 
-    send(method, params = {}) {
+    receive(msg) {
+        if (msg.id && this.pending.has(msg.id)) {
+            const { res, rej } = this.pending.get(msg.id);
+            this.pending.delete(msg.id);
+            if (msg.error)
+                rej(new Error(JSON.stringify(msg.error)));
+            else
+                res(msg.result);
+        } else if (msg.method === 'Runtime.consoleAPICalled') {
+            this.console.push(msg.params.args.map((a) => a.value ?? a.description).join(' '));
+        } else if (msg.method === 'Runtime.exceptionThrown') {
+            const d = msg.params.exceptionDetails;
+            this.console.push(`exception: ${d.exception?.description ?? d.text}`);
+        }
+    }
+
+    // a command to the browser (browser true) or to the attached page
+    send(method, params = {}, browser = false) {
         const id = ++this.id;
-        this.ws.send(JSON.stringify({ id, method, params }));
+        const msg = { id, method, params };
+        if (!browser && this.session)
+            msg.sessionId = this.session;
+        this.out.write(JSON.stringify(msg) + '\0');
         return new Promise((res, rej) => this.pending.set(id, { res, rej }));
+    }
+
+    // open url in a new page and attach to it
+    async openPage(url) {
+        const { targetId } = await this.send('Target.createTarget', { url }, true);
+        const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: true }, true);
+        this.session = sessionId;
     }
 
     // the value of an expression in the page (awaited)
@@ -429,21 +452,19 @@ async function main() {
         { cwd: ROOT, stdio: 'ignore' });
     children.push(server);
     await waitHttp(`http://127.0.0.1:${port}/web/index.html`, 10000);
-    const dport = await freePort();
     const chrome = spawn(CHROMIUM, ['--headless=new', '--no-sandbox', '--disable-gpu-sandbox',
         '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist',
-        `--remote-debugging-port=${dport}`, '--remote-debugging-address=127.0.0.1',
-        `--user-data-dir=${path.join(tmp, 'profile')}`, '--no-first-run',
-        '--window-size=1300,900', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        '--remote-debugging-pipe', `--user-data-dir=${path.join(tmp, 'profile')}`, '--no-first-run',
+        '--window-size=1300,900', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
     children.push(chrome);
     let chromeErr = '';
     chrome.stderr.on('data', (d) => { chromeErr += d; });
-    await waitHttp(`http://127.0.0.1:${dport}/json/version`, 30000);
-    const pageUrl = `http://127.0.0.1:${port}/web/index.html?scene=${SCENE}`;
-    const target = await (await fetch(`http://127.0.0.1:${dport}/json/new?${encodeURIComponent(pageUrl)}`,
-        { method: 'PUT' })).json();
-    const cdp = new Cdp(target.webSocketDebuggerUrl);
-    await cdp.open;
+    chrome.on('exit', (code) => {
+        if (code)
+            console.log(`web: chromium exited with status ${code}: ${chromeErr.slice(-2000)}`);
+    });
+    const cdp = new Cdp(chrome.stdio[3], chrome.stdio[4]);
+    await cdp.openPage(`http://127.0.0.1:${port}/web/index.html?scene=${SCENE}`);
     await cdp.send('Runtime.enable');
     // the page's module may not have run yet
     for (let k = 0; k < 200; k++) {
@@ -500,7 +521,6 @@ async function main() {
         console.log(`web: screenshot ${SHOT}`);
     }
     console.log(`web: ${CASES.length} cases, ${stepMs} ms of steps in the browser; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    cdp.ws.close();
     return ok;
 }
 
