@@ -230,12 +230,15 @@ const CASES = [
     { label: 'graded CPML (kappa, alpha)', sets: ['boundary.kappa_max=4', 'boundary.alpha_max=0.05', 'boundary.order=4'] },
     { label: 'modulated Gaussian pulse', sets: ['source.waveform=modulated_gaussian', 'source.ramp_periods=', 'source.bandwidth=0.5'] },
     { label: 'no FMA barrier (report only)', sets: [], opts: { fmaBarrier: false }, report: true },
+    // the paper's scene, 1024 x 1024, its front moved onto the square
+    { label: 'the paper\'s scene, takada_square.ini', scene: 'takada_square.ini',
+        sets: ['source.front_offset=488', 'output.snapshots=', 'output.png=false'], steps: 40 },
 ];
 
-function cpuRun(sets, k, scene = path.join(ROOT, 'scenes', SCENE)) {
+function cpuRun(sets, k, scene = path.join(ROOT, 'scenes', SCENE), steps = CPU_STEPS) {
     const out = path.join(tmp, `cpu${k}`);
     execFileSync(BIN, ['run', scene, '--engine', 'cpu', '--steps',
-        String(CPU_STEPS), '--denormals', 'flush', '--threads', '1', '--out', out, '-q',
+        String(steps), '--denormals', 'flush', '--threads', '1', '--out', out, '-q',
         ...sets.flatMap((x) => ['--set', x])], { stdio: 'inherit' });
     const cpu = {};
     for (const f of ['ez', 'hx', 'hy']) {
@@ -484,11 +487,12 @@ async function main() {
     console.log(`web: ${first.renderer}; its fragment stage ${first.denormals.flushesResults && first.denormals.flushesInputs ? 'flushes' : 'keeps'} denormals`);
     let ok = true, stepMs = 0;
     for (const [k, c] of CASES.entries()) {
-        const cpu = cpuRun(c.sets, k);
-        await cdp.eval(`window.texfdtd.load(${JSON.stringify(SCENE)}, ${JSON.stringify(c.sets)}, ${JSON.stringify(c.opts ?? {})})`);
+        const scene = c.scene ?? SCENE, steps = c.steps ?? STEPS;
+        const cpu = cpuRun(c.sets, k, path.join(ROOT, 'scenes', scene), c.steps ?? CPU_STEPS);
+        await cdp.eval(`window.texfdtd.load(${JSON.stringify(scene)}, ${JSON.stringify(c.sets)}, ${JSON.stringify(c.opts ?? {})})`);
         const info = await cdp.eval('window.texfdtd.info()');
         const ts = Date.now();
-        await cdp.eval(`window.texfdtd.step(${STEPS})`);
+        await cdp.eval(`window.texfdtd.step(${steps})`);
         stepMs += Date.now() - ts;
         const web = await cdp.eval('window.texfdtd.readFields()');
         const res = ['ez', 'hx', 'hy'].map((f) => compare(f, fromB64(web[f]), cpu[f]));
@@ -498,7 +502,7 @@ async function main() {
             const at = r.where >= 0 ? ` at (${r.where % info.nx}, ${Math.floor(r.where / info.nx)})` : '';
             return `${r.name} ${r.diff} cells, max ${r.maxUlp} ulp${at}`;
         }).join('; ');
-        console.log(`web: ${c.label} (${STEPS} steps${info.emulateFlush ? ', F() in GLSL' : ''}${info.fmaBarrier ? '' : ', no R()'}): `
+        console.log(`web: ${c.label} (${steps} steps${info.emulateFlush ? ', F() in GLSL' : ''}${info.fmaBarrier ? '' : ', no R()'}): `
             + `${same ? 'bit-identical to the cpu engine' : 'differs from the cpu engine: ' + line}`);
         if (!(peak > 0)) {
             console.log('web: the cpu engine\'s Ez is 0 everywhere: nothing was compared');
