@@ -193,17 +193,20 @@ async function offerDownloads() {
     status(`exported: save both files in one folder, then  texfdtd run ${f.name}.ini`);
 }
 
+// One frame of Run: some steps, then the pictures.  The Mcells/s are those
+// of the steps alone (timed to a one-texel readback that waits for them),
+// the frame's steps chosen so that they take about 20 ms.
 function frame() {
     if (!running)
         return;
     const t0 = performance.now();
     engine.step(frameSteps);
-    show(); /* its readbacks wait for the steps */
-    const dt = performance.now() - t0;
-    const m = engine.model;
+    engine.finish();
+    const t1 = performance.now();
+    show();
+    const m = engine.model, dt = Math.max(t1 - t0, 0.01);
     lastRate = m.nx * m.ny * frameSteps / dt / 1e3;
-    // about 30 ms of work a frame
-    frameSteps = Math.max(1, Math.min(200, Math.round(frameSteps * 30 / Math.max(dt, 1))));
+    frameSteps = Math.max(1, Math.min(500, Math.round(frameSteps * 20 / dt)));
     if (engine.n >= scene.grid.steps) {
         running = false;
         status(`done: ${engine.n} steps (the scene's [grid] steps)`);
