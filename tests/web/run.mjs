@@ -48,7 +48,13 @@ if (!CHROMIUM) {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'texfdtd-web-'));
 const children = [];
 // stop the server and the browser (waiting for them), then remove tmp
-async function cleanup() {
+let cleaning = null;
+function cleanup() {
+    cleaning ??= cleanupOnce();
+    return cleaning;
+}
+
+async function cleanupOnce() {
     await Promise.all(children.map((c) => new Promise((res) => {
         if (c.exitCode !== null || c.signalCode !== null)
             return res();
@@ -527,6 +533,14 @@ async function main() {
     console.log(`web: ${CASES.length} cases, ${stepMs} ms of steps in the browser; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return ok;
 }
+
+// the whole test in under 3 minutes, or it fails (a browser that hangs
+// must not hang make test)
+const LIMIT_S = Number(opt('--limit', '170'));
+setTimeout(() => {
+    console.log(`web: the test did not finish in ${LIMIT_S} s`);
+    cleanup().then(() => process.exit(1));
+}, LIMIT_S * 1000).unref();
 
 main().then((ok) => cleanup().then(() => process.exit(ok ? 0 : 1)), (e) => {
     console.error(`web: ${e.message}`);
