@@ -115,9 +115,9 @@ async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     notes.push(engine.emulateFlush
         ? 'This browser keeps denormals: the shaders flush them (F() of the prelude), as the cpu engine\'s FTZ/DAZ does.'
         : 'This browser flushes denormals, as the cpu engine\'s FTZ/DAZ does.');
-    if (scene.grid.subpixel || scene.grid.conformal_pec)
-        notes.push('The page paints objects as staircases: the command smooths this scene '
-            + '(subpixel / conformal_pec), so its fields differ near the objects.');
+    if (scene.grid.conformal_pec)
+        notes.push('The page paints PEC objects as staircases: the command gives this scene '
+            + 'a conformal PEC boundary (conformal_pec), so its fields differ near them.');
     if (scene.ignored.size)
         notes.push(`Not used by the page: [${[...scene.ignored].join('], [')}].`);
     $('notes').textContent = notes.join(' ');

@@ -182,6 +182,14 @@ export function sceneFromEntries(entries) {
                     o.vertices[2 * k + 1] = o.center_y + (o.rot_sin * dx + o.rot_cos * dy);
                 }
         }
+        // scene.c check_extent: inside the grid interior
+        const { lo, hi } = bounds(o), k = interiorMargin(s);
+        for (let a = 0; a < 2; a++) {
+            const n = a ? g.ny : g.nx;
+            if (lo[a] < k || hi[a] > n - 1 - k)
+                throw new Error(`line ${o.line}: object.${o.name} spans ${'xy'[a]} = ${lo[a]} to `
+                    + `${hi[a]}, outside the grid interior ${k} to ${n - 1 - k}`);
+        }
         s.objects.push(o);
     }
     return s;
@@ -261,11 +269,190 @@ export function materialIndex(mats, kind, eps, S) {
     return mats.length - 1;
 }
 
-// The material map of the scene's objects, staircased: a cell belongs to an
-// object when its node (i, j) is inside.  (`subpixel` and `conformal_pec`
-// are the command's refinements of the same objects; the page paints the
-// staircase and says so: run the command with --set grid.subpixel=false
-// --set grid.conformal_pec=false for the same map.)
+// ---- subpixel smoothing (core/paint.c paint_smoothed, TMz) ------------------
+const SAMPLES = 16, LEVELS = 64; /* PAINT_SUBPIXEL_SAMPLES, _LEVELS */
+
+// scene.c scene_object_bounds, 2D
+function bounds(o) {
+    const ac = Math.abs(o.rot_cos), as = Math.abs(o.rot_sin);
+    let hx = o.radius, hy = o.radius;
+    if (o.shape === 'rectangle') {
+        hx = 0.5 * o.width;
+        hy = 0.5 * o.height;
+        if (o.rotated) {
+            hx = ac * 0.5 * o.width + as * 0.5 * o.height;
+            hy = as * 0.5 * o.width + ac * 0.5 * o.height;
+        }
+    } else if (o.shape === 'ellipse') {
+        hx = o.radius_x;
+        hy = o.radius_y;
+        if (o.rotated) {
+            hx = Math.sqrt(o.radius_x * o.radius_x * ac * ac + o.radius_y * o.radius_y * as * as);
+            hy = Math.sqrt(o.radius_x * o.radius_x * as * as + o.radius_y * o.radius_y * ac * ac);
+        }
+    }
+    const lo = [o.center_x - hx, o.center_y - hy], hi = [o.center_x + hx, o.center_y + hy];
+    if (o.rotated && o.shape !== 'polygon' && ac !== 0 && as !== 0)
+        for (let a = 0; a < 2; a++) {
+            lo[a] -= 1e-9 * (1 + Math.abs(lo[a]));
+            hi[a] += 1e-9 * (1 + Math.abs(hi[a]));
+        }
+    if (o.shape === 'polygon')
+        for (let k = 0; k < o.vertices.length / 2; k++)
+            for (let a = 0; a < 2; a++) {
+                const v = o.vertices[2 * k + a];
+                lo[a] = k === 0 || v < lo[a] ? v : lo[a];
+                hi[a] = k === 0 || v > hi[a] ? v : hi[a];
+            }
+    return { lo, hi };
+}
+
+function segmentDistance(x, y, xa, ya, xb, yb) {
+    const ex = xb - xa, ey = yb - ya, l2 = ex * ex + ey * ey;
+    let t = l2 > 0 ? ((x - xa) * ex + (y - ya) * ey) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return Math.hypot(x - (xa + t * ex), y - (ya + t * ey));
+}
+
+// paint.c near_boundary: false when o's boundary stays farther than r
+function nearBoundary(o, x, y, r) {
+    const dx = x - o.center_x, dy = y - o.center_y;
+    const lx = o.rotated ? o.rot_cos * dx + o.rot_sin * dy : dx;
+    const ly = o.rotated ? -o.rot_sin * dx + o.rot_cos * dy : dy;
+    switch (o.shape) {
+    case 'circle':
+        return Math.abs(Math.sqrt(dx * dx + dy * dy) - o.radius) <= r;
+    case 'ellipse': {
+        const q = Math.hypot(lx / o.radius_x, ly / o.radius_y);
+        return Math.abs(q - 1) * Math.min(o.radius_x, o.radius_y) <= r;
+    }
+    case 'rectangle': {
+        const hx = 0.5 * o.width, hy = 0.5 * o.height;
+        const deep = Math.abs(lx) < hx - r && Math.abs(ly) < hy - r;
+        const far = Math.abs(lx) > hx + r || Math.abs(ly) > hy + r;
+        return !deep && !far;
+    }
+    case 'polygon': {
+        const v = o.vertices, n = v.length / 2;
+        for (let a = 0, b = n - 1; a < n; b = a++)
+            if (segmentDistance(x, y, v[2 * a], v[2 * a + 1], v[2 * b], v[2 * b + 1]) <= r)
+                return true;
+        return false;
+    }
+    default:
+        return true;
+    }
+}
+
+// paint.c disc_arc and disc_box_area: the exact area of the disc of radius
+// r about the origin within [x0, x1] x [y0, y1]
+function discArc(r, ta, tb) {
+    const ha = Math.sqrt(Math.max(0, (r - ta) * (r + ta)));
+    const hb = Math.sqrt(Math.max(0, (r - tb) * (r + tb)));
+    const z = (tb * ha - ta * hb) / (r * r);
+    return 0.5 * (tb * hb - ta * ha + r * r * Math.asin(Math.min(1, z)));
+}
+
+function discBoxArea(r, x0, x1, y0, y1) {
+    const lo = Math.max(x0, -r), hi = Math.min(x1, r);
+    if (!(lo < hi) || y0 >= r || y1 <= -r)
+        return 0;
+    const t = [lo, hi];
+    if (lo < 0 && hi > 0)
+        t.push(0);
+    for (const y of [y0, y1])
+        if (Math.abs(y) < r) {
+            const x = Math.sqrt(r * r - y * y);
+            if (-x > lo && -x < hi)
+                t.push(-x);
+            if (x > lo && x < hi)
+                t.push(x);
+        }
+    t.sort((a, b) => a - b);
+    let area = 0;
+    for (let k = 0; k + 1 < t.length; k++) {
+        const ta = t[k], tb = t[k + 1], m = 0.5 * (ta + tb);
+        const h = Math.sqrt(Math.max(0, r * r - m * m));
+        const topSide = y1 < h, bottomSide = y0 > -h;
+        if ((topSide ? y1 : h) <= (bottomSide ? y0 : -h))
+            continue;
+        const arc = discArc(r, ta, tb);
+        area += (topSide ? y1 * (tb - ta) : arc) - (bottomSide ? y0 * (tb - ta) : -arc);
+    }
+    return area;
+}
+
+// paint.c exact_cover: -1 where the cover is sampled instead
+function exactCover(o, x, y) {
+    const x0 = x - 0.5 - o.center_x, y0 = y - 0.5 - o.center_y;
+    if (o.shape === 'circle')
+        return discBoxArea(o.radius, x0, x0 + 1, y0, y0 + 1);
+    if (o.shape === 'ellipse' && o.radius_x === o.radius_y)
+        return discBoxArea(o.radius_x, x0, x0 + 1, y0, y0 + 1);
+    if (o.shape === 'ellipse' && !o.rotated) {
+        const k = o.radius_x / o.radius_y;
+        return discBoxArea(o.radius_x, x0, x0 + 1, k * y0, k * (y0 + 1)) / k;
+    }
+    if (o.shape === 'rectangle' && !o.rotated) {
+        const hx = 0.5 * o.width, hy = 0.5 * o.height;
+        const ox = Math.min(x0 + 1, hx) - Math.max(x0, -hx), oy = Math.min(y0 + 1, hy) - Math.max(y0, -hy);
+        return ox > 0 && oy > 0 ? ox * oy : 0;
+    }
+    return -1;
+}
+
+// paint.c paint_cover_levels: the cell's covered fraction in 64ths, rounded
+function coverLevels(o, i, j) {
+    let f;
+    if (!nearBoundary(o, i, j, 0.75)) {
+        f = inside(o, i, j) ? 1 : 0;
+    } else {
+        f = exactCover(o, i, j);
+        if (f >= 0) {
+            f = Math.min(f, 1);
+        } else {
+            let n = 0;
+            for (let b = 0; b < SAMPLES; b++)
+                for (let a = 0; a < SAMPLES; a++)
+                    n += inside(o, i - 0.5 + (a + 0.5) / SAMPLES, j - 0.5 + (b + 0.5) / SAMPLES) ? 1 : 0;
+            f = n / (SAMPLES * SAMPLES);
+        }
+    }
+    return Math.round(f * LEVELS); /* lround: f >= 0 */
+}
+
+// paint.c paint_smoothed for a lossless dielectric over vacuum, dielectrics
+// or PEC: a boundary cell takes eps = w eps_o + (1 - w) eps_under, w its
+// cover in 64ths (material_mix); a cell under PEC only where its node is in.
+function paintSmoothed(o, full, mat, mats, nx, ny, S) {
+    const { lo, hi } = bounds(o);
+    const i0 = Math.ceil(lo[0]), i1 = Math.floor(hi[0]), j0 = Math.ceil(lo[1]), j1 = Math.floor(hi[1]);
+    const epsO = mats[full].eps_r;
+    for (let j = j0 - 1; j <= j1 + 1; j++)
+        for (let i = i0 - 1; i <= i1 + 1; i++) {
+            if (i < 0 || j < 0 || i >= nx || j >= ny)
+                continue;
+            const f = coverLevels(o, i, j), c = i + nx * j, under = mats[mat[c]];
+            if (f === 0)
+                continue;
+            if (f === LEVELS || under.kind === KIND_PEC) {
+                if (f < LEVELS && !inside(o, i, j))
+                    continue;
+                mat[c] = full;
+                continue;
+            }
+            const w = f / LEVELS;
+            const eps = w * epsO + (1 - w) * under.eps_r;
+            mat[c] = eps === 1 ? 0 : materialIndex(mats, KIND_DIELECTRIC, eps, S);
+        }
+}
+
+// The material map of the scene's objects (core/paint.c paint_objects): a
+// cell belongs to an object when its node (i, j) is inside; with
+// [grid] subpixel (the default) a dielectric object's boundary cells take
+// the mean eps of their area.  (`conformal_pec`, the command's conformal
+// PEC boundary, the page does not run: it paints PEC as a staircase and says
+// so.)
 export function paint(scene, mats) {
     const { nx, ny, courant: S } = scene.grid;
     const mat = new Uint8Array(nx * ny);
@@ -273,6 +460,10 @@ export function paint(scene, mats) {
         const idx = o.material === 'vacuum' ? 0
             : materialIndex(mats, o.material === 'pec' ? KIND_PEC : KIND_DIELECTRIC,
                 o.material === 'pec' ? 0 : o.eps_r, S);
+        if (scene.grid.subpixel && o.material === 'dielectric') {
+            paintSmoothed(o, idx, mat, mats, nx, ny, S);
+            continue;
+        }
         for (let j = 0; j < ny; j++)
             for (let i = 0; i < nx; i++)
                 if (inside(o, i, j))

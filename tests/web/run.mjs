@@ -236,6 +236,9 @@ const CASES = [
     { label: 'graded CPML (kappa, alpha)', sets: ['boundary.kappa_max=4', 'boundary.alpha_max=0.05', 'boundary.order=4'] },
     { label: 'modulated Gaussian pulse', sets: ['source.waveform=modulated_gaussian', 'source.ramp_periods=', 'source.bandwidth=0.5'] },
     { label: 'no FMA barrier (report only)', sets: [], opts: { fmaBarrier: false }, report: true },
+    // subpixel smoothing: a material of the table per covered fraction
+    { label: 'smoothed dielectric cylinder, dielectric_circle_ka3.ini', scene: 'dielectric_circle_ka3.ini',
+        sets: ['monitor.dft.start_step='], steps: 300 },
     // the paper's scene, 1024 x 1024, its front moved onto the square
     { label: 'the paper\'s scene, takada_square.ini', scene: 'takada_square.ini',
         sets: ['source.front_offset=488', 'output.snapshots=', 'output.png=false'], steps: 40 },
@@ -312,8 +315,6 @@ const SYNTHETIC = `; comment
 nx = 64 ; an inline comment
 ny: 48
 steps = 10
-subpixel = false
-conformal_pec = false
 
 [source]
 angle = 30
@@ -357,12 +358,39 @@ eps_r = 6
 center_x = 14.5
 center_y = 30
 radius = 4.5
+
+[object.over]
+shape = ellipse
+material = dielectric
+eps_r = 3
+center_x = 18.25
+center_y = 27
+radius_x = 4
+radius_y = 2.5
+
+[object.slab]
+shape = rectangle
+material = glass
+center_x = 50
+center_y = 32
+width = 7
+height = 3.5
+rotation = 20
+
+[object.bar]
+shape = rectangle
+material = dielectric
+eps_r = 1.5
+center_x = 41
+center_y = 24.3
+width = 12.2
+height = 2.6
 `;
 
 // The JavaScript INI parser and painting against the command's: for each
 // scene the page runs (scenes/*.ini and SYNTHETIC), the page's material map
-// (kind and eps_r per cell) equals the one `texfdtd run --geometry` paints
-// with the staircase (subpixel and conformal_pec off).
+// (kind and eps_r per cell) equals the one `texfdtd run --geometry` paints,
+// subpixel smoothing included (conformal_pec off: the page has none).
 async function geometryCase(cdp) {
     const names = await cdp.eval('window.texfdtd.scenes()');
     const synth = path.join(tmp, 'synthetic.ini');
@@ -370,7 +398,7 @@ async function geometryCase(cdp) {
     let ok = true, ran = 0;
     const refused = [];
     for (const name of [...names, 'synthetic.ini']) {
-        const sets = ['grid.subpixel=false', 'grid.conformal_pec=false'];
+        const sets = ['grid.conformal_pec=false'];
         const text = name === 'synthetic.ini' ? JSON.stringify(SYNTHETIC) : 'null';
         const g = await cdp.eval(`window.texfdtd.geometry(${JSON.stringify(name)}, ${JSON.stringify(sets)}, ${text})`);
         if (g.error) {
