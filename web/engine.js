@@ -12,7 +12,7 @@
 // same text the C engines compile.
 
 import { buildProgram, UNITS } from './shader.js';
-import { slotValues, KIND_PEC } from './scene.js';
+import { slotValues, pointValue, KIND_PEC } from './scene.js';
 
 const SLOT_W = 1024;
 
@@ -115,7 +115,8 @@ export class Engine {
         const defs = {
             NX: nx, NY: ny, NMATS: this.nmats, SLOT_X0: 0, SLOT_Y0: 0, SLOT_W,
             FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
-            PSI_IN_PLACE: 0, MUR: model.mur ? 1 : 0, POINT_SRC: 0, POINT_X: 0, POINT_Y: 0,
+            PSI_IN_PLACE: 0, MUR: model.mur ? 1 : 0, POINT_SRC: model.point ? 1 : 0,
+            POINT_X: model.point ? model.point.i : 0, POINT_Y: model.point ? model.point.j : 0,
             DFT: 0, CONFORMAL: 0, LOSSY: 0, HMAP: 0, DISP: 0, DISP_EDGES: 0, HLOSSY: 0,
             TECUT: 0, HOFF: 0,
         };
@@ -279,6 +280,9 @@ export class Engine {
                 this.slotHost);
         }
         gl.useProgram(this.prog.e);
+        if (this.model.point)
+            gl.uniform1f(gl.getUniformLocation(this.prog.e, 'point_v'),
+                Math.fround(pointValue(this.model, this.n)));
         this.bind('ez_tex', this.ez[a]);
         this.bind('h_tex', this.h[b]);
         this.bind('mat_tex', this.mat);
@@ -348,7 +352,9 @@ export class Engine {
             const p = this.prog.colormap;
             gl.useProgram(p);
             const u = (n) => gl.getUniformLocation(p, n);
-            gl.uniform1f(u('step_n'), this.n);
+            // no plane wave (a point source): a step before any front, so
+            // that the pass adds no incident field
+            gl.uniform1f(u('step_n'), m.point ? -3e38 : this.n);
             gl.uniform1f(u('omega_dt'), w.omega_dt);
             gl.uniform1f(u('cos_t'), w.cos_t);
             gl.uniform1f(u('sin_t'), w.sin_t);

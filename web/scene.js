@@ -77,7 +77,8 @@ export function applySets(entries, sets) {
 const GRID = { nx: null, ny: null, nz: 1, steps: null, courant: 0.5, cells_per_wavelength: 20,
     conformal_pec: false, subpixel: true, polarization: 'tm' };
 const SOURCE = { type: 'plane_wave', angle: 0, amplitude: 1, ramp_periods: 1, front_offset: 0,
-    waveform: 'sine', bandwidth: 1, frequency_hz: 1e9 };
+    waveform: 'sine', bandwidth: 1, frequency_hz: 1e9, center_x: null, center_y: null,
+    pulse_width: null };
 const OBJECT_KEYS = ['shape', 'material', 'eps_r', 'center_x', 'center_y', 'width', 'height',
     'radius', 'radius_x', 'radius_y', 'vertices', 'rotation'];
 const BOUNDARY = { type: 'pec', cells: 10, order: 3, sigma_factor: 1, kappa_max: 1,
@@ -160,8 +161,18 @@ export function sceneFromEntries(entries) {
         throw new Error('a 3D scene (nz > 1): the page runs 2D TMz scenes only');
     if (g.polarization !== 'tm')
         throw new Error('polarization = te: the page runs TMz only');
-    if (s.source.type !== 'plane_wave')
-        throw new Error('source.type = point: the page runs the plane wave only');
+    const src = s.source;
+    if (src.type === 'point') {
+        // scene.c: a point source needs its cell; sine or gaussian
+        if (src.center_x === null || src.center_y === null)
+            throw new Error('[source] type = point needs center_x and center_y');
+        if (!['sine', 'gaussian'].includes(src.waveform))
+            throw new Error(`source.waveform = ${src.waveform}: a point source takes sine or gaussian`);
+        if (src.pulse_width === null)
+            src.pulse_width = g.cells_per_wavelength / g.courant / 4;
+    } else if (src.type !== 'plane_wave') {
+        throw new Error(`source.type = ${src.type}: plane_wave or point`);
+    }
     for (const o of objects.values()) {
         if (!['pec', 'dielectric', 'vacuum'].includes(o.material))
             throw new Error(`[object.${o.name}] material = ${o.material}: the page runs pec, `
@@ -539,14 +550,32 @@ export function buildModel(scene, inc, mat = null, mats = null) {
     const waveforms = { sine: 0, gaussian: 1, modulated_gaussian: 2, ricker: 3 };
     if (!(src.waveform in waveforms))
         throw new Error(`source.waveform = ${src.waveform}: unknown`);
+    const point = src.type === 'point';
     const wave = {
-        kind: inc.INC_PLANE, waveform: waveforms[src.waveform], cos_t, sin_t,
+        kind: point ? inc.INC_NONE : inc.INC_PLANE, waveform: waveforms[src.waveform], cos_t, sin_t,
         d0: d0 + src.front_offset, omega_dt: 2 * Math.PI * S / cpw, amplitude: src.amplitude,
         pulse_t0: 5 * pulse_tau, inv_courant: 1 / S, inv_ramp: ramp_steps > 0 ? 1 / ramp_steps : 0,
         inv_pulse_tau: pulse_tau > 0 ? 1 / pulse_tau : 0, ramp_steps,
     };
     return { nx, ny, S, ch_f: Math.fround(S), mats, mat, slots, pml,
-        mur: b.type === 'mur', mur_k_f: Math.fround((S - 1) / (S + 1)), wave };
+        mur: b.type === 'mur', mur_k_f: Math.fround((S - 1) / (S + 1)), wave,
+        // model_point_cell (lround of a coordinate >= 1)
+        point: point ? { i: Math.round(src.center_x), j: Math.round(src.center_y),
+            gaussian: src.waveform === 'gaussian', width: src.pulse_width } : null };
+}
+
+// model_point_value: the soft point source's value for the update n -> n+1
+// (libm's exp and sin in C, JavaScript's here: within an ulp of each other
+// in double, the same float but for a double within an ulp of a rounding
+// boundary).
+export function pointValue(model, n) {
+    const p = model.point, w = model.wave, t = n + 1;
+    if (p.gaussian) {
+        const a = (t - 4 * p.width) / p.width;
+        return w.amplitude * Math.exp(-a * a);
+    }
+    const r = w.ramp_steps > 0 && t < w.ramp_steps ? t / w.ramp_steps : 1;
+    return w.amplitude * r * Math.sin(w.omega_dt * t);
 }
 
 // This step's slot values (model_slot_values_f: core/incident.h

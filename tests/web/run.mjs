@@ -236,6 +236,13 @@ const CASES = [
     { label: 'graded CPML (kappa, alpha)', sets: ['boundary.kappa_max=4', 'boundary.alpha_max=0.05', 'boundary.order=4'] },
     { label: 'modulated Gaussian pulse', sets: ['source.waveform=modulated_gaussian', 'source.ramp_periods=', 'source.bandwidth=0.5'] },
     { label: 'no FMA barrier (report only)', sets: [], opts: { fmaBarrier: false }, report: true },
+    // a soft point source (model_point_value: libm's sin and exp in C,
+    // JavaScript's in the page)
+    { label: 'point source, sine, PEC walls', sets: ['source.type=point', 'source.center_x=30',
+        'source.center_y=64', 'source.angle=', 'source.front_offset=', 'boundary.type=pec', 'boundary.cells='] },
+    { label: 'point source, Gaussian, CPML', sets: ['source.type=point', 'source.center_x=30.5',
+        'source.center_y=70', 'source.angle=', 'source.front_offset=', 'source.waveform=gaussian',
+        'source.ramp_periods=', 'source.pulse_width=6'] },
     // subpixel smoothing: a material of the table per covered fraction
     { label: 'smoothed dielectric cylinder, dielectric_circle_ka3.ini', scene: 'dielectric_circle_ka3.ini',
         sets: ['monitor.dft.start_step='], steps: 300 },
