@@ -117,7 +117,7 @@ export class Engine {
             FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
             PSI_IN_PLACE: 0, MUR: model.mur ? 1 : 0, POINT_SRC: model.point ? 1 : 0,
             POINT_X: model.point ? model.point.i : 0, POINT_Y: model.point ? model.point.j : 0,
-            DFT: 0, CONFORMAL: 0, LOSSY: 0, HMAP: 0, DISP: 0, DISP_EDGES: 0, HLOSSY: 0,
+            DFT: 0, CONFORMAL: 0, LOSSY: model.lossy ? 1 : 0, HMAP: 0, DISP: 0, DISP_EDGES: 0, HLOSSY: 0,
             TECUT: 0, HOFF: 0,
         };
         this.defines = defs;
@@ -194,10 +194,13 @@ export class Engine {
             this.slotHost = new Float32Array(SLOT_W * rows);
             this.slotVals = this.texture(gl.R32F, gl.RED, gl.FLOAT, SLOT_W, rows, null);
         }
+        // cezh holds cb (= S/eps_r where sigma = 0), as gl2d_set_coefficients
         const kinds = new Uint32Array(this.nmats), cezh = new Float32Array(this.nmats);
+        const ca = new Float32Array(this.nmats).fill(1);
         mats.forEach((t, k) => {
             kinds[k] = t.kind;
-            cezh[k] = t.cezh_f;
+            cezh[k] = t.cb_f;
+            ca[k] = t.ca_f;
         });
         for (const p of Object.values(this.prog)) {
             gl.useProgram(p);
@@ -206,6 +209,8 @@ export class Engine {
                 gl.uniform1fv(u('cezh[0]'), cezh);
             if (u('kind[0]'))
                 gl.uniform1uiv(u('kind[0]'), kinds);
+            if (u('ca[0]'))
+                gl.uniform1fv(u('ca[0]'), ca);
         }
     }
 

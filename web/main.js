@@ -289,7 +289,7 @@ window.texfdtd = {
             const sc = loadScene(text, s, name);
             const m = buildModel(sc, inc);
             return { nx: m.nx, ny: m.ny, map: b64(m.mat), kinds: m.mats.map((t) => t.kind),
-                eps: m.mats.map((t) => t.eps_r) };
+                eps: m.mats.map((t) => t.eps_r), sigma: m.mats.map((t) => t.sigma) };
         } catch (e) {
             return { error: e.message };
         }

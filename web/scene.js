@@ -127,14 +127,14 @@ export function sceneFromEntries(entries) {
             // a table material: the page runs lossless dielectrics (eps_r) and PEC
             const name = sec.slice(9);
             if (!materials.has(name))
-                materials.set(name, { eps_r: 1, pec: false });
-            if (e.key === 'eps_r')
-                materials.get(name).eps_r = num(e);
+                materials.set(name, { eps_r: 1, sigma: 0, pec: false });
+            if (e.key === 'eps_r' || e.key === 'sigma')
+                materials.get(name)[e.key] = num(e);
             else if (e.key === 'pec')
                 materials.get(name).pec = bool(e);
             else
-                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page runs lossless `
-                    + 'dielectric (eps_r) and PEC materials only');
+                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page runs dielectric `
+                    + '(eps_r, sigma) and PEC materials only');
         } else if (/^(output|monitor|probe)(\.|$)/.test(sec)) {
             s.ignored.add(sec.split('.')[0]);
         } else {
@@ -148,7 +148,9 @@ export function sceneFromEntries(entries) {
             o.table = o.material;
             o.material = t.pec ? 'pec' : 'dielectric';
             o.eps_r = t.pec ? 0 : t.eps_r;
+            o.sigma = t.pec ? 0 : t.sigma;
         }
+        o.sigma ??= 0;
     }
     const g = s.grid;
     if (g.nx === null || g.ny === null || g.steps === null)
@@ -266,17 +268,37 @@ export function inside(o, x, y) {
 
 export const KIND_VACUUM = 0, KIND_PEC = 1, KIND_DIELECTRIC = 2;
 
-// paint_material_mu: the table entry of (kind, eps_r), added on first use;
-// index 0 is vacuum.
-export function materialIndex(mats, kind, eps, S) {
-    const k = mats.findIndex((t) => t.kind === kind && t.eps_r === eps);
+const EPS0 = 8.8541878128e-12, C0 = 299792458.0; /* MATERIAL_EPS0, scene.c C0 */
+
+// scene.c scene_dt: the time step in seconds
+export function sceneDt(g, src) {
+    return g.courant * (C0 / (src.frequency_hz * g.cells_per_wavelength)) / C0;
+}
+
+// paint_material_mu: the table entry of (kind, eps_r, sigma), added on
+// first use; index 0 is vacuum.  A lossy one (sigma in S/m, dt the step in
+// s) takes material_coef's Crank-Nicolson coefficients ca, cb and its
+// incident terms cinc_diff, cinc_sum; a lossless one ca = 1, cb = S/eps_r.
+export function materialIndex(mats, kind, eps, S, sigma = 0, dt = 0) {
+    const k = mats.findIndex((t) => t.kind === kind && t.eps_r === eps && t.sigma === sigma);
     if (k >= 0)
         return k;
     if (mats.length === 256)
         throw new Error('more than 256 distinct materials');
     const cezh = kind === KIND_PEC ? 0 : S / eps;
-    mats.push({ kind, eps_r: eps, cezh, cezh_f: Math.fround(cezh),
-        cinc: kind === KIND_DIELECTRIC ? -(1 - 1 / eps) : 0 });
+    const t = { kind, eps_r: eps, sigma: kind === KIND_PEC ? 0 : sigma, cezh,
+        cinc: kind === KIND_DIELECTRIC ? -(1 - 1 / eps) : 0, ca: 1, cb: cezh,
+        cinc_diff: 0, cinc_sum: 0 };
+    if (t.sigma !== 0) {
+        const sp = t.sigma * dt / (2.0 * EPS0), s = sp / eps, den = eps + sp;
+        t.ca = (1.0 - s) / (1.0 + s);
+        t.cb = (S / eps) / (1.0 + s);
+        t.cinc_diff = -(eps - 1.0) / den;
+        t.cinc_sum = -sp / den;
+    }
+    t.ca_f = Math.fround(t.ca);
+    t.cb_f = Math.fround(t.cb);
+    mats.push(t);
     return mats.length - 1;
 }
 
@@ -435,10 +457,10 @@ function coverLevels(o, i, j) {
 // paint.c paint_smoothed for a lossless dielectric over vacuum, dielectrics
 // or PEC: a boundary cell takes eps = w eps_o + (1 - w) eps_under, w its
 // cover in 64ths (material_mix); a cell under PEC only where its node is in.
-function paintSmoothed(o, full, mat, mats, nx, ny, S) {
+function paintSmoothed(o, full, mat, mats, nx, ny, S, dt) {
     const { lo, hi } = bounds(o);
     const i0 = Math.ceil(lo[0]), i1 = Math.floor(hi[0]), j0 = Math.ceil(lo[1]), j1 = Math.floor(hi[1]);
-    const epsO = mats[full].eps_r;
+    const epsO = mats[full].eps_r, sigO = mats[full].sigma;
     for (let j = j0 - 1; j <= j1 + 1; j++)
         for (let i = i0 - 1; i <= i1 + 1; i++) {
             if (i < 0 || j < 0 || i >= nx || j >= ny)
@@ -453,8 +475,8 @@ function paintSmoothed(o, full, mat, mats, nx, ny, S) {
                 continue;
             }
             const w = f / LEVELS;
-            const eps = w * epsO + (1 - w) * under.eps_r;
-            mat[c] = eps === 1 ? 0 : materialIndex(mats, KIND_DIELECTRIC, eps, S);
+            const eps = w * epsO + (1 - w) * under.eps_r, sig = w * sigO + (1 - w) * under.sigma;
+            mat[c] = eps === 1 && sig === 0 ? 0 : materialIndex(mats, KIND_DIELECTRIC, eps, S, sig, dt);
         }
 }
 
@@ -465,14 +487,14 @@ function paintSmoothed(o, full, mat, mats, nx, ny, S) {
 // PEC boundary, the page does not run: it paints PEC as a staircase and says
 // so.)
 export function paint(scene, mats) {
-    const { nx, ny, courant: S } = scene.grid;
+    const { nx, ny, courant: S } = scene.grid, dt = sceneDt(scene.grid, scene.source);
     const mat = new Uint8Array(nx * ny);
     for (const o of scene.objects) {
         const idx = o.material === 'vacuum' ? 0
             : materialIndex(mats, o.material === 'pec' ? KIND_PEC : KIND_DIELECTRIC,
-                o.material === 'pec' ? 0 : o.eps_r, S);
+                o.material === 'pec' ? 0 : o.eps_r, S, o.material === 'pec' ? 0 : o.sigma, dt);
         if (scene.grid.subpixel && o.material === 'dielectric') {
-            paintSmoothed(o, idx, mat, mats, nx, ny, S);
+            paintSmoothed(o, idx, mat, mats, nx, ny, S, dt);
             continue;
         }
         for (let j = 0; j < ny; j++)
@@ -558,6 +580,7 @@ export function buildModel(scene, inc, mat = null, mats = null) {
         inv_pulse_tau: pulse_tau > 0 ? 1 / pulse_tau : 0, ramp_steps,
     };
     return { nx, ny, S, ch_f: Math.fround(S), mats, mat, slots, pml,
+        lossy: mats.some((t) => t.sigma !== 0),
         mur: b.type === 'mur', mur_k_f: Math.fround((S - 1) / (S + 1)), wave,
         // model_point_cell (lround of a coordinate >= 1)
         point: point ? { i: Math.round(src.center_x), j: Math.round(src.center_y),
@@ -585,8 +608,8 @@ export function slotValues(model, inc, n, out) {
     for (let k = 0; k < slots.length; k++) {
         const c = slots[k];
         const t = mats[mat[c]];
-        out[k] = inc.inc_eslot_value(wave, t.kind === KIND_PEC ? 1 : 0, 0, t.cinc, 0, 0,
-            c % nx, Math.floor(c / nx), n);
+        out[k] = inc.inc_eslot_value(wave, t.kind === KIND_PEC ? 1 : 0, t.sigma !== 0 ? 1 : 0,
+            t.cinc, t.cinc_diff, t.cinc_sum, c % nx, Math.floor(c / nx), n);
     }
     return out;
 }
@@ -672,7 +695,8 @@ export function exportScene(scene, model, pngName, title) {
         : t.kind === KIND_VACUUM ? 'vacuum' : `m${k}`));
     model.mats.forEach((t, k) => {
         if (t.kind === KIND_DIELECTRIC && used.has(k))
-            lines.push('', `[material.m${k}]`, `eps_r = ${t.eps_r}`);
+            lines.push('', `[material.m${k}]`, `eps_r = ${t.eps_r}`,
+                ...(t.sigma !== 0 ? [`sigma = ${t.sigma}`] : []));
     });
     const colors = [...used].sort((a, b) => a - b).map((k) => `${hex(col[k])} ${names[k]}`);
     lines.push('', '[map.geometry]', `png = ${pngName}`, `x0 = ${g}`, `y0 = ${g}`,

@@ -246,6 +246,10 @@ const CASES = [
     // subpixel smoothing: a material of the table per covered fraction
     { label: 'smoothed dielectric cylinder, dielectric_circle_ka3.ini', scene: 'dielectric_circle_ka3.ini',
         sets: ['monitor.dft.start_step='], steps: 300 },
+    // conductivity: the Crank-Nicolson update (LOSSY), smoothed boundary
+    // cells of mixed eps and sigma, the lossy incident terms
+    { label: 'lossy cylinder, lossy_cylinder.ini', scene: 'lossy_cylinder.ini',
+        sets: ['monitor.far.start_step=100', 'monitor.flux.around.start_step=100'], steps: 300 },
     // the paper's scene, 1024 x 1024, its front moved onto the square
     { label: 'the paper\'s scene, takada_square.ini', scene: 'takada_square.ini',
         sets: ['source.front_offset=488', 'output.snapshots=', 'output.png=false'], steps: 40 },
@@ -396,7 +400,7 @@ height = 2.6
 
 // The JavaScript INI parser and painting against the command's: for each
 // scene the page runs (scenes/*.ini and SYNTHETIC), the page's material map
-// (kind and eps_r per cell) equals the one `texfdtd run --geometry` paints,
+// (kind, eps_r and sigma per cell) equals the one `texfdtd run --geometry` paints,
 // subpixel smoothing included (conformal_pec off: the page has none).
 async function geometryCase(cdp) {
     const names = await cdp.eval('window.texfdtd.scenes()');
@@ -425,12 +429,13 @@ async function geometryCase(cdp) {
         };
         const mat = read('/material', Uint8Array);
         const kind = read('/table/kind', Float64Array), eps = read('/table/eps_r', Float64Array);
+        const sig = read('/table/sigma', Float64Array);
         const web = Buffer.from(g.map, 'base64');
         let diff = 0, first = -1;
         for (let c = 0; c < web.length; c++) {
             const a = web[c], b = mat[c];
             // PEC: the command's table holds eps_r 0 for PEC, as the page's
-            if (g.kinds[a] !== kind[b] || g.eps[a] !== eps[b]) {
+            if (g.kinds[a] !== kind[b] || g.eps[a] !== eps[b] || g.sigma[a] !== sig[b]) {
                 diff++;
                 if (first < 0)
                     first = c;
