@@ -1,8 +1,9 @@
 // scene.js - scene files for the page: the INI rules of `texfdtd run`
 // (core/scene.c, which reads them with inih; docs/scenes.md), the 2D TMz
 // keys the page runs, and the model the engine needs (core/model.c): the
-// material map painted cell by cell (core/paint.c paint_inside), the
-// material coefficients (paint_material_mu), the source slots
+// material map painted cell by cell (core/paint.c paint_objects, subpixel
+// smoothing included), the material coefficients (paint_material_mu,
+// material_coef), the source slots
 // (model_index_cells), the CPML profiles (pml_point) and the plane wave
 // (model_build).  Every number is computed in double, as in C, and rounded
 // once to float (Math.fround, which rounds to nearest as the C cast does).
@@ -124,7 +125,7 @@ export function sceneFromEntries(entries) {
                 throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page does not run this key`);
             o[e.key] = ['shape', 'material', 'vertices'].includes(e.key) ? e.value : num(e);
         } else if (sec.startsWith('material.')) {
-            // a table material: the page runs lossless dielectrics (eps_r) and PEC
+            // a table material: the page runs dielectrics (eps_r, sigma) and PEC
             const name = sec.slice(9);
             if (!materials.has(name))
                 materials.set(name, { eps_r: 1, sigma: 0, pec: false });
@@ -454,9 +455,10 @@ function coverLevels(o, i, j) {
     return Math.round(f * LEVELS); /* lround: f >= 0 */
 }
 
-// paint.c paint_smoothed for a lossless dielectric over vacuum, dielectrics
-// or PEC: a boundary cell takes eps = w eps_o + (1 - w) eps_under, w its
-// cover in 64ths (material_mix); a cell under PEC only where its node is in.
+// paint.c paint_smoothed for a dielectric (lossy or not) over vacuum, dielectrics
+// or PEC: a boundary cell takes eps = w eps_o + (1 - w) eps_under and sigma
+// likewise, w its cover in 64ths (material_mix); a cell under PEC only where
+// its node is in.
 function paintSmoothed(o, full, mat, mats, nx, ny, S, dt) {
     const { lo, hi } = bounds(o);
     const i0 = Math.ceil(lo[0]), i1 = Math.floor(hi[0]), j0 = Math.ceil(lo[1]), j1 = Math.floor(hi[1]);
