@@ -98,16 +98,18 @@ const urlOpts = {
 async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     running = false;
     const kept = keep && engine.model ? { mat: engine.model.mat, mats: engine.model.mats } : null;
-    sceneName = name;
-    sets = extraSets;
     const r = await fetch(ROOT + 'scenes/' + name);
     if (!r.ok)
         throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
-    scene = loadScene(await r.text(), sets, `scenes/${name}`);
-    const model = kept ? buildModel(scene, inc, kept.mat.slice(), kept.mats.slice())
-        : buildModel(scene, inc);
-    painted = painted && !!kept;
+    // a scene the page refuses leaves the one that runs as it is
+    const sc = loadScene(await r.text(), extraSets, `scenes/${name}`);
+    const model = kept ? buildModel(sc, inc, kept.mat.slice(), kept.mats.slice())
+        : buildModel(sc, inc);
     await engine.load(ROOT, model, inc, opts);
+    scene = sc;
+    sceneName = name;
+    sets = extraSets;
+    painted = painted && !!kept;
     lastRate = null;
     const notes = [];
     notes.push(`${model.nx} x ${model.ny} cells, ${model.mats.length} materials, `
@@ -231,7 +233,10 @@ async function main() {
     }
     const first = params.get('scene') || 'web_cylinder.ini';
     sel.value = first;
-    sel.onchange = () => load(sel.value).catch((e) => status(e.message, true));
+    sel.onchange = () => load(sel.value).catch((e) => {
+        status(`scenes/${sel.value}: ${e.message}`, true);
+        sel.value = sceneName;
+    });
     $('run').onclick = () => {
         if (!running) {
             running = true;
