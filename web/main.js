@@ -8,7 +8,7 @@
 
 import { Engine } from './engine.js';
 import { load as loadIncident } from './incident.js';
-import { loadScene, buildModel, materialIndex, paintDisc, exportScene, KIND_PEC,
+import { loadScene, loadMaps, buildModel, materialIndex, paintDisc, exportScene, KIND_PEC,
     KIND_DIELECTRIC, KIND_VACUUM } from './scene.js';
 
 const ROOT = new URL('..', location.href).href;
@@ -102,7 +102,8 @@ async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     if (!r.ok)
         throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
     // a scene the page refuses leaves the one that runs as it is
-    const sc = loadScene(await r.text(), extraSets, `scenes/${name}`);
+    const sc = await loadMaps(loadScene(await r.text(), extraSets, `scenes/${name}`),
+        ROOT + 'scenes/' + name, decodePng);
     const model = kept ? buildModel(sc, inc, kept.mat.slice(), kept.mats.slice())
         : buildModel(sc, inc);
     await engine.load(ROOT, model, inc, opts);
@@ -125,6 +126,18 @@ async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     $('notes').textContent = notes.join(' ');
     status(`scenes/${name}${sets.length ? ' with ' + sets.join(' ') : ''}`);
     show();
+}
+
+// A PNG's pixels as they are in the file (no colour management, alpha
+// ignored by the map): {w, h, rgba}, rows from the top.
+async function decodePng(blob) {
+    const bmp = await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
+    const c = document.createElement('canvas');
+    c.width = bmp.width;
+    c.height = bmp.height;
+    const g = c.getContext('2d', { willReadFrequently: true });
+    g.drawImage(bmp, 0, 0);
+    return { w: bmp.width, h: bmp.height, rgba: g.getImageData(0, 0, bmp.width, bmp.height).data };
 }
 
 // ---- painting by hand ----------------------------------------------------------
@@ -291,7 +304,7 @@ window.texfdtd = {
                 const r = await fetch(ROOT + 'scenes/' + name);
                 text = await r.text();
             }
-            const sc = loadScene(text, s, name);
+            const sc = await loadMaps(loadScene(text, s, name), ROOT + 'scenes/' + name, decodePng);
             const m = buildModel(sc, inc);
             return { nx: m.nx, ny: m.ny, map: b64(m.mat), kinds: m.mats.map((t) => t.kind),
                 eps: m.mats.map((t) => t.eps_r), sigma: m.mats.map((t) => t.sigma) };

@@ -107,7 +107,8 @@ function bool(e) {
 export function sceneFromEntries(entries) {
     const s = { grid: { ...GRID }, source: { ...SOURCE }, boundary: { ...BOUNDARY },
         objects: [], ignored: new Set() };
-    const objects = new Map(), materials = new Map();
+    const objects = new Map(), materials = new Map(), maps = new Map();
+    let order = 0;
     s.entries = entries;
     for (const e of entries) {
         const sec = e.section;
@@ -119,7 +120,7 @@ export function sceneFromEntries(entries) {
                 : typeof t[e.key] === 'string' ? e.value : num(e);
         } else if (sec.startsWith('object.')) {
             if (!objects.has(sec))
-                objects.set(sec, { name: sec.slice(7), rotation: 0, line: e.line });
+                objects.set(sec, { name: sec.slice(7), rotation: 0, line: e.line, order: order++ });
             const o = objects.get(sec);
             if (!OBJECT_KEYS.includes(e.key))
                 throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page does not run this key`);
@@ -136,6 +137,16 @@ export function sceneFromEntries(entries) {
             else
                 throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page runs dielectric `
                     + '(eps_r, sigma) and PEC materials only');
+        } else if (sec.startsWith('map.')) {
+            // a PNG map: its pixels come later (loadMaps), painted in file
+            // order with the objects
+            if (!maps.has(sec)) {
+                maps.set(sec, { name: sec.slice(4), isMap: true, line: e.line, order: order++ });
+            }
+            const mp = maps.get(sec);
+            if (!['png', 'colors', 'x0', 'y0'].includes(e.key))
+                throw new Error(`line ${e.line}: [${sec}] ${e.key}: the page runs PNG maps only`);
+            mp[e.key] = e.key === 'png' || e.key === 'colors' ? e.value : num(e);
         } else if (/^(output|monitor|probe)(\.|$)/.test(sec)) {
             s.ignored.add(sec.split('.')[0]);
         } else {
@@ -206,6 +217,26 @@ export function sceneFromEntries(entries) {
         }
         s.objects.push(o);
     }
+    // maps: `colors = #rrggbb NAME, ...`, NAME pec, vacuum or a table material
+    for (const mp of maps.values()) {
+        if (mp.png === undefined || mp.colors === undefined || mp.x0 === undefined || mp.y0 === undefined)
+            throw new Error(`line ${mp.line}: [map.${mp.name}] needs png, colors, x0 and y0`);
+        mp.values = new Map();
+        for (const item of mp.colors.split(',')) {
+            const m = /^\s*#([0-9a-fA-F]{6})\s+(\S+)\s*$/.exec(item);
+            if (!m)
+                throw new Error(`line ${mp.line}: map.${mp.name}: colors entry '${item.trim()}' is not '#rrggbb NAME'`);
+            const name = m[2], t = materials.get(name);
+            if (name !== 'pec' && name !== 'vacuum' && !t)
+                throw new Error(`line ${mp.line}: map.${mp.name}: colors: '${name}' is not pec, vacuum or a [material.NAME]`);
+            mp.values.set(parseInt(m[1], 16), name === 'pec' || name === 'vacuum'
+                ? { material: name, eps_r: name === 'pec' ? 0 : 1, sigma: 0 }
+                : { material: t.pec ? 'pec' : 'dielectric', eps_r: t.pec ? 0 : t.eps_r,
+                    sigma: t.pec ? 0 : t.sigma });
+        }
+        s.objects.push(mp);
+    }
+    s.objects.sort((a, b) => a.order - b.order);
     return s;
 }
 
@@ -227,6 +258,20 @@ function setRotation(o, deg) {
 
 export function loadScene(text, sets = [], file = 'scene') {
     return sceneFromEntries(applySets(parseIni(text, file), sets));
+}
+
+// The pixels of the scene's PNG maps, fetched relative to the scene file
+// (baseUrl) and decoded by `decode(blob)` -> {w, h, rgba} (the browser's
+// image decoder, without colour conversion: main.js).
+export async function loadMaps(scene, baseUrl, decode) {
+    for (const o of scene.objects)
+        if (o.isMap) {
+            const r = await fetch(new URL(o.png, baseUrl));
+            if (!r.ok)
+                throw new Error(`map.${o.name}: cannot fetch ${o.png}: ${r.status}`);
+            Object.assign(o, await decode(await r.blob()));
+        }
+    return scene;
 }
 
 // ---- painting (core/paint.c) -------------------------------------------------
@@ -482,6 +527,29 @@ function paintSmoothed(o, full, mat, mats, nx, ny, S, dt) {
         }
 }
 
+// paint.c paint_map: one material per pixel, pixel (c, r from the top) at
+// cell (x0 + c, y0 + h - 1 - r); o.rgba from loadMaps.
+function paintMap(o, mat, mats, nx, ny, S, dt) {
+    if (!o.rgba)
+        throw new Error(`map.${o.name}: its PNG has not been read`);
+    const idx = new Map();
+    for (const [rgb, t] of o.values)
+        idx.set(rgb, t.material === 'vacuum' ? 0 : materialIndex(mats,
+            t.material === 'pec' ? KIND_PEC : KIND_DIELECTRIC, t.eps_r, S, t.sigma, dt));
+    const { w, h, rgba } = o;
+    if (o.x0 < 0 || o.y0 < 0 || o.x0 + w > nx || o.y0 + h > ny)
+        throw new Error(`map.${o.name}: ${o.png} (${w} x ${h}) does not fit the grid at (${o.x0}, ${o.y0})`);
+    for (let r = 0; r < h; r++)
+        for (let c = 0; c < w; c++) {
+            const p = 4 * (r * w + c), rgb = (rgba[p] << 16) | (rgba[p + 1] << 8) | rgba[p + 2];
+            const k = idx.get(rgb);
+            if (k === undefined)
+                throw new Error(`map.${o.name}: pixel (${c}, ${r}) of ${o.png} has colour `
+                    + `#${rgb.toString(16).padStart(6, '0')}, which colors does not map`);
+            mat[o.x0 + c + nx * (o.y0 + h - 1 - r)] = k;
+        }
+}
+
 // The material map of the scene's objects (core/paint.c paint_objects): a
 // cell belongs to an object when its node (i, j) is inside; with
 // [grid] subpixel (the default) a dielectric object's boundary cells take
@@ -492,6 +560,10 @@ export function paint(scene, mats) {
     const { nx, ny, courant: S } = scene.grid, dt = sceneDt(scene.grid, scene.source);
     const mat = new Uint8Array(nx * ny);
     for (const o of scene.objects) {
+        if (o.isMap) {
+            paintMap(o, mat, mats, nx, ny, S, dt);
+            continue;
+        }
         const idx = o.material === 'vacuum' ? 0
             : materialIndex(mats, o.material === 'pec' ? KIND_PEC : KIND_DIELECTRIC,
                 o.material === 'pec' ? 0 : o.eps_r, S, o.material === 'pec' ? 0 : o.sigma, dt);
@@ -685,7 +757,7 @@ export function exportScene(scene, model, pngName, title) {
         `; ${pngName}, one pixel a cell, +y up; run it with  texfdtd run THIS_FILE`];
     let section = null;
     for (const e of scene.entries) {
-        if (e.section.startsWith('object.') || e.section.startsWith('material.'))
+        if (/^(object|material|map)\./.test(e.section))
             continue;
         if (e.section !== section) {
             section = e.section;

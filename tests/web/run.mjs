@@ -250,6 +250,9 @@ const CASES = [
     // cells of mixed eps and sigma, the lossy incident terms
     { label: 'lossy cylinder, lossy_cylinder.ini', scene: 'lossy_cylinder.ini',
         sets: ['monitor.far.start_step=100', 'monitor.flux.around.start_step=100'], steps: 300 },
+    // a PNG material map (decoded by the browser, colours as in the file)
+    { label: 'PNG map, photonic_crystal_png.ini', scene: 'photonic_crystal_png.ini',
+        sets: ['monitor.dft.start_step=', 'output.snapshots='], steps: 300 },
     // the paper's scene, 1024 x 1024, its front moved onto the square
     { label: 'the paper\'s scene, takada_square.ini', scene: 'takada_square.ini',
         sets: ['source.front_offset=488', 'output.snapshots=', 'output.png=false'], steps: 40 },
