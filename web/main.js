@@ -94,21 +94,39 @@ const urlOpts = {
     fmaBarrier: params.get('fma_barrier') !== '0',
 };
 
-// keep: the present material map (painted by hand) instead of the scene's
-async function load(name, extraSets = [], opts = urlOpts, keep = false) {
-    running = false;
-    const kept = keep && engine.model ? { mat: engine.model.mat, mats: engine.model.mats } : null;
+// A file of scenes/ on the server, as a Blob.
+async function serverFile(name) {
     const r = await fetch(ROOT + 'scenes/' + name);
     if (!r.ok)
         throw new Error(`cannot fetch scenes/${name}: ${r.status}`);
+    return r.blob();
+}
+
+// Files opened by the user (Open), by name: a function as serverFile.
+function openedFiles(files) {
+    const byName = new Map(files.map((f) => [f.name, f]));
+    return (name) => {
+        const f = byName.get(name);
+        return f ? Promise.resolve(f)
+            : Promise.reject(new Error(`${name}: open it together with the scene file`));
+    };
+}
+let sceneFile = serverFile; /* where the running scene's files come from */
+
+// keep: the present material map (painted by hand) instead of the scene's.
+// file: where the scene file `name` and its maps come from.
+async function load(name, extraSets = [], opts = urlOpts, keep = false, file = sceneFile) {
+    running = false;
+    const kept = keep && engine.model ? { mat: engine.model.mat, mats: engine.model.mats } : null;
     // a scene the page refuses leaves the one that runs as it is
-    const sc = await loadMaps(loadScene(await r.text(), extraSets, `scenes/${name}`),
-        ROOT + 'scenes/' + name, decodePng);
+    const sc = await loadMaps(loadScene(await (await file(name)).text(), extraSets, name),
+        file, decodePng);
     const model = kept ? buildModel(sc, inc, kept.mat.slice(), kept.mats.slice())
         : buildModel(sc, inc);
     await engine.load(ROOT, model, inc, opts);
     scene = sc;
     sceneName = name;
+    sceneFile = file;
     sets = extraSets;
     painted = painted && !!kept;
     lastRate = null;
@@ -124,7 +142,7 @@ async function load(name, extraSets = [], opts = urlOpts, keep = false) {
     if (scene.ignored.size)
         notes.push(`Not used by the page: [${[...scene.ignored].join('], [')}].`);
     $('notes').textContent = notes.join(' ');
-    status(`scenes/${name}${sets.length ? ' with ' + sets.join(' ') : ''}`);
+    status(`${file === serverFile ? 'scenes/' : 'opened: '}${name}${sets.length ? ' with ' + sets.join(' ') : ''}`);
     show();
 }
 
@@ -246,7 +264,7 @@ async function main() {
     }
     const first = params.get('scene') || 'web_cylinder.ini';
     sel.value = first;
-    sel.onchange = () => load(sel.value).catch((e) => {
+    sel.onchange = () => load(sel.value, [], urlOpts, false, serverFile).catch((e) => {
         status(`scenes/${sel.value}: ${e.message}`, true);
         sel.value = sceneName;
     });
@@ -261,6 +279,14 @@ async function main() {
     $('step1').onclick = () => { running = false; engine.step(1); show(); };
     hookPainting($('ez'));
     hookPainting($('h'));
+    $('open').onchange = () => {
+        const files = [...$('open').files];
+        const ini = files.find((f) => f.name.endsWith('.ini'));
+        if (!ini)
+            return status('Open: choose a scene file (.ini) and the PNG files it names', true);
+        load(ini.name, [], urlOpts, false, openedFiles(files))
+            .catch((e) => status(`${ini.name}: ${e.message}`, true));
+    };
     $('export').onclick = () => offerDownloads().catch((e) => status(e.message, true));
     $('reset').onclick = () => load(sceneName, sets, urlOpts, true).catch((e) => status(e.message, true));
     $('clear').onclick = () => load(sceneName, sets).catch((e) => status(e.message, true));
@@ -283,7 +309,7 @@ function renderer() {
 
 window.texfdtd = {
     ready: main().then(() => true, (e) => { status(e.message, true); throw e; }),
-    load: (name, s = [], opts = urlOpts) => load(name, s, opts).then(() => true),
+    load: (name, s = [], opts = urlOpts) => load(name, s, opts, false, serverFile).then(() => true),
     step: (n) => { engine.step(n); engine.finish(); return engine.n; },
     info: () => ({ n: engine.n, slots: engine.model.slots.length, nx: engine.model.nx, ny: engine.model.ny,
         emulateFlush: engine.emulateFlush, fmaBarrier: engine.fmaBarrier, denormals: engine.denormals,
@@ -304,7 +330,7 @@ window.texfdtd = {
                 const r = await fetch(ROOT + 'scenes/' + name);
                 text = await r.text();
             }
-            const sc = await loadMaps(loadScene(text, s, name), ROOT + 'scenes/' + name, decodePng);
+            const sc = await loadMaps(loadScene(text, s, name), serverFile, decodePng);
             const m = buildModel(sc, inc);
             return { nx: m.nx, ny: m.ny, map: b64(m.mat), kinds: m.mats.map((t) => t.kind),
                 eps: m.mats.map((t) => t.eps_r), sigma: m.mats.map((t) => t.sigma) };

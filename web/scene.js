@@ -260,17 +260,13 @@ export function loadScene(text, sets = [], file = 'scene') {
     return sceneFromEntries(applySets(parseIni(text, file), sets));
 }
 
-// The pixels of the scene's PNG maps, fetched relative to the scene file
-// (baseUrl) and decoded by `decode(blob)` -> {w, h, rgba} (the browser's
-// image decoder, without colour conversion: main.js).
-export async function loadMaps(scene, baseUrl, decode) {
+// The pixels of the scene's PNG maps: `file(name)` gives the file named
+// beside the scene file as a Blob, `decode(blob)` its pixels {w, h, rgba}
+// (the browser's image decoder, without colour conversion: main.js).
+export async function loadMaps(scene, file, decode) {
     for (const o of scene.objects)
-        if (o.isMap) {
-            const r = await fetch(new URL(o.png, baseUrl));
-            if (!r.ok)
-                throw new Error(`map.${o.name}: cannot fetch ${o.png}: ${r.status}`);
-            Object.assign(o, await decode(await r.blob()));
-        }
+        if (o.isMap)
+            Object.assign(o, await decode(await file(o.png)));
     return scene;
 }
 

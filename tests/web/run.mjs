@@ -494,7 +494,24 @@ async function paintCase(cdp) {
         console.log('web: the mouse painted too little (expected a stroke and a dab)');
         return false;
     }
-    return same;
+    // the exported files opened in the page again (its file input)
+    const files = [path.join(dir, `${f.name}.ini`), path.join(dir, `${f.name}.png`)];
+    const doc = await cdp.send('DOM.getDocument');
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: doc.root.nodeId, selector: '#open' });
+    await cdp.send('DOM.setFileInputFiles', { nodeId, files });
+    let st = '';
+    for (let k = 0; k < 200 && !st.startsWith('opened:'); k++) {
+        await sleep(50);
+        st = await cdp.eval('document.getElementById("status").textContent');
+    }
+    const n0 = (await cdp.eval('window.texfdtd.info()')).n;
+    await cdp.eval(`window.texfdtd.step(${STEPS})`);
+    const again = await cdp.eval('window.texfdtd.readFields()');
+    const res2 = ['ez', 'hx', 'hy'].map((g) => compare(g, fromB64(again[g]), cpu[g]));
+    const same2 = st.startsWith('opened:') && n0 === 0 && res2.every((r) => r.diff === 0);
+    console.log(`web: the export opened in the page again (${st}): `
+        + (same2 ? 'bit-identical' : `${st} ${res2.map((r) => `${r.name} ${r.diff} cells`).join('; ')}`));
+    return same && same2;
 }
 
 async function main() {
@@ -565,7 +582,6 @@ async function main() {
     }
     ok = await geometryCase(cdp) && ok;
     ok = await paintCase(cdp) && ok;
-    ok = await runButton(cdp) && ok;
     if (SHOT) {
         // the painted scene as the last case left it
         await cdp.eval('window.texfdtd.show()');
@@ -574,6 +590,7 @@ async function main() {
         fs.writeFileSync(SHOT, Buffer.from(shot.data, 'base64'));
         console.log(`web: screenshot ${SHOT}`);
     }
+    ok = await runButton(cdp) && ok;
     console.log(`web: ${CASES.length} cases, ${stepMs} ms of steps in the browser; whole test ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return ok;
 }
