@@ -112,6 +112,13 @@ export class Engine {
         // 0), so that painting by hand needs no new program; NMATS leaves
         // room for the materials painting adds
         this.nmats = Math.max(16, mats.length);
+        // the coefficient tables are uniform arrays (cezh, ca, kind: a vector
+        // each element on many GPUs); WebGL2 promises only 224 vectors
+        const vecs = gl.getParameter(gl.MAX_FRAGMENT_UNIFORM_VECTORS);
+        if (3 * this.nmats + 32 > vecs)
+            throw new Error(`${mats.length} materials need about ${3 * this.nmats + 32} uniform vectors `
+                + `in the fragment stage; this browser has ${vecs} (subpixel smoothing makes a `
+                + 'material per covered fraction: try --set grid.subpixel=false in the URL, ?set=grid.subpixel=false)');
         const defs = {
             NX: nx, NY: ny, NMATS: this.nmats, SLOT_X0: 0, SLOT_Y0: 0, SLOT_W,
             FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
