@@ -118,7 +118,7 @@ export class Engine {
         if (3 * this.nmats + 32 > vecs)
             throw new Error(`${mats.length} materials need about ${3 * this.nmats + 32} uniform vectors `
                 + `in the fragment stage; this browser has ${vecs} (subpixel smoothing makes a `
-                + 'material per covered fraction: try --set grid.subpixel=false in the URL, ?set=grid.subpixel=false)');
+                + 'material per covered fraction: open the page with ?scene=NAME&set=grid.subpixel=false)');
         const defs = {
             NX: nx, NY: ny, NMATS: this.nmats, SLOT_X0: 0, SLOT_Y0: 0, SLOT_W,
             FLUSH_DENORMALS: this.emulateFlush ? 1 : 0, FMA_BARRIER: this.fmaBarrier ? 1 : 0, CPML: pml ? 1 : 0, PML_N: pml ? pml.n : 0,
