@@ -110,7 +110,6 @@ struct sweep {
     char steps_set[64];
     char *results[MAX_RESULTS];
     int nres;
-    char *results_arg; /* storage of results[] */
     long *only;
     long nonly;
     bool force, list, collect, verbose, quiet, device_given;
@@ -1199,7 +1198,11 @@ int sweep_main(int argc, char **argv)
         sw.file_text = slurp(sw.scene);
         sw.file_len = sw.file_text ? strlen(sw.file_text) : 0;
         choose_out(&sw); /* rank 0's choice */
-        farm_worker(&sw, worker_device(&sw, local));
+        const int device = worker_device(&sw, local);
+        if (device >= 0 && !sw.quiet)
+            fprintf(stderr, "sweep: rank %d of %d (node-local rank %d) runs on CUDA device %d\n",
+                    me, world, local, device);
+        farm_worker(&sw, device);
         sweep_free(&sw);
         return EXIT_OK;
     }
