@@ -22,6 +22,7 @@
 #include "cuda/cuda_api.h"
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -104,6 +105,7 @@ struct sweep {
     struct vary vary[MAX_VARY];
     int nvary;
     const char *pass[MAX_PASS]; /* run options passed through, values included */
+    bool pass_free[MAX_PASS];   /* those that cannot change a result (--threads ...) */
     int npass;
     const char *sets[MAX_PASS]; /* their --set values (and --steps last), for checking */
     int nset;
@@ -326,6 +328,7 @@ static int parse_sweep_args(int argc, char **argv, struct sweep *sw)
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             sw->quiet = true;
         } else if (!strcmp(arg, "--progress")) {
+            sw->pass_free[sw->npass] = true;
             sw->pass[sw->npass++] = arg;
         } else if (pass_with_value(arg)) {
             char opt[32];
@@ -335,9 +338,14 @@ static int parse_sweep_args(int argc, char **argv, struct sweep *sw)
                 return sweep_bad("%s needs a value", opt);
             if (sw->npass + 2 > MAX_PASS)
                 return sweep_bad("too many options (%s)", opt);
+            const bool free_opt = !strcmp(opt, "--threads") || !strcmp(opt, "--device")
+                                  || !strcmp(opt, "--shader-dir") || !strcmp(opt, "--progress");
+            sw->pass_free[sw->npass] = free_opt;
             sw->pass[sw->npass++] = arg;
-            if (!joined)
+            if (!joined) {
+                sw->pass_free[sw->npass] = free_opt;
                 sw->pass[sw->npass++] = v;
+            }
             if (!strcmp(opt, "--set"))
                 sw->sets[sw->nset++] = v;
             if (!strcmp(opt, "--steps"))
@@ -495,7 +503,8 @@ static char *identity_text(const struct sweep *sw)
     for (int k = 0; k < sw->nvary; k++)
         fprintf(f, "vary %s\n", sw->vary[k].arg);
     for (int k = 0; k < sw->npass; k++)
-        fprintf(f, "option %s\n", sw->pass[k]);
+        if (!sw->pass_free[k])
+            fprintf(f, "option %s\n", sw->pass[k]);
     fprintf(f, "scene %s\n", sw->scene);
     fwrite(sw->file_text, 1, sw->file_len, f);
     fclose(f);
@@ -506,8 +515,9 @@ static char *identity_text(const struct sweep *sw)
  * processes (Slurm array tasks) may write the same file at once. */
 static int put_file(const char *path, const char *text, char *err, size_t errlen)
 {
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+    char tmp[4400], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(tmp, sizeof tmp, "%s.%s.%ld", path, host, (long)getpid());
     if (write_file_atomic(tmp, text, strlen(text), err, errlen))
         return -1;
     if (rename(tmp, path)) {
@@ -552,6 +562,23 @@ static void marker_path(const struct sweep *sw, long i, const char *what, char *
     snprintf(buf, len, "%s/run-%04ld.%s", sw->out, i, what);
 }
 
+/* DIR is absent, empty, or holds nothing but the temporary files of another
+ * process starting the same sweep (a Slurm array task beside this one). */
+static bool sweep_temps_only(const char *dir)
+{
+    if (!dir_nonempty(dir))
+        return true;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool only = d != NULL;
+    while (only && (e = readdir(d)))
+        only = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")
+               || has_prefix(e->d_name, "sweep.txt.") || has_prefix(e->d_name, "runs.csv");
+    if (d)
+        closedir(d);
+    return only;
+}
+
 /* DIR: new, or made by this same sweep (with --force: by any, and every
  * run is done again).  Writes sweep.txt and runs.csv. */
 static int prepare_dir(struct sweep *sw)
@@ -566,7 +593,7 @@ static int prepare_dir(struct sweep *sw)
                         "or run options differ from %s): use --force to do every run again "
                         "there, or another --out\n", sw->out, path);
         rc = EXIT_BADINPUT;
-    } else if (!old && dir_nonempty(sw->out) && !sw->force) {
+    } else if (!old && !sweep_temps_only(sw->out) && !sw->force) {
         fprintf(stderr, "texfdtd: %s exists and holds no sweep (no sweep.txt): use --force to "
                         "write into it, or another --out\n", sw->out);
         rc = EXIT_BADINPUT;
