@@ -11,6 +11,9 @@
  *     directory holds leftovers) is the only one done again, and the summary
  *     comes out the same; a different sweep into the same directory is
  *     refused (exit 2) unless --force;
+ *   - SIGINT during a run stops the sweep (exit 130) with that run
+ *     unfinished, and the same command then does every run;
+ *   - --only does just its runs and writes no summary, --collect writes it;
  *   - bad specs, keys and results exit 2 and write nothing;
  *   - under `mpirun -np 3` (a task farm: rank 0 hands out, two workers run)
  *     the summary and every run's fields are the same as the serial sweep's
@@ -19,7 +22,9 @@
 #include "helpers.h"
 
 #include <hdf5.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static const char *scene_text =
     "[grid]\nnx = 64\nny = 64\nsteps = 100\ncourant = 0.5\ncells_per_wavelength = 12\n"
@@ -341,6 +346,88 @@ Test(sweep, mpirun_task_farm_matches_serial)
     }
     free(sa);
     free(sb);
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+/* SIGINT while run 0 steps (placed without timing: TEXFDTD_TEST_STOP_AT
+ * makes the run stop itself at step 50): the run stops, the sweep writes
+ * the summary of what finished (nothing) and exits 130; the same command
+ * then does every run, run 0 from the start. */
+Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
+{
+    char log[16384], path[700];
+    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
+    snprintf(out, sizeof out, "%s/s", dir);
+    const pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setenv("TEXFDTD_TEST_STOP_AT", "50", 1);
+        freopen("/dev/null", "w", stdout);
+        snprintf(path, sizeof path, "%s/log", dir);
+        freopen(path, "w", stderr);
+        execl(texfdtd_bin(), texfdtd_bin(), "sweep", scene, "--vary", "source.angle=0,90",
+              "--vary", "grid.courant=0.4:0.1:0.6", "--results",
+              "far.backscatter,far.forward,probe.p.max,steps", "--engine", "cpu", "--threads",
+              "1", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, WUNTRACED), pid);
+    cr_assert(WIFSTOPPED(st), "the sweep ended (status 0x%x) before run 0's step 50", st);
+    cr_assert_eq(kill(pid, SIGINT), 0);
+    cr_assert_eq(kill(pid, SIGCONT), 0);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    snprintf(path, sizeof path, "%s/log", dir);
+    char *text = slurp(path);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status 0x%x\n%s", st, text);
+    cr_assert(strstr(text, "run-0000 source.angle=0 grid.courant=0.4: stopped"), "%s", text);
+    cr_assert(!strstr(text, "run-0001"), "no run after the signal:\n%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/run-0000.done", out);
+    cr_assert(!path_exists(path), "a stopped run is not finished");
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    text = slurp(path);
+    cr_assert(strstr(text, "\n0,run-0000,0,0.4,not run,,,,\n"), "%s", text);
+    free(text);
+    run_sweep(scene, out, NULL, log, sizeof log);
+    cr_assert(strstr(log, "6 runs, 0 finished before, 6 to do"), "%s", log);
+    cr_assert(strstr(log, "sweep: 6 of 6 runs finished"), "%s", log);
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
+}
+
+/* Slurm array tasks: --only runs just its indices and writes no summary;
+ * --collect runs nothing and writes it from the finished runs. */
+Test(sweep, only_and_collect)
+{
+    char log[16384], path[700];
+    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
+    snprintf(out, sizeof out, "%s/s", dir);
+    run_sweep(scene, out, "--only 4", log, sizeof log);
+    run_sweep(scene, out, "--only 1,4", log, sizeof log);
+    cr_assert(strstr(log, "1/1 run-0001 "), "run 4 is finished already:\n%s", log);
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    cr_assert(!path_exists(path), "--only writes no summary");
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/run-%04d", out, i);
+        cr_assert_eq(path_exists(path), i == 1 || i == 4, "run %d", i);
+    }
+    run_sweep(scene, out, "--collect", log, sizeof log);
+    cr_assert(strstr(log, "2 of 6 runs finished"), "%s", log);
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    char *csv = slurp(path);
+    for (int i = 0; i < 6; i++) {
+        char f[12][64];
+        csv_row(csv, i, f, 12);
+        cr_assert_str_eq(f[4], i == 1 || i == 4 ? "ok" : "not run", "row %d", i);
+        cr_assert_eq(f[5][0] != 0, i == 1 || i == 4, "row %d: results only for finished runs", i);
+    }
+    free(csv);
     remove_tree(dir);
     unlink(scene);
     free(scene);
