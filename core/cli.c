@@ -292,7 +292,7 @@ static double mem_available_bytes(void)
 }
 
 /* The scene file's whole text, NUL-terminated; *len without the NUL. */
-static char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen)
+char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r");
     if (!in) {
@@ -377,7 +377,7 @@ static void progress_show(struct progress *p, const struct scene *s, int step, i
  * once (the default action). */
 static sigset_t stop_signals;
 
-static void block_stop_signals(void)
+void block_stop_signals(void)
 {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
@@ -386,7 +386,7 @@ static void block_stop_signals(void)
 }
 
 /* The pending SIGINT or SIGTERM, taken; 0 if none. */
-static int take_stop_signal(void)
+int take_stop_signal(void)
 {
     const struct timespec now = {0, 0};
     const int sig = sigtimedwait(&stop_signals, NULL, &now);

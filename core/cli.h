@@ -5,4 +5,14 @@ int cli_main(int argc, char **argv);
 /* `texfdtd run ARGS...` in this process (argv without "run"): its exit
  * status.  core/sweep.c runs each point of a sweep this way. */
 int cli_run(int argc, char **argv);
+
+#include <stddef.h>
+/* A file's whole text, NUL-terminated and malloc'ed; *len without the NUL;
+ * NULL with the reason in err. */
+char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen);
+/* SIGINT and SIGTERM blocked in this thread and those it starts later ... */
+void block_stop_signals(void);
+/* ... and the pending one taken (they are unblocked then, so that a second
+ * one stops the program at once); 0 if none. */
+int take_stop_signal(void);
 #endif

@@ -529,19 +529,9 @@ static int put_file(const char *path, const char *text, char *err, size_t errlen
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(out);
-    fclose(f);
-    return text;
+    char err[ERRLEN];
+    size_t len;
+    return access(path, R_OK) ? NULL : read_scene_file(path, &len, err, sizeof err);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -651,15 +641,14 @@ static bool run_finished(const struct sweep *sw, long i, double *wall)
 
 /* ---- one run ---------------------------------------------------------------------- */
 
-/* `texfdtd run` of run i in this process: its exit status, *wall its seconds. */
-static int run_one(const struct sweep *sw, long i, int device, double *wall)
+#define RUN_ARGV (MAX_PASS + 2 * MAX_VARY + 16)
+
+/* The arguments of `texfdtd run` for run i (--out and after to be added):
+ * the scene, the run options, --engine, --device (device >= 0), then
+ * --set KEY=VALUE of each --vary, their strings in mine[] to be freed. */
+static int run_argv(const struct sweep *sw, long i, int device, char **argv, char **mine)
 {
-    char dir[4200], path[4300], err[ERRLEN], devbuf[16];
-    run_dir(sw, i, dir, sizeof dir);
-    remove_tree(dir); /* an unfinished run's leftovers */
-    marker_path(sw, i, "failed", path, sizeof path);
-    unlink(path);
-    char *argv[MAX_PASS + 2 * MAX_VARY + 16], *mine[MAX_VARY];
+    static char devbuf[16];
     int argc = 0;
     argv[argc++] = (char *)sw->scene;
     for (int k = 0; k < sw->npass; k++)
@@ -677,6 +666,19 @@ static int run_one(const struct sweep *sw, long i, int device, double *wall)
         argv[argc++] = "--set";
         argv[argc++] = mine[k] = run_set(sw, i, k);
     }
+    return argc;
+}
+
+/* `texfdtd run` of run i in this process: its exit status, *wall its seconds. */
+static int run_one(const struct sweep *sw, long i, int device, double *wall)
+{
+    char dir[4200], path[4300], err[ERRLEN];
+    run_dir(sw, i, dir, sizeof dir);
+    remove_tree(dir); /* an unfinished run's leftovers */
+    marker_path(sw, i, "failed", path, sizeof path);
+    unlink(path);
+    char *argv[RUN_ARGV], *mine[MAX_VARY];
+    int argc = run_argv(sw, i, device, argv, mine);
     argv[argc++] = "--out";
     argv[argc++] = dir;
     if (!sw->verbose)
@@ -718,26 +720,9 @@ static void report(const struct sweep *sw, long done, long todo, long i, int rc,
         fprintf(stderr, ", not started\n");
 }
 
-/* SIGINT and SIGTERM are blocked for the whole sweep and taken between runs
- * (a run under way takes them itself: core/cli.c). */
-static sigset_t stop_set;
-
-static void block_stops(void)
-{
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGTERM);
-    sigprocmask(SIG_BLOCK, &stop_set, NULL);
-}
-
-static bool stop_pending(void)
-{
-    const struct timespec zero = {0, 0};
-    const int sig = sigtimedwait(&stop_set, NULL, &zero);
-    if (sig > 0)
-        sigprocmask(SIG_UNBLOCK, &stop_set, NULL); /* a second one stops at once */
-    return sig > 0;
-}
+/* SIGINT and SIGTERM are blocked for the whole sweep (core/cli.c) and taken
+ * between runs; a run under way takes them itself. */
+static bool stop_pending(void) { return take_stop_signal() != 0; }
 
 /* The runs this invocation is to do: not finished, among --only if given. */
 static long runs_to_do(const struct sweep *sw, long *todo)
@@ -1150,19 +1135,8 @@ static int sweep_prepare(struct sweep *sw)
     }
     /* the run options and the engine, as run itself checks them: a dry run
      * of run 0 (builds its model, writes nothing) */
-    char *argv[MAX_PASS + 2 * MAX_VARY + 16], *mine[MAX_VARY];
-    int argc = 0;
-    argv[argc++] = (char *)sw->scene;
-    for (int k = 0; k < sw->npass; k++)
-        argv[argc++] = (char *)sw->pass[k];
-    if (sw->engine) {
-        argv[argc++] = "--engine";
-        argv[argc++] = (char *)sw->engine;
-    }
-    for (int k = 0; k < sw->nvary; k++) {
-        argv[argc++] = "--set";
-        argv[argc++] = mine[k] = run_set(sw, 0, k);
-    }
+    char *argv[RUN_ARGV], *mine[MAX_VARY];
+    int argc = run_argv(sw, 0, -1, argv, mine);
     argv[argc++] = "--dry-run";
     argv[argc++] = "-q";
     argv[argc] = NULL;
@@ -1207,7 +1181,7 @@ int sweep_main(int argc, char **argv)
     const int world = decomp_world_size(), me = decomp_world_rank();
     const int local = decomp_local_rank();
     decomp_go_solo();
-    block_stops();
+    block_stop_signals();
     double verdict = 0;
     if (me == 0) {
         rc = sweep_prepare(&sw);

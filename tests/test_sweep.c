@@ -130,6 +130,27 @@ static int csv_row(const char *csv, int i, char f[][64], int nf)
     return n;
 }
 
+/* A test's folder, its scene file and the sweep's directory in it. */
+struct place {
+    char *dir, *scene;
+    char out[600];
+};
+
+static struct place place_open(void)
+{
+    struct place p = {temp_dir_tagged("sweep"), write_temp_scene(scene_text), ""};
+    snprintf(p.out, sizeof p.out, "%s/s", p.dir);
+    return p;
+}
+
+static void place_close(struct place *p)
+{
+    remove_tree(p->dir);
+    unlink(p->scene);
+    free(p->scene);
+    free(p->dir);
+}
+
 static void run_sweep(const char *scene, const char *out, const char *extra, char *log,
                       size_t len)
 {
@@ -142,8 +163,8 @@ static void run_sweep(const char *scene, const char *out, const char *extra, cha
 Test(sweep, product_summary_and_bits_of_single_runs)
 {
     char log[16384], path[700], ref[700];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
-    snprintf(out, sizeof out, "%s/s", dir);
+    struct place pl = place_open();
+    char *dir = pl.dir, *scene = pl.scene, *out = pl.out;
     run_sweep(scene, out, NULL, log, sizeof log);
     cr_assert(strstr(log, "sweep: 6/6 run-0005 "), "%s", log);
     snprintf(path, sizeof path, "%s/summary.csv", out);
@@ -210,10 +231,7 @@ Test(sweep, product_summary_and_bits_of_single_runs)
     free(ang), free(cou), free(back);
     H5Fclose(h);
     free(csv);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
 
 static time_t mtime(const char *path)
@@ -226,8 +244,8 @@ static time_t mtime(const char *path)
 Test(sweep, resume_redoes_only_unfinished_runs)
 {
     char log[16384], path[700], path2[700];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
-    snprintf(out, sizeof out, "%s/s", dir);
+    struct place pl = place_open();
+    char *scene = pl.scene, *out = pl.out;
     run_sweep(scene, out, NULL, log, sizeof log);
     snprintf(path, sizeof path, "%s/summary.csv", out);
     char *first = slurp(path);
@@ -263,10 +281,7 @@ Test(sweep, resume_redoes_only_unfinished_runs)
     free(cmd);
     free(first);
     free(second);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
 
 Test(sweep, bad_input_exits_2_and_writes_nothing)
@@ -288,9 +303,9 @@ Test(sweep, bad_input_exits_2_and_writes_nothing)
         {"--vary source.angle=0,90 --vary source.angle=1,2", "varied twice"},
         {"", "nothing to vary"},
     };
-    char log[16384], out[600];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text);
-    snprintf(out, sizeof out, "%s/s", dir);
+    char log[16384];
+    struct place pl = place_open();
+    const char *scene = pl.scene, *out = pl.out;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const int rc = run_cmd(log, sizeof log, "%s sweep %s %s --engine cpu --out %s",
                                texfdtd_bin(), scene, cases[k].args, out);
@@ -304,10 +319,7 @@ Test(sweep, bad_input_exits_2_and_writes_nothing)
                          scene, out), 0, "%s", log);
     cr_assert(strstr(log, "4 run-0004 source.angle=90 grid.courant=0.5\n"), "%s", log);
     cr_assert(!path_exists(out));
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
 
 Test(sweep, mpirun_task_farm_matches_serial)
@@ -318,7 +330,8 @@ Test(sweep, mpirun_task_farm_matches_serial)
     if (system("command -v mpirun >/dev/null 2>&1") != 0)
         cr_skip_test("mpirun is not installed here (Debian: openmpi-bin)");
     char log[16384], a[700], b[700], serial[600], farm[600], pre[700];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text);
+    struct place pl = place_open();
+    const char *dir = pl.dir, *scene = pl.scene;
     snprintf(serial, sizeof serial, "%s/serial", dir);
     snprintf(farm, sizeof farm, "%s/farm", dir);
     run_sweep(scene, serial, NULL, log, sizeof log);
@@ -346,10 +359,7 @@ Test(sweep, mpirun_task_farm_matches_serial)
     }
     free(sa);
     free(sb);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
 
 /* SIGINT while run 0 steps (placed without timing: TEXFDTD_TEST_STOP_AT
@@ -359,8 +369,8 @@ Test(sweep, mpirun_task_farm_matches_serial)
 Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
 {
     char log[16384], path[700];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
-    snprintf(out, sizeof out, "%s/s", dir);
+    struct place pl = place_open();
+    char *dir = pl.dir, *scene = pl.scene, *out = pl.out;
     const pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -395,10 +405,7 @@ Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
     run_sweep(scene, out, NULL, log, sizeof log);
     cr_assert(strstr(log, "6 runs, 0 finished before, 6 to do"), "%s", log);
     cr_assert(strstr(log, "sweep: 6 of 6 runs finished"), "%s", log);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
 
 /* Slurm array tasks: --only runs just its indices and writes no summary;
@@ -406,8 +413,8 @@ Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
 Test(sweep, only_and_collect)
 {
     char log[16384], path[700];
-    char *dir = temp_dir_tagged("sweep"), *scene = write_temp_scene(scene_text), out[600];
-    snprintf(out, sizeof out, "%s/s", dir);
+    struct place pl = place_open();
+    char *scene = pl.scene, *out = pl.out;
     run_sweep(scene, out, "--only 4", log, sizeof log);
     run_sweep(scene, out, "--only 1,4", log, sizeof log);
     cr_assert(strstr(log, "1/1 run-0001 "), "run 4 is finished already:\n%s", log);
@@ -428,8 +435,5 @@ Test(sweep, only_and_collect)
         cr_assert_eq(f[5][0] != 0, i == 1 || i == 4, "row %d: results only for finished runs", i);
     }
     free(csv);
-    remove_tree(dir);
-    unlink(scene);
-    free(scene);
-    free(dir);
+    place_close(&pl);
 }
