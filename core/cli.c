@@ -940,6 +940,8 @@ static int cmd_resume(int argc, char **argv)
     return rc;
 }
 
+int cli_resume(int argc, char **argv) { return cmd_resume(argc, argv); }
+
 static const char info_usage[] =
     "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json] [--out DIR]\n"
     "\n"

@@ -5,6 +5,8 @@ int cli_main(int argc, char **argv);
 /* `texfdtd run ARGS...` in this process (argv without "run"): its exit
  * status.  core/sweep.c runs each point of a sweep this way. */
 int cli_run(int argc, char **argv);
+/* `texfdtd resume ARGS...` likewise (a sweep's run stopped with a checkpoint). */
+int cli_resume(int argc, char **argv);
 
 #include <stddef.h>
 /* A file's whole text, NUL-terminated and malloc'ed; *len without the NUL;

@@ -4,7 +4,8 @@
  * done in this process (cli_run), so its directory holds exactly what that
  * command writes.  A run is finished when DIR/run-NNNN.done exists: written
  * (atomically) after the run returned 0, so a rerun of the same command
- * skips it; a run without one is removed and done again.  Under mpirun with
+ * skips it; a run without one goes on from the checkpoint its directory
+ * holds (`texfdtd resume`), or is removed and done again.  Under mpirun with
  * N >= 2 ranks, rank 0 hands out run indices to ranks 1 .. N-1, whichever
  * asks first (core/decomp.h, the task farm), each of which runs them alone. */
 #define _GNU_SOURCE
@@ -76,8 +77,9 @@ const char sweep_usage[] =
     "\n"
     "Progress: one line per finished run on stderr (done/to do, directory, values,\n"
     "status, wall time).  Rerunning the same command resumes: finished runs are skipped,\n"
-    "unfinished ones are removed and done again.  SIGINT or SIGTERM stops the sweep after\n"
-    "the run under way has stopped (it is done again on resume): exit status 130.\n"
+    "a stopped one goes on from its checkpoint, other unfinished ones are done again.\n"
+    "SIGINT or SIGTERM stops the sweep once the run under way has stopped (with a\n"
+    "checkpoint where its engine writes one): exit status 130.\n"
     "\n"
     "MPI: `mpirun -np N texfdtd sweep ...` (N >= 2) is a task farm: rank 0 hands out the\n"
     "runs, ranks 1 .. N-1 each run them alone; with --engine cuda a rank takes GPU\n"
@@ -591,6 +593,8 @@ static int prepare_dir(struct sweep *sw)
         for (long i = 0; i < sw->total; i++) {
             marker_path(sw, i, "done", path, sizeof path);
             unlink(path);
+            run_dir(sw, i, path, sizeof path);
+            remove_tree(path); /* its checkpoints too */
         }
     }
     free(old);
@@ -669,26 +673,60 @@ static int run_argv(const struct sweep *sw, long i, int device, char **argv, cha
     return argc;
 }
 
-/* `texfdtd run` of run i in this process: its exit status, *wall its seconds. */
-static int run_one(const struct sweep *sw, long i, int device, double *wall)
+/* `texfdtd resume` of run i's directory, where a stopped run left a
+ * checkpoint (the options resume takes: those that change no result). */
+static int resume_run(const struct sweep *sw, const char *dir, int device)
 {
-    char dir[4200], path[4300], err[ERRLEN];
-    run_dir(sw, i, dir, sizeof dir);
-    remove_tree(dir); /* an unfinished run's leftovers */
-    marker_path(sw, i, "failed", path, sizeof path);
-    unlink(path);
-    char *argv[RUN_ARGV], *mine[MAX_VARY];
-    int argc = run_argv(sw, i, device, argv, mine);
-    argv[argc++] = "--out";
-    argv[argc++] = dir;
+    char *argv[RUN_ARGV], devbuf[16];
+    int argc = 0;
+    argv[argc++] = (char *)dir;
+    for (int k = 0; k < sw->npass; k++)
+        if (sw->pass_free[k])
+            argv[argc++] = (char *)sw->pass[k];
+    if (device >= 0) {
+        snprintf(devbuf, sizeof devbuf, "%d", device);
+        argv[argc++] = "--device";
+        argv[argc++] = devbuf;
+    }
     if (!sw->verbose)
         argv[argc++] = "-q";
     argv[argc] = NULL;
+    return cli_resume(argc, argv);
+}
+
+/* Run i in this process: `texfdtd resume` where a stopped run left a
+ * checkpoint in its directory, else (or if that fails) `texfdtd run` from
+ * the start.  Its exit status; *wall its seconds, *resumed whether it went
+ * on from a checkpoint. */
+static int run_one(const struct sweep *sw, long i, int device, double *wall, bool *resumed)
+{
+    char dir[4200], path[4300], err[ERRLEN];
+    run_dir(sw, i, dir, sizeof dir);
+    marker_path(sw, i, "failed", path, sizeof path);
+    unlink(path);
     const double t0 = now_seconds();
-    const int rc = cli_run(argc, argv);
+    snprintf(path, sizeof path, "%s/checkpoint.h5", dir);
+    int rc = -1;
+    *resumed = access(path, R_OK) == 0;
+    if (*resumed && (rc = resume_run(sw, dir, device)) != EXIT_OK && rc != EXIT_INTERRUPTED) {
+        fprintf(stderr, "sweep: run %ld could not go on from %s: running it from the start\n", i,
+                path);
+        *resumed = false;
+    }
+    if (!*resumed) {
+        remove_tree(dir); /* an unfinished run's leftovers */
+        char *argv[RUN_ARGV], *mine[MAX_VARY];
+        int argc = run_argv(sw, i, device, argv, mine);
+        argv[argc++] = "--out";
+        argv[argc++] = dir;
+        if (!sw->verbose)
+            argv[argc++] = "-q";
+        argv[argc] = NULL;
+        rc = cli_run(argc, argv);
+        for (int k = 0; k < sw->nvary; k++)
+            free(mine[k]);
+    }
     *wall = now_seconds() - t0;
-    for (int k = 0; k < sw->nvary; k++)
-        free(mine[k]);
     char text[64];
     if (rc == EXIT_OK) {
         snprintf(text, sizeof text, "%.6f\n", *wall);
@@ -706,7 +744,8 @@ static int run_one(const struct sweep *sw, long i, int device, double *wall)
     return rc;
 }
 
-static void report(const struct sweep *sw, long done, long todo, long i, int rc, double wall)
+static void report(const struct sweep *sw, long done, long todo, long i, int rc, double wall,
+                   bool resumed)
 {
     if (sw->quiet)
         return;
@@ -715,7 +754,7 @@ static void report(const struct sweep *sw, long done, long todo, long i, int rc,
     if (rc != EXIT_OK && rc != EXIT_INTERRUPTED)
         fprintf(stderr, " (exit %d)", rc);
     if (wall >= 0)
-        fprintf(stderr, ", %.2f s\n", wall);
+        fprintf(stderr, ", %.2f s%s\n", wall, resumed ? " (went on from its checkpoint)" : "");
     else
         fprintf(stderr, ", not started\n");
 }
@@ -746,8 +785,9 @@ static int sweep_serial(const struct sweep *sw, const long *todo, long n)
         if (stop_pending())
             return EXIT_INTERRUPTED;
         double wall;
-        const int rc = run_one(sw, todo[k], -1, &wall);
-        report(sw, k + 1, n, todo[k], rc, wall);
+        bool resumed;
+        const int rc = run_one(sw, todo[k], -1, &wall, &resumed);
+        report(sw, k + 1, n, todo[k], rc, wall, resumed);
         if (rc == EXIT_INTERRUPTED)
             return rc;
         if (rc)
@@ -757,7 +797,8 @@ static int sweep_serial(const struct sweep *sw, const long *todo, long n)
 }
 
 /* Rank 0 of the farm: the next run to whichever worker asks.  A worker's
- * message: {run it finished or -1, its exit status, its wall time}; the
+ * message: {run it finished or -1, its exit status, its wall time, 1 if it
+ * went on from a checkpoint}; the
  * answer: {run to do, or -1: stop}. */
 static int farm_master(const struct sweep *sw, const long *todo, long n)
 {
@@ -769,8 +810,8 @@ static int farm_master(const struct sweep *sw, const long *todo, long n)
             stopping = true;
             fprintf(stderr, "sweep: stopping: the runs under way finish or stop, no new ones\n");
         }
-        double msg[3];
-        const int from = decomp_farm_recv(-1, msg, 3, false);
+        double msg[4];
+        const int from = decomp_farm_recv(-1, msg, 4, false);
         if (from < 0) {
             const struct timespec nap = {0, 2000000};
             nanosleep(&nap, NULL);
@@ -778,7 +819,7 @@ static int farm_master(const struct sweep *sw, const long *todo, long n)
         }
         if (msg[0] >= 0) {
             const int rc = (int)msg[1];
-            report(sw, ++done, n, (long)msg[0], rc, msg[2]);
+            report(sw, ++done, n, (long)msg[0], rc, msg[2], msg[3] != 0);
             if (rc == EXIT_INTERRUPTED)
                 stopping = true;
             else if (rc)
@@ -797,10 +838,10 @@ static int farm_master(const struct sweep *sw, const long *todo, long n)
 /* A worker: asks rank 0 for runs until told to stop. */
 static void farm_worker(const struct sweep *sw, int device)
 {
-    double msg[3] = {-1, 0, 0};
+    double msg[4] = {-1, 0, 0, 0};
     for (;;) {
         double answer;
-        decomp_farm_send(0, msg, 3);
+        decomp_farm_send(0, msg, 4);
         decomp_farm_recv(0, &answer, 1, true);
         if (answer < 0)
             return;
@@ -810,7 +851,9 @@ static void farm_worker(const struct sweep *sw, int device)
             msg[2] = -1;
             continue;
         }
-        msg[1] = run_one(sw, (long)answer, device, &msg[2]);
+        bool resumed;
+        msg[1] = run_one(sw, (long)answer, device, &msg[2], &resumed);
+        msg[3] = resumed;
     }
 }
 

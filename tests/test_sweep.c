@@ -12,7 +12,8 @@
  *     comes out the same; a different sweep into the same directory is
  *     refused (exit 2) unless --force;
  *   - SIGINT during a run stops the sweep (exit 130) with that run
- *     unfinished, and the same command then does every run;
+ *     unfinished, and the same command then does every run, that one going
+ *     on from its checkpoint to the same bits;
  *   - --only does just its runs and writes no summary, --collect writes it;
  *   - bad specs, keys and results exit 2 and write nothing;
  *   - under `mpirun -np 3` (a task farm: rank 0 hands out, two workers run)
@@ -363,9 +364,10 @@ Test(sweep, mpirun_task_farm_matches_serial)
 }
 
 /* SIGINT while run 0 steps (placed without timing: TEXFDTD_TEST_STOP_AT
- * makes the run stop itself at step 50): the run stops, the sweep writes
- * the summary of what finished (nothing) and exits 130; the same command
- * then does every run, run 0 from the start. */
+ * makes the run stop itself at step 50): the run stops with a checkpoint,
+ * the sweep writes the summary of what finished (nothing) and exits 130;
+ * the same command then does every run, run 0 going on from its
+ * checkpoint, with the fields of run 0 done alone, bit for bit. */
 Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
 {
     char log[16384], path[700];
@@ -402,9 +404,22 @@ Test(sweep, sigint_stops_the_sweep_and_a_rerun_finishes_it)
     text = slurp(path);
     cr_assert(strstr(text, "\n0,run-0000,0,0.4,not run,,,,\n"), "%s", text);
     free(text);
+    snprintf(path, sizeof path, "%s/run-0000/checkpoint.h5", out);
+    cr_assert(path_exists(path), "the stopped run wrote its checkpoint");
     run_sweep(scene, out, NULL, log, sizeof log);
     cr_assert(strstr(log, "6 runs, 0 finished before, 6 to do"), "%s", log);
+    cr_assert(strstr(log, "run-0000 source.angle=0 grid.courant=0.4: ok") &&
+                  strstr(log, "(went on from its checkpoint)\n"), "%s", log);
     cr_assert(strstr(log, "sweep: 6 of 6 runs finished"), "%s", log);
+    /* run 0, stopped and resumed, against the same run done alone */
+    char ref[700];
+    snprintf(ref, sizeof ref, "%s/alone", pl.dir);
+    cr_assert_eq(run_cmd(log, sizeof log, "%s run %s --engine cpu --threads 1 -q --set "
+                                          "source.angle=0 --set grid.courant=0.4 --out %s",
+                         texfdtd_bin(), scene, ref), 0, "%s", log);
+    strncat(ref, "/fields.h5", sizeof ref - strlen(ref) - 1);
+    snprintf(path, sizeof path, "%s/run-0000/fields.h5", out);
+    same_fields(path, ref);
     place_close(&pl);
 }
 
