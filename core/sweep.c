@@ -299,12 +299,13 @@ static int parse_sweep_args(int argc, char **argv, struct sweep *sw)
                 return sweep_bad("%s needs KEY=SPEC", arg);
             if (sw->nvary == MAX_VARY)
                 return sweep_bad("more than %s --vary", "16");
-            if (parse_vary(v, &sw->vary[sw->nvary], err, sizeof err))
+            const int vrc = parse_vary(v, &sw->vary[sw->nvary], err, sizeof err);
+            sw->nvary++; /* sweep_free frees its values, whatever came of it */
+            if (vrc)
                 return sweep_bad("%s", err);
-            for (int k = 0; k < sw->nvary; k++)
-                if (!strcmp(sw->vary[k].key, sw->vary[sw->nvary].key))
+            for (int k = 0; k < sw->nvary - 1; k++)
+                if (!strcmp(sw->vary[k].key, sw->vary[sw->nvary - 1].key))
                     return sweep_bad("--vary %s: the key is varied twice", sw->vary[k].key);
-            sw->nvary++;
         } else if (is_opt(arg, "--results")) {
             if (!(v = opt_value("--results", argc, argv, &i)) || add_results(sw, v))
                 return sweep_bad("%s needs a list such as far.backscatter,wall", arg);
@@ -1000,7 +1001,7 @@ static int put_strings(hid_t loc, const char *name, char *const *s, long n)
     for (long i = 0; i < n; i++)
         if (strlen(s[i]) + 1 > w)
             w = strlen(s[i]) + 1;
-    char *buf = calloc((size_t)n, w);
+    char *buf = n > 0 ? calloc((size_t)n, w) : NULL;
     if (!buf)
         return -1;
     for (long i = 0; i < n; i++)
