@@ -15,6 +15,7 @@
 #include "decomp.h"
 #include "engine.h"
 #include "h5util.h"
+#include "model.h"
 #include "output.h"
 #include "scene.h"
 #include "util.h"
@@ -484,6 +485,16 @@ static int check_runs(struct sweep *sw)
                         engine_find(sw->engine, 0) ? "does not run this scene's dimension"
                                                    : "no such engine in this build "
                                                      "(see `texfdtd engines`)");
+        if (!rc && i == 0 && sw->engine) { /* what the engine lacks (run 0: one model) */
+            struct model m;
+            const char *what;
+            if (!(rc = model_build(&m, &s, err, sizeof err))) {
+                if ((what = engine_refuses(sw->engine, &m)))
+                    rc = seterr(err, sizeof err, "the %s engine does not take %s", sw->engine,
+                                what);
+                model_free(&m);
+            }
+        }
         scene_free(&s);
         if (rc) {
             fprintf(stderr, "texfdtd: sweep run %ld (%s): %s\n", i, label, err);
