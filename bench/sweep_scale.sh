@@ -9,8 +9,11 @@
 # between the two sweeps (h5same: every dataset), and exits 0 only if all of
 # that holds.
 #
-# Run from a directory with prebuilt binaries (the device machine has no
-# OpenMPI of its own: unpack it first as bench/device_mpi.sh does):
+# On the 2-GPU machine through bench/device_mpi.sh (which brings OpenMPI and
+# the prebuilt binaries there): `bench/device_mpi.sh pack` here, then
+#   run(command="SWEEP=1 SKIP='cli tests cuda scaling' BUDGET=590 bench/device_mpi.sh",
+#       kind="nvidia-h100-x2", carry=[".mpi", ".devmpi"])
+# (its sweep.txt is this script's output).  Or by hand, anywhere mpirun works:
 #   BIN=build-devmpi/bin/texfdtd H5SAME=build-devmpi/bench/h5same bench/sweep_scale.sh
 # Environment:
 #   BIN      the texfdtd to run (default bin/texfdtd; built with MPI and CUDA)
