@@ -7,7 +7,9 @@
 # Prints both wall times and their ratio (the goal: at most 0.55), checks
 # that the two summaries agree and that run 7's fields.h5 is bit-identical
 # between the two sweeps (h5same: every dataset), and exits 0 only if all of
-# that holds.
+# that holds.  Both under --bind-to none: Open MPI binds each rank to one
+# core when there are at most 2 ranks and to a socket beyond, which would
+# give the one-worker case one core for its host work and the other many.
 #
 # On the 2-GPU machine through bench/device_mpi.sh (which brings OpenMPI and
 # the prebuilt binaries there): `bench/device_mpi.sh pack` here, then
@@ -84,7 +86,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L
 t_of() { # ranks dir: runs the sweep, prints its wall seconds
     local t0 t1
     t0=$(date +%s.%N)
-    "$MPIRUN" $ROOT --oversubscribe -np "$1" "$BIN" "${ARGS[@]}" --out "$2" >"$2.log" 2>&1 ||
+    "$MPIRUN" $ROOT --oversubscribe --bind-to none -np "$1" "$BIN" "${ARGS[@]}" --out "$2" >"$2.log" 2>&1 ||
         { echo "sweep_scale: mpirun -np $1 failed (exit $?): see $2.log" >&2; tail -5 "$2.log" >&2; exit 1; }
     t1=$(date +%s.%N)
     awk "BEGIN { printf \"%.2f\", $t1 - $t0 }"
