@@ -257,7 +257,10 @@ static int add_results(struct sweep *sw, const char *list)
     for (char *p = copy, *end; p; p = end ? end + 1 : NULL) {
         if ((end = strchr(p, ',')))
             *end = 0;
-        if (!*p)
+        bool seen = !*p;
+        for (int k = 0; k < sw->nres && !seen; k++)
+            seen = !strcmp(sw->results[k], p);
+        if (seen) /* empty, or asked for already */
             continue;
         if (sw->nres == MAX_RESULTS) {
             free(copy);
@@ -1088,6 +1091,7 @@ static int write_summary_h5(const struct sweep *sw, char **dirs, char **status, 
 static int write_summary(const struct sweep *sw)
 {
     char err[ERRLEN], path[4300];
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* a missing dataset is a missing value */
     const long n = sw->total;
     double *res = calloc((size_t)n * (size_t)(sw->nres ? sw->nres : 1), sizeof *res);
     char **dirs = calloc((size_t)n, sizeof *dirs), **status = calloc((size_t)n, sizeof *status);
