@@ -73,10 +73,10 @@ const char *tf_version_string(void)
 #endif
 }
 
-/* Append item to the comma-separated list buf; -1 when it does not fit. */
-static int list_add(char *buf, size_t len, size_t *used, const char *item)
+/* Append item to the list buf, after sep unless first; -1 when it does not fit. */
+static int list_add(char *buf, size_t len, size_t *used, const char *item, const char *sep)
 {
-    const int n = snprintf(buf + *used, len - *used, "%s%s", *used ? "," : "", item);
+    const int n = snprintf(buf + *used, len - *used, "%s%s", *used ? sep : "", item);
     if (n < 0 || (size_t)n >= len - *used)
         return -1;
     *used += (size_t)n;
@@ -102,7 +102,7 @@ int tf_engines(char *buf, size_t len, char *err, size_t errlen)
         bool seen = false; /* "cpu" is there twice, 2D and 3D */
         for (int k = 0; k < i; k++)
             seen |= !strcmp(l[k]->name, l[i]->name);
-        if (!seen && list_add(buf, len, &used, l[i]->name))
+        if (!seen && list_add(buf, len, &used, l[i]->name, ","))
             return small_buffer(len, err, errlen);
     }
     return finish(0, "", err, errlen);
@@ -365,7 +365,7 @@ static int field_lookup(const tf_sim *sim, const char *name, enum field *f, char
             *f = fl[k];
             return 0;
         }
-        list_add(list, sizeof list, &used, names[k]);
+        list_add(list, sizeof list, &used, names[k], ", ");
     }
     return seterr(e, ERRLEN, "field '%s' is not one of %s (the fields of this %s simulation)",
                   name ? name : "(null)", list,
@@ -403,7 +403,7 @@ int tf_sim_field_names(const tf_sim *sim, char *buf, size_t len, char *err, size
     if (len)
         buf[0] = 0;
     for (int k = 0; k < n; k++)
-        if (!len || list_add(buf, len, &used, names[k]))
+        if (!len || list_add(buf, len, &used, names[k], ","))
             return small_buffer(len, err, errlen);
     return finish(0, "", err, errlen);
 }
