@@ -28,8 +28,11 @@ OPT     ?= -O3
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -Wall -Wextra -ffp-contract=off -fno-fast-math -fopenmp -I.
 # Every object also goes into the shared library libtexfdtd.so: position
-# independent, and hidden unless exported by core/texfdtd.h (TF_API).
-CFLAGS  += -fPIC -fvisibility=hidden
+# independent, and hidden unless exported by core/texfdtd.h (TF_API).  The
+# CPU engine runs as fast so (docs/api.md); PIC= leaves it out (then only
+# the command and the static library build).
+PIC     ?= -fPIC -fvisibility=hidden
+CFLAGS  += $(PIC)
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # Compile and link flags of a sanitized build (make test-asan sets them).
 SANITIZE ?=
