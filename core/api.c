@@ -781,11 +781,11 @@ int tf_sim_describe(const tf_sim *sim, char *buf, size_t len, char *err, size_t 
     char grid[64];
     snprintf(grid, sizeof grid, s->nz > 1 ? "%d x %d x %d" : "%d x %d", s->nx, s->ny, s->nz);
     const int n = snprintf(buf, len, "%s: %s %s cells, step %d of %d; engine %s on %s%s%s; %s "
-                           "precision, denormals %s",
+                           "precision",
                            s->path, s->nz > 1 ? "3D" : s->te ? "2D TE" : "2D TM", grid,
                            sim->e->step, s->steps, info.engine, info.device,
-                           info.detail[0] ? "; " : "", info.detail[0] ? info.detail : "",
-                           precision_name(info.precision), denormals_name(info.denormals));
+                           info.detail[0] ? "; " : "", info.detail,
+                           precision_name(info.precision));
     if (n < 0 || (size_t)n >= len)
         return small_buffer(len, err, errlen);
     return finish(0, "", err, errlen);

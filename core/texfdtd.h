@@ -210,7 +210,8 @@ TF_API int tf_sim_checkpoint_save(tf_sim *sim, const char *dir, char *err, size_
 /* Load dir/checkpoint.h5 (of the same grid and precision, from any engine
  * that checkpoints) into sim, and its step count. */
 TF_API int tf_sim_checkpoint_load(tf_sim *sim, const char *dir, char *err, size_t errlen);
-/* One line: engine, device, precision, grid, steps done; into buf. */
+/* One line: the scene, grid, steps done, engine, device (and the engine's
+ * details) and precision; into buf. */
 TF_API int tf_sim_describe(const tf_sim *sim, char *buf, size_t len, char *err, size_t errlen);
 /* Frees the simulation and everything it holds (NULL is fine). */
 TF_API void tf_sim_destroy(tf_sim *sim);
