@@ -443,8 +443,10 @@ Test(api, installed_library_and_example, .timeout = 300)
     snprintf(tb, sizeof tb, "%s", texfdtd_bin());
     snprintf(bin, sizeof bin, "%s", dirname(tb));
     char *d = temp_dir_tagged("api-install");
-    /* -o all: install what is built, build nothing (the suite runs after make) */
+    /* -o all: install what is built, build nothing (the suite runs after
+     * make); without the MAKEFLAGS of a make test that runs the suite */
     cr_assert_eq(run_cmd(out, sizeof out,
+                         "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
                          "make -s --no-print-directory install -o all BUILD='%s' BIN='%s' "
                          "DESTDIR='%s' PREFIX=/usr/local",
                          build, bin, d), 0, "%s", out);
