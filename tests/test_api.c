@@ -429,6 +429,52 @@ Test(api, monitors_equal_command_output, .timeout = 120)
     free(path);
 }
 
+/* the 3D RCS through the API is far_field.csv's at every direction the
+ * command writes (its angles come printed to 10 digits, so the values agree
+ * to about that: a relative 1e-7 here) */
+Test(api, far3d_equals_command_output, .timeout = 120)
+{
+    static const char cube[] =
+        "[grid]\nnx = 26\nny = 26\nnz = 26\nsteps = 120\ncourant = 0.5\n"
+        "cells_per_wavelength = 10\n[source]\nwaveform = sine\nramp_periods = 2\n"
+        "[boundary]\ntype = cpml\ncells = 6\n[object.ball]\nshape = sphere\nmaterial = pec\n"
+        "center_x = 13\ncenter_y = 13\ncenter_z = 13\nradius = 3\n"
+        "[monitor.far]\nstart_step = 60\nangles = 12\ntheta_points = 5\nphi_points = 8\n"
+        "[output]\npng = false\n";
+    char *path = write_temp_scene(cube), *dir = temp_dir_tagged("api-run3");
+    char out[4096];
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --threads 1 --out %s --force -q",
+                         texfdtd_bin(), path, dir), 0, "%s", out);
+    tf_scene *s;
+    cr_assert_eq(tf_scene_load(path, NULL, 0, &s, err, E_), 0, "%s", err);
+    tf_sim *sim = make_sim(s, "cpu");
+    cr_assert_eq(tf_sim_run(sim, err, E_), 0, "%s", err);
+    char p[700];
+    snprintf(p, sizeof p, "%s/far_field.csv", dir);
+    char *csv = read_file(p), *line = strchr(csv, '\n') + 1;
+    int rows = 0;
+    double hz, th, ph, m2, over;
+    while (sscanf(line, "%lf,%lf,%lf,%lf,%lf", &hz, &th, &ph, &m2, &over) == 5) {
+        double v;
+        cr_assert_eq(tf_sim_far3d(sim, 0, &th, &ph, &v, 1, err, E_), 0, "%s", err);
+        cr_assert(fabs(v - over) <= 1e-7 * fabs(over), "theta %g phi %g: csv %.10g api %.10g",
+                  th, ph, over, v);
+        rows++;
+        line = strchr(line, '\n') + 1;
+    }
+    cr_assert_eq(rows, 2 * 12 + 5 * 8, "%d rows", rows); /* two cuts and the grid */
+    double v;
+    FAILS(tf_sim_far3d(sim, 1, &th, &ph, &v, 1, err, E_), "index 1");
+    FAILS(tf_sim_far2d(sim, 4, &v, 4, err, E_), "2D far-field");
+    free(csv);
+    tf_sim_destroy(sim);
+    tf_scene_free(s);
+    remove_tree(dir);
+    free(dir);
+    unlink(path);
+    free(path);
+}
+
 /* (e) make install DESTDIR=..., then examples/api_example.c built against
  * the installed copy by pkg-config, and run.  (run_cmd appends </dev/null
  * to the command: pipelines go in parentheses.) */
