@@ -19,8 +19,9 @@
  *     must be exactly the count the function documents (a wrong count is an
  *     error, nothing is written).
  *   - No global state: any number of scenes and simulations may live in one
- *     process.  A handle must not be used by two threads at once; distinct
- *     handles may.
+ *     process and be called in turns (each GL simulation makes its own
+ *     context current).  Calls on one handle must not overlap; calls on
+ *     distinct handles from several threads at once are not tested yet.
  *
  * Grids and units.  A 2D scene has nz = 1; its fields are arrays
  * [ny][nx], row-major (x fastest): element j * nx + i is cell (i, j).  A 3D

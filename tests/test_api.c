@@ -170,6 +170,35 @@ Test(api, two_simulations_interleaved)
     tf_scene_free(s3);
 }
 
+/* two GL simulations (two contexts) stepped in turns: each has the bits of
+ * the cpu engine run alone */
+Test(api, two_gl_simulations_interleaved, .timeout = 180)
+{
+    tf_scene *s1 = load_string("tm", scene_tm), *s2 = load_string("te", scene_te);
+    tf_sim *a = NULL, *b = NULL;
+    if (tf_sim_create(s1, "gl", "single", -1, 1, &a, err, E_)) {
+        const char *req = getenv("TEXFDTD_REQUIRE_GPU");
+        if (!(req && !strcmp(req, "1")))
+            cr_skip_test("engine gl: %s", err);
+        cr_assert_fail("gl: %s", err);
+    }
+    cr_assert_eq(tf_sim_create(s2, "gl", "single", -1, 1, &b, err, E_), 0, "%s", err);
+    for (int r = 0; r < 5; r++) {
+        cr_assert_eq(tf_sim_step(b, 30, err, E_), 0, "%s", err);
+        cr_assert_eq(tf_sim_step(a, 48, err, E_), 0, "%s", err);
+    }
+    size_t na, nb, n1, n2;
+    float *fa = api_fields(a, &na), *fb = api_fields(b, &nb);
+    float *ea = engine_fields(scene_tm, "cpu", 240, &n1), *eb = engine_fields(scene_te, "cpu", 150, &n2);
+    assert_same_bits(fa, ea, 3 * na, "gl TM beside gl TE, against cpu");
+    assert_same_bits(fb, eb, 3 * nb, "gl TE beside gl TM, against cpu");
+    free(fa), free(fb), free(ea), free(eb);
+    tf_sim_destroy(a);
+    tf_sim_destroy(b);
+    tf_scene_free(s1);
+    tf_scene_free(s2);
+}
+
 /* writing a field and reading it back; TE's ex goes in with its sign */
 Test(api, write_read_back)
 {
