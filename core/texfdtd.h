@@ -196,9 +196,12 @@ TF_API int tf_sim_probe_data(const tf_sim *sim, double *out, size_t count, char 
 /* The [monitor.dft] frequencies in Hz (count = dft_freqs). */
 TF_API int tf_sim_dft_frequencies(const tf_sim *sim, double *hz, size_t count, char *err,
                                   size_t errlen);
-/* The running DFT of Ez at frequency index k (re and im, count = nx * ny *
- * nz each; either may be NULL), in the engine's precision widened to
- * double (fields.h5's /ez_dft_re, /ez_dft_im, or /dft). */
+/* The running DFT of the ez array (Ez; TE: eta0 Hz) at frequency index k,
+ * real and imaginary parts (count = nx * ny * nz each; either may be NULL):
+ * the phasor over the source amplitude, exp(+i omega t), not divided by the
+ * incident spectrum (docs/scenes.md, [monitor.dft]); in the engine's
+ * precision widened to double (fields.h5's ez_dft_re, ez_dft_im, /dft).
+ * Complete once the scene's steps are done. */
 TF_API int tf_sim_read_dft(tf_sim *sim, int k, double *re, double *im, size_t count, char *err,
                            size_t errlen);
 
