@@ -189,8 +189,9 @@ TF_API int tf_sim_probe_names(const tf_sim *sim, char *buf, size_t len, char *er
 TF_API int tf_sim_probe_rows(const tf_sim *sim, size_t *rows, char *err, size_t errlen);
 /* The series, out[r * probe_columns + c], count = rows * probe_columns:
  * step, time (s), then each probe's fields (V/m; H at (step - 1/2) dt;
- * NaN where a probe does not record that step), as probes.csv.  After
- * tf_sim_checkpoint_load the series starts again from the checkpoint. */
+ * NaN where a probe does not record that step), as probes.csv.  The series
+ * is not in checkpoints: after tf_sim_checkpoint_load the rows this
+ * simulation recorded stay, and the steps after the checkpoint's follow. */
 TF_API int tf_sim_probe_data(const tf_sim *sim, double *out, size_t count, char *err,
                              size_t errlen);
 /* The [monitor.dft] frequencies in Hz (count = dft_freqs). */
