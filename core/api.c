@@ -385,8 +385,16 @@ int tf_sim_check_finite(tf_sim *sim, int *finite, char *err, size_t errlen)
     *finite = r == 0;
     if (r > 0 && err && errlen) {
         const size_t nx = (size_t)sim->s.nx, ny = (size_t)sim->s.ny;
-        snprintf(err, errlen, "step %d: %s is not finite at cell (%zu, %zu, %zu)", sim->e->step,
-                 field_name(f), c % nx, c / nx % ny, c / (nx * ny));
+        char at[96];
+        if (sim->s.nz > 1)
+            snprintf(at, sizeof at, "(%zu, %zu, %zu)", c % nx, c / nx % ny, c / (nx * ny));
+        else
+            snprintf(at, sizeof at, "(%zu, %zu)", c % nx, c / nx);
+        /* TE: the arrays ez, hx, hy hold hz, ex, ey */
+        const char *name = !sim->s.te ? field_name(f)
+                           : f == FIELD_EZ ? "hz" : f == FIELD_HX ? "ex" : f == FIELD_HY ? "ey"
+                                                                            : field_name(f);
+        snprintf(err, errlen, "step %d: %s is not finite at cell %s", sim->e->step, name, at);
         return 0;
     }
     return finish(0, e, err, errlen);

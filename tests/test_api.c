@@ -215,6 +215,15 @@ Test(api, write_read_back)
         cr_assert_eq(tf_sim_read_field_f64(sim, names[k], w, n, err, E_), 0, "%s", err);
         cr_assert_eq(memcmp(v, w, n * sizeof *v), 0, "%s", names[k]);
     }
+    /* a NaN put in is found, and where */
+    int finite = -1;
+    cr_assert_eq(tf_sim_check_finite(sim, &finite, err, E_), 0, "%s", err);
+    cr_assert_eq(finite, 1);
+    v[5 * 48 + 7] = NAN;
+    cr_assert_eq(tf_sim_write_field_f64(sim, "ey", v, n, err, E_), 0, "%s", err);
+    cr_assert_eq(tf_sim_check_finite(sim, &finite, err, E_), 0, "%s", err);
+    cr_assert_eq(finite, 0);
+    cr_assert(strstr(err, "ey is not finite at cell (7, 5)"), "%s", err);
     free(v), free(w);
     tf_sim_destroy(sim);
     tf_scene_free(s);
