@@ -361,16 +361,42 @@ static char *read_file(const char *path)
     return t;
 }
 
-Test(api, monitors_equal_command_output, .timeout = 120)
+/* A scene run twice: by `texfdtd run` into a temporary folder, and through
+ * the API on the cpu engine to its last step. */
+struct both {
+    char *path, *dir;
+    tf_scene *s;
+    tf_sim *sim;
+};
+
+static void run_both(struct both *b, const char *text, const char *tag)
 {
-    char *path = write_temp_scene(scene_tm), *dir = temp_dir_tagged("api-run");
+    b->path = write_temp_scene(text);
+    b->dir = temp_dir_tagged(tag);
     char out[4096];
     cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --threads 1 --out %s --force -q",
-                         texfdtd_bin(), path, dir), 0, "%s", out);
-    tf_scene *s;
-    cr_assert_eq(tf_scene_load(path, NULL, 0, &s, err, E_), 0, "%s", err);
-    tf_sim *sim = make_sim(s, "cpu");
-    cr_assert_eq(tf_sim_run(sim, err, E_), 0, "%s", err);
+                         texfdtd_bin(), b->path, b->dir), 0, "%s", out);
+    cr_assert_eq(tf_scene_load(b->path, NULL, 0, &b->s, err, E_), 0, "%s", err);
+    b->sim = make_sim(b->s, "cpu");
+    cr_assert_eq(tf_sim_run(b->sim, err, E_), 0, "%s", err);
+}
+
+static void both_free(struct both *b)
+{
+    tf_sim_destroy(b->sim);
+    tf_scene_free(b->s);
+    remove_tree(b->dir);
+    free(b->dir);
+    unlink(b->path);
+    free(b->path);
+}
+
+Test(api, monitors_equal_command_output, .timeout = 120)
+{
+    struct both b;
+    run_both(&b, scene_tm, "api-run");
+    tf_sim *sim = b.sim;
+    const char *dir = b.dir;
     int nf, nflux, pc, nd;
     cr_assert_eq(tf_sim_monitors(sim, &nf, &nflux, &pc, &nd, err, E_), 0);
     cr_assert(nf == 1 && nflux == 1 && pc == 2 + 2 + 3 && nd == 1, "%d %d %d %d", nf, nflux, pc, nd);
@@ -459,12 +485,7 @@ Test(api, monitors_equal_command_output, .timeout = 120)
         mag += re[q] * re[q] + im[q] * im[q];
     cr_assert(mag > 0 && isfinite(mag));
     free(re), free(im);
-    tf_sim_destroy(sim);
-    tf_scene_free(s);
-    remove_tree(dir);
-    free(dir);
-    unlink(path);
-    free(path);
+    both_free(&b);
 }
 
 /* the 3D RCS through the API is far_field.csv's at every direction the
@@ -479,14 +500,10 @@ Test(api, far3d_equals_command_output, .timeout = 120)
         "center_x = 13\ncenter_y = 13\ncenter_z = 13\nradius = 3\n"
         "[monitor.far]\nstart_step = 60\nangles = 12\ntheta_points = 5\nphi_points = 8\n"
         "[output]\npng = false\n";
-    char *path = write_temp_scene(cube), *dir = temp_dir_tagged("api-run3");
-    char out[4096];
-    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --threads 1 --out %s --force -q",
-                         texfdtd_bin(), path, dir), 0, "%s", out);
-    tf_scene *s;
-    cr_assert_eq(tf_scene_load(path, NULL, 0, &s, err, E_), 0, "%s", err);
-    tf_sim *sim = make_sim(s, "cpu");
-    cr_assert_eq(tf_sim_run(sim, err, E_), 0, "%s", err);
+    struct both b;
+    run_both(&b, cube, "api-run3");
+    tf_sim *sim = b.sim;
+    const char *dir = b.dir;
     char p[700];
     snprintf(p, sizeof p, "%s/far_field.csv", dir);
     char *csv = read_file(p), *line = strchr(csv, '\n') + 1;
@@ -505,12 +522,7 @@ Test(api, far3d_equals_command_output, .timeout = 120)
     FAILS(tf_sim_far3d(sim, 1, &th, &ph, &v, 1, err, E_), "index 1");
     FAILS(tf_sim_far2d(sim, 4, &v, 4, err, E_), "2D far-field");
     free(csv);
-    tf_sim_destroy(sim);
-    tf_scene_free(s);
-    remove_tree(dir);
-    free(dir);
-    unlink(path);
-    free(path);
+    both_free(&b);
 }
 
 /* (e) make install DESTDIR=..., then examples/api_example.c built against
