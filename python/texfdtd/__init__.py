@@ -17,14 +17,17 @@ Errors of the library (a bad key with its file:line, an engine that refuses
 a scene, ...) are raised as :class:`TexfdtdError` with the library's message.
 """
 
+import csv
 import ctypes
 import ctypes.util
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TexfdtdError", "Scene", "Simulation", "engines", "version"]
+__all__ = ["TexfdtdError", "Scene", "Simulation", "engines", "version", "sweep"]
 
 _ERRLEN = 2048
 
@@ -439,3 +442,69 @@ class Simulation:
 
     def __repr__(self):
         return f"<texfdtd.Simulation {self.describe() if self._h else 'closed'}>"
+
+
+# ---- sweeps: the command's `texfdtd sweep` (docs/sweeps.md) ------------------
+
+def _command():
+    env = os.environ.get("TEXFDTD_BIN")
+    if env:
+        return env
+    here = Path(__file__).resolve().parents[2] / "bin" / "texfdtd"
+    if here.exists():
+        return str(here)
+    found = shutil.which("texfdtd")
+    if found:
+        return found
+    raise OSError("the texfdtd command was not found: run `make`, `make install`, or set "
+                  "TEXFDTD_BIN")
+
+
+def _spec(v):
+    if isinstance(v, str):
+        return v
+    return ",".join(_value(x) for x in v)
+
+
+def sweep(scene, vary, *, engine="cpu", out=None, results=None, sets=(), options=(),
+          mpirun=None, quiet=True):
+    """Run ``texfdtd sweep`` on the scene file ``scene``: every combination of
+    ``vary`` ({key: "A:STEP:B" or a list of values}, the first key changing
+    slowest), each run in ``out``/run-NNNN, and return the summary as a dict of
+    columns (numbers as float arrays, text as lists): index, dir, each varied
+    key, status and each result (``results``: far.backscatter, far.forward,
+    flux.NAME, probe.NAME.max, steps, seconds, wall, ...).  A rerun resumes
+    (finished runs are kept).  ``mpirun``: a number of ranks N >= 2 to spread
+    the runs over (rank 0 hands them out, each other rank takes one GPU of
+    its node).  ``sets``: --set overrides for every run; ``options``: more
+    command-line options passed through (e.g. ["--precision", "double"]).
+    Errors raise TexfdtdError with the command's message."""
+    cmd = [_command(), "sweep", os.fspath(scene), "--engine", engine]
+    for key, spec in vary.items():
+        cmd += ["--vary", f"{key}={_spec(spec)}"]
+    if out is not None:
+        cmd += ["--out", os.fspath(out)]
+    if results:
+        cmd += ["--results", ",".join(results)]
+    for s in sets:
+        cmd += ["--set", s]
+    cmd += list(options)
+    if quiet:
+        cmd.append("-q")
+    if mpirun:
+        cmd = ["mpirun", "-np", str(int(mpirun)), "--oversubscribe"] + cmd
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise TexfdtdError(p.stderr.strip() or f"texfdtd sweep failed (exit {p.returncode})")
+    if out is None:
+        out = Path("out") / ("sweep-" + Path(scene).stem)
+    with open(Path(out) / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    summary = {}
+    for name in (rows[0].keys() if rows else []):
+        col = [r[name] for r in rows]
+        try:
+            summary[name] = np.array([float(x) for x in col])
+        except ValueError:
+            summary[name] = col
+    return summary
