@@ -22,6 +22,9 @@ CC      ?= cc
 # (both relative to this folder); make test-asan uses build-asan/.
 BUILD   ?= build
 BIN     ?= bin
+# Debian's python3 (its python3-numpy, python3-h5py, python3-pytest), not a
+# python3 earlier on PATH (pyenv and the like)
+PYTHON  ?= /usr/bin/python3
 PKGS    := inih hdf5-serial libpng
 GLPKGS  := egl glew opengl
 OPT     ?= -O3
@@ -206,6 +209,10 @@ test: deps
 	if $(BUILD)/examples/rtt_fdtd $(BUILD)/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
 	if $(MAKE) --no-print-directory fuzz; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "== python: pytest python/tests"; s=$$(date +%s); \
+	if TEXFDTD_LIB=$(abspath $(SO_FILE)) TEXFDTD_BIN=$(abspath $(BIN))/texfdtd OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "== python: $$(( $$(date +%s) - s )) s"; \
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
 
 test-gpu: deps
