@@ -291,33 +291,6 @@ static double mem_available_bytes(void)
     return kb * 1024.0;
 }
 
-/* The scene file's whole text, NUL-terminated; *len without the NUL. */
-char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *in = fopen(path, "r");
-    if (!in) {
-        seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    *len = 0;
-    FILE *out = open_memstream(&text, len);
-    char buf[4096];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    const bool failed = ferror(in) || !out;
-    fclose(in);
-    if (out)
-        fclose(out);
-    if (failed) {
-        free(text);
-        seterr(err, errlen, "%s: cannot read scene: %s", path, strerror(errno));
-        return NULL;
-    }
-    return text;
-}
-
 /* The scene file as read, plus the overrides: stored with every output. */
 static char *scene_text(const char *file_text, const char *const *sets, int nset)
 {
@@ -464,27 +437,8 @@ struct job {
 
 static int job_checkpoint(struct job *j, struct engine *e, char *err, size_t errlen)
 {
-    char *sets = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&sets, &len);
-    for (int i = 0; i < j->nset; i++)
-        fprintf(f, "%s\n", j->sets[i]);
-    fclose(f);
-    struct checkpoint c = {.step = e->step,
-                           .precision = e->opt.precision,
-                           .denormals = e->opt.denormals,
-                           .scene_path = (char *)j->s.path,
-                           .scene_file = j->file_text,
-                           .sets = sets,
-                           .checkpoint_every = j->a->checkpoint_every,
-                           .seconds = j->busy,
-                           .nx = j->s.nx,
-                           .ny = j->s.ny,
-                           .nz = j->s.nz};
-    snprintf(c.engine, sizeof c.engine, "%s", e->ops->name);
-    const int rc = checkpoint_write(j->outdir, &c, e, err, errlen);
-    free(sets);
-    return rc;
+    return checkpoint_save(j->outdir, e, j->s.path, j->file_text, j->sets, j->nset,
+                           j->a->checkpoint_every, j->busy, err, errlen);
 }
 
 /* TEXFDTD_TEST_STOP_AT=N (tests only): the run stops itself with SIGSTOP
@@ -875,7 +829,7 @@ static int cmd_run(int argc, char **argv)
     char err[ERRLEN];
     struct job j = {.a = &a, .sets = a.sets, .nset = a.nset, .resume_step = -1};
     size_t len;
-    if (!(j.file_text = read_scene_file(a.scene, &len, err, sizeof err))
+    if (!(j.file_text = scene_read_file(a.scene, &len, err, sizeof err))
         || scene_load_text(&j.s, a.scene, j.file_text, len, a.sets, a.nset, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         free(j.file_text);

@@ -8,10 +8,6 @@ int cli_run(int argc, char **argv);
 /* `texfdtd resume ARGS...` likewise (a sweep's run stopped with a checkpoint). */
 int cli_resume(int argc, char **argv);
 
-#include <stddef.h>
-/* A file's whole text, NUL-terminated and malloc'ed; *len without the NUL;
- * NULL with the reason in err. */
-char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen);
 /* SIGINT and SIGTERM blocked in this thread and those it starts later ... */
 void block_stop_signals(void);
 /* ... and the pending one taken (they are unblocked then, so that a second

@@ -548,7 +548,7 @@ static char *slurp(const char *path)
 {
     char err[ERRLEN];
     size_t len;
-    return access(path, R_OK) ? NULL : read_scene_file(path, &len, err, sizeof err);
+    return access(path, R_OK) ? NULL : scene_read_file(path, &len, err, sizeof err);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
