@@ -17,7 +17,8 @@
  *   - --only does just its runs and writes no summary, --collect writes it;
  *   - bad specs, keys and results exit 2 and write nothing;
  *   - under `mpirun -np 3` (a task farm: rank 0 hands out, two workers run)
- *     the summary and every run's fields are the same as the serial sweep's
+ *     the summary and every run's fields are the same as the serial sweep's,
+ *     and a 3D scene is run whole by each worker, not split over the ranks
  *     (skipped where mpirun or MPI is missing).
  * About 6 s on two cores. */
 #include "helpers.h"
@@ -361,6 +362,55 @@ Test(sweep, mpirun_task_farm_matches_serial)
     free(sa);
     free(sb);
     place_close(&pl);
+}
+
+/* A 3D scene in the farm: each worker runs it whole (the grid is not split
+ * over the farm's ranks, which would print the rank-to-slab map), with the
+ * fields of the same runs done by the serial sweep, bit for bit. */
+Test(sweep, mpirun_task_farm_runs_3d_scenes_whole)
+{
+#ifndef TEXFDTD_HAVE_MPI
+    cr_skip_test("this build has no MPI (pkg-config ompi-c not found; Debian: libopenmpi-dev)");
+#endif
+    if (system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("mpirun is not installed here (Debian: openmpi-bin)");
+    static const char *const names[] = {"/ex", "/ey", "/ez", "/hx", "/hy", "/hz"};
+    char log[16384], a[700], b[700], pre[700];
+    char *dir = temp_dir_tagged("sweep");
+    char *scene = write_temp_scene("[grid]\nnx = 24\nny = 24\nnz = 24\nsteps = 30\n"
+                                   "[source]\ntype = point\ncenter_x = 12\ncenter_y = 12\n"
+                                   "center_z = 12\nwaveform = gaussian\n"
+                                   "[boundary]\ntype = cpml\ncells = 6\n");
+    const char *vary = "--vary source.center_x=10,13 --engine cpu --threads 1 -q";
+    cr_assert_eq(run_cmd(log, sizeof log, "%s sweep %s %s --out %s/serial", texfdtd_bin(), scene,
+                         vary, dir), 0, "%s", log);
+    const char *asan = getenv("ASAN_OPTIONS");
+    snprintf(pre, sizeof pre, "ASAN_OPTIONS=%s%sdetect_leaks=0 TMPDIR=%s timeout 120 mpirun "
+             "--oversubscribe%s -np 3", asan ? asan : "", asan ? ":" : "", dir,
+             geteuid() == 0 ? " --allow-run-as-root" : "");
+    cr_assert_eq(run_cmd(log, sizeof log, "%s %s sweep %s %s --verbose --out %s/farm", pre,
+                         texfdtd_bin(), scene, vary, dir), 0, "%s", log);
+    cr_assert(strstr(log, "steps in"), "--verbose shows the runs' own lines:\n%s", log);
+    cr_assert(!strstr(log, "z planes"), "a run in the farm is not split:\n%s", log);
+    for (int i = 0; i < 2; i++) {
+        snprintf(a, sizeof a, "%s/serial/run-%04d/fields.h5", dir, i);
+        snprintf(b, sizeof b, "%s/farm/run-%04d/fields.h5", dir, i);
+        hid_t fa = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(b, H5F_ACC_RDONLY, H5P_DEFAULT);
+        cr_assert(fa >= 0 && fb >= 0, "open %s, %s", a, b);
+        for (size_t k = 0; k < 6; k++) {
+            size_t na, nb;
+            void *da = raw(fa, names[k], &na), *db = raw(fb, names[k], &nb);
+            cr_assert(na == nb && !memcmp(da, db, na), "run %d %s differs", i, names[k]);
+            free(da);
+            free(db);
+        }
+        H5Fclose(fa);
+        H5Fclose(fb);
+    }
+    remove_tree(dir);
+    unlink(scene);
+    free(scene);
+    free(dir);
 }
 
 /* SIGINT while run 0 steps (placed without timing: TEXFDTD_TEST_STOP_AT
