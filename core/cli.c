@@ -13,6 +13,7 @@
 #include "monitor.h"
 #include "matmap.h"
 #include "compare/compare.h"
+#include "sweep.h"
 
 #ifdef TEXFDTD_HAVE_GL
 #include "gl/gl.h"
@@ -43,6 +44,7 @@ static const char main_usage[] =
     "  resume DIR            continue an interrupted run from DIR/checkpoint.h5\n"
     "  info SCENE [options]  check a scene: grid, stability, memory, estimated time\n"
     "  compare SCENE [opts]  run engines side by side, or against the exact solution\n"
+    "  sweep SCENE --vary KEY=SPEC...  runs over the product of parameter values\n"
     "  devices               list the GL devices EGL can open\n"
     "  engines               list the engines in this build\n"
     "  help [COMMAND]        this text, or a command's\n"
@@ -348,7 +350,7 @@ static void progress_show(struct progress *p, const struct scene *s, int step, i
  * once (the default action). */
 static sigset_t stop_signals;
 
-static void block_stop_signals(void)
+void block_stop_signals(void)
 {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
@@ -357,7 +359,7 @@ static void block_stop_signals(void)
 }
 
 /* The pending SIGINT or SIGTERM, taken; 0 if none. */
-static int take_stop_signal(void)
+int take_stop_signal(void)
 {
     const struct timespec now = {0, 0};
     const int sig = sigtimedwait(&stop_signals, NULL, &now);
@@ -843,6 +845,8 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+int cli_run(int argc, char **argv) { return cmd_run(argc, argv); }
+
 static int cmd_resume(int argc, char **argv)
 {
     struct run_args a;
@@ -889,6 +893,8 @@ static int cmd_resume(int argc, char **argv)
     checkpoint_free(&c);
     return rc;
 }
+
+int cli_resume(int argc, char **argv) { return cmd_resume(argc, argv); }
 
 static const char info_usage[] =
     "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json] [--out DIR]\n"
@@ -1195,12 +1201,16 @@ int cli_main(int argc, char **argv)
             fputs(resume_usage, stdout);
         else if (argc > 2 && !strcmp(argv[2], "info"))
             fputs(info_usage, stdout);
+        else if (argc > 2 && !strcmp(argv[2], "sweep"))
+            fputs(sweep_usage, stdout);
         else
             fputs(main_usage, stdout);
         return EXIT_OK;
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "sweep")) /* MPI: a task farm of whole runs (core/sweep.c) */
+        return sweep_main(argc - 2, argv + 2);
     if (decomp_size() > 1 && strcmp(cmd, "run")) { /* MPI */
         fprintf(stderr, "texfdtd: under mpirun (%d ranks) only `run` splits the grid; run "
                         "`texfdtd %s` as one process\n", decomp_size(), cmd);
