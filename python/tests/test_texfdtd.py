@@ -188,3 +188,29 @@ def test_errors_raise_with_the_library_message(scene_file, tmp_path):
     if "gl" in texfdtd.engines():
         with pytest.raises(texfdtd.TexfdtdError, match="3D|nz"):
             texfdtd.Simulation(cube, engine="gl")
+
+
+def test_sweep_from_python_and_its_resume(scene_file, tmp_path):
+    out = tmp_path / "sw"
+    vary = {"source.angle": "0:30:30", "object.rod.eps_r": [2, 4]}
+    s = texfdtd.sweep(scene_file, vary, out=out, results=["far.backscatter", "steps"],
+                      options=["--threads", "1"])
+    assert list(s["index"]) == [0, 1, 2, 3]
+    assert list(s["source.angle"]) == [0, 0, 30, 30]        # the first key changes slowest
+    assert list(s["object.rod.eps_r"]) == [2, 4, 2, 4]
+    assert list(s["steps"]) == [150] * 4
+    assert s["status"] == ["ok"] * 4
+    # run 3 alone through the module: the same far field at 180 + 30 degrees
+    scene = texfdtd.Scene(scene_file, source={"angle": 30}, **{"object.rod": {"eps_r": 4}})
+    with texfdtd.Simulation(scene, threads=1) as sim:
+        sim.run()
+        with h5py.File(out / "run-0003" / "fields.h5") as f:
+            assert sim.field("ez").tobytes() == f["ez"][()].tobytes()
+    # resume: a rerun keeps the finished runs' files
+    before = (out / "run-0001" / "fields.h5").stat().st_mtime_ns
+    again = texfdtd.sweep(scene_file, vary, out=out, results=["far.backscatter", "steps"],
+                          options=["--threads", "1"])
+    assert (out / "run-0001" / "fields.h5").stat().st_mtime_ns == before
+    assert list(again["far.backscatter"]) == list(s["far.backscatter"])
+    with pytest.raises(texfdtd.TexfdtdError, match="nosuchresult"):
+        texfdtd.sweep(scene_file, vary, out=tmp_path / "bad", results=["nosuchresult"])
