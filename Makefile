@@ -124,6 +124,8 @@ SO_FILE  := $(BUILD)/libtexfdtd.so.$(SO_VERSION)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
+
+.PHONY: api-doc
 .PHONY: all deps demo docs fuzz test test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: $(BIN)/texfdtd $(BUILD)/libtexfdtd.so
 
@@ -287,6 +289,10 @@ cuda:
 # The figures of docs/tutorial.md, made by the project itself.
 docs: all
 	docs/figures.sh
+
+# The C API's reference page, from the comments of core/texfdtd.h
+api-doc:
+	$(PYTHON) scripts/api_doc.py core/texfdtd.h > docs/api-reference.md
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]
 install: all
