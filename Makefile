@@ -7,7 +7,8 @@
 #   make test-asan  the suites under AddressSanitizer + UBSan, built in build-asan/
 #   make bench-cpu  bench/cpu.sh
 #   make cuda       the same as make, but fails if nvcc is missing
-#   make install    PREFIX=/usr/local: command, shaders, scenes, man page
+#   make install    PREFIX=/usr/local: command, library (libtexfdtd.so, texfdtd.h,
+#                   texfdtd.pc), shaders, scenes, man page
 #   make docs       the tutorial's figures (docs/figures.sh)
 #   make web        serve the web page (web/) on http://127.0.0.1:$(WEB_PORT)/web/
 #   make test-web   the page in headless Chromium against the cpu engine (tests/web/)
@@ -23,11 +24,20 @@ CC      ?= cc
 # (both relative to this folder); make test-asan uses build-asan/.
 BUILD   ?= build
 BIN     ?= bin
+# Debian's python3 (its python3-numpy, python3-h5py, python3-pytest), not a
+# python3 earlier on PATH (pyenv and the like)
+PYTHON  ?= /usr/bin/python3
 PKGS    := inih hdf5-serial libpng
 GLPKGS  := egl glew opengl
 OPT     ?= -O3
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -Wall -Wextra -ffp-contract=off -fno-fast-math -fopenmp -I.
+# Every object also goes into the shared library libtexfdtd.so: position
+# independent, and hidden unless exported by core/texfdtd.h (TF_API).  The
+# CPU engine runs as fast so (docs/api.md); PIC= leaves it out (then only
+# the command and the static library build).
+PIC     ?= -fPIC -fvisibility=hidden
+CFLAGS  += $(PIC)
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # Compile and link flags of a sanitized build (make test-asan sets them).
 SANITIZE ?=
@@ -76,7 +86,7 @@ ifeq ($(CUDART_DIR),)
 $(info note: $(NVCC) found but not libcudart_static.a (looked in $(CUDA_LIBDIRS)); building without the CUDA engines)
 else
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80
-NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off
+NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off,-fPIC,-fvisibility=hidden
 CFLAGS  += -DTEXFDTD_HAVE_CUDA
 LDLIBS  += -L$(CUDART_DIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 CUDA_OBJ := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
@@ -105,11 +115,21 @@ CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
 LIB_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard cpu/*.c) $(GL_SRC) \
            $(wildcard compare/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CUDA_OBJ)
+# The shared library: libtexfdtd.so.MAJOR.MINOR.PATCH, soname
+# libtexfdtd.so.MAJOR, the version from core/texfdtd.h; only the tf_*
+# functions of core/texfdtd.h are exported (core/texfdtd.map).
+TF_VERSION_PART = $(shell sed -n 's/^\#define TEXFDTD_VERSION_$(1) \([0-9]*\).*/\1/p' core/texfdtd.h)
+SO_MAJOR := $(call TF_VERSION_PART,MAJOR)
+SO_VERSION := $(SO_MAJOR).$(call TF_VERSION_PART,MINOR).$(call TF_VERSION_PART,PATCH)
+SO_NAME  := libtexfdtd.so.$(SO_MAJOR)
+SO_FILE  := $(BUILD)/libtexfdtd.so.$(SO_VERSION)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
+
+.PHONY: api-doc
 .PHONY: all deps demo docs fuzz test test-web web test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
-all: $(BIN)/texfdtd
+all: $(BIN)/texfdtd $(BUILD)/libtexfdtd.so
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
 # gl/) the -DTEXFDTD_HAVE_* flags change and everything is rebuilt.
@@ -128,6 +148,14 @@ $(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) core/engine.h core/
 $(BUILD)/libtexfdtd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(SO_FILE): $(LIB_OBJ) core/texfdtd.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=core/texfdtd.map \
+	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/libtexfdtd.so: $(SO_FILE)
+	ln -sf libtexfdtd.so.$(SO_VERSION) $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $@
 
 $(BIN)/texfdtd: $(BUILD)/core/main.o $(BUILD)/libtexfdtd.a
 	@mkdir -p $(BIN)
@@ -185,9 +213,14 @@ test: deps
 	if $(BUILD)/examples/rtt_fdtd $(BUILD)/examples/rtt_fdtd.png; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== fuzz: the scene parser, $(FUZZ_SECONDS) s"; \
 	if $(MAKE) --no-print-directory fuzz; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
-	echo "== web: the page in headless Chromium"; \
+	echo "== python: pytest python/tests"; s=$$(date +%s); \
+	if TEXFDTD_LIB=$(abspath $(SO_FILE)) TEXFDTD_BIN=$(abspath $(BIN))/texfdtd OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
+	echo "== python: $$(( $$(date +%s) - s )) s"; \
+	echo "== web: the page in headless Chromium"; s=$$(date +%s); \
 	tests/web/check.sh $(BIN)/texfdtd; rc=$$?; \
 	if [ $$rc -eq 0 ]; then ok=$$((ok+1)); elif [ $$rc -ne 77 ]; then bad=$$((bad+1)); fi; \
+	echo "== web: $$(( $$(date +%s) - s )) s"; \
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
 
 # The web page in headless Chromium against the cpu engine (tests/web/run.mjs;
@@ -268,6 +301,10 @@ cuda:
 docs: all
 	docs/figures.sh
 
+# The C API's reference page, from the comments of core/texfdtd.h
+api-doc:
+	$(PYTHON) scripts/api_doc.py core/texfdtd.h > docs/api-reference.md
+
 # The web page (web/index.html): the repository root served on localhost
 # only, so that the page fetches core/yee.h, shaders/ and scenes/ as they are.
 WEB_PORT ?= 8000
@@ -285,9 +322,22 @@ install: all
 	install -m 644 core/yee.h core/incident.h $(DESTDIR)$(PREFIX)/share/texfdtd/shaders/
 	install -m 644 scenes/*.ini $(DESTDIR)$(PREFIX)/share/texfdtd/scenes/
 	install -m 644 docs/texfdtd.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	# the C library (docs/api.md): only the shared one, so texfdtd.pc needs no
+	# Requires.private: a program links -ltexfdtd alone
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(SO_FILE) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtexfdtd.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(PREFIX)/lib/libtexfdtd.so
+	install -m 644 core/texfdtd.h $(DESTDIR)$(PREFIX)/include/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: texfdtd' 'Description: FDTD electromagnetics on CPU and GPU (C API)' \
+	    'Version: $(SO_VERSION)' 'Libs: -L$${libdir} -ltexfdtd' 'Cflags: -I$${includedir}' \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/texfdtd.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/texfdtd $(DESTDIR)$(PREFIX)/share/man/man1/texfdtd.1
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtexfdtd.so* $(DESTDIR)$(PREFIX)/include/texfdtd.h \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/texfdtd.pc
 	rm -rf $(DESTDIR)$(PREFIX)/share/texfdtd
 
 clean:

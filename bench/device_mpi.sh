@@ -15,6 +15,8 @@
 #                 (N^2 x P N on P GPUs) scaling, medians of repeats, Mcells/s,
 #                 efficiency, the halo exchange's time and exposed cost
 #                 (scale.csv, scale.txt, scale-summary.txt; scaling.txt its log)
+#   sweep.txt     with SWEEP=1: bench/sweep_scale.sh (a 64-run cuda sweep as an
+#                 MPI task farm on one GPU, then two; the time ratio, the bits)
 #   summary.txt   one line per step: what ran, its exit status, seconds
 #
 # Two halves.  Here, on the build machine (Debian 12), once:
@@ -211,6 +213,15 @@ if ! skip scaling; then
         >"$OUT/scaling.txt" 2>&1
     grep -E 'rc=[1-9]' "$OUT/scaling.txt"
     cat "$OUT/scale/scale-summary.txt" 2>/dev/null
+fi
+
+# ---- 5. the sweep's task farm: bench/sweep_scale.sh (64 cuda runs on one GPU,
+# then on two: the wall-time ratio, and run 7's fields bit for bit); opt-in
+# (SWEEP=1), as it takes about as long as the scaling
+if [ "${SWEEP:-0}" = 1 ] && ! skip sweep; then
+    step sweep 590 env BIN=$B/texfdtd H5SAME=$B/h5same MPIRUN=mpirun OUT="$OUT/sweep" \
+        bash bench/sweep_scale.sh >"$OUT/sweep.txt" 2>&1
+    cat "$OUT/sweep.txt"
 fi
 
 echo "== summary"

@@ -210,3 +210,33 @@ void checkpoint_free(struct checkpoint *c)
     free(c->sets);
     c->scene_path = c->scene_file = c->sets = NULL;
 }
+
+int checkpoint_save(const char *dir, struct engine *e, const char *scene_path,
+                    const char *scene_file, const char *const *sets, int nset,
+                    int checkpoint_every, double seconds, char *err, size_t errlen)
+{
+    char *joined = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&joined, &len);
+    if (!f)
+        return seterr(err, errlen, "%s: out of memory for the checkpoint", dir);
+    for (int i = 0; i < nset; i++)
+        fprintf(f, "%s\n", sets[i]);
+    fclose(f);
+    const struct scene *s = e->model->scene;
+    struct checkpoint c = {.step = e->step,
+                           .precision = e->opt.precision,
+                           .denormals = e->opt.denormals,
+                           .scene_path = (char *)scene_path,
+                           .scene_file = (char *)scene_file,
+                           .sets = joined,
+                           .checkpoint_every = checkpoint_every,
+                           .seconds = seconds,
+                           .nx = s->nx,
+                           .ny = s->ny,
+                           .nz = s->nz};
+    snprintf(c.engine, sizeof c.engine, "%s", e->ops->name);
+    const int rc = checkpoint_write(dir, &c, e, err, errlen);
+    free(joined);
+    return rc;
+}

@@ -40,5 +40,11 @@ int checkpoint_read(const char *dir, struct checkpoint *c, char *err, size_t err
  * precision) and set e->step. */
 int checkpoint_restore(const char *dir, struct engine *e, char *err, size_t errlen);
 void checkpoint_free(struct checkpoint *c);
+/* checkpoint_write of e at e->step, the description made from the scene
+ * file's path and text, its nset overrides, the interval and the seconds
+ * of stepping so far. */
+int checkpoint_save(const char *dir, struct engine *e, const char *scene_path,
+                    const char *scene_file, const char *const *sets, int nset,
+                    int checkpoint_every, double seconds, char *err, size_t errlen);
 
 #endif

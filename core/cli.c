@@ -13,6 +13,7 @@
 #include "monitor.h"
 #include "matmap.h"
 #include "compare/compare.h"
+#include "sweep.h"
 
 #ifdef TEXFDTD_HAVE_GL
 #include "gl/gl.h"
@@ -43,6 +44,7 @@ static const char main_usage[] =
     "  resume DIR            continue an interrupted run from DIR/checkpoint.h5\n"
     "  info SCENE [options]  check a scene: grid, stability, memory, estimated time\n"
     "  compare SCENE [opts]  run engines side by side, or against the exact solution\n"
+    "  sweep SCENE --vary KEY=SPEC...  runs over the product of parameter values\n"
     "  devices               list the GL devices EGL can open\n"
     "  engines               list the engines in this build\n"
     "  help [COMMAND]        this text, or a command's\n"
@@ -289,33 +291,6 @@ static double mem_available_bytes(void)
     return kb * 1024.0;
 }
 
-/* The scene file's whole text, NUL-terminated; *len without the NUL. */
-static char *read_scene_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *in = fopen(path, "r");
-    if (!in) {
-        seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    *len = 0;
-    FILE *out = open_memstream(&text, len);
-    char buf[4096];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    const bool failed = ferror(in) || !out;
-    fclose(in);
-    if (out)
-        fclose(out);
-    if (failed) {
-        free(text);
-        seterr(err, errlen, "%s: cannot read scene: %s", path, strerror(errno));
-        return NULL;
-    }
-    return text;
-}
-
 /* The scene file as read, plus the overrides: stored with every output. */
 static char *scene_text(const char *file_text, const char *const *sets, int nset)
 {
@@ -375,7 +350,7 @@ static void progress_show(struct progress *p, const struct scene *s, int step, i
  * once (the default action). */
 static sigset_t stop_signals;
 
-static void block_stop_signals(void)
+void block_stop_signals(void)
 {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
@@ -384,7 +359,7 @@ static void block_stop_signals(void)
 }
 
 /* The pending SIGINT or SIGTERM, taken; 0 if none. */
-static int take_stop_signal(void)
+int take_stop_signal(void)
 {
     const struct timespec now = {0, 0};
     const int sig = sigtimedwait(&stop_signals, NULL, &now);
@@ -462,27 +437,8 @@ struct job {
 
 static int job_checkpoint(struct job *j, struct engine *e, char *err, size_t errlen)
 {
-    char *sets = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&sets, &len);
-    for (int i = 0; i < j->nset; i++)
-        fprintf(f, "%s\n", j->sets[i]);
-    fclose(f);
-    struct checkpoint c = {.step = e->step,
-                           .precision = e->opt.precision,
-                           .denormals = e->opt.denormals,
-                           .scene_path = (char *)j->s.path,
-                           .scene_file = j->file_text,
-                           .sets = sets,
-                           .checkpoint_every = j->a->checkpoint_every,
-                           .seconds = j->busy,
-                           .nx = j->s.nx,
-                           .ny = j->s.ny,
-                           .nz = j->s.nz};
-    snprintf(c.engine, sizeof c.engine, "%s", e->ops->name);
-    const int rc = checkpoint_write(j->outdir, &c, e, err, errlen);
-    free(sets);
-    return rc;
+    return checkpoint_save(j->outdir, e, j->s.path, j->file_text, j->sets, j->nset,
+                           j->a->checkpoint_every, j->busy, err, errlen);
 }
 
 /* TEXFDTD_TEST_STOP_AT=N (tests only): the run stops itself with SIGSTOP
@@ -873,7 +829,7 @@ static int cmd_run(int argc, char **argv)
     char err[ERRLEN];
     struct job j = {.a = &a, .sets = a.sets, .nset = a.nset, .resume_step = -1};
     size_t len;
-    if (!(j.file_text = read_scene_file(a.scene, &len, err, sizeof err))
+    if (!(j.file_text = scene_read_file(a.scene, &len, err, sizeof err))
         || scene_load_text(&j.s, a.scene, j.file_text, len, a.sets, a.nset, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         free(j.file_text);
@@ -888,6 +844,8 @@ static int cmd_run(int argc, char **argv)
     free(j.file_text);
     return rc;
 }
+
+int cli_run(int argc, char **argv) { return cmd_run(argc, argv); }
 
 static int cmd_resume(int argc, char **argv)
 {
@@ -935,6 +893,8 @@ static int cmd_resume(int argc, char **argv)
     checkpoint_free(&c);
     return rc;
 }
+
+int cli_resume(int argc, char **argv) { return cmd_resume(argc, argv); }
 
 static const char info_usage[] =
     "usage: texfdtd info SCENE [--set SECTION.KEY=VAL]... [--steps N] [--json] [--out DIR]\n"
@@ -1241,12 +1201,16 @@ int cli_main(int argc, char **argv)
             fputs(resume_usage, stdout);
         else if (argc > 2 && !strcmp(argv[2], "info"))
             fputs(info_usage, stdout);
+        else if (argc > 2 && !strcmp(argv[2], "sweep"))
+            fputs(sweep_usage, stdout);
         else
             fputs(main_usage, stdout);
         return EXIT_OK;
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "sweep")) /* MPI: a task farm of whole runs (core/sweep.c) */
+        return sweep_main(argc - 2, argv + 2);
     if (decomp_size() > 1 && strcmp(cmd, "run")) { /* MPI */
         fprintf(stderr, "texfdtd: under mpirun (%d ranks) only `run` splits the grid; run "
                         "`texfdtd %s` as one process\n", decomp_size(), cmd);

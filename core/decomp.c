@@ -22,7 +22,8 @@ static struct {
     bool mpi;        /* MPI_Init was called */
     int rank, size;
     int saved_stderr; /* the real stderr of a muted rank, else -1 */
-} job = {.rank = 0, .size = 1, .saved_stderr = -1};
+    int world_rank, world_size; /* the world, also after decomp_go_solo */
+} job = {.rank = 0, .size = 1, .saved_stderr = -1, .world_rank = 0, .world_size = 1};
 
 #ifdef TEXFDTD_HAVE_MPI
 struct decomp_comm {
@@ -58,6 +59,8 @@ int decomp_init(int *argc, char ***argv, char *err, size_t errlen)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &job.size);
+    job.world_rank = job.rank;
+    job.world_size = job.size;
     if (provided < MPI_THREAD_FUNNELED)
         return seterr(err, errlen, "this MPI gives no thread support (MPI_THREAD_FUNNELED "
                                    "is needed: OpenMP threads step, the main thread exchanges)");
@@ -92,7 +95,7 @@ void decomp_finalize(int rc)
     if (!job.mpi || (MPI_Finalized(&done), done))
         return;
     if (job.size > 1 && rc != 0)
-        return; /* see decomp.h: mpirun ends the others */
+        return; /* see decomp.h: mpirun ends the others (a solo rank has size 1) */
     MPI_Finalize();
 #else
     (void)rc;
@@ -178,6 +181,48 @@ void decomp_test_hook(int step)
         fflush(stderr);
         exit(1);
     }
+}
+
+/* ---- the task farm ------------------------------------------------------------ */
+
+void decomp_go_solo(void)
+{
+    decomp_unmute();
+    job.rank = 0;
+    job.size = 1;
+}
+
+int decomp_world_rank(void) { return job.world_rank; }
+int decomp_world_size(void) { return job.world_size; }
+
+int decomp_farm_send(int to, const double *msg, int n)
+{
+#ifdef TEXFDTD_HAVE_MPI
+    if (job.mpi && job.world_size > 1)
+        return MPI_Send(msg, n, MPI_DOUBLE, to, 7, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+#endif
+    (void)to, (void)msg, (void)n;
+    return -1;
+}
+
+int decomp_farm_recv(int from, double *msg, int n, bool wait)
+{
+#ifdef TEXFDTD_HAVE_MPI
+    if (job.mpi && job.world_size > 1) {
+        const int src = from < 0 ? MPI_ANY_SOURCE : from;
+        MPI_Status st;
+        if (!wait) {
+            int flag = 0;
+            MPI_Iprobe(src, 7, MPI_COMM_WORLD, &flag, &st);
+            if (!flag)
+                return -1;
+        }
+        MPI_Recv(msg, n, MPI_DOUBLE, src, 7, MPI_COMM_WORLD, &st);
+        return st.MPI_SOURCE;
+    }
+#endif
+    (void)from, (void)msg, (void)n, (void)wait;
+    return -1;
 }
 
 /* ---- the slabs ------------------------------------------------------------------ */

@@ -57,6 +57,24 @@ void decomp_abort(int rc, const char *fmt, ...);
  * time step N, the way a crashed rank leaves the job. */
 void decomp_test_hook(int step);
 
+/* ---- the task farm of `texfdtd sweep` (core/sweep.c) ----------------------------
+ * A sweep under mpirun is not one grid split over the ranks but many whole
+ * runs handed out by rank 0: each worker runs its runs alone.  After
+ * decomp_go_solo() every rank is a job of its own for everything above and
+ * below (decomp_rank() 0, decomp_size() 1, collectives reach no other rank,
+ * a 3D grid is not split, stderr is its own); the ranks still talk through
+ * the farm calls, which address the world (MPI_COMM_WORLD) by world rank,
+ * and every rank calls MPI_Finalize at the end whatever its status.
+ * Without MPI: world rank 0 of 1, and the farm calls fail. */
+void decomp_go_solo(void);
+int decomp_world_rank(void);
+int decomp_world_size(void);
+/* n doubles to world rank `to` (blocking send). */
+int decomp_farm_send(int to, const double *msg, int n);
+/* n doubles from world rank `from`, or from any rank when from < 0: the
+ * sender's rank; with wait false, -1 at once when nothing has arrived. */
+int decomp_farm_recv(int from, double *msg, int n, bool wait);
+
 /* ---- the slabs ----------------------------------------------------------------- */
 
 /* Planes of rank r of P over nz planes: as even as can be, the first

@@ -914,7 +914,7 @@ static const char *probe_field_name(int f)
     return f >= 0 && f < 8 ? n[f] : "?";
 }
 
-static void probe_header(const struct monitors *mo, FILE *f)
+void monitors_probe_header(const struct monitors *mo, FILE *f)
 {
     const struct scene *s = mo->m->scene;
     fputs("step,time_s", f);
@@ -974,7 +974,7 @@ int monitors_open_probes(struct monitors *mo, const char *dir, int resume, char 
     } else {
         mo->csv = fopen(mo->csv_path, "w");
         if (mo->csv)
-            probe_header(mo, mo->csv);
+            monitors_probe_header(mo, mo->csv);
     }
     if (!mo->csv)
         return seterr(err, errlen, "%s: cannot write: %s", mo->csv_path, strerror(errno));

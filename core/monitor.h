@@ -144,6 +144,8 @@ void monitors_flux2d(const struct monitors *mo, int i, int k, double *scat, doub
 /* The probe series recorded so far: rows of 2 + ncols doubles (step, time,
  * the columns in scene order). */
 const double *monitors_probe_rows(const struct monitors *mo, size_t *nrows);
+/* The names of those columns, probes.csv's header line: "step,time_s,NAME_FIELD,...\n". */
+void monitors_probe_header(const struct monitors *mo, FILE *f);
 
 /* ---- outputs (rank 0 of an MPI run writes) -------------------------------- */
 /* Open DIR/probes.csv: a fresh file, or, resuming at step `resume`, the file

@@ -2046,3 +2046,30 @@ double scene_omega_dt(const struct scene *s)
 double scene_dx(const struct scene *s) { return C0 / (s->frequency_hz * s->cells_per_wavelength); }
 
 double scene_dt(const struct scene *s) { return s->courant * scene_dx(s) / C0; }
+
+/* The scene file's whole text, NUL-terminated; *len without the NUL. */
+char *scene_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        seterr(err, errlen, "%s: cannot open scene: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    *len = 0;
+    FILE *out = open_memstream(&text, len);
+    char buf[4096];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    const bool failed = ferror(in) || !out;
+    fclose(in);
+    if (out)
+        fclose(out);
+    if (failed) {
+        free(text);
+        seterr(err, errlen, "%s: cannot read scene: %s", path, strerror(errno));
+        return NULL;
+    }
+    return text;
+}

@@ -241,6 +241,9 @@ int scene_load(struct scene *s, const char *path, const char *const *sets, int n
 int scene_load_text(struct scene *s, const char *name, const char *text, size_t len,
                     const char *const *sets, int nset, char *err, size_t errlen);
 void scene_free(struct scene *s);
+/* The whole text of the scene file `path`, NUL-terminated, malloc'ed; *len
+ * without the NUL.  NULL with err on failure. */
+char *scene_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
 /* omega * dt = 2 pi S / N_lambda (radians per step). */
 double scene_omega_dt(const struct scene *s);

@@ -12,7 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TEXFDTD_VERSION "0.1.0"
+#include "texfdtd.h"
+
+/* "MAJOR.MINOR.PATCH" of core/texfdtd.h */
+#define TEXFDTD_STR_(x) #x
+#define TEXFDTD_STR(x) TEXFDTD_STR_(x)
+#define TEXFDTD_VERSION                                                                  \
+    TEXFDTD_STR(TEXFDTD_VERSION_MAJOR) "." TEXFDTD_STR(TEXFDTD_VERSION_MINOR) "." TEXFDTD_STR(TEXFDTD_VERSION_PATCH)
 
 #define ERRLEN 512
 

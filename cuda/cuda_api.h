@@ -25,6 +25,9 @@ int texfdtd_cuda3d_halo_stats(struct engine *e, int reset, double *ms, long long
 int texfdtd_cuda3d_halo_alone(struct engine *e, int reps, double *us, char *err, size_t errlen);
 /* cudaMemcpy device to device of `bytes`, reps times: GB/s counting read + write. */
 int texfdtd_cuda_copy_bandwidth(size_t bytes, int reps, double *gbs, char *err, size_t errlen);
+/* The CUDA devices this process sees (0 if none or no driver): a sweep's
+ * worker takes one of them (core/sweep.c). */
+int texfdtd_cuda_device_count(void);
 #ifdef __cplusplus
 }
 #endif
