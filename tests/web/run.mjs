@@ -15,8 +15,11 @@
 // cells and the largest difference in units in the last place.  The test
 // expects bit-identical fields (docs/accuracy.md, "The web page").  With
 // --shot it also saves a screenshot of the page (the painted case at its
-// last step).  Exit status 0 when every
-// field is identical, 1 otherwise, 77 when chromium is missing.
+// last step).  Besides: the page's picture against the command's, its
+// material maps against `run --geometry`'s, painting with the mouse, the
+// export and opening it again, and the controls (see CASES and the
+// functions below).  Exit status 0 when every check passes, 1 otherwise,
+// 77 when chromium is missing.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -315,7 +318,8 @@ async function runButton(cdp) {
     const half = await text('counter');
     await click('step');
     const whole = await text('counter');
-    const passes = await cdp.eval('[...document.querySelectorAll("#passes tbody tr")].map((r) => r.textContent).join(" | ")');
+    const passes = await cdp.eval('[...document.querySelectorAll("#passes tbody tr")]'
+        + '.map((r) => [...r.cells].map((c) => c.textContent).join(": ")).join("; ")');
     console.log(`web: Run for 1.5 s: ${n} steps, ${rate} Mcells/s shown (SwiftShader, headless); `
         + `Single pass: '${half}', then '${whole}'; passes: ${passes}`);
     return n > 0 && /^[0-9.]+$/.test(rate) && half === `${n} + H` && whole === `${n + 1}`;
