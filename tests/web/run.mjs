@@ -450,13 +450,22 @@ async function geometryCase(cdp) {
             }
         }
         ran++;
+        // and the page builds its passes for it and steps it
+        if (name !== 'synthetic.ini') {
+            await cdp.eval(`window.texfdtd.load(${JSON.stringify(name)}, [])`);
+            const n = await cdp.eval('window.texfdtd.step(2)');
+            if (n !== 2) {
+                ok = false;
+                console.log(`web: ${name}: the page did not step it`);
+            }
+        }
         if (diff || mat.length !== web.length) {
             ok = false;
             console.log(`web: ${name}: the page paints ${diff} of ${web.length} cells unlike the command`
                 + (first >= 0 ? ` (first at i = ${first % g.nx}, j = ${Math.floor(first / g.nx)})` : ''));
         }
     }
-    console.log(`web: INI parser and painting: ${ran} scenes paint the command's material map cell for cell`
+    console.log(`web: INI parser and painting: ${ran} scenes paint the command's material map cell for cell (and load and step in the page)`
         + `${ok ? '' : ' (NOT all)'}; the page refuses ${refused.length}: ${refused.map((r) => r.split(' (')[0]).join(', ')}`);
     return ok && ran >= 5;
 }
