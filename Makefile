@@ -10,6 +10,8 @@
 #   make install    PREFIX=/usr/local: command, library (libtexfdtd.so, texfdtd.h,
 #                   texfdtd.pc), shaders, scenes, man page
 #   make docs       the tutorial's figures (docs/figures.sh)
+#   make web        serve the web page (web/) on http://127.0.0.1:$(WEB_PORT)/web/
+#   make test-web   the page in headless Chromium against the cpu engine (tests/web/)
 #   mpirun -np 2 bin/texfdtd run SCENE   a 3D scene split over 2 ranks (docs/mpi.md)
 #
 # Numeric code is built with -ffp-contract=off: no a*b+c is fused into a
@@ -126,7 +128,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 
 .PHONY: api-doc
-.PHONY: all deps demo docs fuzz test test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
+.PHONY: all deps demo docs fuzz test test-web web test-gpu test-asan bench-cpu bench-cpml bench-cuda cuda install uninstall clean FORCE
 all: $(BIN)/texfdtd $(BUILD)/libtexfdtd.so
 
 # Objects depend on the flags: when an engine appears (cpu/cpu3d.c, cuda/,
@@ -215,7 +217,16 @@ test: deps
 	if TEXFDTD_LIB=$(abspath $(SO_FILE)) TEXFDTD_BIN=$(abspath $(BIN))/texfdtd OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; then ok=$$((ok+1)); else bad=$$((bad+1)); fi; \
 	echo "== python: $$(( $$(date +%s) - s )) s"; \
+	echo "== web: the page in headless Chromium"; s=$$(date +%s); \
+	tests/web/check.sh $(BIN)/texfdtd; rc=$$?; \
+	if [ $$rc -eq 0 ]; then ok=$$((ok+1)); elif [ $$rc -ne 77 ]; then bad=$$((bad+1)); fi; \
+	echo "== web: $$(( $$(date +%s) - s )) s"; \
 	echo "suites: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
+
+# The web page in headless Chromium against the cpu engine (tests/web/run.mjs;
+# exit status 77, a skip, without chromium or node).
+test-web: all
+	@tests/web/check.sh $(BIN)/texfdtd; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 test-gpu: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
@@ -293,6 +304,13 @@ docs: all
 # The C API's reference page, from the comments of core/texfdtd.h
 api-doc:
 	$(PYTHON) scripts/api_doc.py core/texfdtd.h > docs/api-reference.md
+
+# The web page (web/index.html): the repository root served on localhost
+# only, so that the page fetches core/yee.h, shaders/ and scenes/ as they are.
+WEB_PORT ?= 8000
+web:
+	@echo "texfdtd web page: http://127.0.0.1:$(WEB_PORT)/web/  (Ctrl-C stops the server)"
+	@python3 -m http.server $(WEB_PORT) --bind 127.0.0.1
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]
 install: all

@@ -5,7 +5,8 @@
 set -u
 pkgs="gcc make pkg-config libinih-dev libhdf5-dev libpng-dev libglew-dev libegl-dev libgl-dev
       libopengl-dev libegl-mesa0 libgl1-mesa-dri libcriterion-dev gnuplot-nox ffmpeg xvfb xauth clang libclang-rt-14-dev
-      libopenmpi-dev openmpi-bin hdf5-tools python3 python3-numpy python3-h5py python3-pytest"
+      libopenmpi-dev openmpi-bin hdf5-tools python3 python3-numpy python3-h5py python3-pytest
+      chromium nodejs"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
