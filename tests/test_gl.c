@@ -11,6 +11,7 @@
  * TEXFDTD_REQUIRE_GPU=1 (make test-gpu), where that is a failure.
  */
 #include "helpers.h"
+#include "core/output.h"
 
 #include "core/colormap.h"
 #include "gl/gl.h"
@@ -937,6 +938,38 @@ Test(gl, picture_matches_host_colouring)
     free(ez);
     engine_destroy(g);
     setup_free(&t);
+}
+
+/* Scenes the picture pass does not draw (a point source: no incident wave;
+ * a pulsed plane wave): render_total_field colours the field read back on
+ * the host, so the picture is the host colouring exactly.  (The pass added
+ * a sine plane wave to a point source's field: 119 levels off.) */
+Test(gl, picture_of_point_source_and_pulse_is_the_host_colouring)
+{
+    const char *sets[2][4] = {{"source.type=point", "source.angle=", "source.center_x=20",
+                               "source.center_y=30"},
+                              {"source.waveform=gaussian", "source.bandwidth=0.5", "source.angle=10",
+                               "source.amplitude=1"}};
+    for (int q = 0; q < 2; q++) {
+        struct test_setup t;
+        setup_from_text(&t, DIELECTRIC, sets[q], 4);
+        const struct model *m = &t.model;
+        const struct engine_options o = gl_options(DENORMALS_FLUSH);
+        struct engine *g = create_or_skip("gl", m, &o);
+        step_ok(g, 120);
+        uint8_t *a = malloc(4 * m->ncells), *b = malloc(4 * m->ncells);
+        char err[ERRLEN];
+        cr_assert_eq(render_total_field(g, a, err, sizeof err), 0, "%s", err);
+        float *ez = read_ok(g, FIELD_EZ);
+        colormap_total_field(m, ez, 0, 120, 0, b);
+        cr_expect(!memcmp(a, b, 4 * m->ncells), "%s: the picture is not the host colouring",
+                  sets[q][0]);
+        free(a);
+        free(b);
+        free(ez);
+        engine_destroy(g);
+        setup_free(&t);
+    }
 }
 
 Test(gl, devices_are_listed)
