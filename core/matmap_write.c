@@ -86,6 +86,7 @@ int matmap_write_outputs(const struct model *m, const char *dir, char *err, size
     for (size_t c = 0; c < m->ncells; c++) {
         count[m->mat[c]]++;
         eps[c] = m->mats[m->mat[c]].eps_r;
+        sig[c] = m->mats[m->mat[c]].sigma;
     }
     /* the legend and the scene fragment that paints material.png back */
     snprintf(path, sizeof path, "%s/material_legend.csv", dir);
@@ -98,8 +99,8 @@ int matmap_write_outputs(const struct model *m, const char *dir, char *err, size
                "(3D: all planes; material.png shows k = %zu)\n", TEXFDTD_VERSION, s->path, kmid);
     fprintf(f, "index,color,kind,eps_r,sigma,cells\n");
     for (int k = 0; k < m->nmats; k++)
-        fprintf(f, "%d,#%06x,%s,%.17g,0,%zu\n", k, col[k], kinds[m->mats[k].kind],
-                m->mats[k].eps_r, count[k]);
+        fprintf(f, "%d,#%06x,%s,%.17g,%.17g,%zu\n", k, col[k], kinds[m->mats[k].kind],
+                m->mats[k].eps_r, m->mats[k].sigma, count[k]);
     if (fclose(f)) {
         seterr(err, errlen, "cannot write %s", path);
         goto out;
@@ -113,8 +114,11 @@ int matmap_write_outputs(const struct model *m, const char *dir, char *err, size
                "; add these sections to a scene with the same [grid] and [boundary]\n", s->path,
             TEXFDTD_VERSION);
     for (int k = 0; k < m->nmats; k++)
-        if (m->mats[k].kind == MATERIAL_DIELECTRIC)
+        if (m->mats[k].kind == MATERIAL_DIELECTRIC) {
             fprintf(f, "\n[material.m%d]\neps_r = %.17g\n", k, m->mats[k].eps_r);
+            if (m->mats[k].sigma != 0.0)
+                fprintf(f, "sigma = %.17g\n", m->mats[k].sigma);
+        }
     fprintf(f, "\n[map.geometry]\npng = material.png\nx0 = %d\ny0 = %d\n", g, g);
     if (m->nz > 1)
         fprintf(f, "center_z = %zu\ndepth = 0.5\n", kmid);
@@ -159,11 +163,12 @@ int matmap_write_outputs(const struct model *m, const char *dir, char *err, size
         H5Dclose(d);
     H5Sclose(sp);
     hid_t t = H5Gcreate2(file, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    double tk[MODEL_MAX_MATERIALS], te[MODEL_MAX_MATERIALS], ts[MODEL_MAX_MATERIALS] = {0},
+    double tk[MODEL_MAX_MATERIALS], te[MODEL_MAX_MATERIALS], ts[MODEL_MAX_MATERIALS],
            tc[MODEL_MAX_MATERIALS];
     for (int k = 0; k < m->nmats; k++) {
         tk[k] = m->mats[k].kind;
         te[k] = m->mats[k].eps_r;
+        ts[k] = m->mats[k].sigma;
         tc[k] = col[k];
     }
     const hsize_t nm = (hsize_t)m->nmats;

@@ -632,7 +632,10 @@ static void geometry_round_trip(const char *scene_text, const char *grid_text)
     cr_assert_eq(model_build(&mb, &sb, err, sizeof err), 0, "%s", err);
     const size_t plane = (size_t)ma.nx * ma.ny, k0 = ma.nz > 1 ? (size_t)ma.nz / 2 : 0;
     for (size_t c = k0 * plane; c < (k0 + 1) * plane; c++)
+    {
         cr_assert_eq(ma.mats[ma.mat[c]].eps_r, mb.mats[mb.mat[c]].eps_r, "cell %zu", c);
+        cr_assert_eq(ma.mats[ma.mat[c]].sigma, mb.mats[mb.mat[c]].sigma, "cell %zu: sigma", c);
+    }
     model_free(&ma);
     model_free(&mb);
     scene_free(&sa);
@@ -643,14 +646,19 @@ static void geometry_round_trip(const char *scene_text, const char *grid_text)
 
 Test(geometry, geometry_png_reads_back_as_a_map)
 {
-    /* smoothed dielectrics (many intermediate eps_r), PEC, a polygon, CPML */
+    /* smoothed dielectrics (many intermediate eps_r), a smoothed lossy
+     * cylinder (its sigma too: material_map.ini once wrote none), PEC, a
+     * polygon, CPML */
     geometry_round_trip(MAP_GRID "[object.c]\nshape = circle\nmaterial = glass\n"
                                  "center_x = 30.5\ncenter_y = 31\nradius = 9.3\n"
                                  "[object.p]\nshape = polygon\nmaterial = pec\n"
                                  "vertices = 48 24, 58 26, 52 38\n"
                                  "[object.e]\nshape = ellipse\nmaterial = dielectric\neps_r = 6\n"
                                  "center_x = 40\ncenter_y = 45\nradius_x = 6\nradius_y = 3\n"
-                                 "rotation = 20\n",
+                                 "rotation = 20\n"
+                                 "[material.wet]\neps_r = 3\nsigma = 0.2\n"
+                                 "[object.w]\nshape = circle\nmaterial = wet\ncenter_x = 18.4\n"
+                                 "center_y = 46\nradius = 5.5\n",
                         "[grid]\nnx = 72\nny = 64\nsteps = 150\n[source]\nangle = 30\n"
                         "[boundary]\ntype = cpml\ncells = 6\n");
     geometry_round_trip("[grid]\nnx = 40\nny = 36\nnz = 30\nsteps = 20\n[source]\ntype = point\n"
