@@ -60,6 +60,12 @@ struct cpu_engine {
     float ca_f[MODEL_MAX_MATERIALS];   /* ca, used when model->lossy */
     double ca_d[MODEL_MAX_MATERIALS];
     int threads;
+    /* temporal blocking (update2d.inc tb_sweep): kk steps a sweep where the
+     * scene allows it (tb_ok; TEXFDTD_CPU_TB=K, 1 = off), their slot values
+     * [tb_k][nslots], the slots' first index per row [ny + 1] */
+    int tb_k;
+    void *tb_slot_v;
+    size_t *slot_row;
 };
 
 #define REAL float
@@ -107,8 +113,21 @@ static void cpu_destroy(struct engine *e)
     free(c->f.hdisp_p);
     free(c->f.hdisp_pold);
     free(c->slot_v);
+    free(c->tb_slot_v);
+    free(c->slot_row);
     cpu_samples_free(&c->samples);
     free(c);
+}
+
+/* Whether the temporally blocked sweep runs this scene: TM without the
+ * per-row extras of update_h_row (cut edges, H-node maps, TE edges), without
+ * dispersive cells (their pass follows the whole sweep) and without
+ * monitors' samples (taken after each whole step); column strips of at
+ * least 2 cells a thread. */
+static bool tb_ok(const struct model *m, int threads)
+{
+    return !m->scene->te && !m->hmat && !m->ncut && !m->ntecut && !m->nhoff && !m->ndisp
+           && !m->nhdisp && !m->nsamples && m->ny >= 3 && m->nx >= 2 * threads;
 }
 
 static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -198,9 +217,64 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
 #else
     c->threads = 1;
 #endif
+    const char *tb = getenv("TEXFDTD_CPU_TB");
+    c->tb_k = tb && *tb ? atoi(tb) : 1;
+    if (c->tb_k < 1 || c->tb_k > 64)
+        c->tb_k = 1;
+    if (c->tb_k > 1 && tb_ok(m, c->threads)) {
+        if (!(c->tb_slot_v = xcalloc((size_t)c->tb_k * (m->nslots ? m->nslots : 1), elem,
+                                     "slot values", err, errlen))
+            || !(c->slot_row = xcalloc((size_t)m->ny + 1, sizeof *c->slot_row, "slot rows", err,
+                                       errlen))) {
+            cpu_destroy(&c->base);
+            return -1;
+        }
+        for (size_t k = 0, j = 0; j <= (size_t)m->ny; j++) {
+            while (k < m->nslots && m->slot_cell[k] < j * (size_t)m->nx)
+                k++;
+            c->slot_row[j] = k;
+        }
+    } else {
+        c->tb_k = 1;
+    }
     *out = &c->base;
     return 0;
 }
+
+/* Steps t .. t+kk-1 through the temporally blocked sweep: the values of each
+ * step as the plain path computes them (slot values and DFT weights in IEEE
+ * mode, the point source's in the engine's), then one tb_sweep. */
+#define TB_STEPS(REAL, SUFFIX)                                                                   \
+    static void tb_steps##SUFFIX(struct cpu_engine *c, const struct model *m, int t, int kk,      \
+                                 unsigned ieee_csr, bool point, size_t pc, bool elossy)           \
+    {                                                                                             \
+        struct tb_level##SUFFIX lv[64];                                                           \
+        _mm_setcsr(ieee_csr);                                                                     \
+        for (int l = 0; l < kk; l++) {                                                            \
+            REAL *v = (REAL *)c->tb_slot_v + (size_t)l * m->nslots;                               \
+            model_slot_values##SUFFIX(m, t + l, v);                                               \
+            lv[l].slot_v = v;                                                                     \
+            lv[l].dft = m->scene->dft && t + l + 1 > m->scene->dft_start;                         \
+            for (int q = 0; lv[l].dft && q < m->scene->dft_nfreq; q++) {                          \
+                double wr, wi;                                                                    \
+                model_dft_weight_k(m, q, t + l + 1, &wr, &wi);                                    \
+                lv[l].wr[q] = (REAL)wr;                                                           \
+                lv[l].wi[q] = (REAL)wi;                                                           \
+            }                                                                                     \
+        }                                                                                         \
+        cpu_set_denormal_mode(c->base.opt.denormals);                                             \
+        for (int l = 0; l < kk; l++)                                                              \
+            lv[l].point = point ? (REAL)model_point_value(m, t + l) : 0;                          \
+        tb_sweep##SUFFIX(&c->f, m, sizeof(REAL) == 4 ? (REAL)m->ch_f : (REAL)m->ch,              \
+                         sizeof(REAL) == 4 ? (const REAL *)c->cezh_f : (const REAL *)c->cezh_d,   \
+                         !elossy ? NULL                                                           \
+                         : sizeof(REAL) == 4 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d,     \
+                         sizeof(REAL) == 4 ? (REAL)m->mur_k_f : (REAL)m->mur_k,                   \
+                         c->base.opt.denormals, kk, lv, c->slot_row, point, pc);                  \
+    }
+TB_STEPS(float, _f)
+TB_STEPS(double, _d)
+#undef TB_STEPS
 
 static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 {
@@ -218,6 +292,18 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
      * sigma lives on the edges, model->hlossy, and the ez array's nodes are
      * the mu_r ones, ca = 1) */
     const bool elossy = m->lossy && !m->scene->te;
+    for (int k = 0; c->tb_k > 1 && k < n;) {
+        const int kk = n - k < c->tb_k ? n - k : c->tb_k;
+        if (e->opt.precision == PRECISION_SINGLE)
+            tb_steps_f(c, m, e->step + k, kk, saved_csr, point, pc, elossy);
+        else
+            tb_steps_d(c, m, e->step + k, kk, saved_csr, point, pc, elossy);
+        k += kk;
+        if (k == n) {
+            _mm_setcsr(saved_csr);
+            return 0;
+        }
+    }
     for (int k = 0; k < n; k++) {
         const int t = e->step + k;
         /* slot values are computed in IEEE mode (see model.h), then the
@@ -394,7 +480,11 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cpu");
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
-    snprintf(info->detail, sizeof info->detail, "denormals %s", denormals_name(e->opt.denormals));
+    if (c->tb_k > 1)
+        snprintf(info->detail, sizeof info->detail, "denormals %s; temporal blocking, %d steps a sweep",
+                 denormals_name(e->opt.denormals), c->tb_k);
+    else
+        snprintf(info->detail, sizeof info->detail, "denormals %s", denormals_name(e->opt.denormals));
 }
 
 const struct engine_ops cpu_engine_ops = {

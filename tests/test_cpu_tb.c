@@ -1,0 +1,123 @@
+/* test_cpu_tb.c - the cpu engine's temporally blocked sweep (cpu/update2d.inc
+ * tb_sweep, TEXFDTD_CPU_TB=K) against its plain sweep, one step at a time:
+ * every field (Ez, Hx, Hy and the DFT sums) bit for bit, float and double,
+ * for CPML, Mur and PEC walls, plane-wave slots of PEC, dielectric and lossy
+ * objects, the point source, several DFT frequencies, 1 to 3 threads
+ * (column strips) and step counts that are not multiples of K. */
+#include "helpers.h"
+
+#include <complex.h>
+#include <math.h>
+
+/* A scene: the grid (odd sizes), its walls, objects across strip and row
+ * borders, and a DFT at three frequencies starting mid-run. */
+static const char *scene_fmt =
+    "[grid]\nnx = %d\nny = %d\nsteps = 40\ncourant = 0.5\ncells_per_wavelength = 12\n"
+    "[source]\n%s\n"
+    "[boundary]\n%s\n"
+    "[material.wet]\neps_r = 3\nsigma = 0.2\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\ncenter_x = %g\n"
+    "center_y = %g\nradius = 5.3\n"
+    "[object.wall]\nshape = rectangle\nmaterial = pec\ncenter_x = %g\ncenter_y = %g\n"
+    "width = 3\nheight = 9\n"
+    "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = %g\ncenter_y = %g\nradius = 4\n"
+    "[monitor.dft]\nstart_step = 9\nfrequencies = 0.8, 1, 1.3\n";
+
+/* Run `steps` steps (in calls of `chunk`) and read every field. */
+static void run(const struct model *m, enum precision p, int threads, const char *tb, int steps,
+                int chunk, void *out[9], int *nout, char *detail, size_t dlen)
+{
+    char err[ERRLEN];
+    if (tb)
+        setenv("TEXFDTD_CPU_TB", tb, 1);
+    else
+        unsetenv("TEXFDTD_CPU_TB");
+    struct engine_options o = {.precision = p, .denormals = DENORMALS_FLUSH, .device = -1,
+                               .threads = threads};
+    struct engine *e;
+    cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
+    unsetenv("TEXFDTD_CPU_TB");
+    struct engine_info info;
+    engine_describe(e, &info);
+    snprintf(detail, dlen, "%s", info.detail);
+    for (int done = 0; done < steps; done += chunk)
+        cr_assert_eq(engine_step(e, steps - done < chunk ? steps - done : chunk, err, sizeof err),
+                     0, "%s", err);
+    const size_t bytes = m->ncells * precision_size(p);
+    enum field fl[9] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+    int n = 3;
+    for (int k = 0; k < 3; k++) {
+        fl[n++] = field_dft(k, 0);
+        fl[n++] = field_dft(k, 1);
+    }
+    for (int q = 0; q < n; q++) {
+        out[q] = malloc(bytes);
+        cr_assert(out[q]);
+        cr_assert_eq(engine_read(e, fl[q], out[q], err, sizeof err), 0, "%s", err);
+    }
+    *nout = n;
+    engine_destroy(e);
+}
+
+static void same(const char *source, const char *boundary, int nx, int ny, const char *tb,
+                 int threads, int steps, int chunk)
+{
+    char text[4096];
+    snprintf(text, sizeof text, scene_fmt, nx, ny, source, boundary, nx * 0.41, ny * 0.5 + 0.3,
+             nx * 0.7, ny * 0.35, nx * 0.55, ny * 0.72);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        void *a[9], *b[9];
+        int na, nb;
+        char da[512], db[512];
+        run(&t.model, p, threads, NULL, steps, steps, a, &na, da, sizeof da);
+        run(&t.model, p, threads, tb, steps, chunk, b, &nb, db, sizeof db);
+        cr_expect(strstr(db, "temporal blocking"), "TB=%s: the blocked sweep did not run (%s)", tb,
+                  db);
+        cr_expect(!strstr(da, "temporal blocking"), "%s", da);
+        /* the scene has fields to compare: the wave has met the objects */
+        double top = 0;
+        for (size_t c = 0; c < t.model.ncells; c++)
+            top = fmax(top, fabs(pr ? ((double *)a[0])[c] : ((float *)a[0])[c]));
+        cr_expect_gt(top, 0.05, "%s: largest |Ez| %g", source, top);
+        for (int q = 0; q < na; q++) {
+            const size_t bytes = t.model.ncells * precision_size(p);
+            cr_expect(!memcmp(a[q], b[q], bytes), "%s, %s, %dx%d, TB=%s, %d threads, %d steps in "
+                      "calls of %d, %s: field %d differs", source, boundary, nx, ny, tb, threads,
+                      steps, chunk, pr ? "double" : "float", q);
+            free(a[q]);
+            free(b[q]);
+        }
+    }
+    setup_free(&t);
+}
+
+#define PLANE "type = plane_wave\nangle = 30\nwaveform = sine\nramp_periods = 0.5"
+#define POINT "type = point\ncenter_x = 20\ncenter_y = 17"
+
+Test(cpu_tb, cpml_plane_wave_objects_dft)
+{
+    const char *k[] = {"2", "3", "5", "8"};
+    for (int q = 0; q < 4; q++)
+        same(PLANE, "type = cpml\ncells = 6", 61, 53, k[q], 1, 97, 97);
+}
+
+Test(cpu_tb, threads_strips)
+{
+    for (int th = 2; th <= 3; th++)
+        same(PLANE, "type = cpml\ncells = 6", 61, 53, "4", th, 97, 97);
+}
+
+Test(cpu_tb, mur_and_point_source)
+{
+    same(POINT, "type = mur", 47, 45, "3", 1, 31, 31);
+    same(POINT, "type = mur", 47, 45, "6", 2, 31, 31);
+}
+
+Test(cpu_tb, pec_walls_and_uneven_calls)
+{
+    /* steps in calls of 7 with K = 4: blocks cut by the calls */
+    same(PLANE, "type = pec", 44, 40, "4", 2, 93, 7);
+}
