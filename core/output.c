@@ -387,13 +387,7 @@ int render_total_field(struct engine *e, uint8_t *rgba, char *err, size_t errlen
 {
     const struct model *m = e->model;
     int rc;
-    /* The engines' own picture pass (gl: shaders/colormap.frag) adds the
-     * ramped sine plane wave of a TM scene; a point source (no incident
-     * wave), the pulsed waveforms and TE are coloured here from the field
-     * read back (a point-source scene drew a plane wave that was not there). */
-    const bool own = e->ops->render_rgba && m->inc.kind == INC_PLANE
-                     && m->inc.waveform == INC_SINE && !m->scene->te;
-    if (own) {
+    if (e->ops->render_rgba) {
         rc = e->ops->render_rgba(e, rgba, err, errlen);
     } else {
         /* 3D: the slice k = nz/2 */

@@ -6,8 +6,11 @@
 #define _GNU_SOURCE
 #include "gl/gl2d_internal.h"
 
+#include "core/colormap.h"
 #include "core/util.h"
 #include "gl/shader.h"
+
+#include <stdlib.h>
 
 int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
 {
@@ -15,6 +18,18 @@ int gl2d_render_rgba(struct engine *e, uint8_t *rgba, char *err, size_t errlen)
     const struct model *m = e->model;
     if (g->failed)
         return seterr(err, errlen, "%s: an earlier check failed", e->ops->name);
+    /* colormap.frag adds the ramped sine plane wave of a TM scene; a point
+     * source (no incident wave), the pulsed waveforms and TE are coloured
+     * on the host from the field read back (the pass once drew a plane
+     * wave into a point-source scene's picture) */
+    if (m->inc.kind != INC_PLANE || m->inc.waveform != INC_SINE || m->scene->te) {
+        float *ez = xcalloc(m->ncells, sizeof *ez, "Ez", err, errlen);
+        const int rc = ez ? engine_read(e, FIELD_EZ, ez, err, errlen) : -1;
+        if (!rc)
+            colormap_total_field(m, ez, 0, e->step, 0, rgba);
+        free(ez);
+        return rc;
+    }
     if (egl_context_make_current(g->egl, err, errlen) || gl2d_finish_pending(g, err, errlen))
         return -1;
     if (!g->color_prog) {

@@ -940,9 +940,9 @@ Test(gl, picture_matches_host_colouring)
     setup_free(&t);
 }
 
-/* Scenes the picture pass does not draw (a point source: no incident wave;
- * a pulsed plane wave): render_total_field colours the field read back on
- * the host, so the picture is the host colouring exactly.  (The pass added
+/* Scenes colormap.frag does not draw (a point source: no incident wave;
+ * a pulsed plane wave): the engine's picture colours the field read back
+ * on the host, so it is the host colouring exactly.  (The pass added
  * a sine plane wave to a point source's field: 119 levels off.) */
 Test(gl, picture_of_point_source_and_pulse_is_the_host_colouring)
 {
