@@ -655,17 +655,12 @@ struct cover_cache {
     size_t cap;
 };
 
-static bool dyadic(double v)
-{
-    return fabs(v) < 1048576.0 && v * 32.0 == floor(v * 32.0);
-}
-
 /* The levels of the cells i0 .. i0+ni-1, j0 .. j0+nj-1 of o into c->lv. */
 static int cover_box(struct cover_cache *c, const struct scene_object *o, int i0, int j0, int ni,
                      int nj, char *err, size_t errlen)
 {
-    const bool cacheable = !o->rotated && o->shape != SHAPE_POLYGON && dyadic(o->center_x)
-                           && dyadic(o->center_y);
+    const bool cacheable = !o->rotated && o->shape != SHAPE_POLYGON && paint_dyadic(o->center_x)
+                           && paint_dyadic(o->center_y);
     const double fx = floor(o->center_x), fy = floor(o->center_y);
     struct scene_object key = {.shape = o->shape, .radius = o->radius, .width = o->width,
                                .height = o->height, .radius_x = o->radius_x,
@@ -1036,13 +1031,6 @@ int paint_cut_edges(struct model *m, char *err, size_t errlen)
 
 /* ---- conformal PEC, TE ------------------------------------------------------ */
 
-/* The overlap of [a0, a1] with [b0, b1]. */
-static double overlap(double a0, double a1, double b0, double b1)
-{
-    const double v = fmin(a1, b1) - fmax(a0, b0);
-    return v > 0.0 ? v : 0.0;
-}
-
 /* The fraction of the unit segment centred on (x, y), along x (along_x) or
  * along y, inside o: exact for a circle, an ellipse with its axes along x
  * and y (or equal axes) and an axis-aligned rectangle (the chord's overlap
@@ -1064,12 +1052,12 @@ static double segment_cover(const struct scene_object *o, double x, double y, bo
         double h = sqrt((a - qs) * (a + qs)); /* half chord, in the circle's frame */
         if (!along_x)
             h /= k;
-        return overlap(p - 0.5, p + 0.5, -h, h);
+        return paint_overlap(p - 0.5, p + 0.5, -h, h);
     }
     if (o->shape == SHAPE_RECTANGLE && !o->rotated) {
         const double ha = 0.5 * (along_x ? o->width : o->height);
         const double hq = 0.5 * (along_x ? o->height : o->width);
-        return fabs(q) <= hq ? overlap(p - 0.5, p + 0.5, -ha, ha) : 0.0;
+        return fabs(q) <= hq ? paint_overlap(p - 0.5, p + 0.5, -ha, ha) : 0.0;
     }
     int in = 0;
     for (int a = 0; a < PAINT_SEGMENT_SAMPLES; a++) {

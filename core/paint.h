@@ -38,6 +38,22 @@ double paint_cover_fraction(const struct scene_object *o, int i, int j);
  * the multiples of 1/64 between two permittivities: each one is a material,
  * and a cell holds a one-byte material index). */
 #define PAINT_SUBPIXEL_LEVELS 64
+
+/* The length of [a0, a1] within [b0, b1] (0 when they do not meet). */
+static inline double paint_overlap(double a0, double a1, double b0, double b1)
+{
+    const double v = (a1 < b1 ? a1 : b1) - (a0 > b0 ? a0 : b0);
+    return v > 0.0 ? v : 0.0;
+}
+
+/* A coordinate whose offsets from the cells are exact (a multiple of 1/32
+ * below 2^20): equal shapes whose centres have the same fraction of a cell
+ * then have the same cover, which painting keeps instead of sampling again
+ * (paint.c's cover_cache, smooth3d.c's sm_cover). */
+static inline bool paint_dyadic(double v)
+{
+    return v < 1048576.0 && v > -1048576.0 && v * 32.0 == (double)(long long)(v * 32.0);
+}
 int paint_cover_levels(const struct scene_object *o, int i, int j);
 
 /* The fraction of the unit square centred on (x, y) inside 2D object o

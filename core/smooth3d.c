@@ -145,13 +145,6 @@ bool smooth3d_takes(const struct model *m, const struct scene_object *o, int idx
            && smoothable(&m->mats[idx]);
 }
 
-/* The overlap of [a0, a1] with [b0, b1] (0 when they do not meet). */
-static double overlap(double a0, double a1, double b0, double b1)
-{
-    const double v = (a1 < b1 ? a1 : b1) - (a0 > b0 ? a0 : b0);
-    return v > 0.0 ? v : 0.0;
-}
-
 /* The fraction of the unit cube of E component a at corner (i, j, k)
  * inside sphere o, and the unit normal n there (along the radius; 0 when
  * the cube is all inside or all outside): the mean over 16 x 16 rows along
@@ -181,7 +174,7 @@ static double sphere_cover(const struct scene_object *o, const double *h, int ry
     for (int t = 0; t < PAINT_SUBPIXEL_SAMPLES; t++) {
         const double *row = h + (size_t)(t0 + t) * ry + u0;
         for (int u = 0; u < PAINT_SUBPIXEL_SAMPLES; u++)
-            acc[u & 3] += overlap(x0, x1, -row[u], row[u]);
+            acc[u & 3] += paint_overlap(x0, x1, -row[u], row[u]);
     }
     double f = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / (PAINT_SUBPIXEL_SAMPLES * PAINT_SUBPIXEL_SAMPLES);
     if (d > 0.0 && f > 0.0 && f < 1.0) {
@@ -211,7 +204,7 @@ static double cube_cover(const struct scene_object *o, double x, double y, doubl
     double ux, uy;
     const double f2 = paint_square_cover(&s, x, y, &ux, &uy);
     const double dz = z - o->center_z; /* offsets only (struct sm_cover) */
-    const double fz = overlap(dz - 0.5, dz + 0.5, -0.5 * o->depth, 0.5 * o->depth);
+    const double fz = paint_overlap(dz - 0.5, dz + 0.5, -0.5 * o->depth, 0.5 * o->depth);
     const double f = f2 * fz;
     if (f > 0.0 && f < 1.0) {
         const double uz = fz < 1.0 ? (dz > 0.0 ? 1.0 : -1.0) : 0.0;
@@ -237,11 +230,6 @@ static void box_of(const struct model *m, const struct scene_object *o, int lo[3
     }
 }
 
-static bool dyadic(double v)
-{
-    return fabs(v) < 1048576.0 && v * 32.0 == floor(v * 32.0);
-}
-
 /* The cover of o over the corners lo .. hi into *out: one of sm->cv, kept
  * from an earlier object where it may be (struct sm_cover).  0, or -1 when
  * out of memory. */
@@ -249,7 +237,7 @@ static int cover_of(struct smooth3d *sm, const struct scene_object *o, const int
                     const int hi[3], const struct sm_cover **out)
 {
     const bool cacheable = (o->shape == SHAPE_SPHERE || (o->shape == SHAPE_BOX && !o->rotated))
-                           && dyadic(o->center_x) && dyadic(o->center_y) && dyadic(o->center_z);
+                           && paint_dyadic(o->center_x) && paint_dyadic(o->center_y) && paint_dyadic(o->center_z);
     const double fc[3] = {floor(o->center_x), floor(o->center_y), floor(o->center_z)};
     const struct scene_object key = {.shape = o->shape, .radius = o->radius, .width = o->width,
                                      .height = o->height, .depth = o->depth,
