@@ -1036,22 +1036,47 @@ static void far2d_plot(const char *dir, const char *csv, const struct scene_far 
 
 /* Warn where a monitor frequency gets (almost) none of the incident wave:
  * its normalised results are then rounding noise blown up.  The reference
- * is the largest |D| over 0 .. 3 f0 in steps of f0 / 100. */
+ * is the largest |D| over 0 .. 3 f0 in steps of f0 / 100.  The reference
+ * values are taken once per step, the steps where they are below 1e-17 of
+ * their largest are left out (a pulse's tails: together they cannot move
+ * the peak by the 1e-3 this compares with), and each frequency's phase
+ * advances by one complex multiplication a step (it drifts by about
+ * steps x 1e-16: nothing at this threshold).  The direct sum, 300 x steps
+ * sines, cosines and incident values, took 0.3 s of a 20 000-step run. */
 static void warn_weak_frequencies(const struct monitors *mo, int g, const char *what)
 {
     const struct model *m = mo->m;
     const struct dft_group *gr = &m->plan->groups[g];
-    const int steps = m->scene->steps;
-    double peak = 0;
-    for (int q = 1; q <= 300; q++) {
+    const int t0 = gr->fr.start_step + 1, steps = m->scene->steps;
+    if (t0 > steps)
+        return;
+    double *ref = malloc((size_t)(steps - t0 + 1) * sizeof *ref);
+    if (!ref)
+        return; /* only a warning: nothing to say without memory */
+    double big = 0;
+    for (int t = t0; t <= steps; t++)
+        big = fmax(big, fabs(ref[t - t0] = reference_value(m, gr, t)));
+    int lo = t0, hi = steps;
+    while (lo < hi && !(fabs(ref[lo - t0]) > 1e-17 * big))
+        lo++;
+    while (hi > lo && !(fabs(ref[hi - t0]) > 1e-17 * big))
+        hi--;
+    double peak = 0, wr, wi;
+    dft_weight(m, gr, 0.0, 0.0, &wr, &wi); /* the 2 / (amplitude steps) of every weight */
+    for (int q = 1; q <= 300 && big > 0; q++) {
         const double om = m->inc.omega_dt * q / 100.0;
-        double complex d = 0;
-        for (int t = gr->fr.start_step + 1; t <= steps; t++) {
-            double wr, wi;
-            dft_weight(m, gr, om, (double)t, &wr, &wi);
-            d += (wr + I * wi) * reference_value(m, gr, t);
-        }
-        peak = fmax(peak, cabs(d));
+        const double complex rot = cexp(-I * om);
+        double complex ph = cexp(-I * om * lo), d = 0;
+        for (int t = lo; t <= hi; t++, ph *= rot)
+            d += ph * ref[t - t0];
+        peak = fmax(peak, wr * cabs(d));
+    }
+    free(ref);
+    if (!(peak > 0)) {
+        log_warn("%s: the incident wave has not reached the monitor's reference point in %d "
+                 "steps: its results have nothing to be normalised by (more [grid] steps)",
+                 what, steps);
+        return;
     }
     for (int k = 0; k < gr->fr.n; k++) {
         const double r = cabs(mo->inc[g][k]) / peak;

@@ -336,3 +336,36 @@ Test(far2d, cli_writes_csv_h5_and_plot, .timeout = 60)
     remove_tree(dir);
     free(dir);
 }
+
+/* The warning for monitor frequencies the incident wave barely has: a
+ * continuous wave (sine, 6000 steps: 150 periods) has only f0, so 2.5 f0
+ * (5.4e-4 of the peak: its truncation's sidelobes) is warned and f0 is not; a
+ * pulse whose run ends before it reaches the reference point (10 steps)
+ * has no spectrum to normalise by; a modulated Gaussian over enough steps
+ * has both f0 and 1.2 f0 (no warning). */
+Test(far2d, weak_frequencies_are_warned, .timeout = 60)
+{
+    static const char *scene =
+        "[grid]\nnx = 60\nny = 60\nsteps = 6000\n"
+        "[boundary]\ntype = cpml\ncells = 8\n"
+        "[object.c]\nshape = circle\nmaterial = pec\ncenter_x = 30\ncenter_y = 30\nradius = 5\n"
+        "[monitor.far]\nangles = 8\nfrequencies = 1, 2.5\n"
+        "[output]\npng = false\n";
+    char *dir = temp_dir_tagged("weak"), *path = write_temp_scene(scene), out[16384];
+    cr_assert_eq(run_cmd(out, sizeof out, "%s run %s --engine cpu --out %s/a", texfdtd_bin(), path,
+                         dir), 0, "%s", out);
+    cr_assert(strstr(out, "frequency 2.5 f0 gets"), "%s", out);
+    cr_assert(!strstr(out, "frequency 1 f0 gets"), "%s", out);
+    cr_assert(!strstr(out, "-nan") && !strstr(out, " nan"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "%s run %s --engine cpu --out %s/b --set grid.steps=10 "
+                         "--set source.waveform=modulated_gaussian",
+                         texfdtd_bin(), path, dir), 0, "%s", out);
+    cr_assert(strstr(out, "has not reached the monitor's reference point in 10 steps"), "%s", out);
+    cr_assert(!strstr(out, "gets"), "%s", out);
+    cr_assert_eq(run_cmd(out, sizeof out,
+                         "%s run %s --engine cpu --out %s/c --set source.waveform=modulated_gaussian "
+                         "--set monitor.far.frequencies=1,1.2",
+                         texfdtd_bin(), path, dir), 0, "%s", out);
+    cr_assert(!strstr(out, "warning"), "%s", out);
+}
