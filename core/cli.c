@@ -577,6 +577,7 @@ static int job_execute(struct job *j)
     if (decomp_agree(dir_rc))
         goto out;
     decomp_unmute();
+    const double t_model = now_seconds();
     if (model_build(&m, &s, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -594,10 +595,12 @@ static int job_execute(struct job *j)
                  refused);
         j->engine = "cpu";
     }
+    const double t_engine = now_seconds();
     if (engine_create(j->engine, &m, &eo, &e, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    const double t_opened = now_seconds();
     if (resuming && checkpoint_restore(outdir, e, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
@@ -764,6 +767,7 @@ static int job_execute(struct job *j)
             raise(SIGSTOP);
     }
     progress_show(&pr, &s, e->step, start_step, j->busy, true);
+    const double t_results = now_seconds();
     char png[4200] = "";
     if (h5out_write_final(h5, e, err, sizeof err)
         || (e->mon && monitors_write_files(e->mon, outdir, err, sizeof err))
@@ -808,6 +812,10 @@ static int job_execute(struct job *j)
     log_info("%d steps in %.3f s: %.1f Mcells/s; wrote %s/fields.h5, summary.json%s", s.steps,
              j->busy, j->busy > 0 ? cells * s.steps / j->busy / 1e6 : 0.0, outdir,
              s.png ? " and PNG pictures" : "");
+    /* where a run's time goes besides the stepping (a sweep of many short
+     * runs is made of these) */
+    log_info("times: model %.3f s, engine start %.3f s, stepping %.3f s, results and files %.3f s",
+             t_engine - t_model, t_opened - t_engine, j->busy, now_seconds() - t_results);
     rc = EXIT_OK;
 out:
     movie_abort(mv);
