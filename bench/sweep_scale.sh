@@ -1,15 +1,17 @@
 #!/bin/bash
 # bench/sweep_scale.sh - `texfdtd sweep` as an MPI task farm on one GPU and on
 # two (docs/sweeps.md): a 64-run sweep of a 2D scene (source.angle 0, 5.625,
-# ... 354.375 on a PEC cylinder with a far-field monitor) with --engine cuda,
-# once under `mpirun -np 2` (rank 0 hands out, one worker: one GPU) and once
-# under `mpirun -np 3` (two workers, GPUs 0 and 1), into fresh directories.
-# Prints both wall times and their ratio (the goal: at most 0.55), checks
-# that the two summaries agree and that run 7's fields.h5 is bit-identical
-# between the two sweeps (h5same: every dataset), and exits 0 only if all of
-# that holds.  Both under --bind-to none: Open MPI binds each rank to one
-# core when there are at most 2 ranks and to a socket beyond, which would
-# give the one-worker case one core for its host work and the other many.
+# ... 354.375 on a PEC cylinder with a far-field monitor) with --engine cuda:
+# first run 7 alone with `texfdtd run` (its "times:" line says where a run's
+# time goes), then the sweep once under `mpirun -np 2` (rank 0 hands out, one
+# worker: one GPU) and once under `mpirun -np 3` (two workers, GPUs 0 and 1),
+# into fresh directories.  Prints both wall times and their ratio (the goal:
+# at most 0.55), checks that the two summaries agree and that run 7's
+# fields.h5 in each sweep is bit-identical to the run alone (h5same: every
+# dataset), and exits 0 only if all of that holds.  Both under --bind-to
+# none: Open MPI binds each rank to one core when there are at most 2 ranks
+# and to a socket beyond, which would give the one-worker case one core for
+# its host work and the other many.
 #
 # On the 2-GPU machine through bench/device_mpi.sh (which brings OpenMPI and
 # the prebuilt binaries there): `bench/device_mpi.sh pack` here, then
@@ -91,6 +93,16 @@ t_of() { # ranks dir: runs the sweep, prints its wall seconds
     t1=$(date +%s.%N)
     awk "BEGIN { printf \"%.2f\", $t1 - $t0 }"
 }
+# run 7 alone first (the same angle as the sweeps' run-0007): where a run's
+# time goes (its "times:" line), and the fields every sweep's run 7 must equal
+PICK_I=$((RUNS > 7 ? 7 : RUNS - 1))
+PICK=$(printf "run-%04d" $PICK_I)
+A7=$(awk "BEGIN { printf \"%.10g\", $PICK_I * 360 / $RUNS }")
+t0=$(date +%s.%N)
+"$BIN" run "$SCENE" --engine "$ENGINE" --set "source.angle=$A7" --out "$WORK/alone" >"$WORK/alone.log" 2>&1 ||
+    { echo "sweep_scale: the run alone failed (exit $?)" >&2; tail -5 "$WORK/alone.log" >&2; exit 1; }
+t1=$(date +%s.%N)
+echo "run alone (angle $A7): wall $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; $(grep -h 'times:' "$WORK/alone.log" | sed 's/^texfdtd: //')"
 T1=$(t_of 2 "$WORK/one") || exit 1
 echo "1 worker  (mpirun -np 2): $T1 s"
 T2=$(t_of 3 "$WORK/two") || exit 1
@@ -110,12 +122,13 @@ fi
 if ! diff <(cut -d, -f1-7 "$WORK/one/summary.csv") <(cut -d, -f1-7 "$WORK/two/summary.csv") >/dev/null; then
     echo "FAIL: the two sweeps' summaries differ"; ok=1
 fi
-PICK=$(printf "run-%04d" $((RUNS > 7 ? 7 : RUNS - 1)))
-if "$H5SAME" "$WORK/one/$PICK/fields.h5" "$WORK/two/$PICK/fields.h5" >"$WORK/h5same.txt"; then
-    echo "$PICK fields.h5: bit-identical between the sweeps ($(tail -1 "$WORK/h5same.txt"))"
-else
-    echo "FAIL: $PICK fields.h5 differs between the sweeps:"; cat "$WORK/h5same.txt"; ok=1
-fi
+for d in one two; do
+    if "$H5SAME" "$WORK/alone/fields.h5" "$WORK/$d/$PICK/fields.h5" >"$WORK/h5same-$d.txt"; then
+        echo "$d/$PICK fields.h5: bit-identical to the run alone ($(tail -1 "$WORK/h5same-$d.txt"))"
+    else
+        echo "FAIL: $d/$PICK fields.h5 differs from the run alone:"; cat "$WORK/h5same-$d.txt"; ok=1
+    fi
+done
 if awk "BEGIN { exit !($RATIO > 0.55) }"; then
     echo "FAIL: ratio $RATIO above 0.55"; ok=1
 fi

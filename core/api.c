@@ -8,6 +8,7 @@
  * so the internal code always has a whole buffer to write into. */
 #define _GNU_SOURCE
 #include "texfdtd.h"
+#include "api_internal.h"
 #include "checkpoint.h"
 #include "engine.h"
 #include "farfield3d.h"
@@ -18,6 +19,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,23 +273,14 @@ void tf_scene_free(tf_scene *scene)
 
 /* ---- simulations -------------------------------------------------------------- */
 
-int tf_sim_create(const tf_scene *scene, const char *engine, const char *precision, int device,
-                  int threads, tf_sim **out, char *err, size_t errlen)
+/* The first half of a simulation: its own copy of the scene, parsed, and
+ * the model built; no engine yet (api_internal.h). */
+int api_sim_prepare(const tf_scene *scene, tf_sim **out, char *err, size_t errlen)
 {
     char e[ERRLEN] = "";
     NEED(scene, "scene");
     NEED(out, "out");
     *out = NULL;
-    struct engine_options o = {.precision = PRECISION_SINGLE, .device = device,
-                               .threads = threads > 0 ? threads : 0};
-    if (precision && !strcmp(precision, "double"))
-        o.precision = PRECISION_DOUBLE;
-    else if (precision && strcmp(precision, "single")) {
-        snprintf(e, sizeof e, "precision is single or double, not '%s'", precision);
-        return finish(-1, e, err, errlen);
-    }
-    if (!engine || !*engine)
-        engine = "cpu";
     tf_sim *sim = calloc(1, sizeof *sim);
     if (!sim || !(sim->name = strdup(scene->name)) || !(sim->text = strdup(scene->text))
         || !(sim->sets = copy_sets((const char *const *)scene->sets, scene->nsets, 0))) {
@@ -296,16 +289,13 @@ int tf_sim_create(const tf_scene *scene, const char *engine, const char *precisi
         return finish(-1, "out of memory for the simulation", err, errlen);
     }
     sim->nsets = scene->nsets;
-    int rc = parse(&sim->s, sim->name, sim->text, sim->sets, sim->nsets, e);
-    if (rc) {
+    if (parse(&sim->s, sim->name, sim->text, sim->sets, sim->nsets, e)) {
         free_sets(sim->sets, sim->nsets);
         free(sim->name), free(sim->text), free(sim);
         return finish(-1, e, err, errlen);
     }
-    rc = model_build(&sim->m, &sim->s, e, sizeof e);
+    const int rc = model_build(&sim->m, &sim->s, e, sizeof e);
     sim->model_built = rc == 0;
-    if (!rc)
-        rc = engine_create(engine, &sim->m, &o, &sim->e, e, sizeof e);
     if (rc) {
         tf_sim_destroy(sim);
         return finish(-1, e, err, errlen);
@@ -313,6 +303,90 @@ int tf_sim_create(const tf_scene *scene, const char *engine, const char *precisi
     *out = sim;
     return finish(0, e, err, errlen);
 }
+
+/* The options as this version reads them: the caller's first opt->size
+ * bytes over the defaults (a caller built against an older, shorter
+ * struct leaves the newer fields at their defaults). */
+static int read_options(const tf_sim_options *opt, struct engine_options *o, const char **engine,
+                        char *e)
+{
+    tf_sim_options d = TF_SIM_OPTIONS_INIT;
+    if (opt) {
+        if (opt->size < offsetof(tf_sim_options, precision))
+            return seterr(e, ERRLEN, "options.size is %zu: set it to sizeof(tf_sim_options) "
+                          "(or start from TF_SIM_OPTIONS_INIT)", opt->size);
+        memcpy(&d, opt, opt->size < sizeof d ? opt->size : sizeof d);
+    }
+    *o = (struct engine_options){.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                                 .device = d.device, .shader_dir = d.shader_dir,
+                                 .threads = d.threads > 0 ? d.threads : 0};
+    if (d.precision && !strcmp(d.precision, "double"))
+        o->precision = PRECISION_DOUBLE;
+    else if (d.precision && strcmp(d.precision, "single"))
+        return seterr(e, ERRLEN, "precision is single or double, not '%s'", d.precision);
+    if (d.denormals && !strcmp(d.denormals, "keep"))
+        o->denormals = DENORMALS_KEEP;
+    else if (d.denormals && strcmp(d.denormals, "flush"))
+        return seterr(e, ERRLEN, "denormals is flush or keep, not '%s'", d.denormals);
+    if (d.device < -1)
+        return seterr(e, ERRLEN, "device is -1 (the default) or a GPU index, not %d", d.device);
+    *engine = d.engine && *d.engine ? d.engine : "cpu";
+    return 0;
+}
+
+/* The second half: the engine (api_internal.h). */
+int api_sim_start(tf_sim *sim, const tf_sim_options *opt, char *err, size_t errlen)
+{
+    char e[ERRLEN] = "";
+    NEED(sim, "sim");
+    if (sim->e)
+        return finish(-1, "the simulation has its engine already", err, errlen);
+    struct engine_options o;
+    const char *engine = "cpu";
+    if (read_options(opt, &o, &engine, e))
+        return finish(-1, e, err, errlen);
+    return finish(engine_create(engine, &sim->m, &o, &sim->e, e, sizeof e), e, err, errlen);
+}
+
+int tf_sim_open(const tf_scene *scene, const tf_sim_options *opt, tf_sim **out, char *err,
+                size_t errlen)
+{
+    char e[ERRLEN] = "";
+    NEED(scene, "scene");
+    NEED(out, "out");
+    *out = NULL;
+    struct engine_options o;
+    const char *engine = "cpu";
+    if (read_options(opt, &o, &engine, e)) /* bad options: nothing is built */
+        return finish(-1, e, err, errlen);
+    tf_sim *sim;
+    if (api_sim_prepare(scene, &sim, err, errlen))
+        return -1;
+    if (api_sim_start(sim, opt, err, errlen)) {
+        tf_sim_destroy(sim);
+        return -1;
+    }
+    *out = sim;
+    return 0;
+}
+
+int tf_sim_create(const tf_scene *scene, const char *engine, const char *precision, int device,
+                  int threads, tf_sim **out, char *err, size_t errlen)
+{
+    tf_sim_options o = TF_SIM_OPTIONS_INIT;
+    o.engine = engine;
+    o.precision = precision;
+    o.device = device;
+    o.threads = threads;
+    return tf_sim_open(scene, &o, out, err, errlen);
+}
+
+/* ---- for the command (api_internal.h) ---------------------------------------- */
+
+const struct scene *api_scene_parsed(const tf_scene *scene) { return &scene->s; }
+const char *api_scene_text(const tf_scene *scene) { return scene->text; }
+struct model *api_sim_model(tf_sim *sim) { return &sim->m; }
+struct engine *api_sim_engine(tf_sim *sim) { return sim->e; }
 
 int tf_sim_step(tf_sim *sim, int n, char *err, size_t errlen)
 {

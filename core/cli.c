@@ -1,6 +1,7 @@
 /* cli.c - the texfdtd command: run, devices, help. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "api_internal.h"
 #include "decomp.h"
 #include "engine.h"
 #include "model.h"
@@ -426,8 +427,8 @@ static int mpi_refuse(const struct run_args *a, const struct scene *s, const cha
 struct job {
     const struct run_args *a;
     const char *engine;
-    struct scene s;
-    char *file_text;   /* the scene file as read */
+    tf_scene *ts;      /* the scene, loaded through the API */
+    const char *file_text; /* the scene file as read (ts's) */
     const char *const *sets;
     int nset;
     char outdir[4096];
@@ -437,7 +438,7 @@ struct job {
 
 static int job_checkpoint(struct job *j, struct engine *e, char *err, size_t errlen)
 {
-    return checkpoint_save(j->outdir, e, j->s.path, j->file_text, j->sets, j->nset,
+    return checkpoint_save(j->outdir, e, api_scene_parsed(j->ts)->path, j->file_text, j->sets, j->nset,
                            j->a->checkpoint_every, j->busy, err, errlen);
 }
 
@@ -473,12 +474,13 @@ static int test_poison(struct engine *e, char *err, size_t errlen)
 static int job_execute(struct job *j)
 {
     const struct run_args *a = j->a;
-    const struct scene *sp = &j->s;
-    const struct scene s = j->s;
+    const struct scene *sp = api_scene_parsed(j->ts);
+    const struct scene s = *sp;
     const bool resuming = j->resume_step >= 0;
     char err[ERRLEN], b1[32], b2[32];
     int rc = EXIT_BADINPUT;
-    struct model m = {0};
+    tf_sim *sim = NULL; /* the model and the engine, through the API */
+    struct model *mp = NULL;
     struct engine *e = NULL;
     struct h5out *h5 = NULL;
     struct movie *mv = NULL, *win = NULL;
@@ -546,15 +548,16 @@ static int job_execute(struct job *j)
     }
     if (a->dry_run) {
         const double t0 = now_seconds();
-        if (model_build(&m, &s, err, sizeof err)) {
+        if (api_sim_prepare(j->ts, &sim, err, sizeof err)) {
             fprintf(stderr, "texfdtd: %s\n", err);
             goto out;
         }
+        mp = api_sim_model(sim);
         log_info("model: %d objects and %d maps painted, %d materials, %zu source slots in "
-                 "%.3f s", s.nobjects, s.nmaps, m.nmats, m.nslots, now_seconds() - t0);
+                 "%.3f s", s.nobjects, s.nmaps, mp->nmats, mp->nslots, now_seconds() - t0);
         if (a->geometry) {
             if (outdir_check(outdir, a->force, err, sizeof err) || make_dirs(outdir, err, sizeof err)
-                || matmap_write_outputs(&m, outdir, err, sizeof err)) {
+                || matmap_write_outputs(mp, outdir, err, sizeof err)) {
                 fprintf(stderr, "texfdtd: %s\n", err);
                 goto out;
             }
@@ -578,28 +581,32 @@ static int job_execute(struct job *j)
         goto out;
     decomp_unmute();
     const double t_model = now_seconds();
-    if (model_build(&m, &s, err, sizeof err)) {
+    if (api_sim_prepare(j->ts, &sim, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
-    struct engine_options eo = {.precision = a->precision,
-                                .denormals = a->denormals,
-                                .device = a->device,
-                                .shader_dir = a->shader_dir,
-                                .threads = a->threads};
+    mp = api_sim_model(sim);
     /* no --engine: the default (gl where a GPU answers) gives way to cpu
      * for a scene only cpu runs (a feature the default lacks) */
-    const char *refused = a->engine ? NULL : engine_refuses(j->engine, &m);
-    if (refused && strcmp(j->engine, "cpu") && !engine_refuses("cpu", &m)) {
+    const char *refused = a->engine ? NULL : engine_refuses(j->engine, mp);
+    if (refused && strcmp(j->engine, "cpu") && !engine_refuses("cpu", mp)) {
         log_info("the default engine %s does not take %s: using the cpu engine", j->engine,
                  refused);
         j->engine = "cpu";
     }
+    tf_sim_options so = TF_SIM_OPTIONS_INIT;
+    so.engine = j->engine;
+    so.precision = precision_name(a->precision);
+    so.denormals = denormals_name(a->denormals);
+    so.shader_dir = a->shader_dir;
+    so.device = a->device;
+    so.threads = a->threads;
     const double t_engine = now_seconds();
-    if (engine_create(j->engine, &m, &eo, &e, err, sizeof err)) {
+    if (api_sim_start(sim, &so, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
         goto out;
     }
+    e = api_sim_engine(sim);
     const double t_opened = now_seconds();
     if (resuming && checkpoint_restore(outdir, e, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s\n", err);
@@ -689,7 +696,7 @@ static int job_execute(struct job *j)
             stop = test_nan;
         const int n = stop - e->step < batch ? stop - e->step : batch;
         const double t0 = now_seconds();
-        if (engine_step(e, n, err, sizeof err)) {
+        if (tf_sim_step(sim, n, err, sizeof err)) {
             fprintf(stderr, "\ntexfdtd: step %d: %s\n", e->step, err);
             goto out;
         }
@@ -707,7 +714,7 @@ static int job_execute(struct job *j)
         if (fin) {
             if (fin > 0) {
                 char cause[300], at[64];
-                blowup_cause(&m, badc, cause, sizeof cause);
+                blowup_cause(mp, badc, cause, sizeof cause);
                 if (s.nz > 1)
                     snprintf(at, sizeof at, "(%zu, %zu, %zu)", badc % (size_t)s.nx,
                              badc / (size_t)s.nx % (size_t)s.ny,
@@ -821,8 +828,7 @@ out:
     movie_abort(mv);
     movie_abort(win);
     h5out_abort(h5);
-    engine_destroy(e);
-    model_free(&m);
+    tf_sim_destroy(sim);
     free(text);
     return rc;
 }
@@ -836,20 +842,17 @@ static int cmd_run(int argc, char **argv)
     log_set_quiet(a.quiet || decomp_rank() != 0); /* MPI: rank 0 speaks for the job */
     char err[ERRLEN];
     struct job j = {.a = &a, .sets = a.sets, .nset = a.nset, .resume_step = -1};
-    size_t len;
-    if (!(j.file_text = scene_read_file(a.scene, &len, err, sizeof err))
-        || scene_load_text(&j.s, a.scene, j.file_text, len, a.sets, a.nset, err, sizeof err)) {
+    if (tf_scene_load(a.scene, a.sets, a.nset, &j.ts, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
-        free(j.file_text);
         return EXIT_BADINPUT;
     }
+    j.file_text = api_scene_text(j.ts);
     snprintf(j.outdir, sizeof j.outdir, "%s", a.out ? a.out : "");
     if (!a.out)
-        snprintf(j.outdir, sizeof j.outdir, "out/%s", j.s.name);
+        snprintf(j.outdir, sizeof j.outdir, "out/%s", api_scene_parsed(j.ts)->name);
     j.engine = a.engine ? a.engine : default_engine(&a);
     rc = job_execute(&j);
-    scene_free(&j.s);
-    free(j.file_text);
+    tf_scene_free(j.ts);
     return rc;
 }
 
@@ -883,21 +886,20 @@ static int cmd_resume(int argc, char **argv)
         a.checkpoint_every = c.checkpoint_every;
     struct job j = {.a = &a,
                     .engine = a.engine ? a.engine : c.engine,
-                    .file_text = c.scene_file,
                     .sets = sets,
                     .nset = nset,
                     .resume_step = c.step,
                     .busy = c.seconds};
     snprintf(j.outdir, sizeof j.outdir, "%s", a.scene);
-    if (scene_load_text(&j.s, c.scene_path, c.scene_file, strlen(c.scene_file), sets, nset, err,
-                        sizeof err)) {
+    if (tf_scene_from_string(c.scene_path, c.scene_file, sets, nset, &j.ts, err, sizeof err)) {
         fprintf(stderr, "texfdtd: %s/checkpoint.h5: its scene no longer loads: %s\n", a.scene,
                 err);
         checkpoint_free(&c);
         return EXIT_BADINPUT;
     }
+    j.file_text = api_scene_text(j.ts);
     rc = job_execute(&j);
-    scene_free(&j.s);
+    tf_scene_free(j.ts);
     checkpoint_free(&c);
     return rc;
 }

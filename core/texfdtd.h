@@ -8,8 +8,9 @@
  * `make install` installs; it includes nothing of the project's.
  *
  * Conventions (chosen so that ctypes and other FFIs can call it directly):
- *   - Opaque handles (tf_scene, tf_sim); plain C types; no struct is passed
- *     by value, no callback is needed.
+ *   - Opaque handles (tf_scene, tf_sim); plain C types, and one options
+ *     struct (tf_sim_options) passed by pointer; no struct is passed by
+ *     value, no callback is needed.
  *   - Every function that can fail returns 0 on success and non-zero on
  *     failure, and then writes one line saying what failed into the caller's
  *     buffer err of errlen bytes (NUL-terminated, truncated to fit; err may
@@ -49,7 +50,7 @@ extern "C" {
 #endif
 
 #define TEXFDTD_VERSION_MAJOR 0
-#define TEXFDTD_VERSION_MINOR 1
+#define TEXFDTD_VERSION_MINOR 2
 #define TEXFDTD_VERSION_PATCH 0
 
 #if defined(__GNUC__)
@@ -107,7 +108,32 @@ TF_API void tf_scene_free(tf_scene *scene);
 
 /* ---- simulations ------------------------------------------------------------ */
 
-/* Build the model of `scene` and create a simulation on engine `engine`
+/* How tf_sim_open creates a simulation.  Start from TF_SIM_OPTIONS_INIT
+ * (or set size = sizeof(tf_sim_options) and the rest as there); a library
+ * of a later version reads only the first `size` bytes and takes its
+ * defaults for the fields it has beyond them. */
+typedef struct tf_sim_options {
+    size_t size;            /* sizeof(tf_sim_options) */
+    const char *engine;     /* NULL: "cpu"; see tf_engines */
+    const char *precision;  /* "single" (NULL) or "double" */
+    const char *denormals;  /* "flush" (NULL: flush to zero, as GPU shaders do) or "keep"
+                             * (IEEE gradual underflow; the cpu engines, and the GL engines
+                             * where the driver keeps them) */
+    const char *shader_dir; /* GL engines: the folder of the .vert/.frag/.comp files
+                             * (NULL: $TEXFDTD_SHADER_DIR, else the installed copy,
+                             * else ./shaders) */
+    int device;             /* GPU index (gl and cuda engines); -1: the default */
+    int threads;            /* OpenMP threads of the cpu engine; 0: all cores */
+} tf_sim_options;
+#define TF_SIM_OPTIONS_INIT {sizeof(tf_sim_options), NULL, NULL, NULL, NULL, -1, 0}
+
+/* Build the model of `scene` and create a simulation with the options
+ * (NULL: TF_SIM_OPTIONS_INIT's).  An engine that cannot run the scene
+ * refuses it, saying why; bad options are refused before anything is
+ * built.  The simulation keeps its own copy of the scene. */
+TF_API int tf_sim_open(const tf_scene *scene, const tf_sim_options *options, tf_sim **out,
+                       char *err, size_t errlen);
+/* The same with the common options as arguments: engine `engine`
  * (NULL: "cpu"; see tf_engines), precision "single" or "double" (NULL:
  * single), GPU `device` (-1: the default; gl and cuda engines), `threads`
  * OpenMP threads (0: all cores; cpu engine).  An engine that cannot run

@@ -586,3 +586,56 @@ Test(api, version)
                                    + TEXFDTD_VERSION_PATCH);
     cr_assert(!strncmp(tf_version_string(), TEXFDTD_VERSION, strlen(TEXFDTD_VERSION)));
 }
+
+/* tf_sim_open: the options struct (denormals, shader folder, an older
+ * caller's shorter struct) and its refusals, each before anything is built. */
+Test(api, open_options, .timeout = 120)
+{
+    tf_scene *s = load_string("api", scene_te);
+    tf_sim *a = NULL, *b = NULL;
+    char d[1024];
+    /* NULL options: cpu, single, flush; the fields are tf_sim_create's */
+    cr_assert_eq(tf_sim_open(s, NULL, &a, err, E_), 0, "%s", err);
+    b = make_sim(s, "cpu");
+    cr_assert_eq(tf_sim_run(a, err, E_), 0, "%s", err);
+    cr_assert_eq(tf_sim_run(b, err, E_), 0, "%s", err);
+    size_t n;
+    float *fa = api_fields(a, &n), *fb = api_fields(b, &n);
+    assert_same_bits(fa, fb, 3 * n, "tf_sim_open(NULL) against tf_sim_create");
+    free(fa), free(fb);
+    cr_assert_eq(tf_sim_describe(a, d, sizeof d, err, E_), 0, "%s", err);
+    cr_assert(strstr(d, "flush") && strstr(d, "single"), "%s", d);
+    tf_sim_destroy(a), tf_sim_destroy(b);
+    /* denormals = keep reaches the engine */
+    tf_sim_options o = TF_SIM_OPTIONS_INIT;
+    o.denormals = "keep";
+    o.precision = "double";
+    cr_assert_eq(tf_sim_open(s, &o, &a, err, E_), 0, "%s", err);
+    cr_assert_eq(tf_sim_describe(a, d, sizeof d, err, E_), 0, "%s", err);
+    cr_assert(strstr(d, "keep") && strstr(d, "double"), "%s", d);
+    tf_sim_destroy(a);
+    /* a caller built against a struct that ended before `denormals`: the
+     * library takes its default for what lies beyond size */
+    o.size = offsetof(tf_sim_options, denormals);
+    cr_assert_eq(tf_sim_open(s, &o, &a, err, E_), 0, "%s", err);
+    cr_assert_eq(tf_sim_describe(a, d, sizeof d, err, E_), 0, "%s", err);
+    cr_assert(strstr(d, "flush") && strstr(d, "double"), "%s", d);
+    tf_sim_destroy(a);
+    /* refusals */
+    a = NULL;
+    o = (tf_sim_options)TF_SIM_OPTIONS_INIT;
+    o.size = 0;
+    FAILS(tf_sim_open(s, &o, &a, err, E_), "options.size");
+    o = (tf_sim_options)TF_SIM_OPTIONS_INIT;
+    o.denormals = "sometimes";
+    FAILS(tf_sim_open(s, &o, &a, err, E_), "denormals is flush or keep, not 'sometimes'");
+    o = (tf_sim_options)TF_SIM_OPTIONS_INIT;
+    o.device = -2;
+    FAILS(tf_sim_open(s, &o, &a, err, E_), "not -2");
+    o = (tf_sim_options)TF_SIM_OPTIONS_INIT;
+    o.engine = "gl";
+    o.shader_dir = "/nonexistent/shaders";
+    FAILS(tf_sim_open(s, &o, &a, err, E_), "/nonexistent/shaders");
+    cr_assert_null(a);
+    tf_scene_free(s);
+}

@@ -93,6 +93,21 @@ def test_double_precision_and_overrides_equal_the_command(scene_file, tmp_path):
             assert sim.field("ez").tobytes() == f["ez"][()].tobytes()
 
 
+def test_denormals_keep_equals_the_command(scene_file, tmp_path):
+    out = tmp_path / "out"
+    run_command(scene_file, out, "--denormals", "keep")
+    with texfdtd.Simulation(scene_file, threads=1, denormals="keep") as sim:
+        assert "keep" in sim.describe()
+        sim.run()
+        with h5py.File(out / "fields.h5") as f:
+            assert sim.field("ez").tobytes() == f["ez"][()].tobytes()
+    with pytest.raises(texfdtd.TexfdtdError, match="denormals is flush or keep, not 'often'"):
+        texfdtd.Simulation(scene_file, denormals="often")
+    if "gl" in texfdtd.engines():
+        with pytest.raises(texfdtd.TexfdtdError, match="no-such-shaders"):
+            texfdtd.Simulation(scene_file, engine="gl", shader_dir=tmp_path / "no-such-shaders")
+
+
 def test_two_simulations_in_one_process(scene_file):
     a_alone = texfdtd.Simulation(texfdtd.Scene(scene_file), threads=1)
     a_alone.run()

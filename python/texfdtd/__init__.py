@@ -84,6 +84,17 @@ _proto("tf_scene_dims", _void_p, _int_p, _int_p, _int_p, _int_p, _c_char_p, _siz
 _proto("tf_scene_spacing", _void_p, _dbl_p, _dbl_p, _dbl_p, _c_char_p, _size_t)
 _lib.tf_scene_free.argtypes = [_void_p]
 _lib.tf_scene_free.restype = None
+
+
+class _SimOptions(ctypes.Structure):
+    """tf_sim_options (core/texfdtd.h)."""
+    _fields_ = [("size", _size_t), ("engine", _c_char_p), ("precision", _c_char_p),
+                ("denormals", _c_char_p), ("shader_dir", _c_char_p), ("device", ctypes.c_int),
+                ("threads", ctypes.c_int)]
+
+
+_proto("tf_sim_open", _void_p, ctypes.POINTER(_SimOptions), ctypes.POINTER(_void_p), _c_char_p,
+       _size_t)
 _proto("tf_sim_create", _void_p, _c_char_p, _c_char_p, ctypes.c_int, ctypes.c_int,
        ctypes.POINTER(_void_p), _c_char_p, _size_t)
 _proto("tf_sim_step", _void_p, ctypes.c_int, _c_char_p, _size_t)
@@ -240,17 +251,23 @@ class Scene:
 
 class Simulation:
     """A scene on an engine: ``Simulation(scene, engine="cpu", precision="single",
-    device=-1, threads=0)``.  A context manager: leaving the ``with`` block frees
-    the engine (and a GPU context) at once."""
+    device=-1, threads=0, denormals="flush", shader_dir=None)``.  ``denormals``:
+    "flush" (to zero, as GPU shaders do) or "keep" (IEEE gradual underflow);
+    ``shader_dir``: the GL engines' shader folder (None: as the command finds
+    it).  A context manager: leaving the ``with`` block frees the engine (and a
+    GPU context) at once."""
 
-    def __init__(self, scene, engine="cpu", precision="single", device=-1, threads=0):
+    def __init__(self, scene, engine="cpu", precision="single", device=-1, threads=0,
+                 denormals="flush", shader_dir=None):
         if not isinstance(scene, Scene):
             scene = Scene(scene)
         self.scene = scene
         self._shape = scene.shape
         self._h = _void_p()
-        _call(_lib.tf_sim_create, scene._h, engine.encode(), precision.encode(), int(device),
-              int(threads), ctypes.byref(self._h))
+        opt = _SimOptions(ctypes.sizeof(_SimOptions), engine.encode(), precision.encode(),
+                          denormals.encode(), os.fsencode(shader_dir) if shader_dir else None,
+                          int(device), int(threads))
+        _call(_lib.tf_sim_open, scene._h, ctypes.byref(opt), ctypes.byref(self._h))
         self.dtype = np.float32 if precision == "single" else np.float64
 
     def _live(self):
