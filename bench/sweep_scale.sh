@@ -103,6 +103,26 @@ t0=$(date +%s.%N)
     { echo "sweep_scale: the run alone failed (exit $?)" >&2; tail -5 "$WORK/alone.log" >&2; exit 1; }
 t1=$(date +%s.%N)
 echo "run alone (angle $A7): wall $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s; $(grep -h 'times:' "$WORK/alone.log" | sed 's/^texfdtd: //')"
+# where a run's time goes beside the sweep (DIAG=0 leaves it out): the same
+# run without its far-field monitor, and two runs at once, one on each GPU
+# (as the two workers run), each with the node's OpenMP threads and then
+# with half of them
+if [ "${DIAG:-1}" = 1 ]; then
+    sed '/^\[monitor.far\]/,/^angles/d' "$SCENE" >"$WORK/nofar.ini"
+    "$BIN" run "$WORK/nofar.ini" --engine "$ENGINE" --set "source.angle=$A7" --out "$WORK/nofar" >"$WORK/nofar.log" 2>&1
+    echo "run alone, no far-field monitor: $(grep -h 'times:' "$WORK/nofar.log" | sed 's/^texfdtd: //')"
+    NP=$(nproc)
+    for th in "$NP" $((NP / 2)); do
+        for g in 0 1; do
+            OMP_NUM_THREADS=$th "$BIN" run "$SCENE" --engine "$ENGINE" --device $g --set "source.angle=$A7" \
+                --out "$WORK/pair$th-$g" >"$WORK/pair$th-$g.log" 2>&1 &
+        done
+        wait
+        for g in 0 1; do
+            echo "two at once, $th threads each, GPU $g: $(grep -h 'times:' "$WORK/pair$th-$g.log" | sed 's/^texfdtd: //')"
+        done
+    done
+fi
 T1=$(t_of 2 "$WORK/one") || exit 1
 echo "1 worker  (mpirun -np 2): $T1 s"
 T2=$(t_of 3 "$WORK/two") || exit 1

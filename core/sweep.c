@@ -24,6 +24,9 @@
 #include "cuda/cuda_api.h"
 #endif
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -850,6 +853,34 @@ static int farm_master(const struct sweep *sw, const long *todo, long n)
     return stopping ? EXIT_INTERRUPTED : worst;
 }
 
+/* Did the sweep's options name --threads (which each run then takes)? */
+static bool threads_given(const struct sweep *sw)
+{
+    for (int k = 0; k < sw->npass; k++)
+        if (!strncmp(sw->pass[k], "--threads", 9))
+            return true;
+    return false;
+}
+
+/* The OpenMP threads of a worker: the node's cores shared among the
+ * workers on it (its ranks but rank 0, which only hands out runs), unless
+ * OMP_NUM_THREADS or --threads says otherwise.  Each worker left at the
+ * default would start a team as large as the node for its host work (the
+ * monitors' sums, the cpu engine), and two such teams on one node's cores
+ * slow both down. */
+static void worker_threads(const struct sweep *sw)
+{
+#ifdef _OPENMP
+    if (getenv("OMP_NUM_THREADS") || threads_given(sw))
+        return;
+    const int workers = decomp_local_size() > 1 ? decomp_local_size() - 1 : 1;
+    const int t = omp_get_num_procs() / workers;
+    omp_set_num_threads(t > 1 ? t : 1);
+#else
+    (void)sw;
+#endif
+}
+
 /* A worker: asks rank 0 for runs until told to stop. */
 static void farm_worker(const struct sweep *sw, int device)
 {
@@ -1259,6 +1290,7 @@ int sweep_main(int argc, char **argv)
         sw.file_len = sw.file_text ? strlen(sw.file_text) : 0;
         choose_out(&sw); /* rank 0's choice */
         const int device = worker_device(&sw, local);
+        worker_threads(&sw);
         if (device >= 0 && !sw.quiet)
             fprintf(stderr, "sweep: rank %d of %d (node-local rank %d) runs on CUDA device %d\n",
                     me, world, local, device);
