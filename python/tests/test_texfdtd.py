@@ -229,3 +229,24 @@ def test_sweep_from_python_and_its_resume(scene_file, tmp_path):
     assert list(again["far.backscatter"]) == list(s["far.backscatter"])
     with pytest.raises(texfdtd.TexfdtdError, match="nosuchresult"):
         texfdtd.sweep(scene_file, vary, out=tmp_path / "bad", results=["nosuchresult"])
+
+
+def test_sweep_farmed_over_mpi_ranks_equals_serial(scene_file, tmp_path):
+    import shutil
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
+    vary = {"source.angle": [0, 40, 80]}
+    serial = texfdtd.sweep(scene_file, vary, out=tmp_path / "serial",
+                           results=["far.backscatter"], options=["--threads", "1"])
+    try:
+        farm = texfdtd.sweep(scene_file, vary, out=tmp_path / "farm", results=["far.backscatter"],
+                             options=["--threads", "1"], mpirun=3)
+    except texfdtd.TexfdtdError as e:
+        if "MPI" in str(e) and "built" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert list(farm["far.backscatter"]) == list(serial["far.backscatter"])
+    for k in range(3):
+        with h5py.File(tmp_path / "serial" / f"run-{k:04d}" / "fields.h5") as a, \
+                h5py.File(tmp_path / "farm" / f"run-{k:04d}" / "fields.h5") as b:
+            assert a["ez"][()].tobytes() == b["ez"][()].tobytes()

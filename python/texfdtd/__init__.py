@@ -509,7 +509,8 @@ def sweep(scene, vary, *, engine="cpu", out=None, results=None, sets=(), options
     if quiet:
         cmd.append("-q")
     if mpirun:
-        cmd = ["mpirun", "-np", str(int(mpirun)), "--oversubscribe"] + cmd
+        root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+        cmd = ["mpirun", *root, "-np", str(int(mpirun)), "--oversubscribe"] + cmd
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         raise TexfdtdError(p.stderr.strip() or f"texfdtd sweep failed (exit {p.returncode})")
