@@ -21,8 +21,9 @@
  *     error, nothing is written).
  *   - No global state: any number of scenes and simulations may live in one
  *     process and be called in turns (each GL simulation makes its own
- *     context current).  Calls on one handle must not overlap; calls on
- *     distinct handles from several threads at once are not tested yet.
+ *     context current).  Calls on one handle must not overlap; distinct
+ *     handles may be called from several threads at once (tested with cpu
+ *     simulations; GL simulations on several threads are not tested).
  *
  * Grids and units.  A 2D scene has nz = 1; its fields are arrays
  * [ny][nx], row-major (x fastest): element j * nx + i is cell (i, j).  A 3D

@@ -6,6 +6,7 @@
 #include "core/texfdtd.h"
 
 #include <libgen.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 /* A small TM scene with a CPML, a dielectric and a PEC object, every
@@ -168,6 +169,72 @@ Test(api, two_simulations_interleaved)
     tf_sim_destroy(b);
     tf_sim_destroy(c);
     tf_scene_free(s3);
+}
+
+/* Simulations on distinct handles stepped at once from several threads:
+ * each thread loads its own scene, creates, steps in chunks and reads its
+ * fields; each must give the bits of the engine run alone. */
+struct sim_thread {
+    const char *text;
+    float *f;
+    size_t n;
+    char err[512];
+    int rc;
+};
+
+static void *sim_thread_main(void *arg)
+{
+    struct sim_thread *t = arg;
+    tf_scene *s = NULL;
+    tf_sim *sim = NULL;
+    char *e = t->err;
+    const size_t el = sizeof t->err;
+    int steps = 0;
+    t->rc = tf_scene_from_string("thread", t->text, NULL, 0, &s, e, el)
+            || tf_scene_dims(s, NULL, NULL, NULL, &steps, e, el)
+            || tf_sim_create(s, "cpu", "single", -1, 1, &sim, e, el);
+    while (!t->rc && steps > 0) {
+        const int k = steps < 17 ? steps : 17;
+        t->rc = tf_sim_step(sim, k, e, el);
+        steps -= k;
+    }
+    if (!t->rc)
+        t->rc = tf_sim_field_count(sim, &t->n, e, el);
+    if (!t->rc && !(t->f = malloc(3 * t->n * sizeof *t->f)))
+        t->rc = -1;
+    char names[64];
+    if (!t->rc)
+        t->rc = tf_sim_field_names(sim, names, sizeof names, e, el);
+    char *save = NULL;
+    int k = 0;
+    for (char *w = t->rc ? NULL : strtok_r(names, ",", &save); w && !t->rc;
+         w = strtok_r(NULL, ",", &save), k++)
+        t->rc = tf_sim_read_field_f32(sim, w, t->f + k * t->n, t->n, e, el);
+    tf_sim_destroy(sim);
+    tf_scene_free(s);
+    return NULL;
+}
+
+Test(api, simulations_on_several_threads_at_once, .timeout = 120)
+{
+    enum { NT = 4 };
+    struct sim_thread t[NT];
+    pthread_t th[NT];
+    for (int k = 0; k < NT; k++) {
+        t[k] = (struct sim_thread){.text = k % 2 ? scene_te : scene_tm};
+        cr_assert_eq(pthread_create(&th[k], NULL, sim_thread_main, &t[k]), 0);
+    }
+    for (int k = 0; k < NT; k++)
+        pthread_join(th[k], NULL);
+    size_t n1, n2;
+    float *tm = engine_fields(scene_tm, "cpu", 240, &n1), *te = engine_fields(scene_te, "cpu", 150, &n2);
+    for (int k = 0; k < NT; k++) {
+        cr_assert_eq(t[k].rc, 0, "thread %d: %s", k, t[k].err);
+        cr_assert_eq(t[k].n, k % 2 ? n2 : n1);
+        assert_same_bits(t[k].f, k % 2 ? te : tm, 3 * t[k].n, k % 2 ? "TE thread" : "TM thread");
+        free(t[k].f);
+    }
+    free(tm), free(te);
 }
 
 /* two GL simulations (two contexts) stepped in turns: each has the bits of
