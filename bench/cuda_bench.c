@@ -1,9 +1,13 @@
 /* cuda_bench.c - benchmarks of the CUDA engines (issue 5, item 7), run by
  * bench/cuda.sh on the GPU machine.
  *
- *   build/bench/cuda_bench OUTDIR [quick | mapping]
+ *   build/bench/cuda_bench OUTDIR [quick | mapping | medium]
  *   (mapping: only (c), the 256^3 cavity with the coalesced and the
- *   un-coalesced thread mapping of the two-kernel path, float and double)
+ *   un-coalesced thread mapping of the two-kernel path, float and double;
+ *   medium: only the 2D fused path of a plane wave in a 10-cell CPML at
+ *   1024^2 .. 8192^2 with 16, 32 and 64 rows a strip, beside the temporal
+ *   path of the same grid without the CPML: where the sizes of a sweep's
+ *   runs, not the largest grids, set the speed)
  *
  * Timing: CUDA events around engine_step() on the default stream
  * (texfdtd_cuda_time_steps), after warm-up steps, median of 3 repeats.
@@ -173,6 +177,7 @@ int main(int argc, char **argv)
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
     const bool mapping = argc > 2 && !strcmp(argv[2], "mapping");
+    const bool medium = argc > 2 && !strcmp(argv[2], "medium");
     char path[4096], err[ERRLEN];
     snprintf(path, sizeof path, "%s/cuda_bench.csv", argv[1]);
     csv = fopen(path, "w");
@@ -206,6 +211,32 @@ int main(int argc, char **argv)
     if (mapping) {
         unsetenv("TEXFDTD_CUDA3D");
         unsetenv("TEXFDTD_CUDA3D_MAP");
+        fclose(csv);
+        return 0;
+    }
+
+    /* medium 2D grids: ms a step against cells shows where a launch's fixed
+     * cost, not memory, sets the pace */
+    for (int n = 1024; n <= 8192 && medium; n *= 2) {
+        char text[512];
+        const char *rows[] = {"16", "32", "64"};
+        const double cells = (double)(n - 22) * (n - 22);
+        for (int q = 0; q < 4; q++) {
+            snprintf(text, sizeof text,
+                     "[grid]\nnx = %d\nny = %d\nsteps = 100\n[source]\nangle = 0\n%s", n, n,
+                     q < 3 ? "[boundary]\ntype = cpml\ncells = 10\n" : "");
+            setenv("TEXFDTD_CUDA2D", q < 3 ? "fused" : "temporal", 1);
+            setenv("TEXFDTD_CUDA2D_ROWS", q < 3 ? rows[q] : "", 1);
+            char label[48];
+            snprintf(label, sizeof label, "%s%s", q < 3 ? "cpml-fused-R" : "pec-temporal-K6",
+                     q < 3 ? rows[q] : "");
+            bench("2d-medium", label, text, PRECISION_SINGLE, q < 3 ? cells : (double)n * n,
+                  n >= 4096 ? 400 : 2000, 25);
+        }
+        unsetenv("TEXFDTD_CUDA2D");
+        unsetenv("TEXFDTD_CUDA2D_ROWS");
+    }
+    if (medium) {
         fclose(csv);
         return 0;
     }
