@@ -873,7 +873,12 @@ static void worker_threads(const struct sweep *sw)
 #ifdef _OPENMP
     if (getenv("OMP_NUM_THREADS") || threads_given(sw))
         return;
-    const int workers = decomp_local_size() > 1 ? decomp_local_size() - 1 : 1;
+    /* rank 0 is on this node when the node's first rank is world rank 0
+     * (mpirun's default mapping by slot fills node after node) */
+    const bool master_here = decomp_world_rank() - decomp_local_rank() == 0;
+    const int workers = decomp_local_size() - (master_here ? 1 : 0);
+    if (workers < 1)
+        return;
     const int t = omp_get_num_procs() / workers;
     omp_set_num_threads(t > 1 ? t : 1);
 #else
