@@ -64,6 +64,7 @@ struct cpu_engine {
      * scene allows it (tb_ok; TEXFDTD_CPU_TB=K, 1 = off), their slot values
      * [tb_k][nslots], the slots' first index per row [ny + 1] */
     int tb_k;
+    int tb_rows; /* rows of a wavefront position (TEXFDTD_CPU_TB_ROWS, default 1) */
     void *tb_slot_v;
     size_t *slot_row;
 };
@@ -221,6 +222,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     c->tb_k = tb && *tb ? atoi(tb) : 1;
     if (c->tb_k < 1 || c->tb_k > 64)
         c->tb_k = 1;
+    const char *tr = getenv("TEXFDTD_CPU_TB_ROWS");
+    c->tb_rows = tr && *tr ? atoi(tr) : 1;
+    if (c->tb_rows < 1 || c->tb_rows > 64)
+        c->tb_rows = 1;
     if (c->tb_k > 1 && tb_ok(m, c->threads)) {
         if (!(c->tb_slot_v = xcalloc((size_t)c->tb_k * (m->nslots ? m->nslots : 1), elem,
                                      "slot values", err, errlen))
@@ -270,7 +275,7 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
                          !elossy ? NULL                                                           \
                          : sizeof(REAL) == 4 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d,     \
                          sizeof(REAL) == 4 ? (REAL)m->mur_k_f : (REAL)m->mur_k,                   \
-                         c->base.opt.denormals, kk, lv, c->slot_row, point, pc);                  \
+                         c->base.opt.denormals, kk, c->tb_rows, lv, c->slot_row, point, pc);      \
     }
 TB_STEPS(float, _f)
 TB_STEPS(double, _d)
@@ -481,8 +486,9 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
     if (c->tb_k > 1)
-        snprintf(info->detail, sizeof info->detail, "denormals %s; temporal blocking, %d steps a sweep",
-                 denormals_name(e->opt.denormals), c->tb_k);
+        snprintf(info->detail, sizeof info->detail,
+                 "denormals %s; temporal blocking, %d steps a sweep, %d row%s a position",
+                 denormals_name(e->opt.denormals), c->tb_k, c->tb_rows, c->tb_rows == 1 ? "" : "s");
     else
         snprintf(info->detail, sizeof info->detail, "denormals %s", denormals_name(e->opt.denormals));
 }

@@ -23,6 +23,9 @@ static const char *scene_fmt =
     "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = %g\ncenter_y = %g\nradius = 4\n"
     "[monitor.dft]\nstart_step = 9\nfrequencies = 0.8, 1, 1.3\n";
 
+/* TEXFDTD_CPU_TB_ROWS for the blocked runs (NULL: the default, 1). */
+static const char *tb_rows;
+
 /* Run `steps` steps (in calls of `chunk`) and read every field. */
 static void run(const struct model *m, enum precision p, int threads, const char *tb, int steps,
                 int chunk, void *out[9], int *nout, char *detail, size_t dlen)
@@ -32,11 +35,16 @@ static void run(const struct model *m, enum precision p, int threads, const char
         setenv("TEXFDTD_CPU_TB", tb, 1);
     else
         unsetenv("TEXFDTD_CPU_TB");
+    if (tb && tb_rows)
+        setenv("TEXFDTD_CPU_TB_ROWS", tb_rows, 1);
+    else
+        unsetenv("TEXFDTD_CPU_TB_ROWS");
     struct engine_options o = {.precision = p, .denormals = DENORMALS_FLUSH, .device = -1,
                                .threads = threads};
     struct engine *e;
     cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
     unsetenv("TEXFDTD_CPU_TB");
+    unsetenv("TEXFDTD_CPU_TB_ROWS");
     struct engine_info info;
     engine_describe(e, &info);
     snprintf(detail, dlen, "%s", info.detail);
@@ -77,6 +85,9 @@ static void same(const char *source, const char *boundary, int nx, int ny, const
         cr_expect(strstr(db, "temporal blocking"), "TB=%s: the blocked sweep did not run (%s)", tb,
                   db);
         cr_expect(!strstr(da, "temporal blocking"), "%s", da);
+        char want[64];
+        snprintf(want, sizeof want, ", %s row", tb_rows ? tb_rows : "1");
+        cr_expect(strstr(db, want), "rows a position: %s", db);
         /* the scene has fields to compare: the wave has met the objects */
         double top = 0;
         for (size_t c = 0; c < t.model.ncells; c++)
@@ -120,4 +131,23 @@ Test(cpu_tb, pec_walls_and_uneven_calls)
 {
     /* steps in calls of 7 with K = 4: blocks cut by the calls */
     same(PLANE, "type = pec", 44, 40, "4", 2, 93, 7);
+}
+
+/* Wavefront positions of several rows (TEXFDTD_CPU_TB_ROWS = B: a barrier
+ * per B rows instead of per row): the same bits, with B dividing the rows
+ * and not, larger than K, and a single position covering most of the grid. */
+Test(cpu_tb, rows_a_position)
+{
+    const char *rows[] = {"2", "3", "5", "16"};
+    for (int q = 0; q < 4; q++) {
+        tb_rows = rows[q];
+        same(PLANE, "type = cpml\ncells = 6", 61, 53, "4", 1 + q % 3, 97, 97);
+    }
+    tb_rows = "4";
+    same(POINT, "type = mur", 47, 45, "3", 2, 31, 31);
+    tb_rows = "7";
+    same(PLANE, "type = pec", 44, 40, "5", 3, 93, 7);
+    tb_rows = "40";
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "8", 2, 97, 97);
+    tb_rows = NULL;
 }
