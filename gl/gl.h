@@ -52,6 +52,13 @@ struct inc_wave;
 int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave *w, int what,
                       const double *args, size_t n, uint64_t *bits, char *err, size_t errlen);
 
+/* The arithmetic and texel fetches per cell and step of `gl` at k steps per
+ * fragment pass (k = 1: the one-step H and E passes; k > 1: the vacuum fast
+ * path of update_k.frag, counted from the statements gl/kgen.c generates):
+ * the roofline of bench/gl_bench.c.  0, or -1 with err for a k it lacks. */
+int gl_kpass_cost(int k, double *flops_per_cell, double *texels_per_cell, char *err,
+                  size_t errlen);
+
 /* Steps per fragment pass (the multi-step path, 1 = plain passes) in use. */
 int gl_engine_steps_per_pass(const struct engine *e);
 

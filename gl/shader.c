@@ -265,7 +265,8 @@ static void first_error(const char *log, const struct glsl_lib *lib, const char 
 }
 
 static int compile_one(const char *dir, const struct glsl_lib *lib, const char *name,
-                       const char *defines, GLuint *out, char *err, size_t errlen)
+                       const char *defines, const char *tail, GLuint *out, char *err,
+                       size_t errlen)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -282,9 +283,10 @@ static int compile_one(const char *dir, const struct glsl_lib *lib, const char *
         snprintf(pre, plen, "%s%s#line %d 1\n", GLSL_VERSION_LINE, defines, LINE_BASE + 1);
     else
         snprintf(pre, plen, "%s%s#line 1 0\n", GLSL_VERSION_LINE, defines);
-    const char *src[4] = {pre, lib ? lib->text : "", lib ? "\n#line 1 0\n" : "", text};
+    const char *src[5] = {pre, lib ? lib->text : "", lib ? "\n#line 1 0\n" : "", text,
+                          tail ? tail : ""};
     GLuint sh = glCreateShader(stage);
-    glShaderSource(sh, 4, src, NULL);
+    glShaderSource(sh, 5, src, NULL);
     glCompileShader(sh);
     GLint ok = 0, loglen = 0;
     glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
@@ -306,6 +308,13 @@ static int compile_one(const char *dir, const struct glsl_lib *lib, const char *
 int gl_program_build(const char *dir, const char *lib, const char *const *stages, int nstages,
                      const char *defines, GLuint *out, char *err, size_t errlen)
 {
+    return gl_program_build_tail(dir, lib, stages, nstages, defines, NULL, out, err, errlen);
+}
+
+int gl_program_build_tail(const char *dir, const char *lib, const char *const *stages,
+                          int nstages, const char *defines, const char *tail, GLuint *out,
+                          char *err, size_t errlen)
+{
     struct glsl_lib *l = NULL;
     if (lib) {
         if (!(l = xcalloc(1, sizeof *l, "shader library", err, errlen)))
@@ -320,7 +329,8 @@ int gl_program_build(const char *dir, const char *lib, const char *const *stages
     for (int k = 0; k < nstages && k < 4 && !rc; k++) {
         /* the library is for the pass itself, not the full-screen vertex stage */
         const bool vert = stage_of(stages[k]) == GL_VERTEX_SHADER;
-        rc = compile_one(dir, vert ? NULL : l, stages[k], defines, &sh[k], err, errlen);
+        rc = compile_one(dir, vert ? NULL : l, stages[k], defines,
+                         k == nstages - 1 ? tail : NULL, &sh[k], err, errlen);
         if (!rc)
             glAttachShader(prog, sh[k]);
     }

@@ -24,7 +24,6 @@
  * Generated #defines beyond update2d.glsl's: K (steps per pass), NSLOTS (slot
  * values per step in slot_values), SLOT_X1, SLOT_Y1 (the far corner of the
  * objects' bounding box). */
-#pragma optionNV(unroll all)
 uniform sampler2D ez_tex;          /* Ez^n */
 uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
 uniform usampler2D mat_tex;        /* material index per cell */
@@ -56,6 +55,13 @@ bool vacuum_interior(ivec2 p)
            && (p.x + K < SLOT_X0 || p.x - K > SLOT_X1 || p.y + K < SLOT_Y0 || p.y - K > SLOT_Y1);
 }
 
+#if KPASS_UNROLL
+/* The withdrawn configuration of 2026-11-22 (TEXFDTD_GL_KPASS_UNROLL=1, for
+ * the experiment of docs/performance.md only): the cone in (2K+1)^2 arrays
+ * on both paths, constant loop bounds, and the NVIDIA driver asked to unroll
+ * every loop, the border path's with its lookups included. */
+#pragma optionNV(unroll all)
+#define k_rt K
 void fast_path(ivec2 p)
 {
     float ez[D * D];
@@ -67,7 +73,6 @@ void fast_path(ivec2 p)
             if (in_hset(a, b, K - 1))
                 h[AT(a, b)] = texelFetch(h_tex, p + ivec2(a, b), 0).rg;
         }
-    const float c = cezh[0];
     for (int s = 1; s <= K; s++) {
         const int r = K - s;
         for (int b = -K; b <= K; b++)
@@ -80,12 +85,19 @@ void fast_path(ivec2 p)
         for (int b = -K; b <= K; b++)
             for (int a = -K; a <= K; a++)
                 if (in_hex(a, b, r))
-                    ez[AT(a, b)] = yee_curl_add(ez[AT(a, b)], c, h[AT(a, b)].y, h[AT(a - 1, b)].y,
-                                                h[AT(a, b)].x, h[AT(a, b - 1)].x);
+                    ez[AT(a, b)] = ez_curl(ez[AT(a, b)], 0u, h[AT(a, b)].y, h[AT(a - 1, b)].y,
+                                           h[AT(a, b)].x, h[AT(a, b - 1)].x);
     }
     ez_out = ez[AT(0, 0)];
     h_out = h[AT(0, 0)];
 }
+#else
+uniform int k_rt; /* K as a uniform: the compiler cannot unroll the border path */
+/* fast_path(p): the same updates with no bounds, material or slot lookups,
+ * as straight-line code that gl/kgen.c generates for this K and appends to
+ * this file: one statement per needed value, no arrays, no loops. */
+void fast_path(ivec2 p);
+#endif
 
 void main()
 {
@@ -96,19 +108,19 @@ void main()
     }
     float ez[D * D];
     vec2 h[D * D];
-    for (int b = -K; b <= K; b++)
-        for (int a = -K; a <= K; a++) {
+    for (int b = -k_rt; b <= k_rt; b++)
+        for (int a = -k_rt; a <= k_rt; a++) {
             const ivec2 q = p + ivec2(a, b);
             const bool g = in_grid(q);
             ez[AT(a, b)] = g && in_hex(a, b, K) ? texelFetch(ez_tex, q, 0).r : 0.0;
             h[AT(a, b)] = g && in_hset(a, b, K - 1) ? texelFetch(h_tex, q, 0).rg : vec2(0.0);
         }
-    for (int s = 1; s <= K; s++) {
-        const int r = K - s;
+    for (int s = 1; s <= k_rt; s++) {
+        const int r = k_rt - s;
         sub_step = s - 1;
         /* H^{n+s-1/2} on HSET(r): h_cell() of update2d.glsl, from the arrays */
-        for (int b = -K; b <= K; b++)
-            for (int a = -K; a <= K; a++) {
+        for (int b = -k_rt; b <= k_rt; b++)
+            for (int a = -k_rt; a <= k_rt; a++) {
                 const ivec2 q = p + ivec2(a, b);
                 if (!in_hset(a, b, r) || !in_grid(q) || q == COUNTER_TEXEL)
                     continue;
@@ -119,8 +131,8 @@ void main()
                     h[AT(a, b)].y = yee_h_add(h[AT(a, b)].y, ch, ez[AT(a + 1, b)], ez_c);
             }
         /* Ez^{n+s} on HEX(r): ez_cell_h() of update2d.glsl */
-        for (int b = -K; b <= K; b++)
-            for (int a = -K; a <= K; a++) {
+        for (int b = -k_rt; b <= k_rt; b++)
+            for (int a = -k_rt; a <= k_rt; a++) {
                 const ivec2 q = p + ivec2(a, b);
                 if (!in_hex(a, b, r) || !in_grid(q))
                     continue;
