@@ -216,7 +216,7 @@ int gl_kpass_cost(int k, double *flops_per_cell, double *texels_per_cell, char *
     struct kpass_cost c;
     if (k == 1) { /* the one-step H and E passes */
         *flops_per_cell = 11;
-        *texels_per_cell = 6; /* H: Ez x3, H; E: Ez, H x3 (and the material) */
+        *texels_per_cell = 9; /* H pass: H, Ez x 3; E pass: Ez, H x 3, material */
         return 0;
     }
     char *text = gl2d_kpass_fast_path(k, &c);
