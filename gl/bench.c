@@ -70,7 +70,10 @@ int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err
     const int rc = engine_step(e, n, err, errlen);
     glEndQuery(GL_TIME_ELAPSED);
     GLuint64 ns = 0;
-    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+    /* after a failed step (a fence timeout) the result would block until
+     * the GPU is done, without a limit: not asked for */
+    if (!rc)
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
     glDeleteQueries(1, &q);
     *gpu_seconds = (double)ns * 1e-9;
     return rc;

@@ -728,6 +728,28 @@ Test(gl, steps_per_pass_fence_timeout_is_reported)
     setup_free(&t);
 }
 
+/* A shader build that takes longer than TEXFDTD_GL_COMPILE_TIMEOUT_S is
+ * refused with that said (the withdrawn k > 2 shader kept the H100 driver
+ * compiling, docs/performance.md), never waited for silently: a timeout no
+ * compile can meet. */
+Test(gl, compile_timeout_is_reported)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "6", 1);
+    setenv("TEXFDTD_GL_COMPILE_TIMEOUT_S", "0.000001", 1);
+    struct test_setup t;
+    setup_from_text(&t, SQUARE, NULL, 0);
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    char err[ERRLEN], why[ERRLEN];
+    struct engine *e = NULL;
+    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
+    if (rc && gl_probe(o.device, why, sizeof why) && !gpu_required())
+        cr_skip_test("no OpenGL device here: %s", why);
+    cr_assert_neq(rc, 0, "a build past its timeout was accepted");
+    cr_expect(strstr(err, "TEXFDTD_GL_COMPILE_TIMEOUT_S") != NULL, "%s", err);
+    cr_log_info("%s", err);
+    setup_free(&t);
+}
+
 /* gl-compute runs fused (one dispatch per step) by default; the two-dispatch
  * variant must give the same bits too. */
 Test(gl_compute, two_dispatches_equal_cpu)
