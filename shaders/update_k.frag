@@ -5,25 +5,36 @@
  * fragment advances its own cell K steps and writes Ez and (Hx, Hy) once (two
  * render targets), so the bytes written per step fall K-fold.  To do so it
  * recomputes, from the textures, the small neighbourhood its result depends
- * on, level by level, with the same h_cell / ez_cell arithmetic of
- * update2d.glsl, so every value has the bits of the one-step passes.
+ * on, level by level, with the same arithmetic as update2d.glsl's h_cell /
+ * ez_cell, so every value has the bits of the one-step passes.
  *
  * Dependencies (offsets (a, b) from the fragment's cell):
- *   Ez^{n+s}(q)     needs H^{n+s-1/2} at q, q-(1,0), q-(0,1) and Ez^{n+s-1}(q)
- *   H^{n+s-1/2}(q)  needs Ez^{n+s-1} at q, q+(1,0), q+(0,1) and H^{n+s-3/2}(q)
- * so Ez^{n+s} is needed on the hexagon of radius r = K - s,
- *   HEX(r) = { |a| <= r, |b| <= r, |a + b| <= r },
- * and H^{n+s-1/2} on HSET(r) = HEX(r) + {0, -(1,0), -(0,1)}.  Cells outside
- * the grid are skipped: the update rules (no Hx on the last row, no Hy on the
- * last column, Ez on interior cells only) never read them.
+ *   Ez^{n+s}(q)     needs Hy^{n+s-1/2} at q, q-(1,0), Hx at q, q-(0,1), Ez^{n+s-1}(q)
+ *   Hx^{n+s-1/2}(q) needs Ez^{n+s-1} at q, q+(0,1) and Hx^{n+s-3/2}(q)
+ *   Hy^{n+s-1/2}(q) needs Ez^{n+s-1} at q, q+(1,0) and Hy^{n+s-3/2}(q)
+ * so Ez^{n+s} is needed on the diamond |a| + |b| <= K - s (Ez reaches its
+ * four neighbours through H in one step).  Two paths:
  *
- * Most fragments are far from the grid edges and from every object: their
- * whole neighbourhood is interior vacuum, and fast_path() runs the same
- * update functions with no bounds, material or slot lookups.
+ *   fast_path()  fragments whose whole cone is interior vacuum (most of
+ *                them): no bounds, material or slot lookups; straight-line
+ *                code generated for this K by gl/kgen.c and appended to this
+ *                file, one statement per needed value (docs/gl.md)
+ *   main()       fragments near the grid's edges or an object: the cone in
+ *                (2K+1)^2 arrays, loops over the hexagon |a|, |b|, |a+b| <=
+ *                K - s (a superset of the diamond) with the edge rules (no
+ *                Hx on the last row, no Hy on the last column, Ez on
+ *                interior cells only, cells outside the grid skipped) and
+ *                the slots; the loops' bound is the uniform k_rt, so no
+ *                compiler unrolls them into a huge shader
+ *
+ * No `#pragma optionNV(unroll all)`: with it (and the cone in arrays on both
+ * paths) K = 3 kept the H100 from finishing (docs/performance.md);
+ * KPASS_UNROLL = 1 (TEXFDTD_GL_KPASS_UNROLL=1) rebuilds that configuration,
+ * for that experiment only.
  *
  * Generated #defines beyond update2d.glsl's: K (steps per pass), NSLOTS (slot
  * values per step in slot_values), SLOT_X1, SLOT_Y1 (the far corner of the
- * objects' bounding box). */
+ * objects' bounding box), KPASS_UNROLL. */
 uniform sampler2D ez_tex;          /* Ez^n */
 uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
 uniform usampler2D mat_tex;        /* material index per cell */
