@@ -109,6 +109,16 @@ static void pass_locations(struct pass *p)
         p->row = glGetUniformLocation(p->prog, "row_base");
 }
 
+/* The samplers of the PEC-box passes (update_k.frag, update_he.comp). */
+static void set_pec_box_samplers(GLuint p)
+{
+    set_sampler(p, "ez_tex", UNIT_EZ);
+    set_sampler(p, "h_tex", UNIT_H);
+    set_sampler(p, "mat_tex", UNIT_MAT);
+    set_sampler(p, "slot_tex", UNIT_SLOT);
+    set_sampler(p, "slot_values", UNIT_SLOTVAL);
+}
+
 /* The multi-step pass update_k.frag for k steps into g->kpass (replacing
  * any earlier one), with its generated fast path (kgen.c), and the two-target
  * framebuffers it renders into.  TEXFDTD_GL_KPASS_UNROLL=1 builds the
@@ -146,11 +156,7 @@ int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *er
     const GLuint p = g->kpass.prog;
     glProgramUniform1i(p, glGetUniformLocation(p, "k_rt"), k);
     gl2d_set_coefficients(p, m);
-    set_sampler(p, "ez_tex", UNIT_EZ);
-    set_sampler(p, "h_tex", UNIT_H);
-    set_sampler(p, "mat_tex", UNIT_MAT);
-    set_sampler(p, "slot_tex", UNIT_SLOT);
-    set_sampler(p, "slot_values", UNIT_SLOTVAL);
+    set_pec_box_samplers(p);
     g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
     for (int c = 0; c < 2 && !g->mrt_fbo[c]; c++)
         if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
@@ -221,11 +227,7 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
             return -1;
         const GLuint p = g->hepass.prog;
         gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        set_pec_box_samplers(p);
         glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
         glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
         g->hepass.slot_base = glGetUniformLocation(p, "slot_base");

@@ -303,10 +303,12 @@ static double max_abs(const float *v, size_t n)
     return m;
 }
 
-/* Run `steps` through `name` (requesting denormal mode `want`) and through
- * the CPU engine in the mode the GL engine reports; demand equal bits. */
-static void agree(const char *name, const char *scene, int steps, enum denormals want,
-                  enum denormals *reported)
+/* Run engine_step calls of the lengths in `parts` (0-terminated) through
+ * `name` (requesting denormal mode `want`; want_k > 0: the engine must run
+ * that many steps per fragment pass) and their total through the CPU engine
+ * in the mode the GL engine reports; demand equal bits. */
+static void agree_calls(const char *name, const char *scene, const int *parts,
+                        enum denormals want, enum denormals *reported, int want_k)
 {
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
@@ -317,7 +319,15 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     engine_describe(g, &info);
     cr_log_info("%s on %s: %s", name, info.device, info.detail);
     cr_assert_eq(info.precision, PRECISION_SINGLE);
-    step_ok(g, steps);
+    if (want_k)
+        cr_assert_eq(gl_engine_steps_per_pass(g), want_k, "asked for %d steps per pass, got %d",
+                     want_k, gl_engine_steps_per_pass(g));
+    int steps = 0;
+    for (int q = 0; parts[q]; q++) {
+        step_ok(g, parts[q]);
+        steps += parts[q];
+    }
+    cr_assert_eq(g->step, steps);
     /* TE: the arrays, and Hz, Ex, Ey read with their signs */
     const bool te = m->scene->te;
     const enum field tf[3] = {FIELD_HZ, FIELD_EX, FIELD_EY};
@@ -375,6 +385,14 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     setup_free(&t);
     if (reported)
         *reported = info.denormals;
+}
+
+/* Run `steps` through `name` in one call, as agree_calls. */
+static void agree(const char *name, const char *scene, int steps, enum denormals want,
+                  enum denormals *reported)
+{
+    const int parts[2] = {steps, 0};
+    agree_calls(name, scene, parts, want, reported, 0);
 }
 
 Test(gl, square_equals_cpu) { agree("gl", SQUARE, 500, DENORMALS_FLUSH, NULL); }
@@ -573,45 +591,7 @@ static void agree_k(int k, const char *scene, const int *parts, int batch)
     } else {
         unsetenv("TEXFDTD_GL_BATCH_STEPS");
     }
-    struct test_setup t;
-    setup_from_text(&t, scene, NULL, 0);
-    const struct model *m = &t.model;
-    const struct engine_options o = gl_options(DENORMALS_FLUSH);
-    struct engine *g = create_or_skip("gl", m, &o);
-    cr_assert_eq(gl_engine_steps_per_pass(g), k, "asked for %d steps per pass, got %d", k,
-                 gl_engine_steps_per_pass(g));
-    int steps = 0;
-    for (int q = 0; parts[q]; q++) {
-        step_ok(g, parts[q]);
-        steps += parts[q];
-    }
-    cr_assert_eq(g->step, steps);
-    float *gf[3];
-    for (int f = 0; f < 3; f++)
-        gf[f] = read_ok(g, (enum field)f);
-    struct engine_info info;
-    engine_describe(g, &info);
-    engine_destroy(g);
-    struct engine_options co = {0};
-    co.precision = PRECISION_SINGLE;
-    co.denormals = info.denormals;
-    void *cf[3];
-    char err[ERRLEN];
-    cr_assert_eq(run_engine("cpu", m, &co, steps, cf, err, sizeof err), 0, "cpu: %s", err);
-    double on_object = 0;
-    for (size_t q = 0; q < m->nslots; q++)
-        on_object = fmax(on_object, fabs(((float *)cf[0])[m->slot_cell[q]]));
-    cr_assert_gt(on_object, 0.1, "the wave has not reached the object after %d steps", steps);
-    for (int f = 0; f < 3; f++) {
-        uint32_t ulp = 0;
-        const size_t d = count_bit_differences(gf[f], cf[f], m->ncells, &ulp);
-        cr_expect_eq(d, 0, "k = %d, batch %d: %s after %d steps: %zu of %zu values differ "
-                           "(max %u ulp)",
-                     k, batch, field_name((enum field)f), steps, d, m->ncells, ulp);
-        free(gf[f]);
-    }
-    free_fields(cf);
-    setup_free(&t);
+    agree_calls("gl", scene, parts, DENORMALS_FLUSH, NULL, k);
 }
 
 /* k = 3 .. 6 (the generated straight-line fast path of gl/kgen.c in the
@@ -708,23 +688,6 @@ Test(gl, steps_per_pass_out_of_range_is_refused)
     cr_expect(strstr(err, "expected 1 .. 8 or auto") != NULL, "%s", err);
     setenv("TEXFDTD_GL_STEPS_PER_PASS", "3x", 1);
     cr_assert_neq(engine_create("gl", &t.model, &o, &e, err, sizeof err), 0, "3x was accepted");
-    setup_free(&t);
-}
-
-/* A k-step batch that overruns its fence is reported like any other. */
-Test(gl, steps_per_pass_fence_timeout_is_reported)
-{
-    setenv("TEXFDTD_GL_STEPS_PER_PASS", "5", 1);
-    setenv("TEXFDTD_GL_BATCH_STEPS", "500", 1);
-    setenv("TEXFDTD_GL_FENCE_TIMEOUT_S", "0.000001", 1);
-    struct test_setup t;
-    setup_from_text(&t, SQUARE, NULL, 0);
-    const struct engine_options o = gl_options(DENORMALS_FLUSH);
-    struct engine *g = create_or_skip("gl", &t.model, &o);
-    char err[ERRLEN];
-    cr_assert_neq(engine_step(g, 500, err, sizeof err), 0, "a timed-out batch was accepted");
-    cr_expect(strstr(err, "did not finish within") != NULL, "%s", err);
-    engine_destroy(g);
     setup_free(&t);
 }
 
@@ -1078,17 +1041,20 @@ Test(gl, missing_device_is_refused)
 }
 
 /* A fence that does not signal in time is an error, never a silent result:
- * one huge batch against a tiny timeout. */
-Test(gl, fence_timeout_is_reported)
+ * one huge batch of `steps` against a tiny timeout, at k steps per pass
+ * (NULL: the device's default). */
+static void fence_timeout_case(const char *k, const char *steps)
 {
-    setenv("TEXFDTD_GL_BATCH_STEPS", "1000", 1);
+    if (k)
+        setenv("TEXFDTD_GL_STEPS_PER_PASS", k, 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", steps, 1);
     setenv("TEXFDTD_GL_FENCE_TIMEOUT_S", "0.000001", 1);
     struct test_setup t;
     setup_from_text(&t, SQUARE, NULL, 0);
     const struct engine_options o = gl_options(DENORMALS_FLUSH);
     struct engine *g = create_or_skip("gl", &t.model, &o);
     char err[ERRLEN];
-    cr_assert_neq(engine_step(g, 1000, err, sizeof err), 0, "a timed-out batch was accepted");
+    cr_assert_neq(engine_step(g, atoi(steps), err, sizeof err), 0, "a timed-out batch was accepted");
     cr_expect(strstr(err, "did not finish within") != NULL, "%s", err);
     cr_log_info("%s", err);
     /* and the engine refuses to go on or hand out fields */
@@ -1099,6 +1065,11 @@ Test(gl, fence_timeout_is_reported)
     engine_destroy(g);
     setup_free(&t);
 }
+
+Test(gl, fence_timeout_is_reported) { fence_timeout_case(NULL, "1000"); }
+
+/* The same for a batch of k-step passes. */
+Test(gl, steps_per_pass_fence_timeout_is_reported) { fence_timeout_case("5", "500"); }
 
 /* The picture pass: the same colours as the host colouring of the CPU field,
  * except where the incident wave, evaluated in float on the GPU rather than
