@@ -274,16 +274,19 @@ static int roofline(int n, int steps, int kmax, int reps)
     }
     struct engine_info info;
     engine_describe(e, &info);
-    double wcap, flop_rate, fetch_rate;
+    double wcap, wcap4, flop_rate, fetch_rate;
     if (gl_bench_write_cap(e, n, n, 0, 5, &wcap, err, sizeof err)
+        || gl_bench_write_cap(e, n, n, GL_RGBA32F, 5, &wcap4, err, sizeof err)
         || gl_bench_fragment_rates(e, n, n, 5, &flop_rate, &fetch_rate, err, sizeof err)) {
         fprintf(stderr, "gl_bench: %s\n", err);
         return 1;
     }
     engine_destroy(e);
-    printf("roofline n %d write_cap_bytes_per_s %.4g flops_per_s %.4g texels_per_s %.4g "
-           "device \"%s\"\n",
-           n, wcap, flop_rate, fetch_rate, info.device);
+    /* the one-target RGBA32F cap beside it: would Ez, Hx, Hy in one texel
+     * (16 bytes, 4 of them idle) write faster than two targets' 12? */
+    printf("roofline n %d write_cap_bytes_per_s %.4g (R32F + RG32F targets; one RGBA32F "
+           "target %.4g) flops_per_s %.4g texels_per_s %.4g device \"%s\"\n",
+           n, wcap, wcap4, flop_rate, fetch_rate, info.device);
     printf("# k  measured_Gcells/s  roof_Gcells/s  bound  write_roof  flop_roof  fetch_roof  "
            "flops/cell  texels/cell  measured/roof  build_s\n");
     fflush(stdout);

@@ -297,12 +297,16 @@ static int wait_compiled(GLuint obj, bool program, double deadline, const char *
         const struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (now_seconds() > deadline)
-        return seterr(err, errlen,
-                      "%s: the GL driver took more than %.3g s %s it (%s; "
-                      "TEXFDTD_GL_COMPILE_TIMEOUT_S); nothing was run",
-                      what, compile_timeout_s(), program ? "to link" : "to compile",
-                      done ? "done by now" : "still at it");
+    if (now_seconds() > deadline) {
+        seterr(err, errlen,
+               "%s: the GL driver took more than %.3g s %s it (%s; "
+               "TEXFDTD_GL_COMPILE_TIMEOUT_S); nothing was run",
+               what, compile_timeout_s(), program ? "to link" : "to compile",
+               done ? "done by now" : "still at it");
+        /* said now: tearing the context down may wait for the driver */
+        log_warn("%s", err);
+        return -1;
+    }
     return 0;
 }
 
