@@ -60,8 +60,10 @@ static void emit(struct kgen *g, const char *fmt, ...)
     char line[256];
     const int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (g->oom || n < 0)
+    if (g->oom || n < 0 || (size_t)n >= sizeof line) {
+        g->oom = true; /* (no statement is that long) */
         return;
+    }
     if (g->len + (size_t)n + 1 > g->cap) {
         const size_t cap = (g->cap + (size_t)n + 1) * 2;
         char *p = realloc(g->out, cap);
