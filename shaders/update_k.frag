@@ -19,13 +19,12 @@
  *                them): no bounds, material or slot lookups; straight-line
  *                code generated for this K by gl/kgen.c and appended to this
  *                file, one statement per needed value (docs/gl.md)
- *   main()       fragments near the grid's edges or an object: the cone in
- *                (2K+1)^2 arrays, loops over the hexagon |a|, |b|, |a+b| <=
- *                K - s (a superset of the diamond) with the edge rules (no
- *                Hx on the last row, no Hy on the last column, Ez on
- *                interior cells only, cells outside the grid skipped) and
- *                the slots; the loops' bound is the uniform k_rt, so no
- *                compiler unrolls them into a huge shader
+ *   border_path() fragments near the grid's edges or an object: the same
+ *                diamonds in (2K+1)^2 arrays, row by row, with the edge
+ *                rules (no Hx on the last row, no Hy on the last column,
+ *                Ez on interior cells only, cells outside the grid
+ *                skipped) and the slots; the loops' bound is the uniform
+ *                k_rt, so no compiler unrolls them into a huge shader
  *
  * No `#pragma optionNV(unroll all)`: with it (and the cone in arrays on both
  * paths) K = 3 kept the H100 from finishing (docs/performance.md);
@@ -72,7 +71,6 @@ bool vacuum_interior(ivec2 p)
  * on both paths, constant loop bounds, and the NVIDIA driver asked to unroll
  * every loop, the border path's with its lookups included. */
 #pragma optionNV(unroll all)
-#define k_rt K
 void fast_path(ivec2 p)
 {
     float ez[D * D];
@@ -102,36 +100,24 @@ void fast_path(ivec2 p)
     ez_out = ez[AT(0, 0)];
     h_out = h[AT(0, 0)];
 }
-#else
-uniform int k_rt; /* K as a uniform: the compiler cannot unroll the border path */
-/* fast_path(p): the same updates with no bounds, material or slot lookups,
- * as straight-line code that gl/kgen.c generates for this K and appends to
- * this file: one statement per needed value, no arrays, no loops. */
-void fast_path(ivec2 p);
-#endif
-
-void main()
+/* The border path as it was: the hexagons, in arrays. */
+void border_path(ivec2 p, out float ez_p, out vec2 h_p)
 {
-    const ivec2 p = ivec2(gl_FragCoord.xy);
-    if (vacuum_interior(p)) {
-        fast_path(p);
-        return;
-    }
     float ez[D * D];
     vec2 h[D * D];
-    for (int b = -k_rt; b <= k_rt; b++)
-        for (int a = -k_rt; a <= k_rt; a++) {
+    for (int b = -K; b <= K; b++)
+        for (int a = -K; a <= K; a++) {
             const ivec2 q = p + ivec2(a, b);
             const bool g = in_grid(q);
             ez[AT(a, b)] = g && in_hex(a, b, K) ? texelFetch(ez_tex, q, 0).r : 0.0;
             h[AT(a, b)] = g && in_hset(a, b, K - 1) ? texelFetch(h_tex, q, 0).rg : vec2(0.0);
         }
-    for (int s = 1; s <= k_rt; s++) {
-        const int r = k_rt - s;
+    for (int s = 1; s <= K; s++) {
+        const int r = K - s;
         sub_step = s - 1;
         /* H^{n+s-1/2} on HSET(r): h_cell() of update2d.glsl, from the arrays */
-        for (int b = -k_rt; b <= k_rt; b++)
-            for (int a = -k_rt; a <= k_rt; a++) {
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++) {
                 const ivec2 q = p + ivec2(a, b);
                 if (!in_hset(a, b, r) || !in_grid(q) || q == COUNTER_TEXEL)
                     continue;
@@ -142,8 +128,8 @@ void main()
                     h[AT(a, b)].y = yee_h_add(h[AT(a, b)].y, ch, ez[AT(a + 1, b)], ez_c);
             }
         /* Ez^{n+s} on HEX(r): ez_cell_h() of update2d.glsl */
-        for (int b = -k_rt; b <= k_rt; b++)
-            for (int a = -k_rt; a <= k_rt; a++) {
+        for (int b = -K; b <= K; b++)
+            for (int a = -K; a <= K; a++) {
                 const ivec2 q = p + ivec2(a, b);
                 if (!in_hex(a, b, r) || !in_grid(q))
                     continue;
@@ -153,8 +139,81 @@ void main()
                                     interior ? h[AT(a, b - 1)].x : 0.0);
             }
     }
-    ez_out = ez[AT(0, 0)];
-    vec2 hp = h[AT(0, 0)];
+    ez_p = ez[AT(0, 0)];
+    h_p = h[AT(0, 0)];
+}
+#else
+uniform int k_rt; /* K as a uniform: the compiler cannot unroll the border path */
+/* fast_path(p): the same updates with no bounds, material or slot lookups,
+ * as straight-line code that gl/kgen.c generates for this K and appends to
+ * this file: one statement per needed value, no arrays, no loops. */
+void fast_path(ivec2 p);
+
+/* The border path: the diamond cone of kgen.c in arrays, row by row with
+ * each row's bounds (no test per cell of the square), with the edge rules
+ * and the slots.  At level s, r = K - s:
+ *   Hx on D(r) and D(r) - (0, 1): rows -r-1 .. r, |a| <= r - min(|b|, |b+1|)
+ *   Hy on D(r) and D(r) - (1, 0): rows -r .. r, -(r - |b|) - 1 <= a <= r - |b|
+ *   Ez on D(r):                   rows -r .. r, |a| <= r - |b|
+ * (D(r) the diamond |a| + |b| <= r); the inputs on D(K), which holds all
+ * that level 1 reads. */
+void border_path(ivec2 p, out float ez_p, out vec2 h_p)
+{
+    float ez[D * D];
+    vec2 h[D * D];
+    for (int b = -k_rt; b <= k_rt; b++)
+        for (int a = abs(b) - k_rt; a <= k_rt - abs(b); a++) {
+            const ivec2 q = p + ivec2(a, b);
+            const bool g = in_grid(q);
+            ez[AT(a, b)] = g ? texelFetch(ez_tex, q, 0).r : 0.0;
+            h[AT(a, b)] = g ? texelFetch(h_tex, q, 0).rg : vec2(0.0);
+        }
+    for (int s = 1; s <= k_rt; s++) {
+        const int r = k_rt - s;
+        sub_step = s - 1;
+        /* H^{n+s-1/2}: h_cell() of update2d.glsl, from the arrays */
+        for (int b = -r - 1; b <= r; b++) {
+            const int w = r - min(abs(b), abs(b + 1));
+            for (int a = -w; a <= w; a++) {
+                const ivec2 q = p + ivec2(a, b);
+                if (in_grid(q) && q != COUNTER_TEXEL && q.y <= NY - 2)
+                    h[AT(a, b)].x = yee_h_sub(h[AT(a, b)].x, ch, ez[AT(a, b + 1)], ez[AT(a, b)]);
+            }
+        }
+        for (int b = -r; b <= r; b++)
+            for (int a = abs(b) - r - 1; a <= r - abs(b); a++) {
+                const ivec2 q = p + ivec2(a, b);
+                if (in_grid(q) && q != COUNTER_TEXEL && q.x <= NX - 2)
+                    h[AT(a, b)].y = yee_h_add(h[AT(a, b)].y, ch, ez[AT(a + 1, b)], ez[AT(a, b)]);
+            }
+        /* Ez^{n+s}: ez_cell_h() of update2d.glsl */
+        for (int b = -r; b <= r; b++)
+            for (int a = abs(b) - r; a <= r - abs(b); a++) {
+                const ivec2 q = p + ivec2(a, b);
+                if (!in_grid(q))
+                    continue;
+                const bool interior = q.x >= 1 && q.x <= NX - 2 && q.y >= 1 && q.y <= NY - 2;
+                ez[AT(a, b)] = ez_k(ez[AT(a, b)], mat_tex, slot_tex, q, h[AT(a, b)],
+                                    interior ? h[AT(a - 1, b)].y : 0.0,
+                                    interior ? h[AT(a, b - 1)].x : 0.0);
+            }
+    }
+    ez_p = ez[AT(0, 0)];
+    h_p = h[AT(0, 0)];
+}
+#endif
+
+void main()
+{
+    const ivec2 p = ivec2(gl_FragCoord.xy);
+    if (vacuum_interior(p)) {
+        fast_path(p);
+        return;
+    }
+    float e;
+    vec2 hp;
+    border_path(p, e, hp);
+    ez_out = e;
     if (p == COUNTER_TEXEL) /* K more H passes */
         hp.x = uintBitsToFloat(floatBitsToUint(hp.x) + uint(K));
     h_out = hp;
