@@ -27,7 +27,9 @@
  *                                         N, random fields, STEPS rounded
  *                                         up to a multiple of 60, median
  *                                         of REPS) beside each k's
- *                                         prediction
+ *                                         prediction (with
+ *                                         TEXFDTD_GL_KPASS_GATHER=1 the
+ *                                         fast path's inputs gathered)
  *
  * One line of results per case, "key value" pairs, for bench/gl.sh.
  */
@@ -287,8 +289,10 @@ static int roofline(int n, int steps, int kmax, int reps)
     printf("roofline n %d write_cap_bytes_per_s %.4g (R32F + RG32F targets; one RGBA32F "
            "target %.4g) flops_per_s %.4g texels_per_s %.4g device \"%s\"\n",
            n, wcap, wcap4, flop_rate, fetch_rate, info.device);
+    const char *gather = getenv("TEXFDTD_GL_KPASS_GATHER");
     printf("# k  measured_Gcells/s  roof_Gcells/s  bound  write_roof  flop_roof  fetch_roof  "
-           "flops/cell  texels/cell  measured/roof  build_s\n");
+           "flops/cell  texels/cell  measured/roof  build_s   (k > 1: inputs %s)\n",
+           gather && !strcmp(gather, "1") ? "gathered, texels/cell = gathers" : "fetched");
     fflush(stdout);
     for (int k = 1; k <= kmax; k++) {
         double flops, texels, build = 0;

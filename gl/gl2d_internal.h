@@ -446,8 +446,12 @@ struct kpass_cost {
     int statements; /* values computed per fragment */
 };
 /* The GLSL of fast_path() for k = 1 .. KPASS_MAX steps, malloc'd (NULL when
- * out of memory or k is out of range), and its cost if cost is not NULL. */
-char *gl2d_kpass_fast_path(int k, struct kpass_cost *cost);
+ * out of memory or k is out of range), and its cost if cost is not NULL;
+ * gather: the inputs by textureGatherOffset, four texels an instruction
+ * (the texel counts of cost are then instructions). */
+char *gl2d_kpass_fast_path(int k, bool gather, struct kpass_cost *cost);
+/* TEXFDTD_GL_KPASS_GATHER=1: the fast path gathers its inputs. */
+bool gl2d_kpass_gather(void);
 /* programs.c: update_k.frag for k steps into g->kpass (and its framebuffers). */
 int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *err, size_t errlen);
 /* kchoose.c: g->k by timing k = 1 .. 6 on this grid (TEXFDTD_GL_STEPS_PER_PASS=auto). */

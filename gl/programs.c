@@ -137,7 +137,8 @@ int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *er
              defs, k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1,
              unroll ? 1 : 0);
     const char *st[2] = {"fullscreen.vert", "update_k.frag"};
-    char *fast = unroll ? NULL : gl2d_kpass_fast_path(k, NULL);
+    const bool gather = gl2d_kpass_gather();
+    char *fast = unroll ? NULL : gl2d_kpass_fast_path(k, gather, NULL);
     if (!unroll && !fast)
         return seterr(err, errlen, "cannot generate the fast path of %d steps per pass (1 .. %d)",
                       k, KPASS_MAX);
@@ -152,7 +153,8 @@ int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *er
         return -1;
     g->kpass_build_s = now_seconds() - t0;
     log_info("gl: update_k.frag for %d steps per pass%s compiled and linked in %.2f s", k,
-             unroll ? " (withdrawn unrolled arrays)" : "", g->kpass_build_s);
+             unroll ? " (withdrawn unrolled arrays)" : gather ? " (inputs gathered)" : "",
+             g->kpass_build_s);
     const GLuint p = g->kpass.prog;
     glProgramUniform1i(p, glGetUniformLocation(p, "k_rt"), k);
     gl2d_set_coefficients(p, m);

@@ -609,6 +609,16 @@ Test(gl, steps_per_pass_3_to_6_equal_cpu)
     }
 }
 
+/* The fast path with its inputs gathered (TEXFDTD_GL_KPASS_GATHER=1: four
+ * texels a textureGatherOffset) gives the same bits, k = 2, 4 and 6. */
+Test(gl, steps_per_pass_gathered_equal_cpu)
+{
+    const int parts[5] = {1, 37, 100, 112, 0};
+    setenv("TEXFDTD_GL_KPASS_GATHER", "1", 1);
+    for (int k = 2; k <= 6; k += 2)
+        agree_k(k, OBLIQUE, parts, 0);
+}
+
 /* Lossy objects (LOSSY: the vacuum fast path's ez_curl takes ca[0] too) and
  * a PEC plate at k = 3 and 5, one call of 260 steps. */
 Test(gl, steps_per_pass_lossy_equal_cpu)
