@@ -305,7 +305,7 @@ static int roofline(int n, int steps, int kmax, int reps)
         int b = 0;
         for (int q = 1; q < 3; q++)
             b = roofs[q] < roofs[b] ? q : b;
-        char ks[8];
+        char ks[16];
         snprintf(ks, sizeof ks, "%d", k);
         setenv("TEXFDTD_GL_STEPS_PER_PASS", ks, 1);
         double *t = calloc((size_t)reps, sizeof *t), gpu;

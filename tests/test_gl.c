@@ -582,7 +582,7 @@ Test(gl, steps_per_pass_1_and_2_equal_cpu)
  * passes).  The engine must really run k steps per pass. */
 static void agree_k(int k, const char *scene, const int *parts, int batch)
 {
-    char ks[8], bs[16];
+    char ks[16], bs[16];
     snprintf(ks, sizeof ks, "%d", k);
     setenv("TEXFDTD_GL_STEPS_PER_PASS", ks, 1);
     if (batch) {
