@@ -23,8 +23,9 @@
  *                diamonds in (2K+1)^2 arrays, row by row, with the edge
  *                rules (no Hx on the last row, no Hy on the last column,
  *                Ez on interior cells only, cells outside the grid
- *                skipped) and the slots; the loops' bound is the uniform
- *                k_rt, so no compiler unrolls them into a huge shader
+ *                skipped) and the slots; for K > 2 the loops' bound is the
+ *                uniform k_rt, so no compiler unrolls them into a huge
+ *                shader (K <= 2: the constant, as the measured k = 2 had)
  *
  * No `#pragma optionNV(unroll all)`: with it (and the cone in arrays on both
  * paths) K = 3 kept the H100 from finishing (docs/performance.md);
@@ -143,7 +144,11 @@ void border_path(ivec2 p, out float ez_p, out vec2 h_p)
     h_p = h[AT(0, 0)];
 }
 #else
+#if K <= 2
+#define k_rt K /* a border path small enough for a driver to unroll if it likes */
+#else
 uniform int k_rt; /* K as a uniform: the compiler cannot unroll the border path */
+#endif
 /* fast_path(p): the same updates with no bounds, material or slot lookups,
  * as straight-line code that gl/kgen.c generates for this K and appends to
  * this file: one statement per needed value, no arrays, no loops. */
