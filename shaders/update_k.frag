@@ -25,7 +25,7 @@
  *                Ez on interior cells only, cells outside the grid
  *                skipped) and the slots; for K > 2 the loops' bound is the
  *                uniform k_rt, so no compiler unrolls them into a huge
- *                shader (K <= 2: the constant, as the measured k = 2 had)
+ *                shader (K <= 2: constants, small enough to unroll)
  *
  * No `#pragma optionNV(unroll all)`: with it (and the cone in arrays on both
  * paths) K = 3 kept the H100 from finishing (docs/performance.md);
