@@ -18,12 +18,22 @@ static bool is_gl_engine(const struct engine *e)
     return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
 }
 
+/* The GL engine e with its context current, or NULL with err (`fn` names
+ * the caller). */
+static struct gl_engine *bench_engine(struct engine *e, const char *fn, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e)) {
+        seterr(err, errlen, "%s: not a GL engine", fn);
+        return NULL;
+    }
+    struct gl_engine *g = G(e);
+    return egl_context_make_current(g->egl, err, errlen) ? NULL : g;
+}
+
 int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_fill_random", err, errlen);
+    if (!g)
         return -1;
     const size_t nx = (size_t)g->nx;
     float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
@@ -59,10 +69,8 @@ int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errl
 
 int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_timed_steps", err, errlen);
+    if (!g)
         return -1;
     GLuint q;
     glGenQueries(1, &q);
@@ -88,10 +96,8 @@ static int cmp_double(const void *a, const void *b)
 int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
                             char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_copy_bandwidth", err, errlen);
+    if (!g)
         return -1;
     GLuint buf[2], q, prog = 0;
     glGenBuffers(2, buf);
@@ -186,10 +192,8 @@ static double time_draws(struct gl_engine *g, GLuint prog, GLuint fbo, int w, in
 int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
                        double *bytes_per_s, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_write_cap", err, errlen);
+    if (!g)
         return -1;
     /* format 0: two targets, R32F + RG32F, as the k-step pass writes */
     const int bpt = format == 0 ? 12 : format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
@@ -220,10 +224,8 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
 int gl_bench_fragment_rates(struct engine *e, int w, int h, int reps, double *flops_per_s,
                             double *texels_per_s, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_fragment_rates: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_fragment_rates", err, errlen);
+    if (!g)
         return -1;
     const int iter = 64, r = ROOF_RADIUS;
     const double flops = 64.0 * iter, taps = 2.0 * r * r + 2 * r + 1;
