@@ -9,6 +9,15 @@
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
+#   bench/device_run.sh roofline  gl's k steps per fragment pass: bits of k = 3 .. 6
+#                               against the cpu (takada_square, 1000 steps), then
+#                               gl_bench roofline (write cap, fragment arithmetic and
+#                               fetch rates, k = 1 .. 6 with each k's prediction) at
+#                               ROOF_N (4096) x ROOF_STEPS (600), again with the inputs
+#                               gathered (TEXFDTD_GL_KPASS_GATHER=1), then the withdrawn
+#                               unrolled-arrays shader (TEXFDTD_GL_KPASS_UNROLL=1) at
+#                               k = 2, 3 under a 60 s compile timeout: its build time
+#                               (the hang of 2026-11-22, docs/performance.md)
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
 #                               coalesced and un-coalesced thread mappings
 #   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
@@ -99,6 +108,21 @@ sidebyside)
             done
         done
     done
+    ;;
+roofline)
+    for k in 3 4 5 6; do
+        TEXFDTD_GL_STEPS_PER_PASS=$k timeout 120 $B/gl_bench verify scenes/takada_square.ini 1000 2>&1 |
+            grep -v gl-compute | sed "s/^verify/verify k=$k/" | tee -a "$OUT/roofline.txt"
+    done
+    timeout 300 $B/gl_bench roofline ${ROOF_N:-4096} ${ROOF_STEPS:-600} ${ROOF_KMAX:-6} 3 2>&1 |
+        tee -a "$OUT/roofline.txt"
+    # the same with the fast path's inputs gathered (textureGatherOffset, 4 texels each)
+    TEXFDTD_GL_KPASS_GATHER=1 timeout 200 $B/gl_bench roofline ${ROOF_N:-4096} ${ROOF_STEPS:-600} \
+        ${ROOF_KMAX:-6} 3 2>&1 | tee -a "$OUT/roofline.txt"
+    echo "== withdrawn shader (TEXFDTD_GL_KPASS_UNROLL=1), 1024^2" | tee -a "$OUT/roofline.txt"
+    TEXFDTD_GL_KPASS_UNROLL=1 TEXFDTD_GL_COMPILE_TIMEOUT_S=60 timeout 200 \
+        $B/gl_bench roofline 1024 60 3 1 2>&1 | tee -a "$OUT/roofline.txt"
+    echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/roofline.txt"
     ;;
 cli)
     for e in gl gl-compute cuda; do

@@ -11,7 +11,7 @@
 #   gl-kK        fragment passes, K steps per pass (K = 1: two passes a step)
 #   gl-compute   one fused compute dispatch a step
 #   gl-compute-2 two compute dispatches a step
-# K in GL_BENCH_KS (default 1 2; the engine allows at most 2, see
+# K in GL_BENCH_KS (default 1 2; the engine takes 1 .. 8, see
 # docs/gl.md).  gl-compute is also timed with the work-group shapes in
 # GL_BENCH_LOCALS at 4096 and 8192 (gl-compute@WxH, TEXFDTD_GL_LOCAL).  Also the device-to-device copy bandwidth
 # (glCopyBufferSubData of 1 GiB, bytes read + written) and the render-target

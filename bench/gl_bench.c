@@ -17,6 +17,19 @@
  *   gl_bench copy   MIB REPS              device-to-device copy bandwidth
  *   gl_bench write  N REPS                render-target write rate, R32F,
  *                                         RG32F and RGBA32F targets
+ *   gl_bench roofline N [STEPS [KMAX [REPS]]]
+ *                                         gl's roofline in one run: the
+ *                                         write cap (R32F + RG32F targets,
+ *                                         as the k-step pass writes), the
+ *                                         fragment arithmetic and fetch
+ *                                         rates, then gl at k = 1 .. KMAX
+ *                                         steps per pass (takada-like N x
+ *                                         N, random fields, STEPS rounded
+ *                                         up to a multiple of 60, median
+ *                                         of REPS) beside each k's
+ *                                         prediction (with
+ *                                         TEXFDTD_GL_KPASS_GATHER=1 the
+ *                                         fast path's inputs gathered)
  *
  * One line of results per case, "key value" pairs, for bench/gl.sh.
  */
@@ -238,6 +251,90 @@ static int batches(const char *path, int steps, const char *const *sets, int nse
     return diff[0] + diff[1] + diff[2] ? 2 : 0;
 }
 
+/* gl's roofline at N x N: the three rates measured, then k = 1 .. kmax.
+ * Per cell and step the k-step pass writes 12/k bytes (Ez 4, H 8, once a
+ * pass), computes flops(k) and fetches texels(k) (gl_kpass_cost: the cone
+ * its fast path recomputes; k = 1 is the H and E passes), so
+ *   roof(k) = min(write_cap k / 12, flop_rate / flops(k),
+ *                 fetch_rate / texels(k))      cells per s. */
+static int roofline(int n, int steps, int kmax, int reps)
+{
+    struct scene s;
+    struct model m;
+    char err[ERRLEN];
+    steps = steps < 60 ? 60 : (steps + 59) / 60 * 60; /* whole passes of k = 1 .. 6 */
+    kmax = kmax < 1 ? 1 : kmax > 8 ? 8 : kmax;
+    reps = reps < 1 ? 1 : reps;
+    if (takada(n, steps, &s, &m))
+        return 1;
+    const struct engine_options o = gl_opts();
+    struct engine *e;
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "1", 1);
+    if (engine_create("gl", &m, &o, &e, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return 1;
+    }
+    struct engine_info info;
+    engine_describe(e, &info);
+    double wcap, wcap4, flop_rate, fetch_rate;
+    if (gl_bench_write_cap(e, n, n, 0, 5, &wcap, err, sizeof err)
+        || gl_bench_write_cap(e, n, n, GL_RGBA32F, 5, &wcap4, err, sizeof err)
+        || gl_bench_fragment_rates(e, n, n, 5, &flop_rate, &fetch_rate, err, sizeof err)) {
+        fprintf(stderr, "gl_bench: %s\n", err);
+        return 1;
+    }
+    engine_destroy(e);
+    /* the one-target RGBA32F cap beside it: would Ez, Hx, Hy in one texel
+     * (16 bytes, 4 of them idle) write faster than two targets' 12? */
+    printf("roofline n %d write_cap_bytes_per_s %.4g (R32F + RG32F targets; one RGBA32F "
+           "target %.4g) flops_per_s %.4g texels_per_s %.4g device \"%s\"\n",
+           n, wcap, wcap4, flop_rate, fetch_rate, info.device);
+    const char *gather = getenv("TEXFDTD_GL_KPASS_GATHER");
+    printf("# k  measured_Gcells/s  roof_Gcells/s  bound  write_roof  flop_roof  fetch_roof  "
+           "flops/cell  texels/cell  measured/roof  build_s   (k > 1: inputs %s)\n",
+           gather && !strcmp(gather, "1") ? "gathered, texels/cell = gathers" : "fetched");
+    fflush(stdout);
+    for (int k = 1; k <= kmax; k++) {
+        double flops, texels, build = 0;
+        if (gl_kpass_cost(k, &flops, &texels, err, sizeof err)) {
+            fprintf(stderr, "gl_bench: %s\n", err);
+            return 1;
+        }
+        const double roofs[3] = {wcap * k / 12.0, flop_rate / flops, fetch_rate / texels};
+        const char *names[3] = {"write", "flops", "fetch"};
+        int b = 0;
+        for (int q = 1; q < 3; q++)
+            b = roofs[q] < roofs[b] ? q : b;
+        char ks[16];
+        snprintf(ks, sizeof ks, "%d", k);
+        setenv("TEXFDTD_GL_STEPS_PER_PASS", ks, 1);
+        double *t = calloc((size_t)reps, sizeof *t), gpu;
+        int rc = engine_create("gl", &m, &o, &e, err, sizeof err);
+        if (!rc) {
+            gl_bench_kpass_build_seconds(e, &build);
+            rc = gl_bench_fill_random(e, 12345, err, sizeof err)
+                 || gl_bench_timed_steps(e, 60, &gpu, err, sizeof err);
+            for (int r = 0; r < reps && !rc; r++)
+                rc = gl_bench_timed_steps(e, steps, &t[r], err, sizeof err);
+            engine_destroy(e);
+        }
+        if (rc) { /* a k that fails (e.g. a fence timeout) is reported, the others still run */
+            printf("k %d failed: %s\n", k, err);
+            free(t);
+            continue;
+        }
+        const double med = bench_median(t, reps), meas = (double)n * n * steps / med;
+        printf("k %d %.3f %.3f %s %.3f %.3f %.3f %.1f %.1f %.2f %.2f\n", k, meas * 1e-9,
+               roofs[b] * 1e-9, names[b], roofs[0] * 1e-9, roofs[1] * 1e-9, roofs[2] * 1e-9,
+               flops, texels, meas / roofs[b], build);
+        fflush(stdout);
+        free(t);
+    }
+    model_free(&m);
+    scene_free(&s);
+    return 0;
+}
+
 /* The copy and write probes need a GL context: borrow a small engine's. */
 static struct engine *small_engine(struct scene *s, struct model *m)
 {
@@ -258,6 +355,9 @@ int main(int argc, char **argv)
         return speed(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     if (argc >= 4 && !strcmp(argv[1], "verify"))
         return verify(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
+    if (argc >= 3 && !strcmp(argv[1], "roofline"))
+        return roofline(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 600, argc > 4 ? atoi(argv[4]) : 6,
+                        argc > 5 ? atoi(argv[5]) : 3);
     if (argc >= 4 && !strcmp(argv[1], "batches"))
         return batches(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
     struct scene s;
@@ -307,6 +407,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify SCENE STEPS [SET...] | "
                     "batches SCENE STEPS [SET...] | copy MIB REPS | "
-                    "write N REPS\n");
+                    "write N REPS | roofline N [STEPS [KMAX [REPS]]]\n");
     return 2;
 }

@@ -182,6 +182,18 @@ static void adapt_batch(struct gl_engine *g, int k)
     if (b > 4.0 * g->batch_steps)
         b = 4.0 * g->batch_steps;
     g->batch_steps = b < 1 ? 1 : b > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)b;
+    gl2d_round_batch(g);
+}
+
+/* gl with k steps per pass: an adaptive batch is a whole number of passes,
+ * at least one (a batch shorter than k would run one-step passes only, and
+ * the remainder of every batch runs as one-step passes). */
+void gl2d_round_batch(struct gl_engine *g)
+{
+    if (g->k > 1 && !g->batch_fixed) {
+        const int b = g->batch_steps / g->k * g->k;
+        g->batch_steps = b < g->k ? g->k : b > BATCH_MAX_STEPS ? BATCH_MAX_STEPS / g->k * g->k : b;
+    }
 }
 
 int gl2d_step(struct engine *e, int n, char *err, size_t errlen)

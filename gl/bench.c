@@ -9,6 +9,7 @@
 #include "gl/gl.h"
 #include "gl/shader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,12 +18,22 @@ static bool is_gl_engine(const struct engine *e)
     return e && e->ops && (!strcmp(e->ops->name, "gl") || !strcmp(e->ops->name, "gl-compute"));
 }
 
+/* The GL engine e with its context current, or NULL with err (`fn` names
+ * the caller). */
+static struct gl_engine *bench_engine(struct engine *e, const char *fn, char *err, size_t errlen)
+{
+    if (!is_gl_engine(e)) {
+        seterr(err, errlen, "%s: not a GL engine", fn);
+        return NULL;
+    }
+    struct gl_engine *g = G(e);
+    return egl_context_make_current(g->egl, err, errlen) ? NULL : g;
+}
+
 int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_fill_random: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_fill_random", err, errlen);
+    if (!g)
         return -1;
     const size_t nx = (size_t)g->nx;
     float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
@@ -58,10 +69,8 @@ int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errl
 
 int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_timed_steps: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_timed_steps", err, errlen);
+    if (!g)
         return -1;
     GLuint q;
     glGenQueries(1, &q);
@@ -69,7 +78,10 @@ int gl_bench_timed_steps(struct engine *e, int n, double *gpu_seconds, char *err
     const int rc = engine_step(e, n, err, errlen);
     glEndQuery(GL_TIME_ELAPSED);
     GLuint64 ns = 0;
-    glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+    /* after a failed step (a fence timeout) the result would block until
+     * the GPU is done, without a limit: not asked for */
+    if (!rc)
+        glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
     glDeleteQueries(1, &q);
     *gpu_seconds = (double)ns * 1e-9;
     return rc;
@@ -84,10 +96,8 @@ static int cmp_double(const void *a, const void *b)
 int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *bytes_per_s,
                             char *err, size_t errlen)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_copy_bandwidth: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
+    struct gl_engine *g = bench_engine(e, "gl_bench_copy_bandwidth", err, errlen);
+    if (!g)
         return -1;
     GLuint buf[2], q, prog = 0;
     glGenBuffers(2, buf);
@@ -146,33 +156,19 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
     return gl2d_check_gl("copy bandwidth", err, errlen);
 }
 
-int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
-                       double *bytes_per_s, char *err, size_t errlen)
+/* `draws` full-viewport draws of prog into fbo (w x h), timed with a
+ * GL_TIME_ELAPSED query after two warm-ups, median of reps: seconds per
+ * draw. */
+static double time_draws(struct gl_engine *g, GLuint prog, GLuint fbo, int w, int h, int draws,
+                         int reps)
 {
-    if (!is_gl_engine(e))
-        return seterr(err, errlen, "gl_bench_write_cap: not a GL engine");
-    struct gl_engine *g = G(e);
-    if (egl_context_make_current(g->egl, err, errlen))
-        return -1;
-    const int bpt = format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
-    char defs[64];
-    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", bpt / 4);
-    GLuint prog;
-    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
-    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
-        return -1;
-    GLuint tex = gl2d_make_tex((GLenum)format, w, h), fbo, q;
-    if (gl2d_make_fbo(tex, &fbo, "write-cap target", err, errlen)) {
-        glDeleteTextures(1, &tex);
-        glDeleteProgram(prog);
-        return -1;
-    }
+    GLuint q;
     glUseProgram(prog);
     glBindVertexArray(g->vao);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo);
     glViewport(0, 0, w, h);
     glGenQueries(1, &q);
     double *t = calloc((size_t)reps, sizeof *t);
-    const int draws = 20;
     for (int r = -2; r < reps; r++) {
         glBeginQuery(GL_TIME_ELAPSED, q);
         for (int d = 0; d < draws; d++) {
@@ -186,11 +182,111 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
             t[r] = (double)ns * 1e-9;
     }
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    *bytes_per_s = (double)draws * (double)w * (double)h * bpt / t[reps / 2];
+    const double s = t[reps / 2] / draws;
     free(t);
     glDeleteQueries(1, &q);
+    glViewport(0, 0, g->nx, g->ny);
+    return s;
+}
+
+int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
+                       double *bytes_per_s, char *err, size_t errlen)
+{
+    struct gl_engine *g = bench_engine(e, "gl_bench_write_cap", err, errlen);
+    if (!g)
+        return -1;
+    /* format 0: two targets, R32F + RG32F, as the k-step pass writes */
+    const int bpt = format == 0 ? 12 : format == GL_R32F ? 4 : format == GL_RG32F ? 8 : 16;
+    char defs[64];
+    snprintf(defs, sizeof defs, "#define COMPONENTS %d\n", format == 0 ? 3 : bpt / 4);
+    GLuint prog;
+    const char *st[2] = {"fullscreen.vert", "write_cap.frag"};
+    if (gl_program_build(g->shader_dir, NULL, st, 2, defs, &prog, err, errlen))
+        return -1;
+    GLuint tex[2] = {gl2d_make_tex(format == 0 ? GL_R32F : (GLenum)format, w, h),
+                     format == 0 ? gl2d_make_tex(GL_RG32F, w, h) : 0},
+           fbo;
+    if (format == 0 ? gl2d_make_fbo2(tex[0], tex[1], &fbo, "write-cap targets", err, errlen)
+                    : gl2d_make_fbo(tex[0], &fbo, "write-cap target", err, errlen)) {
+        glDeleteTextures(2, tex);
+        glDeleteProgram(prog);
+        return -1;
+    }
+    *bytes_per_s = (double)w * (double)h * bpt / time_draws(g, prog, fbo, w, h, 20, reps);
     glDeleteFramebuffers(1, &fbo);
-    glDeleteTextures(1, &tex);
+    glDeleteTextures(format == 0 ? 2 : 1, tex);
     glDeleteProgram(prog);
     return gl2d_check_gl("write cap", err, errlen);
+}
+
+#define ROOF_RADIUS 4 /* the fetch probe's diamond: 41 fetches a fragment */
+
+int gl_bench_fragment_rates(struct engine *e, int w, int h, int reps, double *flops_per_s,
+                            double *texels_per_s, char *err, size_t errlen)
+{
+    struct gl_engine *g = bench_engine(e, "gl_bench_fragment_rates", err, errlen);
+    if (!g)
+        return -1;
+    const int iter = 64, r = ROOF_RADIUS;
+    const double flops = 64.0 * iter, taps = 2.0 * r * r + 2 * r + 1;
+    /* the fetch probe's straight-line sum */
+    char *tail = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&tail, &tlen);
+    if (!f)
+        return seterr(err, errlen, "out of memory for the fetch probe");
+    fprintf(f, "float fetch_sum(ivec2 p)\n{\n    float s = 0.0;\n");
+    for (int v = -r; v <= r; v++)
+        for (int u = -r; u <= r; u++)
+            if (abs(u) + abs(v) <= r)
+                fprintf(f, "    s += texelFetch(src, p + ivec2(%d, %d), 0).r;\n", u, v);
+    fprintf(f, "    return s;\n}\n");
+    fclose(f);
+    const char *st[2] = {"fullscreen.vert", "roofline.frag"};
+    char defs[128];
+    GLuint prog[2] = {0, 0};
+    int rc = 0;
+    for (int m = 0; m < 2 && !rc; m++) {
+        snprintf(defs, sizeof defs, "#define ARITH %d\n#define ITER %d\n#define RADIUS %d\n",
+                 m == 0, iter, r);
+        rc = gl_program_build_tail(g->shader_dir, NULL, st, 2, defs, m == 0 ? NULL : tail,
+                                   &prog[m], err, errlen);
+    }
+    free(tail);
+    GLuint out = gl2d_make_tex(GL_R32F, w, h), src = gl2d_make_tex(GL_R32F, w + 2 * r, h + 2 * r);
+    GLuint fbo = 0;
+    if (!rc)
+        rc = gl2d_make_fbo(out, &fbo, "fragment-rate target", err, errlen);
+    if (!rc) {
+        const float fill[4] = {0.25f, 0, 0, 0};
+        GLuint sfbo;
+        if (!(rc = gl2d_make_fbo(src, &sfbo, "fetch-probe source", err, errlen)))
+            glClearBufferfv(GL_COLOR, 0, fill);
+        glDeleteFramebuffers(1, &sfbo);
+    }
+    if (!rc) {
+        glProgramUniform1f(prog[0], glGetUniformLocation(prog[0], "a"), 0.5f);
+        glProgramUniform1f(prog[0], glGetUniformLocation(prog[0], "b"), 0.999f);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, src);
+        glProgramUniform1i(prog[1], glGetUniformLocation(prog[1], "src"), 0);
+        const double px = (double)w * (double)h;
+        *flops_per_s = px * flops / time_draws(g, prog[0], fbo, w, h, 5, reps);
+        *texels_per_s = px * taps / time_draws(g, prog[1], fbo, w, h, 5, reps);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &out);
+    glDeleteTextures(1, &src);
+    glDeleteProgram(prog[0]);
+    glDeleteProgram(prog[1]);
+    return rc ? -1 : gl2d_check_gl("fragment rates", err, errlen);
+}
+
+int gl_bench_kpass_build_seconds(const struct engine *e, double *seconds)
+{
+    if (!is_gl_engine(e))
+        return -1;
+    *seconds = ((const struct gl_engine *)e)->kpass_build_s;
+    return 0;
 }

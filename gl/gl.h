@@ -43,6 +43,20 @@ int gl_bench_copy_bandwidth(struct engine *e, size_t bytes, int reps, double *by
 int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps,
                        double *bytes_per_s, char *err, size_t errlen);
 
+/* The write cap above with format 0: two targets, R32F and RG32F, 12 bytes a
+ * texel, as the k-step pass writes Ez and H. */
+
+/* Two fragment-shader rates, each from full-viewport passes into a w x h
+ * R32F target (shaders/roofline.frag), median of `reps`: float operations
+ * per s of chains of dependent multiply-adds without FMA contraction (as
+ * the engine's arithmetic), and texel fetches per s of an R32F texture in
+ * a diamond around each fragment. */
+int gl_bench_fragment_rates(struct engine *e, int w, int h, int reps, double *flops_per_s,
+                            double *texels_per_s, char *err, size_t errlen);
+
+/* Compile + link seconds of the engine's last update_k.frag (0 if none). */
+int gl_bench_kpass_build_seconds(const struct engine *e, double *seconds);
+
 /* core/incident.h's function `what` evaluated by shaders/inc_probe.comp (its
  * comment lists them) at n points of 10 arguments each (args[10 k ..]) on
  * GL device `device`, in a context of its own: the double results' bits
@@ -51,6 +65,13 @@ int gl_bench_write_cap(struct engine *e, int w, int h, unsigned format, int reps
 struct inc_wave;
 int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave *w, int what,
                       const double *args, size_t n, uint64_t *bits, char *err, size_t errlen);
+
+/* The arithmetic and texel fetches per cell and step of `gl` at k steps per
+ * fragment pass (k = 1: the one-step H and E passes; k > 1: the vacuum fast
+ * path of update_k.frag, counted from the statements gl/kgen.c generates):
+ * the roofline of bench/gl_bench.c.  0, or -1 with err for a k it lacks. */
+int gl_kpass_cost(int k, double *flops_per_cell, double *texels_per_cell, char *err,
+                  size_t errlen);
 
 /* Steps per fragment pass (the multi-step path, 1 = plain passes) in use. */
 int gl_engine_steps_per_pass(const struct engine *e);

@@ -29,15 +29,13 @@
 #define BATCH_FIRST_S 0.05          /* ... of the first batch, from a guessed speed */
 #define FENCE_TIMEOUT_S_DEFAULT 60.0
 #define SLOT_BUFFER_MAX_FLOATS (16u << 20) /* 64 MiB of slot values per batch */
-/* Steps per fragment pass of `gl`, chosen by measurement (docs/gl.md): on the
- * H100, 2 passes the render-target write cap (4.9 against 4.2 Gcells/s)
- * while 3 and 4 crawl (0.2 and 0.09 Gcells/s, probably local-memory arrays;
- * with full unrolling 3 did not finish at all); on llvmpipe,
- * a CPU, recomputation only costs, so 1.  TEXFDTD_GL_STEPS_PER_PASS (1 or 2)
- * overrides. */
+/* Steps per fragment pass of `gl` (docs/gl.md): on the H100, 2 passes the
+ * render-target write cap (4.9 against 4.2 Gcells/s), the default on GPUs
+ * until bench/gl_bench.c's roofline has measured 3 .. 6 there; on llvmpipe,
+ * a CPU, recomputation only costs, so 1.  TEXFDTD_GL_STEPS_PER_PASS = 1 ..
+ * KPASS_MAX overrides, = auto measures 1 .. 6 at create (kchoose.c). */
 #define GL_STEPS_PER_PASS_GPU 2
 #define GL_STEPS_PER_PASS_SOFTWARE 1
-#define GL_STEPS_PER_PASS_MAX 2
 #define LOCAL_X 16
 #define LOCAL_Y 16
 
@@ -392,14 +390,30 @@ static int gl_create_common(const struct model *m, const struct engine_options *
              g->info.platform, g->info.robust ? ", robust context" : ", no reset notification");
 
     const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
-    if (!compute)
+    bool k_auto = false;
+    if (!compute) {
         g->k = g->info.software ? GL_STEPS_PER_PASS_SOFTWARE : GL_STEPS_PER_PASS_GPU;
-    if (!compute && kz && atoi(kz) >= 1)
-        g->k = atoi(kz) > GL_STEPS_PER_PASS_MAX ? GL_STEPS_PER_PASS_MAX : atoi(kz);
+        if (kz && !strcmp(kz, "auto")) {
+            k_auto = true;
+        } else if (kz && *kz) {
+            char *end;
+            const long k = strtol(kz, &end, 10);
+            if (*end || k < 1 || k > KPASS_MAX) {
+                seterr(err, errlen,
+                       "%s: TEXFDTD_GL_STEPS_PER_PASS=%s: expected 1 .. %d or auto", name, kz,
+                       KPASS_MAX);
+                gl_destroy(&g->base);
+                return -1;
+            }
+            g->k = (int)k;
+        }
+    }
     /* update_k.frag knows PEC boxes with slots only, and the monitors
      * gather after every step */
-    if (gl2d_has_features(g) || g->nsamples)
+    if (gl2d_has_features(g) || g->nsamples) {
         g->k = 1;
+        k_auto = false;
+    }
     if (g->nsamples) {
         /* gl: the sample list is one texture row, or a band of rows of the
          * widest texture (TEXFDTD_GL_GATHER_WIDTH narrows it, for tests) */
@@ -469,11 +483,20 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->batch_steps = atoi(fixed);
         g->batch_fixed = true;
     } else {
-        const double guess = g->info.software ? 5e7 : 2e9; /* cells per second */
+        /* cells per second; k steps per pass cost more arithmetic a step */
+        double guess = g->info.software ? 5e7 : 2e9;
+        double flops = 11, texels;
+        if (g->k > 2 && !gl_kpass_cost(g->k, &flops, &texels, err, errlen))
+            guess *= 45.0 / flops; /* k = 2 (45 flops a step) ran faster than 2e9 */
         const double b = BATCH_FIRST_S * guess / (double)m->ncells;
         g->batch_steps = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
     }
     g->fence_timeout_s = env_double("TEXFDTD_GL_FENCE_TIMEOUT_S", FENCE_TIMEOUT_S_DEFAULT);
+    if (k_auto && gl2d_choose_k(g, m, err, errlen)) {
+        gl_destroy(&g->base);
+        return gl2d_prefix_err(name, err, errlen);
+    }
+    gl2d_round_batch(g);
     *out = &g->base;
     return 0;
 }

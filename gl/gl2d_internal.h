@@ -194,6 +194,7 @@ struct gl_engine {
     struct pass hepass;
     int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
     struct pass kpass;
+    double kpass_build_s; /* compile + link time of the last kpass (log, bench) */
     GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
 
     /* what the scene needs beyond a PEC box (docs/gl.md, "Absorbing
@@ -434,6 +435,29 @@ void gl2d_frag_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_frag_gather(struct gl_engine *g);
 void gl2d_frag_k(struct gl_engine *g, int slot_base);
 void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in);
+
+/* ---- kgen.c: update_k.frag's generated fast path ---- */
+
+#define KPASS_MAX 8 /* steps per fragment pass, at most */
+struct kpass_cost {
+    long flops;     /* float operations per fragment (K steps of its cell) */
+    int ez_texels;  /* texels fetched per fragment */
+    int h_texels;
+    int statements; /* values computed per fragment */
+};
+/* The GLSL of fast_path() for k = 1 .. KPASS_MAX steps, malloc'd (NULL when
+ * out of memory or k is out of range), and its cost if cost is not NULL;
+ * gather: the inputs by textureGatherOffset, four texels an instruction
+ * (the texel counts of cost are then instructions). */
+char *gl2d_kpass_fast_path(int k, bool gather, struct kpass_cost *cost);
+/* TEXFDTD_GL_KPASS_GATHER=1: the fast path gathers its inputs. */
+bool gl2d_kpass_gather(void);
+/* programs.c: update_k.frag for k steps into g->kpass (and its framebuffers). */
+int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *err, size_t errlen);
+/* kchoose.c: g->k by timing k = 1 .. 6 on this grid (TEXFDTD_GL_STEPS_PER_PASS=auto). */
+int gl2d_choose_k(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
+/* batch.c: an adaptive batch of gl rounded to whole k-step passes. */
+void gl2d_round_batch(struct gl_engine *g);
 
 /* ---- compute2d.c: the dispatches of `gl-compute` ---- */
 

@@ -10,9 +10,12 @@
 #include "gl/gl2d_internal.h"
 
 #include "core/model.h"
+#include "core/util.h"
 #include "gl/shader.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
                        size_t len)
@@ -106,6 +109,64 @@ static void pass_locations(struct pass *p)
         p->row = glGetUniformLocation(p->prog, "row_base");
 }
 
+/* The samplers of the PEC-box passes (update_k.frag, update_he.comp). */
+static void set_pec_box_samplers(GLuint p)
+{
+    set_sampler(p, "ez_tex", UNIT_EZ);
+    set_sampler(p, "h_tex", UNIT_H);
+    set_sampler(p, "mat_tex", UNIT_MAT);
+    set_sampler(p, "slot_tex", UNIT_SLOT);
+    set_sampler(p, "slot_values", UNIT_SLOTVAL);
+}
+
+/* The multi-step pass update_k.frag for k steps into g->kpass (replacing
+ * any earlier one), with its generated fast path (kgen.c), and the two-target
+ * framebuffers it renders into.  TEXFDTD_GL_KPASS_UNROLL=1 builds the
+ * withdrawn configuration of 2026-11-22 instead (the cone in (2k+1)^2 arrays
+ * on every path, the loops' bounds constants and #pragma optionNV(unroll
+ * all)), for the H100 experiment docs/performance.md describes. */
+int gl2d_build_kpass(struct gl_engine *g, const struct model *m, int k, char *err, size_t errlen)
+{
+    char defs[2560], kdefs[3072];
+    gl2d_make_defines(g, m, g->emulate_flush, defs, sizeof defs);
+    const char *un = getenv("TEXFDTD_GL_KPASS_UNROLL");
+    const bool unroll = un && !strcmp(un, "1");
+    snprintf(kdefs, sizeof kdefs,
+             "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n"
+             "#define KPASS_UNROLL %d\n",
+             defs, k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1,
+             unroll ? 1 : 0);
+    const char *st[2] = {"fullscreen.vert", "update_k.frag"};
+    const bool gather = gl2d_kpass_gather();
+    char *fast = unroll ? NULL : gl2d_kpass_fast_path(k, gather, NULL);
+    if (!unroll && !fast)
+        return seterr(err, errlen, "cannot generate the fast path of %d steps per pass (1 .. %d)",
+                      k, KPASS_MAX);
+    if (g->kpass.prog)
+        glDeleteProgram(g->kpass.prog);
+    g->kpass.prog = 0;
+    const double t0 = now_seconds();
+    const int rc = gl_program_build_tail(g->shader_dir, "update2d.glsl", st, 2, kdefs, fast,
+                                         &g->kpass.prog, err, errlen);
+    free(fast);
+    if (rc)
+        return -1;
+    g->kpass_build_s = now_seconds() - t0;
+    log_info("gl: update_k.frag for %d steps per pass%s compiled and linked in %.2f s", k,
+             unroll ? " (withdrawn unrolled arrays)" : gather ? " (inputs gathered)" : "",
+             g->kpass_build_s);
+    const GLuint p = g->kpass.prog;
+    glProgramUniform1i(p, glGetUniformLocation(p, "k_rt"), k);
+    gl2d_set_coefficients(p, m);
+    set_pec_box_samplers(p);
+    g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
+    for (int c = 0; c < 2 && !g->mrt_fbo[c]; c++)
+        if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
+                           "Ez + H of the multi-step pass", err, errlen))
+            return -1;
+    return 0;
+}
+
 int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
     char defs[2560];
@@ -159,28 +220,8 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
         set_sampler(g->disppass.prog, "mat_tex", UNIT_MAT);
         pass_locations(&g->disppass);
     }
-    if (g->k > 1) {
-        char kdefs[3072];
-        snprintf(kdefs, sizeof kdefs,
-                 "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
-                 defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
-        const char *st[2] = {"fullscreen.vert", "update_k.frag"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
-                             errlen))
-            return -1;
-        const GLuint p = g->kpass.prog;
-        gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
-        for (int c = 0; c < 2; c++)
-            if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
-                               "Ez + H of the multi-step pass", err, errlen))
-                return -1;
-    }
+    if (g->k > 1 && gl2d_build_kpass(g, m, g->k, err, errlen))
+        return -1;
     if (g->fused) {
         const char *he[1] = {"update_he.comp"};
         if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
@@ -188,11 +229,7 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
             return -1;
         const GLuint p = g->hepass.prog;
         gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        set_pec_box_samplers(p);
         glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
         glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
         g->hepass.slot_base = glGetUniformLocation(p, "slot_base");

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,10 @@
  * k-th include (k = 0, 1, ...) from (k + 2) LINE_BASE + 1. */
 #define LINE_BASE 100000
 #define MAX_INCLUDES 4
+/* A compile and link that takes longer is an error where the driver lets us
+ * wait for it (ARB/KHR_parallel_shader_compile), else a warning on stderr
+ * while it goes on (TEXFDTD_GL_COMPILE_TIMEOUT_S overrides). */
+#define COMPILE_TIMEOUT_S_DEFAULT 120.0
 
 /* The library with its includes spliced in, and the files it came from:
  * path[0] the library, path[1 + k] its include k. */
@@ -264,8 +270,106 @@ static void first_error(const char *log, const struct glsl_lib *lib, const char 
         seterr(err, errlen, "%s: compile failed (empty log)", file_path);
 }
 
+static double compile_timeout_s(void)
+{
+    const char *v = getenv("TEXFDTD_GL_COMPILE_TIMEOUT_S");
+    char *end;
+    const double d = v && *v ? strtod(v, &end) : COMPILE_TIMEOUT_S_DEFAULT;
+    return v && *v && (*end || d <= 0) ? COMPILE_TIMEOUT_S_DEFAULT : d;
+}
+
+/* Wait until the driver has finished compiling shader or linking program
+ * `obj` (polling, where it compiles on threads of its own), and fail if that
+ * took past `deadline` (now_seconds()): where it compiled in the call
+ * itself, the call has returned by now and only the time is checked. */
+static int wait_compiled(GLuint obj, bool program, double deadline, const char *what, char *err,
+                         size_t errlen)
+{
+    const bool poll = GLEW_ARB_parallel_shader_compile || GLEW_KHR_parallel_shader_compile;
+    GLint done = GL_TRUE;
+    for (;;) {
+        if (poll && program)
+            glGetProgramiv(obj, GL_COMPLETION_STATUS_ARB, &done);
+        else if (poll)
+            glGetShaderiv(obj, GL_COMPLETION_STATUS_ARB, &done);
+        if (done || now_seconds() > deadline)
+            break;
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (now_seconds() > deadline) {
+        seterr(err, errlen,
+               "%s: the GL driver took more than %.3g s %s it (%s; "
+               "TEXFDTD_GL_COMPILE_TIMEOUT_S); nothing was run",
+               what, compile_timeout_s(), program ? "to link" : "to compile",
+               done ? "done by now" : "still at it");
+        /* said now: tearing the context down may wait for the driver */
+        log_warn("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A thread that warns on stderr when a build blocks in the driver (a driver
+ * that compiles in glCompileShader or glLinkProgram themselves) longer than
+ * the timeout: the call cannot be interrupted, but it is not silent. */
+struct watchdog {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done, started;
+    double seconds;
+    const char *what;
+};
+
+static void *watchdog_run(void *arg)
+{
+    struct watchdog *w = arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)w->seconds;
+    until.tv_nsec += (long)((w->seconds - (double)(time_t)w->seconds) * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    int rc = 0;
+    while (!w->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+    if (!w->done)
+        log_warn("%s: the GL driver has been compiling for more than %.3g s and has not "
+                 "returned (TEXFDTD_GL_COMPILE_TIMEOUT_S); still waiting for it",
+                 w->what, w->seconds);
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void watchdog_start(struct watchdog *w, double seconds, const char *what)
+{
+    memset(w, 0, sizeof *w);
+    w->seconds = seconds;
+    w->what = what;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->started = pthread_create(&w->thread, NULL, watchdog_run, w) == 0;
+}
+
+static void watchdog_stop(struct watchdog *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    if (w->started)
+        pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+}
+
 static int compile_one(const char *dir, const struct glsl_lib *lib, const char *name,
-                       const char *defines, GLuint *out, char *err, size_t errlen)
+                       const char *defines, const char *tail, double deadline, GLuint *out,
+                       char *err, size_t errlen)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -282,11 +386,18 @@ static int compile_one(const char *dir, const struct glsl_lib *lib, const char *
         snprintf(pre, plen, "%s%s#line %d 1\n", GLSL_VERSION_LINE, defines, LINE_BASE + 1);
     else
         snprintf(pre, plen, "%s%s#line 1 0\n", GLSL_VERSION_LINE, defines);
-    const char *src[4] = {pre, lib ? lib->text : "", lib ? "\n#line 1 0\n" : "", text};
+    const char *src[5] = {pre, lib ? lib->text : "", lib ? "\n#line 1 0\n" : "", text,
+                          tail ? tail : ""};
     GLuint sh = glCreateShader(stage);
-    glShaderSource(sh, 4, src, NULL);
+    glShaderSource(sh, 5, src, NULL);
     glCompileShader(sh);
     GLint ok = 0, loglen = 0;
+    if (wait_compiled(sh, false, deadline, path, err, errlen)) {
+        glDeleteShader(sh);
+        free(pre);
+        free(text);
+        return -1;
+    }
     glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
     if (!ok) {
         glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &loglen);
@@ -306,6 +417,13 @@ static int compile_one(const char *dir, const struct glsl_lib *lib, const char *
 int gl_program_build(const char *dir, const char *lib, const char *const *stages, int nstages,
                      const char *defines, GLuint *out, char *err, size_t errlen)
 {
+    return gl_program_build_tail(dir, lib, stages, nstages, defines, NULL, out, err, errlen);
+}
+
+int gl_program_build_tail(const char *dir, const char *lib, const char *const *stages,
+                          int nstages, const char *defines, const char *tail, GLuint *out,
+                          char *err, size_t errlen)
+{
     struct glsl_lib *l = NULL;
     if (lib) {
         if (!(l = xcalloc(1, sizeof *l, "shader library", err, errlen)))
@@ -317,18 +435,26 @@ int gl_program_build(const char *dir, const char *lib, const char *const *stages
     }
     GLuint prog = glCreateProgram(), sh[4] = {0};
     int rc = 0;
+    const double limit = compile_timeout_s(), deadline = now_seconds() + limit;
+    char what[4300];
+    snprintf(what, sizeof what, "%s/%s", dir, stages[nstages - 1]);
+    struct watchdog wd;
+    watchdog_start(&wd, limit, what);
     for (int k = 0; k < nstages && k < 4 && !rc; k++) {
         /* the library is for the pass itself, not the full-screen vertex stage */
         const bool vert = stage_of(stages[k]) == GL_VERTEX_SHADER;
-        rc = compile_one(dir, vert ? NULL : l, stages[k], defines, &sh[k], err, errlen);
+        rc = compile_one(dir, vert ? NULL : l, stages[k], defines,
+                         k == nstages - 1 ? tail : NULL, deadline, &sh[k], err, errlen);
         if (!rc)
             glAttachShader(prog, sh[k]);
     }
     if (!rc) {
         glLinkProgram(prog);
         GLint ok = 0;
-        glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-        if (!ok) {
+        rc = wait_compiled(prog, true, deadline, what, err, errlen);
+        if (!rc)
+            glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+        if (!rc && !ok) {
             char log[1024] = "";
             glGetProgramInfoLog(prog, sizeof log, NULL, log);
             log[strcspn(log, "\n")] = 0;
@@ -336,6 +462,7 @@ int gl_program_build(const char *dir, const char *lib, const char *const *stages
             rc = -1;
         }
     }
+    watchdog_stop(&wd);
     for (int k = 0; k < nstages && k < 4; k++)
         if (sh[k])
             glDeleteShader(sh[k]);

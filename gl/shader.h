@@ -31,4 +31,10 @@ void gl_shader_dir(const char *configured, char *out, size_t len);
 int gl_program_build(const char *dir, const char *lib, const char *const *stages, int nstages,
                      const char *defines, GLuint *out, char *err, size_t errlen);
 
+/* The same with `tail` (GLSL text made by the host, or NULL) appended to the
+ * last stage's file: update_k.frag's generated fast path (gl/kgen.c). */
+int gl_program_build_tail(const char *dir, const char *lib, const char *const *stages,
+                          int nstages, const char *defines, const char *tail, GLuint *out,
+                          char *err, size_t errlen);
+
 #endif

@@ -303,10 +303,12 @@ static double max_abs(const float *v, size_t n)
     return m;
 }
 
-/* Run `steps` through `name` (requesting denormal mode `want`) and through
- * the CPU engine in the mode the GL engine reports; demand equal bits. */
-static void agree(const char *name, const char *scene, int steps, enum denormals want,
-                  enum denormals *reported)
+/* Run engine_step calls of the lengths in `parts` (0-terminated) through
+ * `name` (requesting denormal mode `want`; want_k > 0: the engine must run
+ * that many steps per fragment pass) and their total through the CPU engine
+ * in the mode the GL engine reports; demand equal bits. */
+static void agree_calls(const char *name, const char *scene, const int *parts,
+                        enum denormals want, enum denormals *reported, int want_k)
 {
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
@@ -317,7 +319,15 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     engine_describe(g, &info);
     cr_log_info("%s on %s: %s", name, info.device, info.detail);
     cr_assert_eq(info.precision, PRECISION_SINGLE);
-    step_ok(g, steps);
+    if (want_k)
+        cr_assert_eq(gl_engine_steps_per_pass(g), want_k, "asked for %d steps per pass, got %d",
+                     want_k, gl_engine_steps_per_pass(g));
+    int steps = 0;
+    for (int q = 0; parts[q]; q++) {
+        step_ok(g, parts[q]);
+        steps += parts[q];
+    }
+    cr_assert_eq(g->step, steps);
     /* TE: the arrays, and Hz, Ex, Ey read with their signs */
     const bool te = m->scene->te;
     const enum field tf[3] = {FIELD_HZ, FIELD_EX, FIELD_EY};
@@ -375,6 +385,14 @@ static void agree(const char *name, const char *scene, int steps, enum denormals
     setup_free(&t);
     if (reported)
         *reported = info.denormals;
+}
+
+/* Run `steps` through `name` in one call, as agree_calls. */
+static void agree(const char *name, const char *scene, int steps, enum denormals want,
+                  enum denormals *reported)
+{
+    const int parts[2] = {steps, 0};
+    agree_calls(name, scene, parts, want, reported, 0);
 }
 
 Test(gl, square_equals_cpu) { agree("gl", SQUARE, 500, DENORMALS_FLUSH, NULL); }
@@ -542,7 +560,7 @@ Test(gl, disp_multistep_batches_equal_cpu)
     agree("gl-compute", DRUDE_BOX, 150, DENORMALS_FLUSH, NULL);
 }
 
-/* The multi-step fragment pass (2 steps per pass, each fragment recomputing
+/* The multi-step fragment pass (k steps per pass, each fragment recomputing
  * its dependency cone) gives the bits of the one-step passes and the other
  * way round, whichever is the device's default, also for batches of odd
  * length (a last single step). */
@@ -555,6 +573,154 @@ Test(gl, steps_per_pass_1_and_2_equal_cpu)
         agree("gl", OBLIQUE, 250, DENORMALS_FLUSH, NULL);
         agree("gl", DIELECTRIC, 250, DENORMALS_FLUSH, NULL);
     }
+}
+
+/* `gl` at k steps per pass (TEXFDTD_GL_STEPS_PER_PASS) against the cpu
+ * engine: Ez, Hx and Hy bit for bit after engine_step calls of the lengths
+ * in parts (0-terminated), each cut across passes where it is not a multiple
+ * of k, in fenced batches of `batch` steps (0: the adaptive batches, whole
+ * passes).  The engine must really run k steps per pass. */
+static void agree_k(int k, const char *scene, const int *parts, int batch)
+{
+    char ks[16], bs[16];
+    snprintf(ks, sizeof ks, "%d", k);
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", ks, 1);
+    if (batch) {
+        snprintf(bs, sizeof bs, "%d", batch);
+        setenv("TEXFDTD_GL_BATCH_STEPS", bs, 1);
+    } else {
+        unsetenv("TEXFDTD_GL_BATCH_STEPS");
+    }
+    agree_calls("gl", scene, parts, DENORMALS_FLUSH, NULL, k);
+}
+
+/* k = 3 .. 6 (the generated straight-line fast path of gl/kgen.c in the
+ * vacuum, the border path's loops at the grid edges and around the objects):
+ * the oblique wave on a PEC square and a dielectric rod, 250 steps in calls
+ * of 1, 37, 100 and 112 steps (no multiple of 3, 4, 5 or 6 but 100 of 4 and
+ * 5), in fenced batches of 50 steps (a batch ends inside a pass: its last
+ * steps run as one-step passes) and in the adaptive ones. */
+Test(gl, steps_per_pass_3_to_6_equal_cpu)
+{
+    const int parts[5] = {1, 37, 100, 112, 0};
+    for (int k = 3; k <= 6; k++) {
+        agree_k(k, OBLIQUE, parts, 50);
+        agree_k(k, OBLIQUE, parts, 0);
+    }
+}
+
+/* The fast path with its inputs gathered (TEXFDTD_GL_KPASS_GATHER=1: four
+ * texels a textureGatherOffset) gives the same bits, k = 2, 4 and 6. */
+Test(gl, steps_per_pass_gathered_equal_cpu)
+{
+    const int parts[5] = {1, 37, 100, 112, 0};
+    setenv("TEXFDTD_GL_KPASS_GATHER", "1", 1);
+    for (int k = 2; k <= 6; k += 2)
+        agree_k(k, OBLIQUE, parts, 0);
+}
+
+/* Lossy objects (LOSSY: the vacuum fast path's ez_curl takes ca[0] too) and
+ * a PEC plate at k = 3 and 5, one call of 260 steps. */
+Test(gl, steps_per_pass_lossy_equal_cpu)
+{
+    const int parts[2] = {260, 0};
+    agree_k(3, LOSSY_PEC, parts, 0);
+    agree_k(5, LOSSY_PEC, parts, 0);
+}
+
+/* A grid barely wider than the cone (every fragment on the border path at
+ * k = 6) and a square scene cut into calls of 7 steps: k = 4 and 6. */
+Test(gl, steps_per_pass_small_grid_equal_cpu)
+{
+    static const char *NARROW =
+        "[grid]\nnx = 40\nny = 24\nsteps = 200\ncourant = 0.5\ncells_per_wavelength = 12\n"
+        "[source]\ntype = plane_wave\nangle = 45\n"
+        "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 20\n"
+        "center_y = 12\nradius = 4\n";
+    int parts[40];
+    for (int q = 0; q < 39; q++)
+        parts[q] = 7;
+    parts[39] = 0;
+    agree_k(4, NARROW, parts, 0);
+    agree_k(6, NARROW, parts, 0);
+    agree_k(6, NARROW, parts, 9);
+}
+
+/* The generated fast path of k steps computes exactly the cone worked out
+ * by hand in docs/gl.md: Ez^{n+s} is needed on the diamond |a| + |b| <= r,
+ * r = k - s (2r^2 + 2r + 1 cells: the 5-point stencil of Ez through H),
+ * Hx^{n+s-1/2} on that diamond and the one a row below (2(r+1)^2 cells), Hy
+ * likewise a column to the left; 5 operations an Ez, 3 an H.  The inputs:
+ * the Ez texels of the diamond of radius k and the H texels of the union of
+ * the two shifted diamonds of radius k - 1, k(2k + 1). */
+Test(gl, kpass_cost_counts_the_cone)
+{
+    double flops, texels;
+    char err[ERRLEN];
+    cr_assert_eq(gl_kpass_cost(1, &flops, &texels, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(flops, 11.0); /* the one-step passes: H 2 x 3, E 5 */
+    for (int k = 2; k <= 8; k++) {
+        double f = 0;
+        for (int r = 0; r < k; r++)
+            f += 5.0 * (2 * r * r + 2 * r + 1) + 3.0 * 2 * (2 * (r + 1) * (r + 1));
+        const double t = (2.0 * k * k + 2 * k + 1) + k * (2.0 * k + 1);
+        cr_assert_eq(gl_kpass_cost(k, &flops, &texels, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(flops * k, f, "k = %d: %g flops a fragment, by hand %g", k, flops * k, f);
+        cr_expect_eq(texels * k, t, "k = %d: %g texels a fragment, by hand %g", k, texels * k, t);
+        cr_log_info("k = %d: %.1f flops, %.1f texels per cell and step", k, flops, texels);
+    }
+    cr_expect_neq(gl_kpass_cost(9, &flops, &texels, err, sizeof err), 0);
+}
+
+/* TEXFDTD_GL_STEPS_PER_PASS=auto times k = 1 .. 6 on the grid at create and
+ * keeps the fastest; the fields it scribbled on are cleared again, so the
+ * run still gives the cpu's bits. */
+Test(gl, steps_per_pass_auto_equals_cpu)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "auto", 1);
+    agree("gl", OBLIQUE, 250, DENORMALS_FLUSH, NULL);
+}
+
+/* A bad TEXFDTD_GL_STEPS_PER_PASS is refused with the range, not clamped. */
+Test(gl, steps_per_pass_out_of_range_is_refused)
+{
+    struct test_setup t;
+    setup_from_text(&t, SQUARE, NULL, 0);
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    char err[ERRLEN];
+    struct engine *e = NULL;
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "0", 1);
+    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
+    char why[ERRLEN];
+    if (rc && gl_probe(o.device, why, sizeof why) && !gpu_required())
+        cr_skip_test("no OpenGL device here: %s", why);
+    cr_assert_neq(rc, 0, "k = 0 was accepted");
+    cr_expect(strstr(err, "expected 1 .. 8 or auto") != NULL, "%s", err);
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "3x", 1);
+    cr_assert_neq(engine_create("gl", &t.model, &o, &e, err, sizeof err), 0, "3x was accepted");
+    setup_free(&t);
+}
+
+/* A shader build that takes longer than TEXFDTD_GL_COMPILE_TIMEOUT_S is
+ * refused with that said (the withdrawn k > 2 shader kept the H100 driver
+ * compiling, docs/performance.md), never waited for silently: a timeout no
+ * compile can meet. */
+Test(gl, compile_timeout_is_reported)
+{
+    setenv("TEXFDTD_GL_STEPS_PER_PASS", "6", 1);
+    setenv("TEXFDTD_GL_COMPILE_TIMEOUT_S", "0.000001", 1);
+    struct test_setup t;
+    setup_from_text(&t, SQUARE, NULL, 0);
+    const struct engine_options o = gl_options(DENORMALS_FLUSH);
+    char err[ERRLEN], why[ERRLEN];
+    struct engine *e = NULL;
+    const int rc = engine_create("gl", &t.model, &o, &e, err, sizeof err);
+    if (rc && gl_probe(o.device, why, sizeof why) && !gpu_required())
+        cr_skip_test("no OpenGL device here: %s", why);
+    cr_assert_neq(rc, 0, "a build past its timeout was accepted");
+    cr_expect(strstr(err, "TEXFDTD_GL_COMPILE_TIMEOUT_S") != NULL, "%s", err);
+    cr_log_info("%s", err);
+    setup_free(&t);
 }
 
 /* gl-compute runs fused (one dispatch per step) by default; the two-dispatch
@@ -885,17 +1051,20 @@ Test(gl, missing_device_is_refused)
 }
 
 /* A fence that does not signal in time is an error, never a silent result:
- * one huge batch against a tiny timeout. */
-Test(gl, fence_timeout_is_reported)
+ * one huge batch of `steps` against a tiny timeout, at k steps per pass
+ * (NULL: the device's default). */
+static void fence_timeout_case(const char *k, const char *steps)
 {
-    setenv("TEXFDTD_GL_BATCH_STEPS", "1000", 1);
+    if (k)
+        setenv("TEXFDTD_GL_STEPS_PER_PASS", k, 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", steps, 1);
     setenv("TEXFDTD_GL_FENCE_TIMEOUT_S", "0.000001", 1);
     struct test_setup t;
     setup_from_text(&t, SQUARE, NULL, 0);
     const struct engine_options o = gl_options(DENORMALS_FLUSH);
     struct engine *g = create_or_skip("gl", &t.model, &o);
     char err[ERRLEN];
-    cr_assert_neq(engine_step(g, 1000, err, sizeof err), 0, "a timed-out batch was accepted");
+    cr_assert_neq(engine_step(g, atoi(steps), err, sizeof err), 0, "a timed-out batch was accepted");
     cr_expect(strstr(err, "did not finish within") != NULL, "%s", err);
     cr_log_info("%s", err);
     /* and the engine refuses to go on or hand out fields */
@@ -906,6 +1075,11 @@ Test(gl, fence_timeout_is_reported)
     engine_destroy(g);
     setup_free(&t);
 }
+
+Test(gl, fence_timeout_is_reported) { fence_timeout_case(NULL, "1000"); }
+
+/* The same for a batch of k-step passes. */
+Test(gl, steps_per_pass_fence_timeout_is_reported) { fence_timeout_case("5", "500"); }
 
 /* The picture pass: the same colours as the host colouring of the CPU field,
  * except where the incident wave, evaluated in float on the GPU rather than
