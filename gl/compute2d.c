@@ -6,7 +6,9 @@
  * One step (step.c): the H dispatch, (dispersive cells) the disp dispatch,
  * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp; TE
  * dispersive edges: their disp dispatch before the H dispatch), or,
- * for a PEC box with slots only, one fused dispatch (update_he.comp); then,
+ * for a PEC box with slots only, one fused dispatch (update_he.comp), or
+ * with TEXFDTD_GLC_K = K > 1, K steps per dispatch (update_tb.comp, also
+ * with a point source; the last steps of a batch short of K fused); then,
  * with monitors, gather.comp into the batch's next row of the rows buffer.
  * Each update dispatch ends with the barrier that makes its imageStores
  * visible to the next pass's texelFetch.
@@ -49,6 +51,23 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
     dispatch_cells(g);
+    g->h.cur ^= 1;
+    g->ez.cur ^= 1;
+}
+
+/* tb_k steps in one dispatch (gl-compute, temporal blocking): a work group
+ * per tile, ceil(nx / tile_x) x ceil(ny / tile_y) of them. */
+void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v)
+{
+    gl2d_use_pass(g, g->tbpass.prog);
+    glUniform1i(g->tbpass.slot_base, slot_base);
+    if (g->point)
+        glUniform1fv(g->tbpass.point_vk, g->tb_k, point_v);
+    glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
+    glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    glDispatchCompute((GLuint)((g->nx + g->tile_x - 1) / g->tile_x),
+                      (GLuint)((g->ny + g->tile_y - 1) / g->tile_y), 1);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     g->h.cur ^= 1;
     g->ez.cur ^= 1;
 }

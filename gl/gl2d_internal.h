@@ -9,7 +9,9 @@
  *               full-screen triangle into the other texture of its pair
  *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
  *   gl-compute  the same update as two compute dispatches on the same
- *               textures (texelFetch in, imageStore out)
+ *               textures (texelFetch in, imageStore out), one fused
+ *               dispatch per step, or K steps per dispatch in tiles in
+ *               shared memory (temporal blocking, update_tb.comp)
  *
  * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
  * statement for statement with `precise` everywhere, and add source-slot
@@ -135,6 +137,7 @@
 #define DFT_G_MAX 8
 #define GATHER_LOCAL 64 /* gather.comp's work group */
 #define BATCH_MAX_STEPS 100000 /* steps of a batch, at most */
+#define GLC_K_MAX 16 /* gl-compute: steps per temporally blocked dispatch, at most */
 
 /* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
  * write tex[1 - cur], then swap. */
@@ -160,6 +163,7 @@ struct pass {
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
     GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
+    GLint point_vk;  /* update_tb.comp: the point source's K values */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */
@@ -192,6 +196,13 @@ struct gl_engine {
     struct pass hpass, epass;
     bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
     struct pass hepass;
+    /* gl-compute, temporal blocking (update_tb.comp, docs/gl.md): tb_k > 1
+     * steps per dispatch in tiles of tile_x x tile_y cells (TEXFDTD_GLC_K,
+     * TEXFDTD_GLC_TILE); the steps of a batch beyond a multiple of tb_k
+     * take the fused (or two-dispatch) path.  tb_why: why not, when asked. */
+    int tb_k, tile_x, tile_y;
+    struct pass tbpass;
+    char tb_why[160];
     int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
     struct pass kpass;
     GLuint mrt_fbo[2];  /* Ez tex[c] + H tex[c], the multi-step pass's targets */
@@ -440,6 +451,9 @@ void gl2d_frag_disp(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_h(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_he(struct gl_engine *g, int slot_base);
+/* tb_k steps in one dispatch (update_tb.comp), the point source's value of
+ * each in point_v (read only with a point source). */
+void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v);
 void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_gather(struct gl_engine *g);
 

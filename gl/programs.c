@@ -3,7 +3,8 @@
  * coefficients as uniforms, each pass's uniform locations, and which program
  * each engine needs: gl the H and E fragment passes (and the psi passes, the
  * multi-step pass update_k.frag, the update_dft passes), gl-compute the H
- * and E dispatches (or the fused update_he.comp), both the monitors' gather.
+ * and E dispatches (or the fused update_he.comp; with temporal blocking
+ * also update_tb.comp), both the monitors' gather.
  * The sources are in shaders/, loaded by gl/shader.c.
  */
 #define _GNU_SOURCE
@@ -196,6 +197,27 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
         glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
         glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
         g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
+    }
+    if (g->tb_k > 1) {
+        char tdefs[3072];
+        snprintf(tdefs, sizeof tdefs,
+                 "%s#define K %d\n#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n",
+                 defs, g->tb_k, g->tile_x, g->tile_y, g->stride);
+        const char *tb[1] = {"update_tb.comp"};
+        if (gl_program_build(g->shader_dir, "update2d.glsl", tb, 1, tdefs, &g->tbpass.prog, err,
+                             errlen))
+            return -1;
+        const GLuint p = g->tbpass.prog;
+        gl2d_set_coefficients(p, m);
+        set_sampler(p, "ez_tex", UNIT_EZ);
+        set_sampler(p, "h_tex", UNIT_H);
+        set_sampler(p, "mat_tex", UNIT_MAT);
+        set_sampler(p, "slot_tex", UNIT_SLOT);
+        set_sampler(p, "slot_values", UNIT_SLOTVAL);
+        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
+        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
+        g->tbpass.slot_base = glGetUniformLocation(p, "slot_base");
+        g->tbpass.point_vk = glGetUniformLocation(p, "point_vk");
     }
     if (g->dft_groups) {
         const char *st[2] = {"fullscreen.vert", "update_dft.frag"};

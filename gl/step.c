@@ -8,7 +8,9 @@
  *               box with slots only
  *   gl-compute  [disp edges] H [disp cells] E [gather]   (compute2d.c), or
  *               one fused dispatch (update_he.comp) for a PEC box with slots
- *               only
+ *               only, or K steps per dispatch (update_tb.comp, TEXFDTD_GLC_K)
+ *               for a PEC box with slots and a point source, no monitors:
+ *               the batch's steps beyond a multiple of K one at a time
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,
  * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,
@@ -103,6 +105,13 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
         if (g->k > 1 && b - s >= g->k) {
             gl2d_frag_k(g, base);
             s += g->k - 1;
+        } else if (g->tb_k > 1 && b - s >= g->tb_k) {
+            /* steps t0+s .. t0+s+K-1 in one dispatch */
+            float pv[GLC_K_MAX] = {0};
+            for (int q = 0; q < g->tb_k && g->point; q++)
+                pv[q] = (float)model_point_value(m, t0 + s + q);
+            gl2d_compute_tb(g, base, pv);
+            s += g->tb_k - 1;
         } else if (g->fused) {
             gl2d_compute_he(g, base);
         } else {

@@ -599,14 +599,38 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
  * one.  slot_value(k) is this step's value of slot k. */
 float slot_value(uint k);
 
+/* The new (Hx, Hy) of texel p in a PEC box (none of h_cell's CPML, H-node
+ * map, cut or off-diagonal edges), from its old value h and Ez^n of the
+ * cell, its north and its east neighbour: h_cell's statements for such a
+ * scene, with the values given (update_tb.comp keeps them in shared
+ * memory).  The counter texel counts the update instead. */
+vec2 h_box(vec2 h, ivec2 p, float ez_c, float ez_n, float ez_e)
+{
+    if (p == COUNTER_TEXEL)
+        return vec2(uintBitsToFloat(floatBitsToUint(h.x) + 1u), h.y);
+    if (p.y <= NY - 2)
+        h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+    if (p.x <= NX - 2)
+        h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+    return h;
+}
+
+/* The sweep's Ez^{n+1} of texel p of material m in a PEC box, before the
+ * slots: the curl on interior cells, the wall ring keeps its value. */
+float ez_box(float ez, uint m, ivec2 p, vec2 h, float hy_w, float hx_s)
+{
+    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
+        ez = ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    return ez;
+}
+
 /* ez_cell() with Ez^n of the cell and the new H of the cell and its west
  * and south neighbours given (update_k.frag keeps them in arrays). */
 float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, float hy_w,
            float hx_s)
 {
     const uint m = texelFetch(mat_tex, p, 0).r;
-    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
-        ez = ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    ez = ez_box(ez, m, p, h, hy_w, hx_s);
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));

@@ -1,0 +1,133 @@
+/* update_tb.comp - K whole time steps per compute dispatch (gl-compute,
+ * temporal blocking; docs/gl.md, "Temporal blocking").
+ *
+ * Each work group owns a tile of TILE_X x TILE_Y cells.  It loads the tile
+ * and a halo of K cells on every side (a region of RX x RY cells) from the
+ * textures into shared memory once: Ez^n, (Hx, Hy)^{n-1/2}, and into
+ * registers the material index and slot number of the cells each
+ * invocation owns.  Then it runs K steps in shared memory, each one H half
+ * (h_box), barrier(), E half (ez_box, the source slot, the point source),
+ * barrier(), in cpu/update2d.inc's order and with the arithmetic of
+ * update2d.glsl (core/yee.h, `precise`), and at the end writes the tile's
+ * Ez^{n+K} and H^{n+K-1/2} with imageStore into the other texture of each
+ * pair: 12 bytes written per cell per K steps, 13 read per region cell.
+ *
+ * Why a K-cell halo is enough.  Region coordinates x in [0, RX):
+ *   H(x) needs Ez(x), Ez(x+1) (and Ez one row up), so H is right on one
+ *   cell fewer at the east (north) edge than the Ez it came from;
+ *   Ez(x) needs H(x), H(x-1) (and H one row down), so Ez is right on one
+ *   cell fewer at the west (south) edge than that H.
+ * Starting from everything right on [0, RX), step s (1..K) gives the right
+ *   H on [s-1, RX-s)   and the right Ez on [s, RX-s),
+ * so after K steps both are right on [K, RX-K) = the tile.  Each half-step
+ * updates exactly that range (cells outside it keep stale values that no
+ * right value reads).  Neighbouring groups recompute each other's halo
+ * with the same functions of the same inputs, hence the same bits.
+ *
+ * Cells outside the grid hold 0 and are never updated: the update rules (no
+ * Hx on the last row, no Hy on the last column, Ez on interior cells only)
+ * never read them.  No group writes what another reads (ping-pong pairs).
+ *
+ * Generated #defines beyond update2d.glsl's: K (steps per dispatch),
+ * TILE_X, TILE_Y (the tile), STRIDE (slot values per step in slot_values). */
+#pragma optionNV(unroll all)
+layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
+
+uniform sampler2D ez_tex;          /* Ez^n */
+uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
+uniform usampler2D mat_tex;        /* material index per cell */
+uniform usampler2D slot_tex;       /* slot index per cell of the slots' bounding box */
+uniform samplerBuffer slot_values; /* this batch's slot values, step-major */
+uniform int slot_base;             /* step n's first value in slot_values */
+#if POINT_SRC
+uniform float point_vk[K];         /* the point source's value of steps n .. n+K-1 */
+#endif
+layout(rg32f) uniform writeonly image2D h_out;
+layout(r32f) uniform writeonly image2D ez_out;
+
+#define HALO K                      /* the halo's width: K cells, see above */
+#define RX (TILE_X + 2 * HALO)       /* the region: the tile and its halo */
+#define RY (TILE_Y + 2 * HALO)
+#define NT (LOCAL_X * LOCAL_Y)       /* invocations per group */
+#define CPT ((RX * RY + NT - 1) / NT) /* region cells per invocation */
+
+/* the region, row-major: cell (x, y) at y RX + x */
+shared float ez_s[RX * RY];
+shared vec2 h_s[RX * RY];
+
+int sub_step; /* 0 .. K-1: which step's slot values */
+
+float slot_value(uint k) { return texelFetch(slot_values, slot_base + sub_step * STRIDE + int(k)).r; }
+
+bool in_grid(ivec2 p) { return p.x >= 0 && p.y >= 0 && p.x < NX && p.y < NY; }
+
+/* region cell l lies in [a, RX - b) x [a, RY - b) */
+bool in_range(ivec2 l, int a, int b) { return l.x >= a && l.y >= a && l.x < RX - b && l.y < RY - b; }
+
+void main()
+{
+    /* invocation t owns region cells t, t + NT, t + 2 NT, ... */
+    const int t = int(gl_LocalInvocationIndex);
+    /* the grid cell of region cell (0, 0) */
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y) - ivec2(HALO);
+    uint mt[CPT], sl[CPT]; /* material index and slot number of the owned cells */
+    for (int q = 0; q < CPT; q++) {
+        const int c = t + q * NT;
+        mt[q] = 0u;
+        sl[q] = 0u;
+        if (c < RX * RY) {
+            const ivec2 p = o + ivec2(c % RX, c / RX);
+            float ez = 0.0;
+            vec2 h = vec2(0.0);
+            if (in_grid(p)) {
+                ez = texelFetch(ez_tex, p, 0).r;
+                h = texelFetch(h_tex, p, 0).rg;
+                mt[q] = texelFetch(mat_tex, p, 0).r;
+                if (mt[q] != 0u)
+                    sl[q] = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
+            }
+            ez_s[c] = ez;
+            h_s[c] = h;
+        }
+    }
+    barrier();
+    for (int s = 1; s <= K; s++) {
+        sub_step = s - 1;
+        /* H^{n+s-1/2} on [s-1, R-s): reads Ez of the cell, its east and north */
+        for (int q = 0; q < CPT; q++) {
+            const int c = t + q * NT;
+            const ivec2 l = ivec2(c % RX, c / RX);
+            const ivec2 p = o + l;
+            if (c < RX * RY && in_range(l, s - 1, s) && in_grid(p))
+                h_s[c] = h_box(h_s[c], p, ez_s[c], ez_s[c + RX], ez_s[c + 1]);
+        }
+        barrier();
+        /* Ez^{n+s} on [s, R-s): reads H of the cell, its west and south */
+        for (int q = 0; q < CPT; q++) {
+            const int c = t + q * NT;
+            const ivec2 l = ivec2(c % RX, c / RX);
+            const ivec2 p = o + l;
+            if (c < RX * RY && in_range(l, s, s) && in_grid(p)) {
+                float ez = ez_box(ez_s[c], mt[q], p, h_s[c], h_s[c - 1].y, h_s[c - RX].x);
+                if (mt[q] != 0u)
+                    ez = apply_slot(ez, kind[mt[q]], slot_value(sl[q]));
+#if POINT_SRC
+                if (p == ivec2(POINT_X, POINT_Y))
+                    ez = yee_add(ez, point_vk[s - 1]);
+#endif
+                ez_s[c] = ez;
+            }
+        }
+        barrier();
+    }
+    /* the tile, [HALO, R-HALO): its Ez^{n+K} and H^{n+K-1/2} */
+    for (int q = 0; q < CPT; q++) {
+        const int c = t + q * NT;
+        const ivec2 l = ivec2(c % RX, c / RX);
+        const ivec2 p = o + l;
+        if (c < RX * RY && in_range(l, HALO, HALO) && in_grid(p)) {
+            imageStore(h_out, p, vec4(h_s[c], 0.0, 0.0));
+            imageStore(ez_out, p, vec4(ez_s[c], 0.0, 0.0, 0.0));
+        }
+    }
+}
