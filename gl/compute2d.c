@@ -56,13 +56,22 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
 }
 
 /* tb_k steps in one dispatch (gl-compute, temporal blocking): a work group
- * per tile, ceil(nx / tile_x) x ceil(ny / tile_y) of them. */
+ * per tile, ceil(nx / tile_x) x ceil(ny / tile_y) of them; with monitors
+ * they gather each step's samples of their tiles themselves. */
 void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v)
 {
     gl2d_use_pass(g, g->tbpass.prog);
     glUniform1i(g->tbpass.slot_base, slot_base);
     if (g->point)
         glUniform1fv(g->tbpass.point_vk, g->tb_k, point_v);
+    if (g->nsamples) {
+        /* the samples of each of the K steps into rows rows_taken .. + K-1 */
+        glUniform1ui(g->tbpass.row_base, (GLuint)((size_t)g->rows_taken * g->nsamples));
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_TILE_SAMPLES, g->tb_tile_buf);
+        g->rows_taken += g->tb_k;
+    }
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
     glDispatchCompute((GLuint)((g->nx + g->tile_x - 1) / g->tile_x),

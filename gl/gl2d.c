@@ -171,7 +171,12 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                         + (g->disp ? 8.0 * g->disp_bw * g->disp_bh
                                          + (double)g->ndisp * (32.0 * g->disp_nt + 16.0)
                                    : 0.0)
-                        + gathered * (8.0 + 4.0 * g->sample_rows);
+                        + gathered * (8.0 + 4.0 * g->sample_rows)
+                        + (g->tb_k > 1 && g->nsamples
+                               ? 4.0 * (1.0 + (double)g->nsamples
+                                        + ceil((double)m->nx / g->tile_x)
+                                              * ceil((double)m->ny / g->tile_y))
+                               : 0.0);
     const double have = gpu_mem_available(g);
     if (have >= 0 && need > have) {
         char a[32], b[32];
@@ -281,6 +286,7 @@ static void gl_destroy(struct engine *e)
         glDeleteFramebuffers(1, &g->rows_fbo);
         glDeleteBuffers(1, &g->sample_buf);
         glDeleteBuffers(1, &g->rows_buf);
+        glDeleteBuffers(1, &g->tb_tile_buf);
         glDeleteTextures(1, &g->prof_tex);
         glDeleteTextures(1, &g->cut_idx_tex);
         glDeleteTextures(1, &g->hnode_tex);
@@ -324,9 +330,8 @@ static double env_double(const char *name, double dflt)
 
 /* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
  * tb_k > 1 for a gl-compute scene that update_tb.comp runs (a PEC box with
- * source slots, lossy or not, and a point source; no monitors: they gather
- * after every step), else 1 with tb_why saying why not.  -1 for a bad
- * setting. */
+ * source slots, lossy or not, a point source, monitors), else 1 with tb_why
+ * saying why not.  -1 for a bad setting. */
 static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 {
     g->tb_k = 1;
@@ -352,11 +357,11 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
     }
     if (!g->compute || k < 2)
         return 0;
-    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s%s%s%s",
+    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s%s%s",
              g->cpml ? " CPML" : "", g->mur ? " Mur" : "", g->dft ? " DFT" : "",
              g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
              g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
-             g->hoff ? " TE-off-diagonal" : "", g->nsamples ? " monitors" : "");
+             g->hoff ? " TE-off-diagonal" : "");
     if (!g->tb_why[0])
         g->tb_k = k;
     return 0;
@@ -587,7 +592,10 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         snprintf(dft, sizeof dft, " DFT");
     if (g->nsamples)
         snprintf(mon, sizeof mon, "; monitors: %zu samples gathered per step (%s), read every %d",
-                 g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
+                 g->nsamples,
+                 g->tb_k > 1  ? "inside the tiles of the K-step dispatch"
+                 : g->compute ? "a compute dispatch"
+                              : "a fragment pass",
                  g->sample_rows);
     if (gl2d_has_features(g))
         snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",

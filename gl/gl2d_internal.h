@@ -164,6 +164,7 @@ struct pass {
     GLint axis;      /* psi passes */
     GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
     GLint point_vk;  /* update_tb.comp: the point source's K values */
+    GLint row_base;  /* update_tb.comp: the first row of its samples */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */
@@ -202,6 +203,7 @@ struct gl_engine {
      * take the fused (or two-dispatch) path.  tb_why: why not, when asked. */
     int tb_k, tile_x, tile_y;
     struct pass tbpass;
+    GLuint tb_tile_buf; /* with monitors: each tile's samples (textures.c) */
     char tb_why[160];
     int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
     struct pass kpass;
@@ -319,7 +321,7 @@ enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_
 #define UNITS_TECUT 22 /* ... and a scene with TE conformal cut cells */
 #define UNITS_HOFF 24  /* ... and a scene with TE off-diagonal edges */
 enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6, IMAGE_DISP = 7 };
-enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
+enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2, SSBO_TILE_SAMPLES = 3 };
 
 static inline void bind_tex(int unit, GLenum target, GLuint tex)
 {
@@ -393,7 +395,8 @@ void gl2d_hoff_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
 int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
-/* The monitors' sample list and the rows of one batch. */
+/* The monitors' sample list and the rows of one batch (and with temporal
+ * blocking each tile's samples). */
 int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 /* The material map, slot index map, slot-value buffers, CPML profiles, cut
  * edges and the step counter's pixel buffers. */

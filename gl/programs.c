@@ -201,8 +201,11 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
     if (g->tb_k > 1) {
         char tdefs[3072];
         snprintf(tdefs, sizeof tdefs,
-                 "%s#define K %d\n#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n",
-                 defs, g->tb_k, g->tile_x, g->tile_y, g->stride);
+                 "%s#define K %d\n#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n"
+                 "#define MONITORS %d\n#define NSAMPLES %zu\n#define FIELD_EZ %d\n"
+                 "#define FIELD_HX %d\n",
+                 defs, g->tb_k, g->tile_x, g->tile_y, g->stride, g->nsamples > 0,
+                 g->nsamples ? g->nsamples : (size_t)1, (int)FIELD_EZ, (int)FIELD_HX);
         const char *tb[1] = {"update_tb.comp"};
         if (gl_program_build(g->shader_dir, "update2d.glsl", tb, 1, tdefs, &g->tbpass.prog, err,
                              errlen))
@@ -218,6 +221,7 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
         glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
         g->tbpass.slot_base = glGetUniformLocation(p, "slot_base");
         g->tbpass.point_vk = glGetUniformLocation(p, "point_vk");
+        g->tbpass.row_base = glGetUniformLocation(p, "row_base");
     }
     if (g->dft_groups) {
         const char *st[2] = {"fullscreen.vert", "update_dft.frag"};

@@ -9,8 +9,9 @@
  *   gl-compute  [disp edges] H [disp cells] E [gather]   (compute2d.c), or
  *               one fused dispatch (update_he.comp) for a PEC box with slots
  *               only, or K steps per dispatch (update_tb.comp, TEXFDTD_GLC_K)
- *               for a PEC box with slots and a point source, no monitors:
- *               the batch's steps beyond a multiple of K one at a time
+ *               for a PEC box with slots and a point source, gathering the
+ *               monitors' samples itself: the batch's steps beyond a
+ *               multiple of K one at a time
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,
  * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,
@@ -112,6 +113,7 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
                 pv[q] = (float)model_point_value(m, t0 + s + q);
             gl2d_compute_tb(g, base, pv);
             s += g->tb_k - 1;
+            continue; /* the dispatch gathered its steps' samples */
         } else if (g->fused) {
             gl2d_compute_he(g, base);
         } else {

@@ -29,7 +29,9 @@
  * never read them.  No group writes what another reads (ping-pong pairs).
  *
  * Generated #defines beyond update2d.glsl's: K (steps per dispatch),
- * TILE_X, TILE_Y (the tile), STRIDE (slot values per step in slot_values). */
+ * TILE_X, TILE_Y (the tile), STRIDE (slot values per step in slot_values),
+ * MONITORS (1: gather the monitors' samples), NSAMPLES, FIELD_EZ, FIELD_HX
+ * (core/engine.h's enum field). */
 #pragma optionNV(unroll all)
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 
@@ -44,6 +46,19 @@ uniform float point_vk[K];         /* the point source's value of steps n .. n+K
 #endif
 layout(rg32f) uniform writeonly image2D h_out;
 layout(r32f) uniform writeonly image2D ez_out;
+#if MONITORS
+/* The monitors (docs/gl.md, "Monitors"): after each of the K steps the
+ * group copies the bits of the samples that lie in its tile from shared
+ * memory into that step's row of the batch, as gather.comp does from the
+ * textures after a one-step dispatch.  sample_list: model->samples as
+ * (cell, field); rows: [rows][NSAMPLES]; tile_samples: words [0, ntiles]
+ * the first entry of each tile g (g = row of tiles * tiles per row + column;
+ * the last word: the end), then the entries, sample numbers q. */
+layout(std430, binding = 1) readonly buffer SampleList { uvec2 sample_list[]; };
+layout(std430, binding = 2) writeonly buffer Rows { uint rows[]; };
+layout(std430, binding = 3) readonly buffer TileSamples { uint tile_samples[]; };
+uniform uint row_base; /* step n+1's row times NSAMPLES */
+#endif
 
 #define HALO K                      /* the halo's width: K cells, see above */
 #define RX (TILE_X + 2 * HALO)       /* the region: the tile and its halo */
@@ -91,6 +106,10 @@ void main()
         }
     }
     barrier();
+#if MONITORS
+    const uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    const uint s_first = tile_samples[g], s_end = tile_samples[g + 1u];
+#endif
     for (int s = 1; s <= K; s++) {
         sub_step = s - 1;
         /* H^{n+s-1/2} on [s-1, R-s): reads Ez of the cell, its east and north */
@@ -119,6 +138,25 @@ void main()
             }
         }
         barrier();
+#if MONITORS
+        /* the samples of the tile after step s: Ez^{n+s} and H^{n+s-1/2},
+         * right on the tile (the counter texel's Hx reads 0, as in
+         * gather.glsl); the same branch for the whole group */
+        if (s_first < s_end) {
+            for (uint i = s_first + uint(t); i < s_end; i += uint(NT)) {
+                const uint q = tile_samples[i];
+                const uvec2 smp = sample_list[q];
+                const ivec2 p = ivec2(int(smp.x % uint(NX)), int(smp.x / uint(NX)));
+                const int c = (p.y - o.y) * RX + (p.x - o.x);
+                const uint v = smp.y == uint(FIELD_EZ) ? floatBitsToUint(ez_s[c])
+                               : smp.y != uint(FIELD_HX) ? floatBitsToUint(h_s[c].y)
+                               : p == COUNTER_TEXEL    ? 0u
+                                                       : floatBitsToUint(h_s[c].x);
+                rows[row_base + uint(s - 1) * uint(NSAMPLES) + q] = v;
+            }
+            barrier(); /* read before the next H half writes h_s */
+        }
+#endif
     }
     /* the tile, [HALO, R-HALO): its Ez^{n+K} and H^{n+K-1/2} */
     for (int q = 0; q < CPT; q++) {

@@ -388,6 +388,52 @@ static void te_monitors_agree(const char *name)
     free(s);
 }
 
+/* The monitors' scene in a PEC box (no CPML: what gl-compute's temporal
+ * blocking takes, docs/gl.md; and so without the far field) with K steps
+ * per dispatch on 16 x 16 tiles:
+ * the samples each tile gathers from shared memory after each of its K
+ * steps (and gather.comp's, for a batch's steps beyond a multiple of K),
+ * the probe on the counter texel included, give the cpu engine's rows,
+ * monitors and fields.  K = 3 in fenced batches of 7, K = 4 in adaptive
+ * batches. */
+static void tb_monitors_agree(const char *k, const char *batch)
+{
+    if (batch)
+        setenv("TEXFDTD_GL_BATCH_STEPS", batch, 1);
+    setenv("TEXFDTD_GLC_K", k, 1);
+    setenv("TEXFDTD_GLC_TILE", "16x16", 1);
+    char *s = scene_text(MONITORS, PULSE);
+    /* no CPML, and so no far field (model_build refuses one in a PEC box) */
+    const char *cut[2] = {"[boundary]\ntype = cpml\ncells = 8\n",
+                          "[monitor.far]\nfrequencies = 0.9, 1\nstart_step = 150\nangles = 72\n"};
+    for (int k = 0; k < 2; k++) {
+        char *at = strstr(s, cut[k]);
+        cr_assert(at, "%s", cut[k]);
+        memmove(at, at + strlen(cut[k]), strlen(at + strlen(cut[k])) + 1);
+    }
+    struct test_setup t;
+    setup_from_text(&t, s, NULL, 0);
+    struct engine *g = create_dn("gl-compute", &t.model, DENORMALS_FLUSH);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_assert(strstr(info.detail, "steps per compute dispatch (temporal blocking")
+                  && strstr(info.detail, "gathered per step (inside the tiles"),
+              "%s", info.detail);
+    engine_destroy(g);
+    setup_free(&t);
+    agree("gl-compute", s, PLAN_300);
+    free(s);
+}
+
+Test(gl_compute_monitors, temporal_blocking_k3_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("3", "7");
+}
+Test(gl_compute_monitors, temporal_blocking_k4_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("4", NULL);
+}
+
 Test(gl_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl"); }
 Test(gl_compute_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl-compute"); }
 

@@ -14,7 +14,8 @@
  * Each run checks that the engine says it blocks K steps per dispatch and
  * that the fields are far from zero.  Scenes outside the scope keep the
  * one-step paths (and their bits); settings the device cannot run are
- * refused at creation.  As in test_gl.c: without any GL context the tests
+ * refused at creation.  The monitors gathered inside the tiles are
+ * tests/test_gl_monitors.c's (gl_compute_monitors/temporal_blocking_*).  As in test_gl.c: without any GL context the tests
  * are skipped, unless TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe.
  */
 #include "gl_helpers.h"
@@ -44,13 +45,13 @@ static const char *POINT =
     "[object.slab]\nshape = rectangle\nmaterial = wet\ncenter_x = 46\ncenter_y = 16\n"
     "width = 10\nheight = 8\n";
 
-/* Outside the scope: monitors (they gather after every step) ... */
-static const char *FLUX =
-    "[grid]\nnx = 67\nny = 53\nsteps = 70\ncourant = 0.6\ncells_per_wavelength = 12\n"
-    "[source]\ntype = plane_wave\nangle = 30\namplitude = 2\n"
-    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 32\ncenter_y = 20\n"
-    "width = 3\nheight = 11\n"
-    "[monitor.flux.box]\nx0 = 20\ny0 = 10\nx1 = 44\ny1 = 30\nstart_step = 10\n";
+/* Outside the scope: Mur walls ... */
+static const char *MUR =
+    "[grid]\nnx = 57\nny = 49\nsteps = 60\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\ntype = point\ncenter_x = 25\ncenter_y = 22\namplitude = 20\n"
+    "[boundary]\ntype = mur\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 36\n"
+    "center_y = 26\nradius = 5\n";
 
 /* ... and CPML edges. */
 static const char *CPML =
@@ -255,7 +256,7 @@ static void declines(const char *scene, int steps, const char *why)
 }
 
 Test(gl_tb, cpml_scene_declines_and_equals_cpu) { declines(CPML, 100, "CPML"); }
-Test(gl_tb, monitor_scene_declines_and_equals_cpu) { declines(FLUX, 70, "monitors"); }
+Test(gl_tb, mur_scene_declines_and_equals_cpu) { declines(MUR, 60, "Mur"); }
 
 /* Settings it cannot run are refused at creation, with what to change. */
 Test(gl_tb, bad_settings_are_refused)
