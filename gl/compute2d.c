@@ -66,7 +66,7 @@ void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v)
         glUniform1fv(g->tbpass.point_vk, g->tb_k, point_v);
     if (g->nsamples) {
         /* the samples of each of the K steps into rows rows_taken .. + K-1 */
-        glUniform1ui(g->tbpass.row_base, (GLuint)((size_t)g->rows_taken * g->nsamples));
+        glUniform1ui(g->tbpass.row, (GLuint)((size_t)g->rows_taken * g->nsamples));
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_SAMPLES, g->sample_buf);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_ROWS, g->rows_buf);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_TILE_SAMPLES, g->tb_tile_buf);

@@ -162,9 +162,8 @@ struct pass {
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
-    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
+    GLint row;       /* gather: row0 (gl) or row_base (gl-compute, update_tb.comp) */
     GLint point_vk;  /* update_tb.comp: the point source's K values */
-    GLint row_base;  /* update_tb.comp: the first row of its samples */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */

@@ -102,9 +102,32 @@ static void pass_locations(struct pass *p)
     p->dft_on = glGetUniformLocation(p->prog, "dft_on");
     p->dft_first = glGetUniformLocation(p->prog, "dft_first");
     p->axis = glGetUniformLocation(p->prog, "axis");
+    p->point_vk = glGetUniformLocation(p->prog, "point_vk");
     p->row = glGetUniformLocation(p->prog, "row0");
     if (p->row < 0)
         p->row = glGetUniformLocation(p->prog, "row_base");
+}
+
+/* A pass of H and E together (update_k.frag, k steps; update_he.comp,
+ * fused; update_tb.comp, K steps) from its stages st[0 .. n): the
+ * coefficients, the samplers of the fields, materials and slots, and (the
+ * compute ones) H into image unit 0 and Ez into 1. */
+static int build_he_pass(struct gl_engine *g, const struct model *m, const char *const *st, int n,
+                         const char *defs, struct pass *ps, char *err, size_t errlen)
+{
+    if (gl_program_build(g->shader_dir, "update2d.glsl", st, n, defs, &ps->prog, err, errlen))
+        return -1;
+    const GLuint p = ps->prog;
+    gl2d_set_coefficients(p, m);
+    set_sampler(p, "ez_tex", UNIT_EZ);
+    set_sampler(p, "h_tex", UNIT_H);
+    set_sampler(p, "mat_tex", UNIT_MAT);
+    set_sampler(p, "slot_tex", UNIT_SLOT);
+    set_sampler(p, "slot_values", UNIT_SLOTVAL);
+    glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
+    glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
+    pass_locations(ps);
+    return 0;
 }
 
 int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
@@ -166,38 +189,16 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
                  "%s#define K %d\n#define NSLOTS %zu\n#define SLOT_X1 %d\n#define SLOT_Y1 %d\n",
                  defs, g->k, m->nslots, g->slot_x0 + g->slot_w - 1, g->slot_y0 + g->slot_h - 1);
         const char *st[2] = {"fullscreen.vert", "update_k.frag"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", st, 2, kdefs, &g->kpass.prog, err,
-                             errlen))
+        if (build_he_pass(g, m, st, 2, kdefs, &g->kpass, err, errlen))
             return -1;
-        const GLuint p = g->kpass.prog;
-        gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        g->kpass.slot_base = glGetUniformLocation(p, "slot_base");
         for (int c = 0; c < 2; c++)
             if (gl2d_make_fbo2(g->ez.tex[c], g->h.tex[c], &g->mrt_fbo[c],
                                "Ez + H of the multi-step pass", err, errlen))
                 return -1;
     }
-    if (g->fused) {
-        const char *he[1] = {"update_he.comp"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
-                             errlen))
-            return -1;
-        const GLuint p = g->hepass.prog;
-        gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
-        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
-        g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
-    }
+    const char *he[1] = {"update_he.comp"}, *tb[1] = {"update_tb.comp"};
+    if (g->fused && build_he_pass(g, m, he, 1, defs, &g->hepass, err, errlen))
+        return -1;
     if (g->tb_k > 1) {
         char tdefs[3072];
         snprintf(tdefs, sizeof tdefs,
@@ -206,22 +207,8 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
                  "#define FIELD_HX %d\n",
                  defs, g->tb_k, g->tile_x, g->tile_y, g->stride, g->nsamples > 0,
                  g->nsamples ? g->nsamples : (size_t)1, (int)FIELD_EZ, (int)FIELD_HX);
-        const char *tb[1] = {"update_tb.comp"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", tb, 1, tdefs, &g->tbpass.prog, err,
-                             errlen))
+        if (build_he_pass(g, m, tb, 1, tdefs, &g->tbpass, err, errlen))
             return -1;
-        const GLuint p = g->tbpass.prog;
-        gl2d_set_coefficients(p, m);
-        set_sampler(p, "ez_tex", UNIT_EZ);
-        set_sampler(p, "h_tex", UNIT_H);
-        set_sampler(p, "mat_tex", UNIT_MAT);
-        set_sampler(p, "slot_tex", UNIT_SLOT);
-        set_sampler(p, "slot_values", UNIT_SLOTVAL);
-        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
-        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
-        g->tbpass.slot_base = glGetUniformLocation(p, "slot_base");
-        g->tbpass.point_vk = glGetUniformLocation(p, "point_vk");
-        g->tbpass.row_base = glGetUniformLocation(p, "row_base");
     }
     if (g->dft_groups) {
         const char *st[2] = {"fullscreen.vert", "update_dft.frag"};
