@@ -3,12 +3,14 @@
  *
  * Each work group owns a tile of TILE_X x TILE_Y cells.  It loads the tile
  * and a halo of K cells on every side (a region of RX x RY cells) from the
- * textures into shared memory once: Ez^n, (Hx, Hy)^{n-1/2}, and into
- * registers the material index and slot number of the cells each
- * invocation owns.  Then it runs K steps in shared memory, each one H half
- * (h_box), barrier(), E half (ez_box, the source slot, the point source),
- * barrier(), in cpu/update2d.inc's order and with the arithmetic of
- * update2d.glsl (core/yee.h, `precise`), and at the end writes the tile's
+ * textures once: Ez^n, (Hx, Hy)^{n-1/2}, the material index and slot
+ * number, each invocation those of the region cells it owns, into
+ * registers.  Then it runs K steps on chip, each one H half (h_box),
+ * barrier(), E half (ez_box, the source slot, the point source), barrier(),
+ * in cpu/update2d.inc's order and with the arithmetic of update2d.glsl
+ * (core/yee.h, `precise`).  What a cell's neighbours read goes through
+ * shared memory: Ez (ez_s, written by the load and each E half), Hx and Hy
+ * (hx_s, hy_s, written by each H half).  At the end it writes the tile's
  * Ez^{n+K} and H^{n+K-1/2} with imageStore into the other texture of each
  * pair: 12 bytes written per cell per K steps, 13 read per region cell.
  *
@@ -66,9 +68,9 @@ uniform uint row_base; /* step n+1's row times NSAMPLES */
 #define NT (LOCAL_X * LOCAL_Y)       /* invocations per group */
 #define CPT ((RX * RY + NT - 1) / NT) /* region cells per invocation */
 
-/* the region, row-major: cell (x, y) at y RX + x */
-shared float ez_s[RX * RY];
-shared vec2 h_s[RX * RY];
+/* the region, row-major: cell (x, y) at y RX + x; what the neighbours read
+ * (each invocation keeps its own cells' values in registers) */
+shared float ez_s[RX * RY], hx_s[RX * RY], hy_s[RX * RY];
 
 int sub_step; /* 0 .. K-1: which step's slot values */
 
@@ -85,24 +87,26 @@ void main()
     const int t = int(gl_LocalInvocationIndex);
     /* the grid cell of region cell (0, 0) */
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y) - ivec2(HALO);
-    uint mt[CPT], sl[CPT]; /* material index and slot number of the owned cells */
+    /* the owned cells: Ez, H, material index and slot number */
+    float ez_r[CPT];
+    vec2 h_r[CPT];
+    uint mt[CPT], sl[CPT];
     for (int q = 0; q < CPT; q++) {
         const int c = t + q * NT;
+        ez_r[q] = 0.0;
+        h_r[q] = vec2(0.0);
         mt[q] = 0u;
         sl[q] = 0u;
         if (c < RX * RY) {
             const ivec2 p = o + ivec2(c % RX, c / RX);
-            float ez = 0.0;
-            vec2 h = vec2(0.0);
             if (in_grid(p)) {
-                ez = texelFetch(ez_tex, p, 0).r;
-                h = texelFetch(h_tex, p, 0).rg;
+                ez_r[q] = texelFetch(ez_tex, p, 0).r;
+                h_r[q] = texelFetch(h_tex, p, 0).rg;
                 mt[q] = texelFetch(mat_tex, p, 0).r;
                 if (mt[q] != 0u)
                     sl[q] = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
             }
-            ez_s[c] = ez;
-            h_s[c] = h;
+            ez_s[c] = ez_r[q];
         }
     }
     barrier();
@@ -117,8 +121,11 @@ void main()
             const int c = t + q * NT;
             const ivec2 l = ivec2(c % RX, c / RX);
             const ivec2 p = o + l;
-            if (c < RX * RY && in_range(l, s - 1, s) && in_grid(p))
-                h_s[c] = h_box(h_s[c], p, ez_s[c], ez_s[c + RX], ez_s[c + 1]);
+            if (c < RX * RY && in_range(l, s - 1, s) && in_grid(p)) {
+                h_r[q] = h_box(h_r[q], p, ez_r[q], ez_s[c + RX], ez_s[c + 1]);
+                hx_s[c] = h_r[q].x;
+                hy_s[c] = h_r[q].y;
+            }
         }
         barrier();
         /* Ez^{n+s} on [s, R-s): reads H of the cell, its west and south */
@@ -127,13 +134,14 @@ void main()
             const ivec2 l = ivec2(c % RX, c / RX);
             const ivec2 p = o + l;
             if (c < RX * RY && in_range(l, s, s) && in_grid(p)) {
-                float ez = ez_box(ez_s[c], mt[q], p, h_s[c], h_s[c - 1].y, h_s[c - RX].x);
+                float ez = ez_box(ez_r[q], mt[q], p, h_r[q], hy_s[c - 1], hx_s[c - RX]);
                 if (mt[q] != 0u)
                     ez = apply_slot(ez, kind[mt[q]], slot_value(sl[q]));
 #if POINT_SRC
                 if (p == ivec2(POINT_X, POINT_Y))
                     ez = yee_add(ez, point_vk[s - 1]);
 #endif
+                ez_r[q] = ez;
                 ez_s[c] = ez;
             }
         }
@@ -149,12 +157,12 @@ void main()
                 const ivec2 p = ivec2(int(smp.x % uint(NX)), int(smp.x / uint(NX)));
                 const int c = (p.y - o.y) * RX + (p.x - o.x);
                 const uint v = smp.y == uint(FIELD_EZ) ? floatBitsToUint(ez_s[c])
-                               : smp.y != uint(FIELD_HX) ? floatBitsToUint(h_s[c].y)
+                               : smp.y != uint(FIELD_HX) ? floatBitsToUint(hy_s[c])
                                : p == COUNTER_TEXEL    ? 0u
-                                                       : floatBitsToUint(h_s[c].x);
+                                                       : floatBitsToUint(hx_s[c]);
                 rows[row_base + uint(s - 1) * uint(NSAMPLES) + q] = v;
             }
-            barrier(); /* read before the next H half writes h_s */
+            barrier(); /* read before the next H half writes hx_s, hy_s */
         }
 #endif
     }
@@ -164,8 +172,8 @@ void main()
         const ivec2 l = ivec2(c % RX, c / RX);
         const ivec2 p = o + l;
         if (c < RX * RY && in_range(l, HALO, HALO) && in_grid(p)) {
-            imageStore(h_out, p, vec4(h_s[c], 0.0, 0.0));
-            imageStore(ez_out, p, vec4(ez_s[c], 0.0, 0.0, 0.0));
+            imageStore(h_out, p, vec4(h_r[q], 0.0, 0.0));
+            imageStore(ez_out, p, vec4(ez_r[q], 0.0, 0.0, 0.0));
         }
     }
 }
