@@ -1,6 +1,6 @@
 /* update2d.glsl - the 2D TMz Yee update of one cell, shared by the fragment
- * passes (update_h.frag, update_e.frag) and the compute passes (update_h.comp,
- * update_e.comp).  The host prepends #version, the generated #defines
+ * passes (update_h.frag, update_e.frag, update_k.frag) and the compute passes
+ * (update_h.comp, update_e.comp, update_he.comp, update_tb.comp).  The host prepends #version, the generated #defines
  *     NX, NY             grid size
  *     NMATS              materials in the coefficient table
  *     SLOT_X0, SLOT_Y0   origin of the slot-index texture (bounding box of
