@@ -74,11 +74,23 @@ void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v)
     }
     glBindImageTexture(0, g->h.tex[1 - g->h.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RG32F);
     glBindImageTexture(1, g->ez.tex[1 - g->ez.cur], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    /* the CPML psi: the current texture of each pair in, the other out */
+    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
+        bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
+        glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[1 - g->psi[k].cur], 0, GL_FALSE, 0,
+                           GL_WRITE_ONLY, GL_R32F);
+    }
     glDispatchCompute((GLuint)((g->nx + g->tile_x - 1) / g->tile_x),
                       (GLuint)((g->ny + g->tile_y - 1) / g->tile_y), 1);
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     g->h.cur ^= 1;
     g->ez.cur ^= 1;
+    /* the one-step dispatches update the new current psi in place */
+    for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
+        g->psi[k].cur ^= 1;
+        glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[g->psi[k].cur], 0, GL_FALSE, 0,
+                           GL_READ_WRITE, GL_R32F);
+    }
 }
 
 /* The dispersive cells (update_disp.comp): one invocation per cell updates

@@ -329,9 +329,9 @@ static double env_double(const char *name, double dflt)
 }
 
 /* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
- * tb_k > 1 for a gl-compute scene that update_tb.comp runs (a PEC box with
- * source slots, lossy or not, a point source, monitors), else 1 with tb_why
- * saying why not.  -1 for a bad setting. */
+ * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC or CPML
+ * edges, source slots, lossy or not, a point source, monitors), else 1 with
+ * tb_why saying why not.  -1 for a bad setting. */
 static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 {
     g->tb_k = 1;
@@ -357,8 +357,8 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
     }
     if (!g->compute || k < 2)
         return 0;
-    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s%s%s",
-             g->cpml ? " CPML" : "", g->mur ? " Mur" : "", g->dft ? " DFT" : "",
+    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s%s",
+             g->mur ? " Mur" : "", g->dft ? " DFT" : "",
              g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
              g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
              g->hoff ? " TE-off-diagonal" : "");

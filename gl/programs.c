@@ -14,6 +14,7 @@
 #include "gl/shader.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void gl2d_make_defines(const struct gl_engine *g, const struct model *m, bool flush, char *buf,
                        size_t len)
@@ -207,6 +208,11 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
                  "#define FIELD_HX %d\n",
                  defs, g->tb_k, g->tile_x, g->tile_y, g->stride, g->nsamples > 0,
                  g->nsamples ? g->nsamples : (size_t)1, (int)FIELD_EZ, (int)FIELD_HX);
+        /* the CPML psi: read from the current texture of each pair, written
+         * into the other (update_tb.comp), not in place */
+        char *inplace = strstr(tdefs, "#define PSI_IN_PLACE 1\n");
+        if (inplace)
+            inplace[strlen("#define PSI_IN_PLACE ")] = '0';
         if (build_he_pass(g, m, tb, 1, tdefs, &g->tbpass, err, errlen))
             return -1;
     }

@@ -59,8 +59,8 @@ void gl2d_bind_inputs(struct gl_engine *g)
     }
     for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
         if (g->compute)
-            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
-                               GL_R32F);
+            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[g->psi[k].cur], 0, GL_FALSE, 0,
+                               GL_READ_WRITE, GL_R32F);
         else
             bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
     }

@@ -624,6 +624,65 @@ float ez_box(float ez, uint m, ivec2 p, vec2 h, float hy_w, float hx_s)
     return ez;
 }
 
+#if CPML
+/* h_box() in a CPML grid: in a slab the stretched update of h_cell, with
+ * the node's psi given and updated (.x psi_hxy, .y psi_hyx; read only in
+ * their slabs): update_tb.comp keeps them in registers. */
+vec2 h_box_pml(vec2 h, ivec2 p, float ez_c, float ez_n, float ez_e, inout vec2 psi)
+{
+    if (p == COUNTER_TEXEL)
+        return vec2(uintBitsToFloat(floatBitsToUint(h.x) + 1u), h.y);
+    int k;
+    if (p.y <= NY - 2) {
+        if (slab_h(NY, p.y, k) >= 0) {
+            const float d = yee_diff(ez_n, ez_c);
+            const vec3 bci = pml_coef(PROF_YH, p.y);
+            psi.x = yee_psi(psi.x, bci.x, bci.y, d);
+            h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi.x));
+        } else {
+            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+        }
+    }
+    if (p.x <= NX - 2) {
+        if (slab_h(NX, p.x, k) >= 0) {
+            const float d = yee_diff(ez_e, ez_c);
+            const vec3 bci = pml_coef(PROF_XH, p.x);
+            psi.y = yee_psi(psi.y, bci.x, bci.y, d);
+            h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi.y));
+        } else {
+            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+        }
+    }
+    return h;
+}
+
+/* ez_box() in a CPML grid: ez_sweep's update with the cell's psi given and
+ * updated (.x psi_ezx, .y psi_ezy; read only in their slabs). */
+float ez_box_pml(float ez, uint m, ivec2 p, vec2 h, float hy_w, float hx_s, inout vec2 psi)
+{
+    if (!(p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2))
+        return ez;
+    int kx, ky;
+    const int sx = slab_e(NX, p.x, kx), sy = slab_e(NY, p.y, ky);
+    if (sx < 0 && sy < 0)
+        return ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    const float dy = yee_diff(h.y, hy_w);
+    const float dx = yee_diff(h.x, hx_s);
+    float tx = dy, ty = dx;
+    if (sx >= 0) {
+        const vec3 bci = pml_coef(PROF_XE, p.x);
+        psi.x = yee_psi(psi.x, bci.x, bci.y, dy);
+        tx = yee_pml_term(dy, bci.z, psi.x);
+    }
+    if (sy >= 0) {
+        const vec3 bci = pml_coef(PROF_YE, p.y);
+        psi.y = yee_psi(psi.y, bci.x, bci.y, dx);
+        ty = yee_pml_term(dx, bci.z, psi.y);
+    }
+    return ez_term(ez, m, yee_diff(tx, ty));
+}
+#endif
+
 /* ez_cell() with Ez^n of the cell and the new H of the cell and its west
  * and south neighbours given (update_k.frag keeps them in arrays). */
 float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, float hy_w,

@@ -62,6 +62,53 @@ layout(std430, binding = 3) readonly buffer TileSamples { uint tile_samples[]; }
 uniform uint row_base; /* step n+1's row times NSAMPLES */
 #endif
 
+#if CPML
+/* The CPML psi: each invocation keeps those of its cells in registers like
+ * their fields (they are the cell's own state: no neighbour reads them),
+ * loaded from the current texture of each psi pair (update2d.glsl's
+ * samplers psi_*_tex: this pass is built with PSI_IN_PLACE 0) and written
+ * for the tile's cells into the other one (these images).  Texels of nodes
+ * that are never updated (the walls, a slab's unused column) are written by
+ * no one and hold 0 in both textures. */
+layout(binding = 2, r32f) uniform writeonly image2D psi_hxy_out;
+layout(binding = 3, r32f) uniform writeonly image2D psi_hyx_out;
+layout(binding = 4, r32f) uniform writeonly image2D psi_ezy_out;
+layout(binding = 5, r32f) uniform writeonly image2D psi_ezx_out;
+
+bool interior(ivec2 p) { return p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2; }
+
+/* Whether node p has a psi of each kind, and its texel t (update2d.glsl's
+ * slab_h, slab_e: as h_cell and ez_sweep select them). */
+bool hxy_at(ivec2 p, out ivec2 t)
+{
+    int k = 0;
+    const int s = p.y <= NY - 2 ? slab_h(NY, p.y, k) : -1;
+    t = psi_y_texel(p.x, s, k);
+    return s >= 0;
+}
+bool hyx_at(ivec2 p, out ivec2 t)
+{
+    int k = 0;
+    const int s = p.x <= NX - 2 ? slab_h(NX, p.x, k) : -1;
+    t = psi_x_texel(p.y, s, k);
+    return s >= 0;
+}
+bool ezx_at(ivec2 p, out ivec2 t)
+{
+    int k = 0;
+    const int s = interior(p) ? slab_e(NX, p.x, k) : -1;
+    t = psi_x_texel(p.y, s, k);
+    return s >= 0;
+}
+bool ezy_at(ivec2 p, out ivec2 t)
+{
+    int k = 0;
+    const int s = interior(p) ? slab_e(NY, p.y, k) : -1;
+    t = psi_y_texel(p.x, s, k);
+    return s >= 0;
+}
+#endif
+
 #define HALO K                      /* the halo's width: K cells, see above */
 #define RX (TILE_X + 2 * HALO)       /* the region: the tile and its halo */
 #define RY (TILE_Y + 2 * HALO)
@@ -91,12 +138,19 @@ void main()
     float ez_r[CPT];
     vec2 h_r[CPT];
     uint mt[CPT], sl[CPT];
+#if CPML
+    vec2 psi_h[CPT], psi_e[CPT]; /* (hxy, hyx), (ezx, ezy) */
+#endif
     for (int q = 0; q < CPT; q++) {
         const int c = t + q * NT;
         ez_r[q] = 0.0;
         h_r[q] = vec2(0.0);
         mt[q] = 0u;
         sl[q] = 0u;
+#if CPML
+        psi_h[q] = vec2(0.0);
+        psi_e[q] = vec2(0.0);
+#endif
         if (c < RX * RY) {
             const ivec2 p = o + ivec2(c % RX, c / RX);
             if (in_grid(p)) {
@@ -105,6 +159,17 @@ void main()
                 mt[q] = texelFetch(mat_tex, p, 0).r;
                 if (mt[q] != 0u)
                     sl[q] = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
+#if CPML
+                ivec2 u;
+                if (hxy_at(p, u))
+                    psi_h[q].x = texelFetch(psi_hxy_tex, u, 0).r;
+                if (hyx_at(p, u))
+                    psi_h[q].y = texelFetch(psi_hyx_tex, u, 0).r;
+                if (ezx_at(p, u))
+                    psi_e[q].x = texelFetch(psi_ezx_tex, u, 0).r;
+                if (ezy_at(p, u))
+                    psi_e[q].y = texelFetch(psi_ezy_tex, u, 0).r;
+#endif
             }
             ez_s[c] = ez_r[q];
         }
@@ -122,7 +187,11 @@ void main()
             const ivec2 l = ivec2(c % RX, c / RX);
             const ivec2 p = o + l;
             if (c < RX * RY && in_range(l, s - 1, s) && in_grid(p)) {
+#if CPML
+                h_r[q] = h_box_pml(h_r[q], p, ez_r[q], ez_s[c + RX], ez_s[c + 1], psi_h[q]);
+#else
                 h_r[q] = h_box(h_r[q], p, ez_r[q], ez_s[c + RX], ez_s[c + 1]);
+#endif
                 hx_s[c] = h_r[q].x;
                 hy_s[c] = h_r[q].y;
             }
@@ -134,7 +203,11 @@ void main()
             const ivec2 l = ivec2(c % RX, c / RX);
             const ivec2 p = o + l;
             if (c < RX * RY && in_range(l, s, s) && in_grid(p)) {
+#if CPML
+                float ez = ez_box_pml(ez_r[q], mt[q], p, h_r[q], hy_s[c - 1], hx_s[c - RX], psi_e[q]);
+#else
                 float ez = ez_box(ez_r[q], mt[q], p, h_r[q], hy_s[c - 1], hx_s[c - RX]);
+#endif
                 if (mt[q] != 0u)
                     ez = apply_slot(ez, kind[mt[q]], slot_value(sl[q]));
 #if POINT_SRC
@@ -174,6 +247,17 @@ void main()
         if (c < RX * RY && in_range(l, HALO, HALO) && in_grid(p)) {
             imageStore(h_out, p, vec4(h_r[q], 0.0, 0.0));
             imageStore(ez_out, p, vec4(ez_r[q], 0.0, 0.0, 0.0));
+#if CPML
+            ivec2 u;
+            if (hxy_at(p, u))
+                imageStore(psi_hxy_out, u, vec4(psi_h[q].x, 0.0, 0.0, 0.0));
+            if (hyx_at(p, u))
+                imageStore(psi_hyx_out, u, vec4(psi_h[q].y, 0.0, 0.0, 0.0));
+            if (ezx_at(p, u))
+                imageStore(psi_ezx_out, u, vec4(psi_e[q].x, 0.0, 0.0, 0.0));
+            if (ezy_at(p, u))
+                imageStore(psi_ezy_out, u, vec4(psi_e[q].y, 0.0, 0.0, 0.0));
+#endif
         }
     }
 }

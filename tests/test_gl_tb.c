@@ -53,13 +53,27 @@ static const char *MUR =
     "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 36\n"
     "center_y = 26\nradius = 5\n";
 
-/* ... and CPML edges. */
+/* CPML edges of 6 cells (slabs across the tile borders x, y = 16 of the
+ * corner tiles), a plane wave at 20 degrees, a smoothed dielectric rod
+ * across x = 32, a lossy disc across y = 32; and the same grid with a point
+ * source near the x = 16 border, its wave in the slabs by the end. */
 static const char *CPML =
     "[grid]\nnx = 60\nny = 52\nsteps = 100\ncourant = 0.5\ncells_per_wavelength = 12\n"
     "[source]\ntype = plane_wave\nangle = 20\n"
     "[boundary]\ntype = cpml\ncells = 6\n"
-    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 30\n"
-    "center_y = 26\nradius = 6\n";
+    "[material.wet]\neps_r = 2\nsigma = 0.2\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 31.6\n"
+    "center_y = 22\nradius = 6\n"
+    "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 44.2\ncenter_y = 32.4\n"
+    "radius = 4\n";
+
+static const char *CPML_POINT =
+    "[grid]\nnx = 60\nny = 52\nsteps = 100\ncourant = 0.5\ncells_per_wavelength = 12\n"
+    "[source]\ntype = point\ncenter_x = 17\ncenter_y = 26\namplitude = 20\n"
+    "[boundary]\ntype = cpml\ncells = 6\n"
+    "[material.wet]\neps_r = 3\nsigma = 0.1\n"
+    "[object.wet]\nshape = circle\nmaterial = wet\ncenter_x = 33\ncenter_y = 30.5\n"
+    "radius = 4\n";
 
 static void set_tb(int k, const char *tile, const char *local)
 {
@@ -198,18 +212,17 @@ Test(gl_tb, tiles_and_small_batches_equal_cpu)
     tb_agree(POINT, 4, "5x7", "4x4", CALLS);
 }
 
-/* A checkpoint at step 31 (not a multiple of 3 or 4) of a K = 3 run,
- * loaded into a K = 4 engine that runs the rest: the cpu engine's fields. */
-Test(gl_tb, checkpoint_between_blocks_resumes)
+/* A checkpoint at step `cut` of a K = k1 run, loaded into a K = k2 engine
+ * that runs the rest: the cpu engine's fields. */
+static void resume(const char *scene, int k1, int k2, int cut, int steps)
 {
     struct test_setup t;
-    setup_from_text(&t, BOX, NULL, 0);
+    setup_from_text(&t, scene, NULL, 0);
     const struct model *m = &t.model;
-    const int cut = 31, steps = 70;
     char err[ERRLEN];
-    set_tb(3, "16x16", "16x16");
+    set_tb(k1, "16x16", "16x16");
     struct engine *a = gl_test_engine("gl-compute", m, DENORMALS_FLUSH, 0);
-    expect_blocking(a, 3);
+    expect_blocking(a, k1);
     step_ok(a, cut);
     struct mem_state st = {.io = {.load = false, .array = mem_array}};
     st.io.ctx = &st;
@@ -217,20 +230,25 @@ Test(gl_tb, checkpoint_between_blocks_resumes)
     struct engine_info info;
     engine_describe(a, &info);
     engine_destroy(a);
-    set_tb(4, "16x16", "16x16");
+    set_tb(k2, "16x16", "16x16");
     struct engine *b = gl_test_engine("gl-compute", m, info.denormals, 0);
-    expect_blocking(b, 4);
+    expect_blocking(b, k2);
     st.io.load = true;
     cr_assert_eq(engine_state(b, &st.io, cut, err, sizeof err), 0, "load: %s", err);
     step_ok(b, steps - cut);
     float *f[3];
     read3(b, f);
-    expect_cpu_bits(b, f, steps, "checkpoint at 31, K = 3 then 4");
+    char what[64];
+    snprintf(what, sizeof what, "checkpoint at %d, K = %d then %d", cut, k1, k2);
+    expect_cpu_bits(b, f, steps, what);
     free3(f);
     engine_destroy(b);
     mem_free(&st);
     setup_free(&t);
 }
+
+/* at step 31: not a multiple of 3 or 4 */
+Test(gl_tb, checkpoint_between_blocks_resumes) { resume(BOX, 3, 4, 31, 70); }
 
 /* A scene outside update_tb.comp's scope keeps the one-step dispatches,
  * says why, and keeps the cpu engine's bits. */
@@ -255,7 +273,30 @@ static void declines(const char *scene, int steps, const char *why)
     setup_free(&t);
 }
 
-Test(gl_tb, cpml_scene_declines_and_equals_cpu) { declines(CPML, 100, "CPML"); }
+/* 100 steps in calls of 1, 5, 17 and 77 */
+static const int CALLS_100[] = {1, 5, 17, 77, 0};
+
+/* CPML: the psi of every slab node kept beside its fields, read from one
+ * texture of each psi pair and written into the other, the steps short of
+ * K in place (two dispatches), the K = 3 run in fenced batches of 7. */
+Test(gl_tb, cpml_k2_k3_k4_equal_cpu)
+{
+    tb_agree(CPML, 2, "16x16", "16x16", CALLS_100);
+    tb_agree(CPML, 4, "16x16", "16x16", CALLS_100);
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    tb_agree(CPML, 3, "16x16", "16x16", CALLS_100);
+}
+
+Test(gl_tb, cpml_point_source_equals_cpu)
+{
+    tb_agree(CPML_POINT, 3, "16x16", "16x16", CALLS_100);
+    tb_agree(CPML_POINT, 5, "5x7", "4x4", CALLS_100); /* slabs across tile borders in x too */
+}
+
+/* A checkpoint of a CPML run (its psi, from the texture of each pair that
+ * is current after a K-step dispatch) at step 31 of K = 3, resumed at
+ * K = 4. */
+Test(gl_tb, cpml_checkpoint_between_blocks_resumes) { resume(CPML, 3, 4, 31, 100); }
 Test(gl_tb, mur_scene_declines_and_equals_cpu) { declines(MUR, 60, "Mur"); }
 
 /* Settings it cannot run are refused at creation, with what to change. */
