@@ -58,12 +58,17 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
 /* tb_k steps in one dispatch (gl-compute, temporal blocking): a work group
  * per tile, ceil(nx / tile_x) x ceil(ny / tile_y) of them; with monitors
  * they gather each step's samples of their tiles themselves. */
-void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v)
+void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v, const float *dft_w,
+                     unsigned dft_on)
 {
     gl2d_use_pass(g, g->tbpass.prog);
     glUniform1i(g->tbpass.slot_base, slot_base);
     if (g->point)
         glUniform1fv(g->tbpass.point_vk, g->tb_k, point_v);
+    if (g->dft) {
+        glUniform2fv(g->tbpass.dft_wk, g->tb_k * g->dft_nf, dft_w);
+        glUniform1ui(g->tbpass.dft_on_k, dft_on);
+    }
     if (g->nsamples) {
         /* the samples of each of the K steps into rows rows_taken .. + K-1 */
         glUniform1ui(g->tbpass.row, (GLuint)((size_t)g->rows_taken * g->nsamples));

@@ -330,8 +330,8 @@ static double env_double(const char *name, double dflt)
 
 /* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
  * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC or CPML
- * edges, source slots, lossy or not, a point source, monitors), else 1 with
- * tb_why saying why not.  -1 for a bad setting. */
+ * edges, source slots, lossy or not, a point source, monitors, the DFT),
+ * else 1 with tb_why saying why not.  -1 for a bad setting. */
 static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 {
     g->tb_k = 1;
@@ -357,8 +357,8 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
     }
     if (!g->compute || k < 2)
         return 0;
-    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s%s",
-             g->mur ? " Mur" : "", g->dft ? " DFT" : "",
+    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s",
+             g->mur ? " Mur" : "",
              g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
              g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
              g->hoff ? " TE-off-diagonal" : "");
@@ -368,9 +368,21 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 }
 
 /* The group's shared memory (Ez and H of the tile and its halo) within the
- * device's limit: else refused, never run on a smaller tile than asked. */
-static int tb_check_device(const struct gl_engine *g, char *err, size_t errlen)
+ * device's limit: else refused, never run on a smaller tile than asked.
+ * The DFT weights of K steps (a uniform array) beyond the uniforms a
+ * compute shader may have: declined. */
+static int tb_check_device(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
 {
+    GLint max_uniforms = 0;
+    glGetIntegerv(GL_MAX_COMPUTE_UNIFORM_COMPONENTS, &max_uniforms);
+    if (g->dft && 2 * g->tb_k * g->dft_nf + 4 * m->nmats + 64 > max_uniforms) {
+        snprintf(g->tb_why, sizeof g->tb_why,
+                 " DFT of %d frequencies (the weights of K = %d steps exceed the %d uniform "
+                 "components of %.60s)",
+                 g->dft_nf, g->tb_k, max_uniforms, g->info.renderer);
+        g->tb_k = 1;
+        return 0;
+    }
     GLint max_shared = 0;
     glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
     const double bytes = 12.0 * (g->tile_x + 2.0 * g->tb_k) * (g->tile_y + 2.0 * g->tb_k);
@@ -496,7 +508,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         cap /= g->stride;
         g->slot_cap_steps = cap < 1 ? 1 : cap > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)cap;
     }
-    if (check_sizes(g, m, err, errlen) || (g->tb_k > 1 && tb_check_device(g, err, errlen))) {
+    if (check_sizes(g, m, err, errlen) || (g->tb_k > 1 && tb_check_device(g, m, err, errlen))) {
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
     }

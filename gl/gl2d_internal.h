@@ -164,6 +164,7 @@ struct pass {
     GLint axis;      /* psi passes */
     GLint row;       /* gather: row0 (gl) or row_base (gl-compute, update_tb.comp) */
     GLint point_vk;  /* update_tb.comp: the point source's K values */
+    GLint dft_wk, dft_on_k; /* update_tb.comp: the DFT weights of its K steps, which accumulate */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */
@@ -454,8 +455,11 @@ void gl2d_compute_h(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_he(struct gl_engine *g, int slot_base);
 /* tb_k steps in one dispatch (update_tb.comp), the point source's value of
- * each in point_v (read only with a point source). */
-void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v);
+ * each in point_v (read only with a point source), with a DFT the weights
+ * (wr, wi) of step s and frequency k at dft_w[2 (s dft_nf + k)] and bit s
+ * of dft_on set where step s accumulates. */
+void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v, const float *dft_w,
+                     unsigned dft_on);
 void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_gather(struct gl_engine *g);
 

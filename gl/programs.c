@@ -104,6 +104,8 @@ static void pass_locations(struct pass *p)
     p->dft_first = glGetUniformLocation(p->prog, "dft_first");
     p->axis = glGetUniformLocation(p->prog, "axis");
     p->point_vk = glGetUniformLocation(p->prog, "point_vk");
+    p->dft_wk = glGetUniformLocation(p->prog, "dft_wk");
+    p->dft_on_k = glGetUniformLocation(p->prog, "dft_on_k");
     p->row = glGetUniformLocation(p->prog, "row0");
     if (p->row < 0)
         p->row = glGetUniformLocation(p->prog, "row_base");

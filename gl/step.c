@@ -108,10 +108,23 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
             s += g->k - 1;
         } else if (g->tb_k > 1 && b - s >= g->tb_k) {
             /* steps t0+s .. t0+s+K-1 in one dispatch */
-            float pv[GLC_K_MAX] = {0};
-            for (int q = 0; q < g->tb_k && g->point; q++)
-                pv[q] = (float)model_point_value(m, t0 + s + q);
-            gl2d_compute_tb(g, base, pv);
+            float pv[GLC_K_MAX] = {0}, dw[2 * GLC_K_MAX * SCENE_MAX_FREQS] = {0};
+            unsigned on = 0;
+            for (int q = 0; q < g->tb_k; q++) {
+                const int t = t0 + s + q; /* the step from t to t+1 */
+                if (g->point)
+                    pv[q] = (float)model_point_value(m, t);
+                if (g->dft && t + 1 > m->scene->dft_start) {
+                    on |= 1u << q;
+                    for (int f = 0; f < g->dft_nf; f++) {
+                        double wr, wi;
+                        model_dft_weight_k(m, f, t + 1, &wr, &wi);
+                        dw[2 * (q * g->dft_nf + f)] = (float)wr;
+                        dw[2 * (q * g->dft_nf + f) + 1] = (float)wi;
+                    }
+                }
+            }
+            gl2d_compute_tb(g, base, pv, dw, on);
             s += g->tb_k - 1;
             continue; /* the dispatch gathered its steps' samples */
         } else if (g->fused) {

@@ -109,6 +109,19 @@ bool ezy_at(ivec2 p, out ivec2 t)
 }
 #endif
 
+#if DFT
+/* The running DFT of Ez ([monitor.dft]; update_e.comp's, cpu/update2d.inc's
+ * order): the sums of a cell are touched by the invocation that owns it in
+ * its tile only, so they are updated in place, once per dispatch: each
+ * owned tile cell keeps its K new Ez (ez_hist), and at the end every
+ * frequency's sums take them in step order.  dft_wk: (wr, wi) of step s
+ * (1..K), frequency k at (s-1) DFT_NF + k; bit s-1 of dft_on_k: step s
+ * accumulates (n+s > start). */
+layout(binding = 6, rg32f) uniform image2DArray dft_img;
+uniform vec2 dft_wk[K * DFT_NF];
+uniform uint dft_on_k;
+#endif
+
 #define HALO K                      /* the halo's width: K cells, see above */
 #define RX (TILE_X + 2 * HALO)       /* the region: the tile and its halo */
 #define RY (TILE_Y + 2 * HALO)
@@ -140,6 +153,9 @@ void main()
     uint mt[CPT], sl[CPT];
 #if CPML
     vec2 psi_h[CPT], psi_e[CPT]; /* (hxy, hyx), (ezx, ezy) */
+#endif
+#if DFT
+    float ez_hist[CPT][K]; /* the owned tile cells' Ez^{n+s}, s = 1..K */
 #endif
     for (int q = 0; q < CPT; q++) {
         const int c = t + q * NT;
@@ -216,6 +232,9 @@ void main()
 #endif
                 ez_r[q] = ez;
                 ez_s[c] = ez;
+#if DFT
+                ez_hist[q][s - 1] = ez;
+#endif
             }
         }
         barrier();
@@ -247,6 +266,17 @@ void main()
         if (c < RX * RY && in_range(l, HALO, HALO) && in_grid(p)) {
             imageStore(h_out, p, vec4(h_r[q], 0.0, 0.0));
             imageStore(ez_out, p, vec4(ez_r[q], 0.0, 0.0, 0.0));
+#if DFT
+            for (int k = 0; k < DFT_NF; k++) {
+                const ivec3 u = ivec3(p, k);
+                vec2 acc = imageLoad(dft_img, u).rg;
+                for (int s = 0; s < K; s++)
+                    if ((dft_on_k & (1u << uint(s))) != 0u)
+                        acc = dft_step(acc, ez_hist[q][s], dft_wk[s * DFT_NF + k].x,
+                                       dft_wk[s * DFT_NF + k].y);
+                imageStore(dft_img, u, vec4(acc, 0.0, 0.0));
+            }
+#endif
 #if CPML
             ivec2 u;
             if (hxy_at(p, u))

@@ -488,6 +488,37 @@ static void dft_agree(const char *name, const char *freqs)
     free(s);
 }
 
+/* The same with gl-compute's temporal blocking, K steps per dispatch on
+ * 16 x 16 tiles: each tile's DFT sums take its K new Ez at the end of the
+ * dispatch, in step order; the blocks of 3 steps cut across the DFT's start
+ * (step 120), batches of 11 leave single steps between them. */
+static void tb_dft_agree(const char *k, const char *freqs)
+{
+    setenv("TEXFDTD_GLC_K", k, 1);
+    setenv("TEXFDTD_GLC_TILE", "16x16", 1);
+    char *s = scene_text(DFT_MULTI, freqs);
+    struct test_setup t;
+    setup_from_text(&t, s, NULL, 0);
+    struct engine *g = create_dn("gl-compute", &t.model, DENORMALS_FLUSH);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_assert(strstr(info.detail, "steps per compute dispatch (temporal blocking"), "%s",
+              info.detail);
+    engine_destroy(g);
+    setup_free(&t);
+    free(s);
+    dft_agree("gl-compute", freqs);
+}
+
+Test(gl_compute_monitors, temporal_blocking_dft_3_frequencies_equal_cpu, .timeout = 60)
+{
+    tb_dft_agree("3", F3);
+}
+Test(gl_compute_monitors, temporal_blocking_dft_17_frequencies_equal_cpu, .timeout = 60)
+{
+    tb_dft_agree("4", F17);
+}
+
 Test(gl_monitors, dft_3_frequencies_equal_cpu, .timeout = 60) { dft_agree("gl", F3); }
 Test(gl_monitors, dft_17_frequencies_equal_cpu, .timeout = 60) { dft_agree("gl", F17); }
 Test(gl_compute_monitors, dft_3_frequencies_equal_cpu, .timeout = 60)
