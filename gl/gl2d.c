@@ -329,7 +329,7 @@ static double env_double(const char *name, double dflt)
 }
 
 /* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
- * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC or CPML
+ * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC, CPML or Mur
  * edges, source slots, lossy or not, a point source, monitors, the DFT),
  * else 1 with tb_why saying why not.  -1 for a bad setting. */
 static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
@@ -357,8 +357,7 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
     }
     if (!g->compute || k < 2)
         return 0;
-    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s%s",
-             g->mur ? " Mur" : "",
+    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s",
              g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
              g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
              g->hoff ? " TE-off-diagonal" : "");
@@ -385,7 +384,8 @@ static int tb_check_device(struct gl_engine *g, const struct model *m, char *err
     }
     GLint max_shared = 0;
     glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
-    const double bytes = 12.0 * (g->tile_x + 2.0 * g->tb_k) * (g->tile_y + 2.0 * g->tb_k);
+    const double halo = g->tb_k + (g->mur ? 1.0 : 0.0); /* update_tb.comp's HALO */
+    const double bytes = 12.0 * (g->tile_x + 2.0 * halo) * (g->tile_y + 2.0 * halo);
     if (bytes > (double)max_shared)
         return seterr(err, errlen,
                       "temporal blocking with K = %d on %d x %d tiles needs %.0f B of shared "

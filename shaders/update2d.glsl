@@ -205,6 +205,16 @@ float psi_ezx_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_ezx_tex, t
  * the old neighbour e1 and the new neighbour ez1 (k = (S - 1) / (S + 1)):
  * yee_mur ---- */
 uniform float mur_k;
+
+/* Whether p is a Mur wall node (the outer ring without its corners), and
+ * its neighbour n one cell inwards. */
+bool mur_wall(ivec2 p, out ivec2 n)
+{
+    const bool col = (p.x == 0 || p.x == NX - 1) && p.y >= 1 && p.y <= NY - 2;
+    const bool row = (p.y == 0 || p.y == NY - 1) && p.x >= 1 && p.x <= NX - 2;
+    n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y) : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
+    return col || row;
+}
 #endif
 
 #if POINT_SRC
@@ -748,13 +758,9 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
     } else {
         ez = texelFetch(ez_tex, p, 0).r;
 #if MUR
-        const bool col = (p.x == 0 || p.x == NX - 1) && p.y >= 1 && p.y <= NY - 2;
-        const bool row = (p.y == 0 || p.y == NY - 1) && p.x >= 1 && p.x <= NX - 2;
-        if (col || row) {
-            const ivec2 n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y)
-                                : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
+        ivec2 n;
+        if (mur_wall(p, n))
             ez = yee_mur(texelFetch(ez_tex, n, 0).r, mur_k, ez_sweep(ez_tex, h_tex, mat_tex, n), ez);
-        }
 #endif
     }
 #if TECUT

@@ -122,7 +122,14 @@ uniform vec2 dft_wk[K * DFT_NF];
 uniform uint dft_on_k;
 #endif
 
+#if MUR
+/* Mur walls: a wall node's new value needs its neighbour's new sweep, which
+ * needs H one cell further in: an east or north wall reaches two cells
+ * west or south in one step, so the halo is one cell wider (docs/gl.md). */
+#define HALO (K + 1)
+#else
 #define HALO K                      /* the halo's width: K cells, see above */
+#endif
 #define RX (TILE_X + 2 * HALO)       /* the region: the tile and its halo */
 #define RY (TILE_Y + 2 * HALO)
 #define NT (LOCAL_X * LOCAL_Y)       /* invocations per group */
@@ -157,12 +164,22 @@ void main()
 #if DFT
     float ez_hist[CPT][K]; /* the owned tile cells' Ez^{n+s}, s = 1..K */
 #endif
+#if MUR
+    /* Mur walls: the neighbour's material and its old Ez (taken in the H
+     * half, before its owner writes the new one) */
+    uint mnb[CPT];
+    float e1[CPT];
+#endif
     for (int q = 0; q < CPT; q++) {
         const int c = t + q * NT;
         ez_r[q] = 0.0;
         h_r[q] = vec2(0.0);
         mt[q] = 0u;
         sl[q] = 0u;
+#if MUR
+        mnb[q] = 0u;
+        e1[q] = 0.0;
+#endif
 #if CPML
         psi_h[q] = vec2(0.0);
         psi_e[q] = vec2(0.0);
@@ -175,6 +192,11 @@ void main()
                 mt[q] = texelFetch(mat_tex, p, 0).r;
                 if (mt[q] != 0u)
                     sl[q] = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
+#if MUR
+                ivec2 n;
+                if (mur_wall(p, n))
+                    mnb[q] = texelFetch(mat_tex, n, 0).r;
+#endif
 #if CPML
                 ivec2 u;
                 if (hxy_at(p, u))
@@ -208,6 +230,12 @@ void main()
 #else
                 h_r[q] = h_box(h_r[q], p, ez_r[q], ez_s[c + RX], ez_s[c + 1]);
 #endif
+#if MUR
+                /* a wall the E half updates: its neighbour's old Ez */
+                ivec2 n;
+                if (in_range(l, s, s) && mur_wall(p, n))
+                    e1[q] = ez_s[c + (n.y - p.y) * RX + (n.x - p.x)];
+#endif
                 hx_s[c] = h_r[q].x;
                 hy_s[c] = h_r[q].y;
             }
@@ -223,6 +251,20 @@ void main()
                 float ez = ez_box_pml(ez_r[q], mt[q], p, h_r[q], hy_s[c - 1], hx_s[c - RX], psi_e[q]);
 #else
                 float ez = ez_box(ez_r[q], mt[q], p, h_r[q], hy_s[c - 1], hx_s[c - RX]);
+#endif
+#if MUR
+                /* a wall: from its neighbour's old and new Ez, the new one
+                 * its sweep (before its slot), recomputed here from the
+                 * new H around it (ez_cell's ez_sweep of n) */
+                ivec2 n;
+                if (mur_wall(p, n)) {
+                    const int cn = c + (n.y - p.y) * RX + (n.x - p.x);
+                    /* (max: in the array also where n lies on the region's
+                     * edge, a wall no right cell reads) */
+                    const float en = ez_box(e1[q], mnb[q], n, vec2(hx_s[cn], hy_s[cn]),
+                                            hy_s[max(cn - 1, 0)], hx_s[max(cn - RX, 0)]);
+                    ez = yee_mur(e1[q], mur_k, en, ez_r[q]);
+                }
 #endif
                 if (mt[q] != 0u)
                     ez = apply_slot(ez, kind[mt[q]], slot_value(sl[q]));

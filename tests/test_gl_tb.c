@@ -45,13 +45,38 @@ static const char *POINT =
     "[object.slab]\nshape = rectangle\nmaterial = wet\ncenter_x = 46\ncenter_y = 16\n"
     "width = 10\nheight = 8\n";
 
-/* Outside the scope: Mur walls ... */
+/* Mur walls: 49 x 33, so that the last column and row (the east and north
+ * walls) are the first of a 16 x 16 tile (whose wall nodes then need the
+ * halo's extra cell); a point source, a dielectric rod across x = 32 and a
+ * lossy plate near the east wall (Mur wants free cells inside the walls).
+ * And 67 x 53 under a plane wave at 35 degrees with a PEC plate near the
+ * west wall and a rod across x = 48, y = 32. */
 static const char *MUR =
-    "[grid]\nnx = 57\nny = 49\nsteps = 60\ncourant = 0.5\ncells_per_wavelength = 10\n"
-    "[source]\ntype = point\ncenter_x = 25\ncenter_y = 22\namplitude = 20\n"
+    "[grid]\nnx = 49\nny = 33\nsteps = 60\ncourant = 0.5\ncells_per_wavelength = 10\n"
+    "[source]\ntype = point\ncenter_x = 20\ncenter_y = 16\namplitude = 20\n"
     "[boundary]\ntype = mur\n"
-    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 36\n"
-    "center_y = 26\nradius = 5\n";
+    "[material.wet]\neps_r = 2\nsigma = 0.2\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 31.5\n"
+    "center_y = 14\nradius = 4\n"
+    "[object.plate]\nshape = rectangle\nmaterial = wet\ncenter_x = 43\ncenter_y = 17\n"
+    "width = 3\nheight = 12\n";
+
+static const char *MUR_WAVE =
+    "[grid]\nnx = 67\nny = 53\nsteps = 70\ncourant = 0.6\ncells_per_wavelength = 12\n"
+    "[source]\ntype = plane_wave\nangle = 35\namplitude = 2\n"
+    "[boundary]\ntype = mur\n"
+    "[object.plate]\nshape = rectangle\nmaterial = pec\ncenter_x = 4.5\ncenter_y = 30\n"
+    "width = 3\nheight = 14\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\ncenter_x = 47.5\n"
+    "center_y = 32.3\nradius = 5.3\n";
+
+/* Outside the scope: conformal PEC (cut edges). */
+static const char *CONFORMAL =
+    "[grid]\nnx = 60\nny = 52\nsteps = 60\ncourant = 0.5\ncells_per_wavelength = 12\n"
+    "conformal_pec = true\n"
+    "[source]\ntype = plane_wave\nangle = 20\n"
+    "[object.cyl]\nshape = circle\nmaterial = pec\ncenter_x = 30.3\ncenter_y = 26.6\n"
+    "radius = 6.2\n";
 
 /* CPML edges of 6 cells (slabs across the tile borders x, y = 16 of the
  * corner tiles), a plane wave at 20 degrees, a smoothed dielectric rod
@@ -297,7 +322,27 @@ Test(gl_tb, cpml_point_source_equals_cpu)
  * is current after a K-step dispatch) at step 31 of K = 3, resumed at
  * K = 4. */
 Test(gl_tb, cpml_checkpoint_between_blocks_resumes) { resume(CPML, 3, 4, 31, 100); }
-Test(gl_tb, mur_scene_declines_and_equals_cpu) { declines(MUR, 60, "Mur"); }
+/* Mur: each wall node from its neighbour's old Ez and new sweep, recomputed
+ * by the wall's owner from the new H around the neighbour (a halo of K + 1
+ * cells). */
+Test(gl_tb, mur_k2_k3_k4_equal_cpu)
+{
+    tb_agree(MUR, 2, "16x16", "16x16", CALLS);
+    tb_agree(MUR, 4, "16x16", "16x16", CALLS);
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    tb_agree(MUR, 3, "16x16", "16x16", CALLS);
+}
+
+Test(gl_tb, mur_plane_wave_equals_cpu)
+{
+    tb_agree(MUR_WAVE, 3, "16x16", "16x16", CALLS);
+    tb_agree(MUR_WAVE, 5, "5x7", "4x4", CALLS);
+}
+
+Test(gl_tb, conformal_scene_declines_and_equals_cpu)
+{
+    declines(CONFORMAL, 100, "conformal-PEC");
+}
 
 /* Settings it cannot run are refused at creation, with what to change. */
 Test(gl_tb, bad_settings_are_refused)
