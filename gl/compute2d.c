@@ -7,9 +7,11 @@
  * then the E dispatch (update_h.comp, update_disp.comp, update_e.comp; TE
  * dispersive edges: their disp dispatch before the H dispatch), or,
  * for a PEC box with slots only, one fused dispatch (update_he.comp), or
- * with TEXFDTD_GLC_K = K > 1, K steps per dispatch (update_tb.comp, also
- * with a point source; the last steps of a batch short of K fused); then,
- * with monitors, gather.comp into the batch's next row of the rows buffer.
+ * with TEXFDTD_GLC_K = K > 1, K steps per dispatch (update_tb.comp; PEC,
+ * CPML or Mur edges, slots, the point source, the DFT, gathering the
+ * monitors itself; the last steps of a batch short of K one at a time);
+ * then, with monitors, gather.comp into the batch's next row of the rows
+ * buffer.
  * Each update dispatch ends with the barrier that makes its imageStores
  * visible to the next pass's texelFetch.
  */

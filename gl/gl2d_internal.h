@@ -55,7 +55,9 @@
  * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
  *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
  *                      gl: small psi passes before the H and E passes;
- *                      gl-compute: updated in place through images
+ *                      gl-compute: updated in place through images (the
+ *                      K-step dispatch: read from tex[cur], written into
+ *                      the other, then cur swaps)
  *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
  *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
  *                      frequency (gl: a pair; render targets beside Ez in

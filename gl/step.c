@@ -9,9 +9,9 @@
  *   gl-compute  [disp edges] H [disp cells] E [gather]   (compute2d.c), or
  *               one fused dispatch (update_he.comp) for a PEC box with slots
  *               only, or K steps per dispatch (update_tb.comp, TEXFDTD_GLC_K)
- *               for a PEC box with slots and a point source, gathering the
- *               monitors' samples itself: the batch's steps beyond a
- *               multiple of K one at a time
+ *               for scenes of PEC, CPML or Mur edges, slots, the point
+ *               source, the DFT, gathering the monitors' samples itself:
+ *               the batch's steps beyond a multiple of K one at a time
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,
  * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,

@@ -30,6 +30,11 @@
  * Hx on the last row, no Hy on the last column, Ez on interior cells only)
  * never read them.  No group writes what another reads (ping-pong pairs).
  *
+ * Beyond a PEC box with slots (each under its #if below): the point source,
+ * CPML (each node's psi in registers, ping-ponged), Mur walls (a halo of
+ * K + 1), the DFT (accumulated at the end, in step order) and the monitors
+ * (gathered from shared memory after each step).
+ *
  * Generated #defines beyond update2d.glsl's: K (steps per dispatch),
  * TILE_X, TILE_Y (the tile), STRIDE (slot values per step in slot_values),
  * MONITORS (1: gather the monitors' samples), NSAMPLES, FIELD_EZ, FIELD_HX
