@@ -1,13 +1,14 @@
 /* cuda_bench.c - benchmarks of the CUDA engines (issue 5, item 7), run by
  * bench/cuda.sh on the GPU machine.
  *
- *   build/bench/cuda_bench OUTDIR [quick | mapping | medium]
+ *   build/bench/cuda_bench OUTDIR [quick | mapping | medium | 2d]
  *   (mapping: only (c), the 256^3 cavity with the coalesced and the
  *   un-coalesced thread mapping of the two-kernel path, float and double;
  *   medium: only the 2D fused path of a plane wave in a 10-cell CPML at
  *   1024^2 .. 8192^2 with 16, 32 and 64 rows a strip, beside the temporal
  *   path of the same grid without the CPML: where the sizes of a sweep's
- *   runs, not the largest grids, set the speed)
+ *   runs, not the largest grids, set the speed;
+ *   2d: only the 2D engine's step paths, every K of the temporal one)
  *
  * Timing: CUDA events around engine_step() on the default stream
  * (texfdtd_cuda_time_steps), after warm-up steps, median of 3 repeats.
@@ -172,12 +173,13 @@ static void cube(const char *group, int n, const char *kind, int N, enum precisi
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s OUTDIR [quick]\n", argv[0]);
+        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | medium | 2d]\n", argv[0]);
         return 2;
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
     const bool mapping = argc > 2 && !strcmp(argv[2], "mapping");
     const bool medium = argc > 2 && !strcmp(argv[2], "medium");
+    const bool only2d = argc > 2 && !strcmp(argv[2], "2d");
     char path[4096], err[ERRLEN];
     snprintf(path, sizeof path, "%s/cuda_bench.csv", argv[1]);
     csv = fopen(path, "w");
@@ -270,6 +272,10 @@ int main(int argc, char **argv)
         unsetenv("TEXFDTD_CUDA2D_K");
         unsetenv("TEXFDTD_CUDA2D_ROWS");
         unsetenv("TEXFDTD_CUDA2D_VEC");
+    }
+    if (only2d) {
+        fclose(csv);
+        return 0;
     }
 
     /* (a) the paper's cube: 10-cell CPML A1 (fused and two kernels), A2, A3,

@@ -6,6 +6,14 @@
 #   bench/device_run.sh tests   every carried suite with TEXFDTD_REQUIRE_GPU=1
 #   bench/device_run.sh speed   gl_bench copy (GL and CUDA copy bandwidth) and the
 #                               16384^2 speed of gl and gl-compute, in one run
+#   bench/device_run.sh glctb   gl-compute's temporal blocking (issue 14, item 1):
+#                               gl_bench speed at 16384^2 of the fused path and of
+#                               TEXFDTD_GLC_K = GLC_KS (default 2 .. 8) on each tile
+#                               of GLC_TILES (default 32x32; work groups GLC_LOCAL,
+#                               default 16x16), the copy bandwidth, the bits of one
+#                               K against the cpu engine (gl_bench verify, GLC_VERIFY_K,
+#                               default 6), and cuda_bench 2d (the CUDA temporal
+#                               kernel, K = 2, 4, 6, 8) in the same run
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
@@ -73,6 +81,24 @@ speed)
         timeout 200 $B/gl_bench speed $e 16384 1000 1 | tee -a "$OUT/speed.txt"
     done
     $B/gl_bench copy 1024 10 | tee -a "$OUT/speed.txt"
+    ;;
+glctb)
+    f="$OUT/glctb.txt"
+    $B/gl_bench copy 1024 10 | tee "$f"
+    timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed 's/^/fused /' | tee -a "$f"
+    for tile in ${GLC_TILES:-32x32}; do
+        for k in ${GLC_KS:-2 3 4 5 6 7 8}; do
+            TEXFDTD_GLC_K=$k TEXFDTD_GLC_TILE=$tile TEXFDTD_GL_LOCAL=${GLC_LOCAL:-16x16} \
+                timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 |
+                sed "s/^/temporal K=$k tile=$tile local=${GLC_LOCAL:-16x16} /" | tee -a "$f"
+        done
+    done
+    timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed 's/^/fused-again /' | tee -a "$f"
+    TEXFDTD_GLC_K=${GLC_VERIFY_K:-6} TEXFDTD_GLC_TILE=${GLC_TILES%% *} timeout 200 \
+        $B/gl_bench verify scenes/takada_square.ini 1000 2>&1 | sed "s/^/verify K=${GLC_VERIFY_K:-6} /" |
+        tee -a "$f"
+    mkdir -p "$OUT/cuda-glctb"
+    timeout 240 $B/cuda_bench "$OUT/cuda-glctb" 2d 2>&1 | tee -a "$f"
     ;;
 long)
     timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \

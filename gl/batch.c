@@ -217,6 +217,10 @@ int gl2d_step(struct engine *e, int n, char *err, size_t errlen)
         int b = n - done;
         b = b < g->batch_steps ? b : g->batch_steps;
         b = b < g->slot_cap_steps ? b : g->slot_cap_steps;
+        /* temporal blocking: a batch short of the call's end ends on a
+         * whole dispatch of tb_k steps (fewer single steps between them) */
+        if (g->tb_k > 1 && b < n - done && b > g->tb_k)
+            b -= b % g->tb_k;
         const int k = g->batch_no & 1;
         if ((rc = finish_batch(g, k, err, errlen)))
             break;

@@ -73,7 +73,9 @@ int gl_incident_probe(int device, const char *shader_dir, const struct inc_wave 
 int gl_kpass_cost(int k, double *flops_per_cell, double *texels_per_cell, char *err,
                   size_t errlen);
 
-/* Steps per fragment pass (the multi-step path, 1 = plain passes) in use. */
+/* Steps per fragment pass (gl: the multi-step path, 1 = plain passes) or
+ * per compute dispatch (gl-compute: temporal blocking, 1 = one step per
+ * dispatch) in use. */
 int gl_engine_steps_per_pass(const struct engine *e);
 
 #endif

@@ -38,6 +38,14 @@
 #define GL_STEPS_PER_PASS_SOFTWARE 1
 #define LOCAL_X 16
 #define LOCAL_Y 16
+/* gl-compute's temporal blocking (update_tb.comp, docs/gl.md): steps per
+ * dispatch and the tile, until the H100 measures them (issue 14).  K = 1 is
+ * the fused path; making temporal blocking the default is setting
+ * GLC_K_DEFAULT to the measured K.  TEXFDTD_GLC_K (1 .. GLC_K_MAX) and
+ * TEXFDTD_GLC_TILE (WxH) override. */
+#define GLC_K_DEFAULT 1
+#define GLC_TILE_X 32
+#define GLC_TILE_Y 32
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -161,7 +169,12 @@ static int check_sizes(struct gl_engine *g, const struct model *m, char *err, si
                         + (g->disp ? 8.0 * g->disp_bw * g->disp_bh
                                          + (double)g->ndisp * (32.0 * g->disp_nt + 16.0)
                                    : 0.0)
-                        + gathered * (8.0 + 4.0 * g->sample_rows);
+                        + gathered * (8.0 + 4.0 * g->sample_rows)
+                        + (g->tb_k > 1 && g->nsamples
+                               ? 4.0 * (1.0 + (double)g->nsamples
+                                        + ceil((double)m->nx / g->tile_x)
+                                              * ceil((double)m->ny / g->tile_y))
+                               : 0.0);
     const double have = gpu_mem_available(g);
     if (have >= 0 && need > have) {
         char a[32], b[32];
@@ -252,6 +265,7 @@ static void gl_destroy(struct engine *e)
         glDeleteProgram(g->hpass.prog);
         glDeleteProgram(g->epass.prog);
         glDeleteProgram(g->hepass.prog);
+        glDeleteProgram(g->tbpass.prog);
         glDeleteProgram(g->kpass.prog);
         glDeleteFramebuffers(2, g->mrt_fbo);
         glDeleteProgram(g->psi_hpass.prog);
@@ -270,6 +284,7 @@ static void gl_destroy(struct engine *e)
         glDeleteFramebuffers(1, &g->rows_fbo);
         glDeleteBuffers(1, &g->sample_buf);
         glDeleteBuffers(1, &g->rows_buf);
+        glDeleteBuffers(1, &g->tb_tile_buf);
         glDeleteTextures(1, &g->prof_tex);
         glDeleteTextures(1, &g->cut_idx_tex);
         glDeleteTextures(1, &g->hnode_tex);
@@ -309,6 +324,73 @@ static double env_double(const char *name, double dflt)
         return dflt;
     const double d = strtod(v, &end);
     return *end ? dflt : d;
+}
+
+/* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
+ * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC, CPML or Mur
+ * edges, source slots, lossy or not, a point source, monitors, the DFT),
+ * else 1 with tb_why saying why not.  -1 for a bad setting. */
+static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
+{
+    g->tb_k = 1;
+    g->tile_x = GLC_TILE_X;
+    g->tile_y = GLC_TILE_Y;
+    const char *ke = getenv("TEXFDTD_GLC_K"), *te = getenv("TEXFDTD_GLC_TILE");
+    int k = GLC_K_DEFAULT, tx, ty;
+    char *end;
+    if (ke && *ke) {
+        const long v = strtol(ke, &end, 10);
+        if (*end || v < 1 || v > GLC_K_MAX)
+            return seterr(err, errlen, "TEXFDTD_GLC_K=%s: expected 1 (one step per dispatch) "
+                                       "to %d", ke, GLC_K_MAX);
+        k = (int)v;
+    }
+    if (te && *te) {
+        char c;
+        if (sscanf(te, "%dx%d%c", &tx, &ty, &c) != 2 || tx < 1 || ty < 1 || tx > 1024
+            || ty > 1024)
+            return seterr(err, errlen, "TEXFDTD_GLC_TILE=%s: expected WxH, e.g. 32x32", te);
+        g->tile_x = tx;
+        g->tile_y = ty;
+    }
+    if (!g->compute || k < 2)
+        return 0;
+    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s",
+             g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
+             g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
+             g->hoff ? " TE-off-diagonal" : "");
+    if (!g->tb_why[0])
+        g->tb_k = k;
+    return 0;
+}
+
+/* The group's shared memory (Ez and H of the tile and its halo) within the
+ * device's limit: else refused, never run on a smaller tile than asked.
+ * The DFT weights of K steps (a uniform array) beyond the uniforms a
+ * compute shader may have: declined. */
+static int tb_check_device(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    GLint max_uniforms = 0;
+    glGetIntegerv(GL_MAX_COMPUTE_UNIFORM_COMPONENTS, &max_uniforms);
+    if (g->dft && 2 * g->tb_k * g->dft_nf + 4 * m->nmats + 64 > max_uniforms) {
+        snprintf(g->tb_why, sizeof g->tb_why,
+                 " DFT of %d frequencies (the weights of K = %d steps exceed the %d uniform "
+                 "components of %.60s)",
+                 g->dft_nf, g->tb_k, max_uniforms, g->info.renderer);
+        g->tb_k = 1;
+        return 0;
+    }
+    GLint max_shared = 0;
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
+    const double halo = g->tb_k + (g->mur ? 1.0 : 0.0); /* update_tb.comp's HALO */
+    const double bytes = 12.0 * (g->tile_x + 2.0 * halo) * (g->tile_y + 2.0 * halo);
+    if (bytes > (double)max_shared)
+        return seterr(err, errlen,
+                      "temporal blocking with K = %d on %d x %d tiles needs %.0f B of shared "
+                      "memory per work group, %s has %d (GL_MAX_COMPUTE_SHARED_MEMORY_SIZE): "
+                      "choose a smaller TEXFDTD_GLC_TILE or TEXFDTD_GLC_K; nothing was run",
+                      g->tb_k, g->tile_x, g->tile_y, bytes, g->info.renderer, max_shared);
+    return 0;
 }
 
 static int gl_create_common(const struct model *m, const struct engine_options *o, bool compute,
@@ -375,6 +457,11 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         g->local_x = lx;
         g->local_y = ly;
     }
+    if (tb_settings(g, err, errlen)) {
+        gl2d_prefix_err(name, err, errlen);
+        free(g);
+        return -1;
+    }
     g->k = 1; /* until the device is known */
     g->nx = m->nx;
     g->ny = m->ny;
@@ -435,7 +522,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         cap /= g->stride;
         g->slot_cap_steps = cap < 1 ? 1 : cap > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)cap;
     }
-    if (check_sizes(g, m, err, errlen)) {
+    if (check_sizes(g, m, err, errlen) || (g->tb_k > 1 && tb_check_device(g, m, err, errlen))) {
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
     }
@@ -528,6 +615,10 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              g->info.platform);
     char cuda[32] = "", kdesc[64], feat[224] = "", dft[64] = "", mon[128] = "";
     snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
+    char tdesc[128];
+    snprintf(tdesc, sizeof tdesc,
+             "%d steps per compute dispatch (temporal blocking, %dx%d tiles, the rest %s)",
+             g->tb_k, g->tile_x, g->tile_y, g->fused ? "fused" : "two dispatches per step");
     if (g->dft && g->dft_nf > 1)
         snprintf(dft, sizeof dft, " DFT(%d frequencies%s)", g->dft_nf,
                  g->dft_groups ? g->dft_groups > 1 ? ", update_dft passes" : ", an update_dft pass"
@@ -536,7 +627,10 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         snprintf(dft, sizeof dft, " DFT");
     if (g->nsamples)
         snprintf(mon, sizeof mon, "; monitors: %zu samples gathered per step (%s), read every %d",
-                 g->nsamples, g->compute ? "a compute dispatch" : "a fragment pass",
+                 g->nsamples,
+                 g->tb_k > 1  ? "inside the tiles of the K-step dispatch"
+                 : g->compute ? "a compute dispatch"
+                              : "a fragment pass",
                  g->sample_rows);
     if (gl2d_has_features(g))
         snprintf(feat, sizeof feat, " with%s%s%s%s%s%s%s%s%s%s%s", g->cpml ? " CPML" : "",
@@ -545,12 +639,12 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                  g->hmap ? " H-node-map" : "", g->hlossy ? " lossy-TE-edges" : "",
                  g->disp_edges ? " dispersive-TE-edges" : g->disp ? " dispersive" : "",
                  g->hoff ? " TE-off-diagonal" : "",
-                 g->compute ? " (not fused)"
+                 g->compute ? g->tb_k > 1 ? "" : " (not fused)"
                  : g->cpml  ? " (+4 psi passes; 1 step per pass)"
                             : " (1 step per pass)");
     if (g->info.cuda_device >= 0)
         snprintf(cuda, sizeof cuda, ", CUDA device %d", g->info.cuda_device);
-    /* The context and the way of stepping (at most 367 characters: it always
+    /* The context and the way of stepping (at most 432 characters: it always
      * fits), then the features and the monitors in what is left: the bytes
      * one snprintf of it all would give, without a bound the compiler has to
      * assume may cut the first part (-Wformat-truncation at -O1). */
@@ -563,7 +657,8 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
         g->emulate_flush ? "flushed in GLSL" : "as the driver does",
         probe_words(g->compute ? &g->probe_comp : &g->probe_frag),
         g->compute ? "compute" : "fragment",
-        g->fused     ? "one fused compute dispatch per step"
+        g->tb_k > 1  ? tdesc
+        : g->fused   ? "one fused compute dispatch per step"
         : g->compute ? "two compute dispatches per step"
         : g->k > 1   ? kdesc
                      : "two fragment passes per step");
@@ -573,7 +668,8 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
                  g->dev_values ? "on the GPU (fp64 compute)" : "on the host (",
                  g->dev_values ? "" : g->values_why, g->dev_values ? "" : ")");
     if (n >= 0 && (size_t)n < sizeof info->detail)
-        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s%s", feat, mon, val);
+        snprintf(info->detail + n, sizeof info->detail - (size_t)n, "%s%s%s%s%s", feat, mon, val,
+                 g->tb_why[0] ? "; temporal blocking declined, the scene has" : "", g->tb_why);
     info->precision = PRECISION_SINGLE;
     info->denormals = g->denormals;
 }
@@ -603,7 +699,8 @@ int gl_probe(int device, char *err, size_t errlen)
 
 int gl_engine_steps_per_pass(const struct engine *e)
 {
-    return ((const struct gl_engine *)e)->k;
+    const struct gl_engine *g = (const struct gl_engine *)e;
+    return g->compute ? g->tb_k : g->k;
 }
 
 const struct engine_ops gl_engine_ops = {

@@ -9,7 +9,9 @@
  *               full-screen triangle into the other texture of its pair
  *               (Takada et al. 2007, rebuilt with OpenGL 4.3 core, GLSL, EGL)
  *   gl-compute  the same update as two compute dispatches on the same
- *               textures (texelFetch in, imageStore out)
+ *               textures (texelFetch in, imageStore out), one fused
+ *               dispatch per step, or K steps per dispatch in tiles in
+ *               shared memory (temporal blocking, update_tb.comp)
  *
  * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
  * statement for statement with `precise` everywhere, and add source-slot
@@ -53,7 +55,9 @@
  * and, where the scene has them (docs/gl.md, "Absorbing boundaries ..."):
  *   psi  4 R32F pairs  CPML memory shaped like the slabs (nx x 2N, 2N x ny);
  *                      gl: small psi passes before the H and E passes;
- *                      gl-compute: updated in place through images
+ *                      gl-compute: updated in place through images (the
+ *                      K-step dispatch: read from tex[cur], written into
+ *                      the other, then cur swaps)
  *   prof RGBA32F       CPML (b, c, ik) per position: rows xe, xh, ye, yh
  *   dft  RG32F array   running DFT sums of Ez, a layer per [monitor.dft]
  *                      frequency (gl: a pair; render targets beside Ez in
@@ -135,6 +139,7 @@
 #define DFT_G_MAX 8
 #define GATHER_LOCAL 64 /* gather.comp's work group */
 #define BATCH_MAX_STEPS 100000 /* steps of a batch, at most */
+#define GLC_K_MAX 16 /* gl-compute: steps per temporally blocked dispatch, at most */
 
 /* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
  * write tex[1 - cur], then swap. */
@@ -159,7 +164,9 @@ struct pass {
     GLint point_v, dft_wr, dft_wi, dft_on; /* E pass: per-step uniforms */
     GLint dft_first; /* update_dft.frag: its first frequency */
     GLint axis;      /* psi passes */
-    GLint row;       /* gather: row0 (gl) or row_base (gl-compute) */
+    GLint row;       /* gather: row0 (gl) or row_base (gl-compute, update_tb.comp) */
+    GLint point_vk;  /* update_tb.comp: the point source's K values */
+    GLint dft_wk, dft_on_k; /* update_tb.comp: the DFT weights of its K steps, which accumulate */
 };
 
 /* The per-step inputs of an E pass beyond the slot values. */
@@ -192,6 +199,14 @@ struct gl_engine {
     struct pass hpass, epass;
     bool fused;         /* gl-compute: one dispatch per step (update_he.comp) */
     struct pass hepass;
+    /* gl-compute, temporal blocking (update_tb.comp, docs/gl.md): tb_k > 1
+     * steps per dispatch in tiles of tile_x x tile_y cells (TEXFDTD_GLC_K,
+     * TEXFDTD_GLC_TILE); the steps of a batch beyond a multiple of tb_k
+     * take the fused (or two-dispatch) path.  tb_why: why not, when asked. */
+    int tb_k, tile_x, tile_y;
+    struct pass tbpass;
+    GLuint tb_tile_buf; /* with monitors: each tile's samples (textures.c) */
+    char tb_why[160];
     int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
     struct pass kpass;
     double kpass_build_s; /* compile + link time of the last kpass (log, bench) */
@@ -309,7 +324,7 @@ enum { UNIT_PROF = 5, UNIT_PSI0 = 6, UNIT_PSI_OLD = 10, UNIT_DFT = 11, UNIT_CUT_
 #define UNITS_TECUT 22 /* ... and a scene with TE conformal cut cells */
 #define UNITS_HOFF 24  /* ... and a scene with TE off-diagonal edges */
 enum { IMAGE_PSI0 = 2, IMAGE_DFT = 6, IMAGE_DISP = 7 };
-enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2 };
+enum { SSBO_SAMPLES = 1, SSBO_ROWS = 2, SSBO_TILE_SAMPLES = 3 };
 
 static inline void bind_tex(int unit, GLenum target, GLuint tex)
 {
@@ -383,7 +398,8 @@ void gl2d_hoff_bbox(struct gl_engine *g, const struct model *m);
 void gl2d_disp_layout(struct gl_engine *g, const struct model *m);
 /* The CPML psi pairs and the DFT sums (with gl's render targets), zeroed. */
 int gl2d_make_feature_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
-/* The monitors' sample list and the rows of one batch. */
+/* The monitors' sample list and the rows of one batch (and with temporal
+ * blocking each tile's samples). */
 int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *err, size_t errlen);
 /* The material map, slot index map, slot-value buffers, CPML profiles, cut
  * edges and the step counter's pixel buffers. */
@@ -464,6 +480,12 @@ void gl2d_round_batch(struct gl_engine *g);
 void gl2d_compute_h(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_e(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_he(struct gl_engine *g, int slot_base);
+/* tb_k steps in one dispatch (update_tb.comp), the point source's value of
+ * each in point_v (read only with a point source), with a DFT the weights
+ * (wr, wi) of step s and frequency k at dft_w[2 (s dft_nf + k)] and bit s
+ * of dft_on set where step s accumulates. */
+void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v, const float *dft_w,
+                     unsigned dft_on);
 void gl2d_compute_disp(struct gl_engine *g, const struct step_in *in);
 void gl2d_compute_gather(struct gl_engine *g);
 

@@ -3,7 +3,8 @@
  * coefficients as uniforms, each pass's uniform locations, and which program
  * each engine needs: gl the H and E fragment passes (and the psi passes, the
  * multi-step pass update_k.frag, the update_dft passes), gl-compute the H
- * and E dispatches (or the fused update_he.comp), both the monitors' gather.
+ * and E dispatches (or the fused update_he.comp; with temporal blocking
+ * also update_tb.comp), both the monitors' gather.
  * The sources are in shaders/, loaded by gl/shader.c.
  */
 #define _GNU_SOURCE
@@ -104,12 +105,16 @@ static void pass_locations(struct pass *p)
     p->dft_on = glGetUniformLocation(p->prog, "dft_on");
     p->dft_first = glGetUniformLocation(p->prog, "dft_first");
     p->axis = glGetUniformLocation(p->prog, "axis");
+    p->point_vk = glGetUniformLocation(p->prog, "point_vk");
+    p->dft_wk = glGetUniformLocation(p->prog, "dft_wk");
+    p->dft_on_k = glGetUniformLocation(p->prog, "dft_on_k");
     p->row = glGetUniformLocation(p->prog, "row0");
     if (p->row < 0)
         p->row = glGetUniformLocation(p->prog, "row_base");
 }
 
-/* The samplers of the PEC-box passes (update_k.frag, update_he.comp). */
+/* The samplers of the PEC-box passes (update_k.frag, update_he.comp,
+ * update_tb.comp). */
 static void set_pec_box_samplers(GLuint p)
 {
     set_sampler(p, "ez_tex", UNIT_EZ);
@@ -117,6 +122,24 @@ static void set_pec_box_samplers(GLuint p)
     set_sampler(p, "mat_tex", UNIT_MAT);
     set_sampler(p, "slot_tex", UNIT_SLOT);
     set_sampler(p, "slot_values", UNIT_SLOTVAL);
+}
+
+/* A compute pass of H and E together (update_he.comp, fused;
+ * update_tb.comp, K steps) from its stages st[0 .. n): the coefficients,
+ * the samplers of the fields, materials and slots, H into image unit 0 and
+ * Ez into 1. */
+static int build_he_pass(struct gl_engine *g, const struct model *m, const char *const *st, int n,
+                         const char *defs, struct pass *ps, char *err, size_t errlen)
+{
+    if (gl_program_build(g->shader_dir, "update2d.glsl", st, n, defs, &ps->prog, err, errlen))
+        return -1;
+    const GLuint p = ps->prog;
+    gl2d_set_coefficients(p, m);
+    set_pec_box_samplers(p);
+    glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
+    glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
+    pass_locations(ps);
+    return 0;
 }
 
 /* The multi-step pass update_k.frag for k steps into g->kpass (replacing
@@ -222,17 +245,24 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
     }
     if (g->k > 1 && gl2d_build_kpass(g, m, g->k, err, errlen))
         return -1;
-    if (g->fused) {
-        const char *he[1] = {"update_he.comp"};
-        if (gl_program_build(g->shader_dir, "update2d.glsl", he, 1, defs, &g->hepass.prog, err,
-                             errlen))
+    const char *he[1] = {"update_he.comp"}, *tb[1] = {"update_tb.comp"};
+    if (g->fused && build_he_pass(g, m, he, 1, defs, &g->hepass, err, errlen))
+        return -1;
+    if (g->tb_k > 1) {
+        char tdefs[3072];
+        snprintf(tdefs, sizeof tdefs,
+                 "%s#define K %d\n#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n"
+                 "#define MONITORS %d\n#define NSAMPLES %zu\n#define FIELD_EZ %d\n"
+                 "#define FIELD_HX %d\n",
+                 defs, g->tb_k, g->tile_x, g->tile_y, g->stride, g->nsamples > 0,
+                 g->nsamples ? g->nsamples : (size_t)1, (int)FIELD_EZ, (int)FIELD_HX);
+        /* the CPML psi: read from the current texture of each pair, written
+         * into the other (update_tb.comp), not in place */
+        char *inplace = strstr(tdefs, "#define PSI_IN_PLACE 1\n");
+        if (inplace)
+            inplace[strlen("#define PSI_IN_PLACE ")] = '0';
+        if (build_he_pass(g, m, tb, 1, tdefs, &g->tbpass, err, errlen))
             return -1;
-        const GLuint p = g->hepass.prog;
-        gl2d_set_coefficients(p, m);
-        set_pec_box_samplers(p);
-        glProgramUniform1i(p, glGetUniformLocation(p, "h_out"), 0);
-        glProgramUniform1i(p, glGetUniformLocation(p, "ez_out"), 1);
-        g->hepass.slot_base = glGetUniformLocation(p, "slot_base");
     }
     if (g->dft_groups) {
         const char *st[2] = {"fullscreen.vert", "update_dft.frag"};

@@ -8,7 +8,10 @@
  *               box with slots only
  *   gl-compute  [disp edges] H [disp cells] E [gather]   (compute2d.c), or
  *               one fused dispatch (update_he.comp) for a PEC box with slots
- *               only
+ *               only, or K steps per dispatch (update_tb.comp, TEXFDTD_GLC_K)
+ *               for scenes of PEC, CPML or Mur edges, slots, the point
+ *               source, the DFT, gathering the monitors' samples itself:
+ *               the batch's steps beyond a multiple of K one at a time
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,
  * from H^{n-1/2} and Ez^n; the TE conformal cut cells are the E pass's,
@@ -56,8 +59,8 @@ void gl2d_bind_inputs(struct gl_engine *g)
     }
     for (int k = 0; k < PSI_COUNT && g->cpml; k++) {
         if (g->compute)
-            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[0], 0, GL_FALSE, 0, GL_READ_WRITE,
-                               GL_R32F);
+            glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[g->psi[k].cur], 0, GL_FALSE, 0,
+                               GL_READ_WRITE, GL_R32F);
         else
             bind_tex(UNIT_PSI0 + k, GL_TEXTURE_2D, g->psi[k].tex[g->psi[k].cur]);
     }
@@ -103,6 +106,27 @@ void gl2d_run_steps(struct gl_engine *g, const struct model *m, int t0, int b)
         if (g->k > 1 && b - s >= g->k) {
             gl2d_frag_k(g, base);
             s += g->k - 1;
+        } else if (g->tb_k > 1 && b - s >= g->tb_k) {
+            /* steps t0+s .. t0+s+K-1 in one dispatch */
+            float pv[GLC_K_MAX] = {0}, dw[2 * GLC_K_MAX * SCENE_MAX_FREQS] = {0};
+            unsigned on = 0;
+            for (int q = 0; q < g->tb_k; q++) {
+                const int t = t0 + s + q; /* the step from t to t+1 */
+                if (g->point)
+                    pv[q] = (float)model_point_value(m, t);
+                if (g->dft && t + 1 > m->scene->dft_start) {
+                    on |= 1u << q;
+                    for (int f = 0; f < g->dft_nf; f++) {
+                        double wr, wi;
+                        model_dft_weight_k(m, f, t + 1, &wr, &wi);
+                        dw[2 * (q * g->dft_nf + f)] = (float)wr;
+                        dw[2 * (q * g->dft_nf + f) + 1] = (float)wi;
+                    }
+                }
+            }
+            gl2d_compute_tb(g, base, pv, dw, on);
+            s += g->tb_k - 1;
+            continue; /* the dispatch gathered its steps' samples */
         } else if (g->fused) {
             gl2d_compute_he(g, base);
         } else {

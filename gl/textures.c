@@ -364,6 +364,45 @@ static int make_dft_targets(struct gl_engine *g, const struct model *m, char *er
     return 0;
 }
 
+/* gl-compute's temporal blocking gathers the samples inside its tiles
+ * (update_tb.comp): the samples of each tile, g = tile row * tiles per row +
+ * tile column, in one storage buffer of words: [0, ntiles] the first entry
+ * of each tile (the last: the end), then the entries, sample numbers q into
+ * model->samples (counting sort, in q order within a tile). */
+static int tb_tile_samples(struct gl_engine *g, const struct model *m, char *err, size_t errlen)
+{
+    const size_t n = g->nsamples;
+    const size_t tx = (size_t)((g->nx + g->tile_x - 1) / g->tile_x);
+    const size_t ntiles = tx * (size_t)((g->ny + g->tile_y - 1) / g->tile_y);
+    uint32_t *w = xcalloc(ntiles + 1 + n, sizeof *w, "the tiles' monitor samples", err, errlen);
+    if (!w)
+        return -1;
+    uint32_t *first = w;
+    for (size_t q = 0; q < n; q++) {
+        const size_t c = m->samples[q].cell, i = c % (size_t)g->nx, j = c / (size_t)g->nx;
+        first[(j / (size_t)g->tile_y) * tx + i / (size_t)g->tile_x + 1]++;
+    }
+    first[0] = (uint32_t)(ntiles + 1);
+    for (size_t t = 1; t <= ntiles; t++)
+        first[t] += first[t - 1];
+    /* fill each tile's entries, first[t] moving up to first[t + 1] */
+    for (size_t q = 0; q < n; q++) {
+        const size_t c = m->samples[q].cell, i = c % (size_t)g->nx, j = c / (size_t)g->nx;
+        const size_t t = (j / (size_t)g->tile_y) * tx + i / (size_t)g->tile_x;
+        w[first[t]++] = (uint32_t)q;
+    }
+    /* and back: first[t] is where tile t's entries begin */
+    for (size_t t = ntiles; t > 0; t--)
+        first[t] = first[t - 1];
+    first[0] = (uint32_t)(ntiles + 1);
+    glGenBuffers(1, &g->tb_tile_buf);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->tb_tile_buf);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(4 * (ntiles + 1 + n)), w, GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    free(w);
+    return 0;
+}
+
 /* The monitors' gather (docs/gl.md, "Monitors"): the sample list and the
  * rows of one batch.  gl: textures, the list W x H texels of (cell, field),
  * the padding of its last row marked by field 0xffffffff; gl-compute:
@@ -408,6 +447,8 @@ int gl2d_make_gather_targets(struct gl_engine *g, const struct model *m, char *e
         }
     }
     free(list);
+    if (g->compute && g->tb_k > 1 && tb_tile_samples(g, m, err, errlen))
+        return -1;
     return gl2d_check_gl("allocating the monitors' gather", err, errlen);
 }
 

@@ -1,6 +1,6 @@
 /* update2d.glsl - the 2D TMz Yee update of one cell, shared by the fragment
- * passes (update_h.frag, update_e.frag) and the compute passes (update_h.comp,
- * update_e.comp).  The host prepends #version, the generated #defines
+ * passes (update_h.frag, update_e.frag, update_k.frag) and the compute passes
+ * (update_h.comp, update_e.comp, update_he.comp, update_tb.comp).  The host prepends #version, the generated #defines
  *     NX, NY             grid size
  *     NMATS              materials in the coefficient table
  *     SLOT_X0, SLOT_Y0   origin of the slot-index texture (bounding box of
@@ -205,6 +205,16 @@ float psi_ezx_new(ivec2 t, vec3 bci, float d) { return texelFetch(psi_ezx_tex, t
  * the old neighbour e1 and the new neighbour ez1 (k = (S - 1) / (S + 1)):
  * yee_mur ---- */
 uniform float mur_k;
+
+/* Whether p is a Mur wall node (the outer ring without its corners), and
+ * its neighbour n one cell inwards. */
+bool mur_wall(ivec2 p, out ivec2 n)
+{
+    const bool col = (p.x == 0 || p.x == NX - 1) && p.y >= 1 && p.y <= NY - 2;
+    const bool row = (p.y == 0 || p.y == NY - 1) && p.x >= 1 && p.x <= NX - 2;
+    n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y) : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
+    return col || row;
+}
 #endif
 
 #if POINT_SRC
@@ -599,14 +609,97 @@ vec2 h_cell(sampler2D h_tex, sampler2D ez_tex, ivec2 p)
  * one.  slot_value(k) is this step's value of slot k. */
 float slot_value(uint k);
 
+/* The new (Hx, Hy) of texel p in a PEC box (none of h_cell's CPML, H-node
+ * map, cut or off-diagonal edges), from its old value h and Ez^n of the
+ * cell, its north and its east neighbour: h_cell's statements for such a
+ * scene, with the values given (update_tb.comp keeps them in shared
+ * memory).  The counter texel counts the update instead. */
+vec2 h_box(vec2 h, ivec2 p, float ez_c, float ez_n, float ez_e)
+{
+    if (p == COUNTER_TEXEL)
+        return vec2(uintBitsToFloat(floatBitsToUint(h.x) + 1u), h.y);
+    if (p.y <= NY - 2)
+        h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+    if (p.x <= NX - 2)
+        h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+    return h;
+}
+
+/* The sweep's Ez^{n+1} of texel p of material m in a PEC box, before the
+ * slots: the curl on interior cells, the wall ring keeps its value. */
+float ez_box(float ez, uint m, ivec2 p, vec2 h, float hy_w, float hx_s)
+{
+    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
+        ez = ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    return ez;
+}
+
+#if CPML
+/* h_box() in a CPML grid: in a slab the stretched update of h_cell, with
+ * the node's psi given and updated (.x psi_hxy, .y psi_hyx; read only in
+ * their slabs): update_tb.comp keeps them in registers. */
+vec2 h_box_pml(vec2 h, ivec2 p, float ez_c, float ez_n, float ez_e, inout vec2 psi)
+{
+    if (p == COUNTER_TEXEL)
+        return vec2(uintBitsToFloat(floatBitsToUint(h.x) + 1u), h.y);
+    int k;
+    if (p.y <= NY - 2) {
+        if (slab_h(NY, p.y, k) >= 0) {
+            const float d = yee_diff(ez_n, ez_c);
+            const vec3 bci = pml_coef(PROF_YH, p.y);
+            psi.x = yee_psi(psi.x, bci.x, bci.y, d);
+            h.x = yee_sub_mul(h.x, ch, yee_pml_term(d, bci.z, psi.x));
+        } else {
+            h.x = yee_h_sub(h.x, ch, ez_n, ez_c);
+        }
+    }
+    if (p.x <= NX - 2) {
+        if (slab_h(NX, p.x, k) >= 0) {
+            const float d = yee_diff(ez_e, ez_c);
+            const vec3 bci = pml_coef(PROF_XH, p.x);
+            psi.y = yee_psi(psi.y, bci.x, bci.y, d);
+            h.y = yee_add_mul(h.y, ch, yee_pml_term(d, bci.z, psi.y));
+        } else {
+            h.y = yee_h_add(h.y, ch, ez_e, ez_c);
+        }
+    }
+    return h;
+}
+
+/* ez_box() in a CPML grid: ez_sweep's update with the cell's psi given and
+ * updated (.x psi_ezx, .y psi_ezy; read only in their slabs). */
+float ez_box_pml(float ez, uint m, ivec2 p, vec2 h, float hy_w, float hx_s, inout vec2 psi)
+{
+    if (!(p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2))
+        return ez;
+    int kx, ky;
+    const int sx = slab_e(NX, p.x, kx), sy = slab_e(NY, p.y, ky);
+    if (sx < 0 && sy < 0)
+        return ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    const float dy = yee_diff(h.y, hy_w);
+    const float dx = yee_diff(h.x, hx_s);
+    float tx = dy, ty = dx;
+    if (sx >= 0) {
+        const vec3 bci = pml_coef(PROF_XE, p.x);
+        psi.x = yee_psi(psi.x, bci.x, bci.y, dy);
+        tx = yee_pml_term(dy, bci.z, psi.x);
+    }
+    if (sy >= 0) {
+        const vec3 bci = pml_coef(PROF_YE, p.y);
+        psi.y = yee_psi(psi.y, bci.x, bci.y, dx);
+        ty = yee_pml_term(dx, bci.z, psi.y);
+    }
+    return ez_term(ez, m, yee_diff(tx, ty));
+}
+#endif
+
 /* ez_cell() with Ez^n of the cell and the new H of the cell and its west
  * and south neighbours given (update_k.frag keeps them in arrays). */
 float ez_k(float ez, usampler2D mat_tex, usampler2D slot_tex, ivec2 p, vec2 h, float hy_w,
            float hx_s)
 {
     const uint m = texelFetch(mat_tex, p, 0).r;
-    if (p.x >= 1 && p.x <= NX - 2 && p.y >= 1 && p.y <= NY - 2)
-        ez = ez_curl(ez, m, h.y, hy_w, h.x, hx_s);
+    ez = ez_box(ez, m, p, h, hy_w, hx_s);
     if (m != 0u) {
         const uint s = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
         ez = apply_slot(ez, kind[m], slot_value(s));
@@ -665,13 +758,9 @@ float ez_cell(sampler2D ez_tex, sampler2D h_tex, usampler2D mat_tex, usampler2D 
     } else {
         ez = texelFetch(ez_tex, p, 0).r;
 #if MUR
-        const bool col = (p.x == 0 || p.x == NX - 1) && p.y >= 1 && p.y <= NY - 2;
-        const bool row = (p.y == 0 || p.y == NY - 1) && p.x >= 1 && p.x <= NX - 2;
-        if (col || row) {
-            const ivec2 n = col ? ivec2(p.x == 0 ? 1 : NX - 2, p.y)
-                                : ivec2(p.x, p.y == 0 ? 1 : NY - 2);
+        ivec2 n;
+        if (mur_wall(p, n))
             ez = yee_mur(texelFetch(ez_tex, n, 0).r, mur_k, ez_sweep(ez_tex, h_tex, mat_tex, n), ez);
-        }
 #endif
     }
 #if TECUT

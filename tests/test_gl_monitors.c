@@ -388,6 +388,60 @@ static void te_monitors_agree(const char *name)
     free(s);
 }
 
+/* The monitors' scene with gl-compute's temporal blocking (docs/gl.md), K
+ * steps per dispatch on 16 x 16 tiles, as it is (CPML, the far field) or
+ * in a PEC box (box: without CPML, and so without the far field): the
+ * samples each tile gathers from shared memory after each of its K steps
+ * (and gather.comp's, for a batch's steps beyond a multiple of K), the
+ * probe on the counter texel included, give the cpu engine's rows,
+ * monitors and fields.  K = 3 in fenced batches of 7, K = 4 and 5 in
+ * adaptive batches. */
+static void tb_monitors_agree(const char *k, const char *batch, bool box)
+{
+    if (batch)
+        setenv("TEXFDTD_GL_BATCH_STEPS", batch, 1);
+    setenv("TEXFDTD_GLC_K", k, 1);
+    setenv("TEXFDTD_GLC_TILE", "16x16", 1);
+    char *s = scene_text(MONITORS, PULSE);
+    /* no CPML, and so no far field (model_build refuses one in a PEC box) */
+    const char *cut[2] = {"[boundary]\ntype = cpml\ncells = 8\n",
+                          "[monitor.far]\nfrequencies = 0.9, 1\nstart_step = 150\nangles = 72\n"};
+    for (int k = 0; k < 2 && box; k++) {
+        char *at = strstr(s, cut[k]);
+        cr_assert(at, "%s", cut[k]);
+        memmove(at, at + strlen(cut[k]), strlen(at + strlen(cut[k])) + 1);
+    }
+    struct test_setup t;
+    setup_from_text(&t, s, NULL, 0);
+    struct engine *g = create_dn("gl-compute", &t.model, DENORMALS_FLUSH);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_assert(strstr(info.detail, "steps per compute dispatch (temporal blocking")
+                  && strstr(info.detail, "gathered per step (inside the tiles"),
+              "%s", info.detail);
+    engine_destroy(g);
+    setup_free(&t);
+    agree("gl-compute", s, PLAN_300);
+    free(s);
+}
+
+Test(gl_compute_monitors, temporal_blocking_k3_box_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("3", "7", true);
+}
+Test(gl_compute_monitors, temporal_blocking_k4_box_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("4", NULL, true);
+}
+Test(gl_compute_monitors, temporal_blocking_k3_cpml_far_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("3", "7", false);
+}
+Test(gl_compute_monitors, temporal_blocking_k5_cpml_far_equals_cpu, .timeout = 60)
+{
+    tb_monitors_agree("5", NULL, false);
+}
+
 Test(gl_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl"); }
 Test(gl_compute_monitors, te_pulse_equals_cpu, .timeout = 60) { te_monitors_agree("gl-compute"); }
 
@@ -432,6 +486,37 @@ static void dft_agree(const char *name, const char *freqs)
     const int plan[] = {119, 2, 139, 0};
     agree(name, s, plan);
     free(s);
+}
+
+/* The same with gl-compute's temporal blocking, K steps per dispatch on
+ * 16 x 16 tiles: each tile's DFT sums take its K new Ez at the end of the
+ * dispatch, in step order; the blocks of 3 steps cut across the DFT's start
+ * (step 120), batches of 11 leave single steps between them. */
+static void tb_dft_agree(const char *k, const char *freqs)
+{
+    setenv("TEXFDTD_GLC_K", k, 1);
+    setenv("TEXFDTD_GLC_TILE", "16x16", 1);
+    char *s = scene_text(DFT_MULTI, freqs);
+    struct test_setup t;
+    setup_from_text(&t, s, NULL, 0);
+    struct engine *g = create_dn("gl-compute", &t.model, DENORMALS_FLUSH);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_assert(strstr(info.detail, "steps per compute dispatch (temporal blocking"), "%s",
+              info.detail);
+    engine_destroy(g);
+    setup_free(&t);
+    free(s);
+    dft_agree("gl-compute", freqs);
+}
+
+Test(gl_compute_monitors, temporal_blocking_dft_3_frequencies_equal_cpu, .timeout = 60)
+{
+    tb_dft_agree("3", F3);
+}
+Test(gl_compute_monitors, temporal_blocking_dft_17_frequencies_equal_cpu, .timeout = 60)
+{
+    tb_dft_agree("4", F17);
 }
 
 Test(gl_monitors, dft_3_frequencies_equal_cpu, .timeout = 60) { dft_agree("gl", F3); }
