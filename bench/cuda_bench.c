@@ -1,9 +1,13 @@
 /* cuda_bench.c - benchmarks of the CUDA engines (issue 5, item 7), run by
  * bench/cuda.sh on the GPU machine.
  *
- *   build/bench/cuda_bench OUTDIR [quick | mapping]
+ *   build/bench/cuda_bench OUTDIR [quick | mapping | temporal]
  *   (mapping: only (c), the 256^3 cavity with the coalesced and the
- *   un-coalesced thread mapping of the two-kernel path, float and double)
+ *   un-coalesced thread mapping of the two-kernel path, float and double;
+ *   temporal: only the 3D temporal path at 512^3, K = 2, 3, 4, tiles 32 x 16
+ *   and 32 x 32, whole columns and 128-plane chunks, beside the fused kernel,
+ *   PEC walls and a 10-cell CPML (which the temporal path declines: its rows
+ *   show the fused fallback), float)
  *
  * Timing: CUDA events around engine_step() on the default stream
  * (texfdtd_cuda_time_steps), after warm-up steps, median of 3 repeats.
@@ -168,11 +172,12 @@ static void cube(const char *group, int n, const char *kind, int N, enum precisi
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s OUTDIR [quick]\n", argv[0]);
+        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | temporal]\n", argv[0]);
         return 2;
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
     const bool mapping = argc > 2 && !strcmp(argv[2], "mapping");
+    const bool temporal = argc > 2 && !strcmp(argv[2], "temporal");
     char path[4096], err[ERRLEN];
     snprintf(path, sizeof path, "%s/cuda_bench.csv", argv[1]);
     csv = fopen(path, "w");
@@ -206,6 +211,39 @@ int main(int argc, char **argv)
     if (mapping) {
         unsetenv("TEXFDTD_CUDA3D");
         unsetenv("TEXFDTD_CUDA3D_MAP");
+        fclose(csv);
+        return 0;
+    }
+
+    /* the 3D temporal path (TEXFDTD_CUDA3D=temporal) at 512^3 beside the
+     * fused kernel; 24 steps, a multiple of every K */
+    if (temporal) {
+        static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
+                                 *const tbz[] = {"", "128"};
+        for (int c = 0; c < 2; c++) {
+            const char *kind = c ? "A1" : "pec";
+            const int n = c ? 512 - 2 * 11 : 512 - 2;
+            setenv("TEXFDTD_CUDA3D", "fused", 1);
+            cube("tb-fused", n, kind, 10, PRECISION_SINGLE, 24);
+            setenv("TEXFDTD_CUDA3D", "temporal", 1);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int z = 0; z < 2; z++) {
+                        char group[64];
+                        if (c && (a != 2 || b != 1 || z)) /* A1: the fallback once */
+                            continue;
+                        setenv("TEXFDTD_CUDA3D_K", ks[a], 1);
+                        setenv("TEXFDTD_CUDA3D_TY", tys[b], 1);
+                        setenv("TEXFDTD_CUDA3D_TBZ", tbz[z], 1);
+                        snprintf(group, sizeof group, "tb-K%s-TY%s%s%s", ks[a], tys[b],
+                                 *tbz[z] ? "-Z" : "", tbz[z]);
+                        cube(group, n, kind, 10, PRECISION_SINGLE, 24);
+                    }
+        }
+        unsetenv("TEXFDTD_CUDA3D");
+        unsetenv("TEXFDTD_CUDA3D_K");
+        unsetenv("TEXFDTD_CUDA3D_TY");
+        unsetenv("TEXFDTD_CUDA3D_TBZ");
         fclose(csv);
         return 0;
     }
