@@ -39,8 +39,8 @@
  * cpu3d's bits.
  *
  * Not here (the engine steps such scenes on the fused path, one step per
- * launch, and says so): CPML, Mur, lossy materials, mu_r and poles (two
- * kernels), monitors, MPI.  Steps that are not a multiple of K: the rest run
+ * launch, and says so): CPML, Mur, mu_r and poles (two kernels), monitors,
+ * MPI.  Lossy materials are (L, e3's lossy update).  Steps that are not a multiple of K: the rest run
  * on the fused path, after the blocks (the same bits).
  */
 #include "cuda3d_fused.cuh"
@@ -59,8 +59,9 @@ template <typename T> struct Tb3Src {
 };
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes
- * blockIdx.z * kz .. +kz-1.  S: three E maps (3D smoothing), as k_fused3. */
-template <typename T, bool F, int K, int TY, bool S>
+ * blockIdx.z * kz .. +kz-1.  L: the lossy update, S: three E maps (3D
+ * smoothing), as k_fused3. */
+template <typename T, bool F, int K, int TY, bool L, bool S>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 if (ok) {
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
                     const uint8_t m0 = d.mat[c];
-                    e3<T, F, false, false, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                    e3<T, F, false, L, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
                                               s_hx[wm][lane]);
                     /* then this step's source slot (only an Ez edge of a
@@ -198,10 +199,14 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
                             (unsigned)((c->nz + src.kz - 1) / src.kz));
-    if (c->ms)
-        k_tb3<T, F, K, TY, true><<<g, b>>>(p, src);
+    if (c->lossy && c->ms)
+        k_tb3<T, F, K, TY, true, true><<<g, b>>>(p, src);
+    else if (c->lossy)
+        k_tb3<T, F, K, TY, true, false><<<g, b>>>(p, src);
+    else if (c->ms)
+        k_tb3<T, F, K, TY, false, true><<<g, b>>>(p, src);
     else
-        k_tb3<T, F, K, TY, false><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, false><<<g, b>>>(p, src);
 }
 
 template <typename T, bool F, int TY>
@@ -291,8 +296,6 @@ const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
         return "MPI ranks (K-deep halos not exchanged yet)";
     if (m->magnetic || m->dispersive)
         return "mu_r or dispersion poles";
-    if (m->lossy)
-        return "a lossy material";
     if (m->nsamples)
         return "monitor samples (taken after every step)";
     return NULL;
