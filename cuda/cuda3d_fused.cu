@@ -197,17 +197,7 @@ int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t
         decomp_test_hook(t);
         if (slots_upload<T>(c, m, t, err, errlen))
             return -1;
-        PP3<T> p;
-        memset(&p, 0, sizeof p);
-        p.o = dev_view<T>(c, m);
-        p.ex1 = (T *)c->fb[0];
-        p.ey1 = (T *)c->fb[1];
-        p.ez1 = (T *)c->fb[2];
-        p.hx1 = (T *)c->fb[3];
-        p.hy1 = (T *)c->fb[4];
-        p.hz1 = (T *)c->fb[5];
-        for (int q = PSI_HXY; q < PSI_COUNT; q++)
-            p.hpsi1[q] = (T *)c->psib[q];
+        const PP3<T> p = pp3_view<T>(c, m);
         if (mpi) {
             CK(cudaEventRecord(c->ev_step, 0));
             CK(cudaStreamWaitEvent(c->ps, c->ev_step, 0));
@@ -234,16 +224,7 @@ int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t
                     k_mur_pp<T, F><<<(unsigned)((np + 255) / 256), 256>>>(old[mp.comp], nw[mp.comp], mp, kmur);
             }
         }
-        for (int q = 0; q < 6; q++) {
-            void *x = c->f[q];
-            c->f[q] = c->fb[q];
-            c->fb[q] = x;
-        }
-        for (int q = PSI_HXY; q < PSI_COUNT; q++) {
-            void *x = c->psi[q];
-            c->psi[q] = c->psib[q];
-            c->psib[q] = x;
-        }
+        pp3_swap(c);
         T *ez = (T *)c->f[2];
         sources_apply<T, F>(c, m, t, ez);
         take_samples<T>(c);

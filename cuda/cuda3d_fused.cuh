@@ -18,6 +18,40 @@ template <typename T> struct PP3 {
 
 #define FULL_MASK3 0xffffffffu
 
+/* The fused and temporal kernels' view of the engine: the current buffers
+ * (old fields, E psi, old H psi) and the other one of each pair (new). */
+template <typename T> static inline PP3<T> pp3_view(const cuda3d_engine *c, const struct model *m)
+{
+    PP3<T> p;
+    memset(&p, 0, sizeof p);
+    p.o = dev_view<T>(c, m);
+    p.ex1 = (T *)c->fb[0];
+    p.ey1 = (T *)c->fb[1];
+    p.ez1 = (T *)c->fb[2];
+    p.hx1 = (T *)c->fb[3];
+    p.hy1 = (T *)c->fb[4];
+    p.hz1 = (T *)c->fb[5];
+    for (int q = PSI_HXY; q < PSI_COUNT; q++)
+        p.hpsi1[q] = (T *)c->psib[q];
+    return p;
+}
+
+/* After a fused or temporal launch the new buffers become the current ones
+ * (f[] and psi[] always name the current ones). */
+static inline void pp3_swap(cuda3d_engine *c)
+{
+    for (int q = 0; q < 6; q++) {
+        void *x = c->f[q];
+        c->f[q] = c->fb[q];
+        c->fb[q] = x;
+    }
+    for (int q = PSI_HXY; q < PSI_COUNT; q++) {
+        void *x = c->psi[q];
+        c->psi[q] = c->psib[q];
+        c->psib[q] = x;
+    }
+}
+
 /* psi = b psi + c d; d ik + psi, with the old psi from `old`, the new one
  * stored into `nw` when given (the owner). */
 template <typename T, bool F>

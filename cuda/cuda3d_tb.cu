@@ -254,25 +254,13 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             src.ns = (long long)c->ns;
         }
         src.kz = c->tbz > 0 ? c->tbz : c->nz;
-        PP3<T> p;
-        memset(&p, 0, sizeof p);
-        p.o = dev_view<T>(c, m);
-        p.ex1 = (T *)c->fb[0];
-        p.ey1 = (T *)c->fb[1];
-        p.ez1 = (T *)c->fb[2];
-        p.hx1 = (T *)c->fb[3];
-        p.hy1 = (T *)c->fb[4];
-        p.hz1 = (T *)c->fb[5];
+        const PP3<T> p = pp3_view<T>(c, m);
         if (c->tby == 16)
             launch_tb3_ty<T, F, 16>(c, p, src);
         else
             launch_tb3_ty<T, F, 32>(c, p, src);
         CK(cudaGetLastError());
-        for (int q = 0; q < 6; q++) {
-            void *x = c->f[q];
-            c->f[q] = c->fb[q];
-            c->fb[q] = x;
-        }
+        pp3_swap(c); /* no psi here: the H psi pairs are NULL */
     }
     if (s < n) {
         /* the rest, one step a launch; step_fused numbers its steps from

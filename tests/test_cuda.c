@@ -408,6 +408,23 @@ static void tb_vs(const struct model *m, enum precision p, const int *calls, int
     }
 }
 
+/* TEXFDTD_CUDA3D=temporal with K, TY and TBZ; k NULL: unset all four. */
+static void tb_env(const char *k, const char *ty, const char *tbz)
+{
+    static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ"};
+    const char *v[] = {k, ty, tbz};
+    if (!k)
+        unsetenv("TEXFDTD_CUDA3D");
+    else
+        setenv("TEXFDTD_CUDA3D", "temporal", 1);
+    for (int q = 0; q < 3; q++) {
+        if (k)
+            setenv(names[q], v[q], 1);
+        else
+            unsetenv(names[q]);
+    }
+}
+
 /* Every K, TY and z chunk on one scene, float (flush) and double. */
 static void tb_sweep(const char *source, const char *const *sets, int nsets, const int *calls,
                      int ncalls, bool slots, bool smoothed)
@@ -433,22 +450,16 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         void *ref[6];
         const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
-        setenv("TEXFDTD_CUDA3D", "temporal", 1);
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
                 for (int z = 0; z < 3; z++) {
                     char what[128];
-                    setenv("TEXFDTD_CUDA3D_K", ks[a], 1);
-                    setenv("TEXFDTD_CUDA3D_TY", tys[b], 1);
-                    setenv("TEXFDTD_CUDA3D_TBZ", tbz[z], 1);
+                    tb_env(ks[a], tys[b], tbz[z]);
                     snprintf(what, sizeof what, "K %s TY %s TBZ %s", ks[a], tys[b], tbz[z]);
                     cr_log_info("3D temporal %s %s", what, precision_name(p));
                     tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
                 }
-        unsetenv("TEXFDTD_CUDA3D");
-        unsetenv("TEXFDTD_CUDA3D_K");
-        unsetenv("TEXFDTD_CUDA3D_TY");
-        unsetenv("TEXFDTD_CUDA3D_TBZ");
+        tb_env(NULL, NULL, NULL);
         for (int q = 0; q < n; q++)
             free(ref[q]);
     }
@@ -513,11 +524,9 @@ Test(cuda3d, temporal_declines_cpml_mur, .timeout = 300)
         const int calls[] = {13};
         void *ref[6];
         const int n = tb_run("cpu", &t.model, PRECISION_SINGLE, calls, 1, ref, -1);
-        setenv("TEXFDTD_CUDA3D", "temporal", 1);
-        setenv("TEXFDTD_CUDA3D_K", "2", 1);
+        tb_env("2", "32", "0");
         tb_vs(&t.model, PRECISION_SINGLE, calls, 1, ref, 0, extra[x]);
-        unsetenv("TEXFDTD_CUDA3D");
-        unsetenv("TEXFDTD_CUDA3D_K");
+        tb_env(NULL, NULL, NULL);
         for (int q = 0; q < n; q++)
             free(ref[q]);
         setup_free(&t);
@@ -538,21 +547,15 @@ Test(cuda3d, temporal_refuses_bad_parameters)
     static const char *const bad[][3] = {{"5", "32", "0"}, {"1", "32", "0"}, {"2", "8", "0"},
                                          {"2", "32", "-3"}};
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
-    setenv("TEXFDTD_CUDA3D", "temporal", 1);
     for (int k = 0; k < 4; k++) {
         struct engine *e;
         char err[ERRLEN];
-        setenv("TEXFDTD_CUDA3D_K", bad[k][0], 1);
-        setenv("TEXFDTD_CUDA3D_TY", bad[k][1], 1);
-        setenv("TEXFDTD_CUDA3D_TBZ", bad[k][2], 1);
+        tb_env(bad[k][0], bad[k][1], bad[k][2]);
         cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "K %s TY %s TBZ %s",
                       bad[k][0], bad[k][1], bad[k][2]);
         cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
     }
-    unsetenv("TEXFDTD_CUDA3D");
-    unsetenv("TEXFDTD_CUDA3D_K");
-    unsetenv("TEXFDTD_CUDA3D_TY");
-    unsetenv("TEXFDTD_CUDA3D_TBZ");
+    tb_env(NULL, NULL, NULL);
     setup_free(&t);
 }
 
