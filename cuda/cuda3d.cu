@@ -229,9 +229,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * (default, fastest), 64 or 128 planes per block.  Under MPI the size
      * that chooses is the rank's slab (both paths give the same bits and
      * exchange in the same order, so ranks may differ).
-     * TEXFDTD_CUDA3D = temporal: K steps a launch (cuda3d_tb.cu) where the
-     * scene allows it (tb_refusal), else the fused path (or two kernels, as
-     * fused would); TEXFDTD_CUDA3D_K = 2, 3, 4 (default) steps a launch,
+     * TEXFDTD_CUDA3D = temporal: K steps a launch (cuda3d_tb.cu; no CPML
+     * or A1) where the scene allows it (tb_refusal), else the fused path (or
+     * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3, 4 (default) steps a launch,
      * TEXFDTD_CUDA3D_TY = 16 or 32 (default) rows a tile,
      * TEXFDTD_CUDA3D_TBZ = planes a block (default: all). */
     {
@@ -317,11 +317,12 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                 + ((long long)(pcell / (size_t)c->nx) - (long long)c->ny * c->kb) * c->px;
     }
     /* memory: 6 fields (twice when fused) + material over the padded local
-     * planes, psi (the H psi twice when fused), Mur planes */
+     * planes, psi (the H psi twice when fused, the E psi too on the
+     * temporal path), Mur planes */
     size_t psi = 0, murb = 0;
     if (c->N)
         for (int k = 0; k < PSI_COUNT; k++)
-            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && k >= PSI_HXY ? 2 : 1);
+            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && (k >= PSI_HXY || c->tb) ? 2 : 1);
     if (mur) {
         slab3d_mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
         for (int q = 0; q < MUR_PLANES; q++)
@@ -366,7 +367,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     if (c->N) {
         for (int k = 0; k < PSI_COUNT; k++) {
             ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
-            if (c->fused && k >= PSI_HXY)
+            if (c->fused && (k >= PSI_HXY || c->tb))
                 ALLOC(c->psib[k], psi_elems(c, psi_axis_of[k]) * es);
         }
         const struct pml_axis *ax[6] = {&m->pml_xe, &m->pml_xh, &m->pml_ye,

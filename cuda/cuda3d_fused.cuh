@@ -13,7 +13,8 @@
 template <typename T> struct PP3 {
     Dev3<T> o;                              /* old fields, E psi (in place), old H psi */
     T *ex1, *ey1, *ez1, *hx1, *hy1, *hz1;   /* new fields */
-    T *hpsi1[PSI_COUNT];                    /* new H psi (indices PSI_HXY..PSI_HZY) */
+    T *hpsi1[PSI_COUNT];                    /* new H psi (indices PSI_HXY..PSI_HZY; the
+                                             * temporal path: the new E psi too) */
 };
 
 #define FULL_MASK3 0xffffffffu

@@ -15,8 +15,8 @@
  *                      tiles and its step
  *   cuda3d_fused.cuh   the fused kernel's per-cell functions (hx3, hy3,
  *                      hz3, e3), shared with the temporal kernel
- *   cuda3d_tb.cu       the temporally blocked kernel (K steps a launch, no
- *                      CPML) and its step
+ *   cuda3d_tb.cu       the temporally blocked kernel (K steps a launch;
+ *                      no CPML or A1) and its step
  *   cuda3d_sources.cu  what every step does after the fields: the source
  *                      slots, the point source, the monitors' samples
  *   cuda3d_halo.cu     the MPI halo exchange (host-staged or NCCL)
@@ -174,7 +174,7 @@ struct cuda3d_engine {
      * too: it takes the ping-pong buffers and the steps left over): K steps
      * a launch, TY rows a tile, tbz planes a block (0: all), the slot
      * number per padded cell (-1 elsewhere) and the K steps' slot values
-     * (device, pinned host) */
+     * (device, pinned host); with a CPML the E psi are pairs too (psib) */
     bool tb;
     int tbk, tby, tbz;
     int *tb_slot_map;

@@ -38,10 +38,15 @@
  * (sources included, so a source in the halo is seen), so a stored cell is
  * cpu3d's bits.
  *
- * Not here (the engine steps such scenes on the fused path, one step per
- * launch, and says so): CPML, Mur, mu_r and poles (two kernels), monitors,
- * MPI.  Lossy materials are (L, e3's lossy update).  Steps that are not a multiple of K: the rest run
- * on the fused path, after the blocks (the same bits).
+ * CPML (A1, combined): a cell's psi are state like its fields, kept per
+ * level in registers (below, "CPML inside the block"); the tiles that meet
+ * no slab, halo included, run a kernel built without them.  Lossy
+ * materials: e3's lossy update (L).
+ *
+ * Not here (the engine steps such scenes one step a launch, and says so):
+ * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), monitors,
+ * MPI.  Steps that are not a multiple of K: the rest run on the fused path,
+ * after the blocks (the same bits).
  */
 #include "cuda3d_fused.cuh"
 
@@ -55,13 +60,135 @@ template <typename T> struct Tb3Src {
     const uint8_t *slot_kind;
     const T *slot_v;
     long long ns;
-    int kz; /* planes per block (the z chunk) */
+    int kz;   /* planes per block (the z chunk) */
+    int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
 };
+
+/* Which tiles a launch takes: all (no CPML); those whose cells, halo
+ * included, meet no CPML slab (the kernel without psi); the others. */
+enum { TB_ALL, TB_INTERIOR, TB_SLAB };
+
+/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
+ * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
+__device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
+{
+    return a <= N - 1 || b >= n - 1 - N;
+}
+
+/* ---- CPML inside the block ----------------------------------------------
+ * A cell's psi are state like its fields: psi of level s = b (psi of level
+ * s-1) + c d, made by the statement that makes the field (update3d.inc),
+ * from the cell's own psi of the level before.  So each level keeps, per
+ * thread, the 12 psi of the plane it made last (PSI_* order), passed down the
+ * levels as H is; level 1 reads them from the old psi, level K stores the
+ * own cells' into the new (both H and E psi are pairs on this path: a halo
+ * reads the old E psi of cells another block updates).  psi that do not
+ * apply to the cell (no slab along their axis, or a component the step
+ * leaves) pass through unchanged.  hx_q .. e_q are hx3 .. e3 of
+ * cuda3d_fused.cuh with psi from these registers instead of memory: the
+ * same statements, terms and roundings (term_q is term_pp's arithmetic). */
+
+/* psi = b o + c d (into q); d ik + psi. */
+template <typename T, bool F>
+__device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof, int pos)
+{
+    typedef Yee<T, F> Y;
+    const T b = d.pb[prof][pos], c = d.pc[prof][pos];
+    q = Y::yee_psi(o, b, c, dd);
+    return Y::yee_pml_term(dd, d.pik[prof][pos], q);
+}
+
+/* The axis of psi q (0 x, 1 y, 2 z; cuda3d.cu psi_axis_of). */
+__device__ __forceinline__ int psi_axis(int q)
+{
+    return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
+}
+
+/* The array index of psi q of cell (i, j, k), or -1 where the cell lies in
+ * no slab along q's axis (H psi: dslab_h, E psi: dslab_e). */
+template <typename T>
+__device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, int j, int k)
+{
+    const int a = psi_axis(q), n = a == 0 ? d.nx : a == 1 ? d.ny : d.nz, pos = a == 0 ? i : a == 1 ? j : k;
+    int kk = 0;
+    const int side = q >= PSI_HXY ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
+    if (side < 0)
+        return -1;
+    return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
+}
+
+template <typename T, bool F>
+__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)i;
+    if (j > d.ny - 2 || k > d.nz - 2)
+        return h;
+    int kk;
+    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HXY], q[PSI_HXY], P_YH, j) : dy;
+    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HXZ], q[PSI_HXZ], P_ZH, k) : dz;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
+}
+template <typename T, bool F>
+__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)j;
+    if (i > d.nx - 2 || k > d.nz - 2)
+        return h;
+    int kk;
+    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HYZ], q[PSI_HYZ], P_ZH, k) : dz;
+    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HYX], q[PSI_HYX], P_XH, i) : dx;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
+}
+template <typename T, bool F>
+__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)k;
+    if (i > d.nx - 2 || j > d.ny - 2)
+        return h;
+    int kk;
+    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HZX], q[PSI_HZX], P_XH, i) : dx;
+    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HZY], q[PSI_HZY], P_YH, j) : dy;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
+}
+/* e3's E of a cell (its arguments), psi from o into q. */
+template <typename T, bool F, bool L, bool S>
+__device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8_t m0, const uint8_t *mc,
+                                    T &ex, T &ey, T &ez, T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km,
+                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    int kk;
+    const bool xs = dslab_e(d.nx, d.N, i, &kk) >= 0, ys = dslab_e(d.ny, d.N, j, &kk) >= 0,
+               zs = dslab_e(d.nz, d.N, k, &kk) >= 0;
+    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
+               iin = i >= 1 && i <= d.nx - 2;
+    if (i <= d.nx - 2 && jin && kin) {
+        const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
+        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EXY], q[PSI_EXY], P_YE, j) : dy;
+        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EXZ], q[PSI_EXZ], P_ZE, k) : dz;
+        ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
+    }
+    if (iin && j <= d.ny - 2 && kin) {
+        const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
+        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EYZ], q[PSI_EYZ], P_ZE, k) : dz;
+        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EYX], q[PSI_EYX], P_XE, i) : dx;
+        ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
+    }
+    if (iin && jin && k <= d.nz - 2) {
+        const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
+        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EZX], q[PSI_EZX], P_XE, i) : dx;
+        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EZY], q[PSI_EZY], P_YE, j) : dy;
+        ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
+    }
+}
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes
  * blockIdx.z * kz .. +kz-1.  L: the lossy update, S: three E maps (3D
- * smoothing), as k_fused3. */
-template <typename T, bool F, int K, int TY, bool L, bool S>
+ * smoothing), as k_fused3; PML: the psi code (the tiles of src.part). */
+template <typename T, bool F, int K, int TY, bool L, bool S, bool PML>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
@@ -69,10 +196,19 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     /* one plane of E (level s-1) and of H (level s) of the tile */
     __shared__ T s_ex[TY][32], s_ey[TY][32], s_ez[TY][32], s_hx[TY][32], s_hy[TY][32], s_hz[TY][32];
     const int lane = threadIdx.x, w = threadIdx.y;
-    const int i = (int)blockIdx.x * (32 - 2 * K) - K + lane;
-    const int j = (int)blockIdx.y * (TY - 2 * K) - K + w;
+    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
+    const int i = i0 + lane;
+    const int j = j0 + w;
     const int z0 = (int)blockIdx.z * src.kz, z1 = min(z0 + src.kz, d.nz);
     const int zs = z0 - K; /* level 1's first plane: the z halo */
+    if (src.part != TB_ALL) { /* the same for the whole block */
+        /* every cell the block computes: its columns, rows, and planes zs ..
+         * z1 + K - 2 (level 1's last) */
+        const bool slab = tb_meets(i0, i0 + 31, d.nx, d.N) || tb_meets(j0, j0 + TY - 1, d.ny, d.N)
+                          || tb_meets(zs, z1 + K - 2, d.nz, d.N);
+        if (slab != (src.part == TB_SLAB))
+            return;
+    }
     const bool ok = i >= 0 && i < d.nx && j >= 0 && j < d.ny;
     const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
     const long long cj = ok ? i + j * d.sy : 0;
@@ -81,11 +217,17 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int lp = lane < 31 ? lane + 1 : lane, lm = lane > 0 ? lane - 1 : lane;
     const int wp = w < TY - 1 ? w + 1 : w, wm = w > 0 ? w - 1 : w;
     /* per level: E of levels 0 .. K-1 and H of levels 1 .. K (index s-1) of
-     * the plane that level made last */
+     * the plane that level made last; PML: the psi of levels 1 .. K too */
     T EX[K], EY[K], EZ[K], HX[K], HY[K], HZ[K];
+    T PS[PML ? K : 1][PML ? PSI_COUNT : 1];
 #pragma unroll
     for (int s = 0; s < K; s++)
         EX[s] = EY[s] = EZ[s] = HX[s] = HY[s] = HZ[s] = T(0);
+#pragma unroll
+    for (int s = 0; s < (PML ? K : 1); s++)
+#pragma unroll
+        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+            PS[s][q] = T(0);
     if (ok && zs >= 0) {
         const long long c = cj + (long long)(zs - d.kb) * d.sz;
         EX[0] = d.ex[c];
@@ -94,10 +236,14 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     }
     const int iters = (z1 - z0) + 2 * K - 1;
     for (int t = 0; t < iters; t++) {
-        /* level 1's inputs: E of step n at planes k, k+1, H at plane k */
+        /* level 1's inputs: E of step n at planes k, k+1, H (and psi) at plane k */
         const int k1 = zs + t;
         T elx = EX[0], ely = EY[0], elz = EZ[0];
         T ehx = T(0), ehy = T(0), ehz = T(0), hox = T(0), hoy = T(0), hoz = T(0);
+        T po[PML ? PSI_COUNT : 1]; /* the psi of the level before, this plane */
+#pragma unroll
+        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+            po[q] = T(0);
         if (ok && k1 + 1 >= 0 && k1 + 1 < d.nz) {
             const long long c = cj + (long long)(k1 + 1 - d.kb) * d.sz;
             ehx = d.ex[c];
@@ -109,6 +255,14 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             hox = d.hx[c];
             hoy = d.hy[c];
             hoz = d.hz[c];
+            if (PML) {
+#pragma unroll
+                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                    const long long at = psi_index(d, q, i, j, k1);
+                    if (at >= 0)
+                        po[q] = d.psi[q][at];
+                }
+            }
         }
         EX[0] = ehx;
         EY[0] = ehy;
@@ -120,17 +274,30 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
              * Hx, Hy, and level s+1 takes it as its old H */
             const T nhx = HX[s - 1], nhy = HY[s - 1], nhz = HZ[s - 1];
             T ex = T(0), ey = T(0), ez = T(0), hx = T(0), hy = T(0), hz = T(0);
+            T pn[PML ? PSI_COUNT : 1]; /* this level's psi of plane k */
+#pragma unroll
+            for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+                pn[q] = po[q];
             if (k >= 0 && k < d.nz && k >= zs) { /* the same for the whole block */
                 s_ex[w][lane] = elx;
                 s_ey[w][lane] = ely;
                 s_ez[w][lane] = elz;
                 __syncthreads();
                 const T ezi = s_ez[w][lp], eyi = s_ey[w][lp], ezj = s_ez[wp][lane], exj = s_ex[wp][lane];
-                /* no psi: rd = own = false (the fused kernel's arguments
-                 * outside the CPML) */
-                hx = hx3<T, F, false>(p, i, j, k, false, Y::yee_diff(ezj, elz), Y::yee_diff(ehy, ely), hox, false);
-                hy = hy3<T, F, false>(p, i, j, k, false, Y::yee_diff(ehx, elx), Y::yee_diff(ezi, elz), hoy, false);
-                hz = hz3<T, F, false>(p, i, j, k, false, Y::yee_diff(eyi, ely), Y::yee_diff(exj, elx), hoz, false);
+                const T dhx1 = Y::yee_diff(ezj, elz), dhx2 = Y::yee_diff(ehy, ely);
+                const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
+                const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
+                if (PML) {
+                    hx = hx_q<T, F>(d, i, j, k, dhx1, dhx2, hox, po, pn);
+                    hy = hy_q<T, F>(d, i, j, k, dhy1, dhy2, hoy, po, pn);
+                    hz = hz_q<T, F>(d, i, j, k, dhz1, dhz2, hoz, po, pn);
+                } else {
+                    /* no psi: rd = own = false (the fused kernel's arguments
+                     * outside the CPML) */
+                    hx = hx3<T, F, false>(p, i, j, k, false, dhx1, dhx2, hox, false);
+                    hy = hy3<T, F, false>(p, i, j, k, false, dhy1, dhy2, hoy, false);
+                    hz = hz3<T, F, false>(p, i, j, k, false, dhz1, dhz2, hoz, false);
+                }
                 s_hx[w][lane] = hx;
                 s_hy[w][lane] = hy;
                 s_hz[w][lane] = hz;
@@ -141,7 +308,12 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 if (ok) {
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
                     const uint8_t m0 = d.mat[c];
-                    e3<T, F, false, L, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                    if (PML)
+                        e_q<T, F, L, S>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                                        s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
+                                        s_hx[wm][lane], po, pn);
+                    else
+                        e3<T, F, false, L, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
                                               s_hx[wm][lane]);
                     /* then this step's source slot (only an Ez edge of a
@@ -165,11 +337,19 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     p.ex1[c] = ex;
                     p.ey1[c] = ey;
                     p.ez1[c] = ez;
+                    if (PML) {
+#pragma unroll
+                        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                            const long long at = psi_index(d, q, i, j, k);
+                            if (at >= 0)
+                                p.hpsi1[q][at] = pn[q];
+                        }
+                    }
                 }
             }
             if (s < K) {
                 /* level s+1 next: E of level s at plane k-1 (made in the
-                 * previous iteration) and k (now), H of level s at k-1 */
+                 * previous iteration) and k (now), H and psi of level s at k-1 */
                 const T nex = EX[s], ney = EY[s], nez = EZ[s];
                 EX[s] = ex;
                 EY[s] = ey;
@@ -184,6 +364,14 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 hoy = nhy;
                 hoz = nhz;
             }
+            if (PML) {
+#pragma unroll
+                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                    const T x = PS[PML ? s - 1 : 0][q];
+                    PS[PML ? s - 1 : 0][q] = pn[q];
+                    po[q] = x;
+                }
+            }
             HX[s - 1] = hx;
             HY[s - 1] = hy;
             HZ[s - 1] = hz;
@@ -194,19 +382,37 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 /* The tiles along x and y of one launch. */
 static int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
 
-template <typename T, bool F, int K, int TY>
-static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+template <typename T, bool F, int K, int TY, bool PML>
+static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
                             (unsigned)((c->nz + src.kz - 1) / src.kz));
     if (c->lossy && c->ms)
-        k_tb3<T, F, K, TY, true, true><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, true, PML><<<g, b>>>(p, src);
     else if (c->lossy)
-        k_tb3<T, F, K, TY, true, false><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, false, PML><<<g, b>>>(p, src);
     else if (c->ms)
-        k_tb3<T, F, K, TY, false, true><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, true, PML><<<g, b>>>(p, src);
     else
-        k_tb3<T, F, K, TY, false, false><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, false, PML><<<g, b>>>(p, src);
+}
+
+/* Without a CPML one launch over every tile; with one, the tiles that meet
+ * no slab (halo included) without the psi code, then the others with it
+ * (both read the old buffers and store disjoint cells: their order does
+ * not matter). */
+template <typename T, bool F, int K, int TY>
+static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
+{
+    if (!c->N) {
+        src.part = TB_ALL;
+        launch_tb3_p<T, F, K, TY, false>(c, p, src);
+        return;
+    }
+    src.part = TB_INTERIOR;
+    launch_tb3_p<T, F, K, TY, false>(c, p, src);
+    src.part = TB_SLAB;
+    launch_tb3_p<T, F, K, TY, true>(c, p, src);
 }
 
 template <typename T, bool F, int TY>
@@ -254,13 +460,20 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             src.ns = (long long)c->ns;
         }
         src.kz = c->tbz > 0 ? c->tbz : c->nz;
-        const PP3<T> p = pp3_view<T>(c, m);
+        PP3<T> p = pp3_view<T>(c, m);
+        for (int q = 0; q < PSI_HXY; q++) /* the E psi are pairs on this path */
+            p.hpsi1[q] = (T *)c->psib[q];
         if (c->tby == 16)
             launch_tb3_ty<T, F, 16>(c, p, src);
         else
             launch_tb3_ty<T, F, 32>(c, p, src);
         CK(cudaGetLastError());
-        pp3_swap(c); /* no psi here: the H psi pairs are NULL */
+        pp3_swap(c); /* the fields and the H psi */
+        for (int q = 0; q < PSI_HXY; q++) {
+            void *x = c->psi[q];
+            c->psi[q] = c->psib[q];
+            c->psib[q] = x;
+        }
     }
     if (s < n) {
         /* the rest, one step a launch; step_fused numbers its steps from
@@ -276,8 +489,6 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
 /* Why the temporal path cannot take this scene (NULL: it can). */
 const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
 {
-    if (c->N > 0)
-        return "a CPML (the slabs' psi are not blocked in time yet)";
     if (m->scene->boundary == BOUNDARY_MUR)
         return "Mur walls";
     if (c->dc.size > 1)
