@@ -218,7 +218,7 @@ int main(int argc, char **argv)
      * fused kernel; 24 steps, a multiple of every K */
     if (temporal) {
         static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
-                                 *const tbz[] = {"", "64", "128"};
+                                 *const tbz[] = {"0", "64", "128"};
         for (int c = 0; c < 2; c++) {
             const char *kind = c ? "A1" : "pec";
             const int n = c ? 512 - 2 * 11 : 512 - 2;
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
                         setenv("TEXFDTD_CUDA3D_TY", tys[b], 1);
                         setenv("TEXFDTD_CUDA3D_TBZ", tbz[z], 1);
                         snprintf(group, sizeof group, "tb-K%s-TY%s%s%s", ks[a], tys[b],
-                                 *tbz[z] ? "-Z" : "", tbz[z]);
+                                 z ? "-Z" : "", z ? tbz[z] : "");
                         cube(group, n, kind, 10, PRECISION_SINGLE, 24);
                     }
         }

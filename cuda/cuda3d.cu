@@ -233,7 +233,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * or A1) where the scene allows it (tb_refusal), else the fused path (or
      * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3, 4 (default) steps a launch,
      * TEXFDTD_CUDA3D_TY = 16 or 32 (default) rows a tile,
-     * TEXFDTD_CUDA3D_TBZ = planes a block (default: all). */
+     * TEXFDTD_CUDA3D_TBZ = planes a block (0: all, the default without a
+     * CPML; 64 with one). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
@@ -247,7 +248,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
             c->tbk = kk && *kk ? atoi(kk) : 4;
             c->tby = ty && *ty ? atoi(ty) : 32;
-            c->tbz = tz && *tz ? atoi(tz) : 0;
+            /* with a CPML whole columns would all meet the z slabs (the psi
+             * kernel everywhere): chunks of 64 planes by default */
+            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 0;
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
                 decomp_free(&c->dc);
                 free(c);
