@@ -335,7 +335,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     c->ms = nmaps > 1 ? (long long)c->cells : 0;
     const size_t per_cell = (c->fused ? 12 : 6) * es + (size_t)nmaps
                             + (m->hmat ? 3 : 0) /* + E maps + H-node map */
-                            + (c->tb && c->ns ? sizeof(int) : 0); /* the temporal slot map */
+                            + (c->tb && c->ns ? sizeof(int) : 0) /* the temporal slot map */
+                            + (c->tb && m->nsamples ? sizeof(int) : 0); /* and its sample map */
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
                         + m->nsamples * ((size_t)m->sample_rows * es + 9) /* samples */
                         + (64u << 20) /* context and slack */;

@@ -179,6 +179,7 @@ struct cuda3d_engine {
     int tbk, tby, tbz;
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
+    int *tb_smap, *tb_snext; /* the samples: first per padded cell, next (cuda3d_tb.cu) */
     /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
      * them all; under MPI the three parts of a slab step_fused launches */
     TileSet ts[TS_COUNT];

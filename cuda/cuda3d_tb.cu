@@ -43,9 +43,11 @@
  * no slab, halo included, run a kernel built without them.  Lossy
  * materials: e3's lossy update (L).
  *
+ * Monitors: the owner of a sampled cell writes its value of each level
+ * into that step's row.
+ *
  * Not here (the engine steps such scenes one step a launch, and says so):
- * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), monitors,
- * MPI.  Steps that are not a multiple of K: the rest run on the fused path,
+ * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), MPI.  Steps that are not a multiple of K: the rest run on the fused path,
  * after the blocks (the same bits).
  */
 #include "cuda3d_fused.cuh"
@@ -62,6 +64,15 @@ template <typename T> struct Tb3Src {
     long long ns;
     int kz;   /* planes per block (the z chunk) */
     int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
+    /* the monitors' samples (NULL map: none this launch): the first sample
+     * per padded cell (-1: none) and the next of the same cell, each one's
+     * field (0 ex .. 5 hz), and the rows of steps 1 .. srows of this launch
+     * (row s-1 at srow + (s-1) sn) */
+    const int *smap, *snext;
+    const uint8_t *sf;
+    T *srow;
+    long long sn;
+    int srows;
 };
 
 /* Which tiles a launch takes: all (no CPML); those whose cells, halo
@@ -328,6 +339,16 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     }
                     if (c == src.pc)
                         ez = Y::yee_add(ez, src.pv[s - 1]);
+                    /* the step's samples of the own cells of the own planes
+                     * (each cell and step once), the values the fields hold
+                     * after the step, as take_samples */
+                    if (src.smap && s <= src.srows && own && k >= z0 && k < z1) {
+                        for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                            const int f = src.sf[q];
+                            src.srow[(long long)(s - 1) * src.sn + q] =
+                                f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
+                        }
+                    }
                 }
                 if (s == K && own && k >= z0) {
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
@@ -460,6 +481,19 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             src.ns = (long long)c->ns;
         }
         src.kz = c->tbz > 0 ? c->tbz : c->nz;
+        /* the monitors: the K steps' rows (what room the batch has left;
+         * the count advances as take_samples's, with or without own samples) */
+        int rows = 0;
+        if (m->nsamples && c->smp_n < m->sample_rows)
+            rows = m->sample_rows - c->smp_n < K ? m->sample_rows - c->smp_n : K;
+        if (rows && c->nown) {
+            src.smap = c->tb_smap;
+            src.snext = c->tb_snext;
+            src.sf = c->smp_f;
+            src.srow = (T *)c->smp_rows + (size_t)c->smp_n * c->nown;
+            src.sn = (long long)c->nown;
+            src.srows = rows;
+        }
         PP3<T> p = pp3_view<T>(c, m);
         for (int q = 0; q < PSI_HXY; q++) /* the E psi are pairs on this path */
             p.hpsi1[q] = (T *)c->psib[q];
@@ -468,6 +502,7 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
         else
             launch_tb3_ty<T, F, 32>(c, p, src);
         CK(cudaGetLastError());
+        c->smp_n += rows;
         pp3_swap(c); /* the fields and the H psi */
         for (int q = 0; q < PSI_HXY; q++) {
             void *x = c->psi[q];
@@ -495,16 +530,51 @@ const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
         return "MPI ranks (K-deep halos not exchanged yet)";
     if (m->magnetic || m->dispersive)
         return "mu_r or dispersion poles";
-    if (m->nsamples)
-        return "monitor samples (taken after every step)";
     return NULL;
 }
 
-/* At create, for the temporal path: this file's coefficient table, the slot
- * map (slot number per padded cell) and the K-step slot buffers. */
+/* The samples' map (tb_smap: the first own sample of each padded cell, -1
+ * none; tb_snext: the next of the same cell, in the samples' order), from
+ * their array indices (smp_at, already on the device). */
+static int tb_sample_map(cuda3d_engine *c, char *err, size_t errlen)
+{
+    long long *at = (long long *)malloc(c->nown * sizeof *at);
+    int *map = (int *)malloc(c->cells * sizeof *map), *next = (int *)malloc(c->nown * sizeof *next);
+    cudaError_t e = at && map && next ? cudaMemcpy(at, c->smp_at, c->nown * sizeof *at,
+                                                   cudaMemcpyDeviceToHost)
+                                      : cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) {
+        for (size_t q = 0; q < c->cells; q++)
+            map[q] = -1;
+        for (size_t q = c->nown; q-- > 0;) {
+            next[q] = map[at[q]];
+            map[at[q]] = (int)q;
+        }
+        e = cudaMalloc((void **)&c->tb_smap, c->cells * sizeof *map);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_smap, map, c->cells * sizeof *map, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->tb_snext, c->nown * sizeof *next);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_snext, next, c->nown * sizeof *next, cudaMemcpyHostToDevice);
+    free(at);
+    free(map);
+    free(next);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 3D: cannot set up the temporal path's samples: %s",
+                      cudaGetErrorString(e));
+    return 0;
+}
+
+/* At create, for the temporal path: this file's coefficient table, the
+ * samples' map, the slot map (slot number per padded cell) and the K-step
+ * slot buffers. */
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen)
 {
     if (cezh_upload(c, err, errlen))
+        return -1;
+    if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;
     if (!c->tb || !c->ns)
         return 0;
@@ -533,6 +603,8 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
 
 void tb_free(cuda3d_engine *c)
 {
+    cudaFree(c->tb_smap);
+    cudaFree(c->tb_snext);
     cudaFree(c->tb_slot_map);
     cudaFree(c->tb_slot_vd);
     cudaFreeHost(c->tb_slot_vh);
