@@ -510,6 +510,67 @@ Test(cuda3d, temporal_cpml_matches_cpu, .timeout = 600)
     tb_sweep(src, cpml, 3, calls, 6, true, true);
 }
 
+/* Monitors inside the block: probes of every field on cells at tile, row
+ * and chunk borders (and one sampled twice, with another `every`), the
+ * plane wave, stepped in calls that cut the blocks and the sample batches;
+ * the probe rows (what the host makes of the samples) bit for bit with
+ * cpu3d, K = 2, 3, 4, float (flush) and double. */
+Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
+{
+    char src[2048], text[4096];
+    snprintf(src, sizeof src, "%s"
+             "[probe.a]\nx = 24\ny = 8\nz = 16\nfields = all\n"
+             "[probe.b]\nx = 25\ny = 9\nz = 7\nfields = all\ntotal = false\n"
+             "[probe.c]\nx = 28\ny = 12\nz = 8\nfields = ez, hx\n"
+             "[probe.d]\nx = 24\ny = 8\nz = 16\nfields = hz, ex\nevery = 3\n"
+             "[probe.e]\nx = 44\ny = 36\nz = 28\nfields = all\n",
+             tb3d_wave);
+    snprintf(text, sizeof text, tb3d_fmt, src);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    cr_assert(t.model.nsamples > 0 && t.model.plan, "%zu samples", t.model.nsamples);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    const int calls[] = {5, 3, 7, 1, 6, 2, 9};
+    static const char *const ks[] = {"2", "3", "4"};
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        struct engine *a, *b;
+        char err[ERRLEN];
+        cr_assert_eq(engine_create("cpu", &t.model, &o, &a, err, sizeof err), 0, "%s", err);
+        tb_fill(a, &t.model, p);
+        for (int k = 0; k < 7; k++)
+            cr_assert_eq(engine_step(a, calls[k], err, sizeof err), 0, "%s", err);
+        size_t na;
+        const double *ra = monitors_probe_rows(a->mon, &na);
+        for (int q = 0; q < 3; q++) {
+            tb_env(ks[q], "16", "8");
+            cr_assert_eq(engine_create("cuda", &t.model, &o, &b, err, sizeof err), 0, "%s", err);
+            struct engine_info info;
+            engine_describe(b, &info);
+            cr_assert(strstr(info.detail, "temporally blocked"), "%s", info.detail);
+            tb_fill(b, &t.model, p);
+            for (int k = 0; k < 7; k++)
+                cr_assert_eq(engine_step(b, calls[k], err, sizeof err), 0, "%s", err);
+            size_t nb;
+            const double *rb = monitors_probe_rows(b->mon, &nb);
+            cr_assert_eq(na, nb, "%zu rows against %zu", nb, na);
+            cr_assert_eq(memcmp(ra, rb, na * (2 + t.model.plan->ncols) * sizeof *ra), 0,
+                         "K %s %s: the probe rows differ", ks[q], precision_name(p));
+            cr_log_info("3D temporal K %s %s: %zu probe rows bit-identical", ks[q],
+                        precision_name(p), nb);
+            engine_destroy(b);
+        }
+        tb_env(NULL, NULL, NULL);
+        engine_destroy(a);
+    }
+    setup_free(&t);
+}
+
 /* The scenes the temporal kernel cannot take run one step a launch (fused,
  * or two kernels for A2) under TEXFDTD_CUDA3D=temporal, never wrongly: the
  * description names no temporal kernel and the bits are cpu3d's. */
