@@ -510,6 +510,16 @@ Test(cuda3d, temporal_cpml_matches_cpu, .timeout = 600)
     tb_sweep(src, cpml, 3, calls, 6, true, true);
 }
 
+/* The same CPML with the point source and no lossy material (the psi
+ * kernel of the plain scenes: L off, smoothed edges on), 23 steps in one
+ * call. */
+Test(cuda3d, temporal_cpml_point_matches_cpu, .timeout = 600)
+{
+    const int calls[] = {23};
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80"};
+    tb_sweep(tb3d_point, cpml, 3, calls, 1, false, true);
+}
+
 /* Monitors inside the block: probes of every field on cells at tile, row
  * and chunk borders (and one sampled twice, with another `every`), the
  * plane wave, stepped in calls that cut the blocks and the sample batches;
