@@ -1,14 +1,17 @@
 /* cuda_bench.c - benchmarks of the CUDA engines (issue 5, item 7), run by
  * bench/cuda.sh on the GPU machine.
  *
- *   build/bench/cuda_bench OUTDIR [quick | mapping | medium | 2d]
+ *   build/bench/cuda_bench OUTDIR [quick | mapping | medium | 2d | temporal]
  *   (mapping: only (c), the 256^3 cavity with the coalesced and the
  *   un-coalesced thread mapping of the two-kernel path, float and double;
  *   medium: only the 2D fused path of a plane wave in a 10-cell CPML at
  *   1024^2 .. 8192^2 with 16, 32 and 64 rows a strip, beside the temporal
  *   path of the same grid without the CPML: where the sizes of a sweep's
  *   runs, not the largest grids, set the speed;
- *   2d: only the 2D engine's step paths, every K of the temporal one)
+ *   2d: only the 2D engine's step paths, every K of the temporal one;
+ *   temporal: only the 3D temporal path at 512^3, K = 2, 3, 4, tiles 32 x 16
+ *   and 32 x 32, whole columns and 64- and 128-plane chunks, beside the fused kernel,
+ *   PEC walls and a 10-cell CPML (A1), float)
  *
  * Timing: CUDA events around engine_step() on the default stream
  * (texfdtd_cuda_time_steps), after warm-up steps, median of 3 repeats.
@@ -173,13 +176,14 @@ static void cube(const char *group, int n, const char *kind, int N, enum precisi
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | medium | 2d]\n", argv[0]);
+        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | medium | 2d | temporal]\n", argv[0]);
         return 2;
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
     const bool mapping = argc > 2 && !strcmp(argv[2], "mapping");
     const bool medium = argc > 2 && !strcmp(argv[2], "medium");
     const bool only2d = argc > 2 && !strcmp(argv[2], "2d");
+    const bool temporal = argc > 2 && !strcmp(argv[2], "temporal");
     char path[4096], err[ERRLEN];
     snprintf(path, sizeof path, "%s/cuda_bench.csv", argv[1]);
     csv = fopen(path, "w");
@@ -239,6 +243,37 @@ int main(int argc, char **argv)
         unsetenv("TEXFDTD_CUDA2D_ROWS");
     }
     if (medium) {
+        fclose(csv);
+        return 0;
+    }
+
+    /* the 3D temporal path (TEXFDTD_CUDA3D=temporal) at 512^3 beside the
+     * fused kernel; 24 steps, a multiple of every K */
+    if (temporal) {
+        static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
+                                 *const tbz[] = {"0", "64", "128"};
+        for (int c = 0; c < 2; c++) {
+            const char *kind = c ? "A1" : "pec";
+            const int n = c ? 512 - 2 * 11 : 512 - 2;
+            setenv("TEXFDTD_CUDA3D", "fused", 1);
+            cube("tb-fused", n, kind, 10, PRECISION_SINGLE, 24);
+            setenv("TEXFDTD_CUDA3D", "temporal", 1);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int z = 0; z < 3; z++) {
+                        char group[64];
+                        setenv("TEXFDTD_CUDA3D_K", ks[a], 1);
+                        setenv("TEXFDTD_CUDA3D_TY", tys[b], 1);
+                        setenv("TEXFDTD_CUDA3D_TBZ", tbz[z], 1);
+                        snprintf(group, sizeof group, "tb-K%s-TY%s%s%s", ks[a], tys[b],
+                                 z ? "-Z" : "", z ? tbz[z] : "");
+                        cube(group, n, kind, 10, PRECISION_SINGLE, 24);
+                    }
+        }
+        unsetenv("TEXFDTD_CUDA3D");
+        unsetenv("TEXFDTD_CUDA3D_K");
+        unsetenv("TEXFDTD_CUDA3D_TY");
+        unsetenv("TEXFDTD_CUDA3D_TBZ");
         fclose(csv);
         return 0;
     }

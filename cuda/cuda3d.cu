@@ -52,6 +52,8 @@ static const int psi_axis_of[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
 template <typename T, bool F> static int step_t(cuda3d_engine *c, const struct model *m, int n,
                                                 char *err, size_t errlen)
 {
+    if (c->tb)
+        return step_tb<T, F>(c, m, n, err, errlen);
     if (c->fused)
         return step_fused<T, F>(c, m, n, err, errlen);
     return step_two<T, F>(c, m, n, err, errlen);
@@ -109,6 +111,7 @@ static void cuda3d_destroy(struct engine *e)
         cudaFree(c->ts[q].t[0]);
         cudaFree(c->ts[q].t[1]);
     }
+    tb_free(c);
     cudaFree(c->slot_cell);
     cudaFree(c->slot_pec);
     cudaFree(c->slot_v_d);
@@ -225,16 +228,39 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * 278^3; see docs/performance-cuda.md).  TEXFDTD_CUDA3D_KZ = 32
      * (default, fastest), 64 or 128 planes per block.  Under MPI the size
      * that chooses is the rank's slab (both paths give the same bits and
-     * exchange in the same order, so ranks may differ). */
+     * exchange in the same order, so ranks may differ).
+     * TEXFDTD_CUDA3D = temporal: K steps a launch (cuda3d_tb.cu; no CPML
+     * or A1) where the scene allows it (tb_refusal), else the fused path (or
+     * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3, 4 (default) steps a launch,
+     * TEXFDTD_CUDA3D_TY = 16 or 32 (default) rows a tile,
+     * TEXFDTD_CUDA3D_TBZ = planes a block (0: all, the default without a
+     * CPML; 64 with one). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
-        if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused")) {
+        if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
             decomp_free(&c->dc);
             free(c);
-            return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two or fused", pe);
+            return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two, fused or temporal", pe);
+        }
+        const bool temporal = pe && !strcmp(pe, "temporal");
+        if (temporal) {
+            const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),
+                       *tz = getenv("TEXFDTD_CUDA3D_TBZ");
+            c->tbk = kk && *kk ? atoi(kk) : 4;
+            c->tby = ty && *ty ? atoi(ty) : 32;
+            /* with a CPML whole columns would all meet the z slabs (the psi
+             * kernel everywhere): chunks of 64 planes by default */
+            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 0;
+            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
+                decomp_free(&c->dc);
+                free(c);
+                return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
+                              "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
+                              "(0: all planes)");
+            }
         }
         const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
-        if (pe && !strcmp(pe, "fused"))
+        if (pe && (!strcmp(pe, "fused") || temporal))
             c->fused = c->N == 0 || c->strat == PML_COMBINED;
         else if (pe && !strcmp(pe, "two"))
             c->fused = false;
@@ -258,8 +284,21 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                 log_info("cuda 3D: TEXFDTD_CUDA3D=fused: the fused kernel takes no mu_r nor "
                          "dispersion poles; two kernels per step");
         }
-        log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
-                 c->uncoalesced ? ", un-coalesced thread mapping" : "");
+        if (temporal) {
+            const char *why = c->fused ? tb_refusal(c, m)
+                                       : "scene the fused kernel declines (a CPML other than "
+                                         "combined, mu_r, poles)";
+            c->tb = !why;
+            if (why)
+                log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: the temporal kernel takes no %s; "
+                         "one step a launch", why);
+        }
+        if (c->tb)
+            log_info("cuda 3D: temporal path (%d steps per launch, tiles 32 x %d, %d planes a "
+                     "block)", c->tbk, c->tby, c->tbz > 0 ? c->tbz : c->nz);
+        else
+            log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
+                     c->uncoalesced ? ", un-coalesced thread mapping" : "");
     }
     /* this rank's source slots: those of planes k0 .. k1-1, a run of the
      * model's list (in cell order) */
@@ -281,11 +320,12 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                 + ((long long)(pcell / (size_t)c->nx) - (long long)c->ny * c->kb) * c->px;
     }
     /* memory: 6 fields (twice when fused) + material over the padded local
-     * planes, psi (the H psi twice when fused), Mur planes */
+     * planes, psi (the H psi twice when fused, the E psi too on the
+     * temporal path), Mur planes */
     size_t psi = 0, murb = 0;
     if (c->N)
         for (int k = 0; k < PSI_COUNT; k++)
-            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && k >= PSI_HXY ? 2 : 1);
+            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && (k >= PSI_HXY || c->tb) ? 2 : 1);
     if (mur) {
         slab3d_mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
         for (int q = 0; q < MUR_PLANES; q++)
@@ -294,7 +334,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     const int nmaps = cpu3d_e_map_count(m); /* E maps: 3 with 3D smoothing */
     c->ms = nmaps > 1 ? (long long)c->cells : 0;
     const size_t per_cell = (c->fused ? 12 : 6) * es + (size_t)nmaps
-                            + (m->hmat ? 3 : 0); /* + E maps + H-node map */
+                            + (m->hmat ? 3 : 0) /* + E maps + H-node map */
+                            + (c->tb && c->ns ? sizeof(int) : 0) /* the temporal slot map */
+                            + (c->tb && m->nsamples ? sizeof(int) : 0); /* and its sample map */
     const size_t need = c->cells * per_cell + psi + murb + c->ns * (8 + 1 + es)
                         + m->nsamples * ((size_t)m->sample_rows * es + 9) /* samples */
                         + (64u << 20) /* context and slack */;
@@ -329,7 +371,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     if (c->N) {
         for (int k = 0; k < PSI_COUNT; k++) {
             ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
-            if (c->fused && k >= PSI_HXY)
+            if (c->fused && (k >= PSI_HXY || c->tb))
                 ALLOC(c->psib[k], psi_elems(c, psi_axis_of[k]) * es);
         }
         const struct pml_axis *ax[6] = {&m->pml_xe, &m->pml_xh, &m->pml_ye,
@@ -447,7 +489,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             goto fail;
     }
     if (mat_setup(c, m, es, err, errlen) || kernels_set_cezh(c, err, errlen)
-        || fused_set_cezh(c, err, errlen))
+        || fused_set_cezh(c, err, errlen) || tb_setup(c, m, es, err, errlen))
         goto fail;
     free(c->mat_h);
     c->mat_h = NULL;
@@ -647,10 +689,14 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->device, sizeof info->device, "%.250s", c->devname);
     snprintf(info->detail, sizeof info->detail,
              "3D Yee, %s%s, CUDA driver %d, runtime %d, row pitch %d, CPML %s, denormals %s",
-             c->fused ? "fused z-marching kernel" : "two kernels per step",
+             c->tb ? "temporally blocked kernel" : c->fused ? "fused z-marching kernel" : "two kernels per step",
              c->uncoalesced ? " (un-coalesced mapping)" : "", drv, rt, c->px,
              c->N ? st[c->strat] : "none",
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
+    if (c->tb)
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 "; %d steps per launch, tiles 32 x %d, %d planes a block", c->tbk, c->tby,
+                 c->tbz > 0 ? c->tbz : c->nz);
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,

@@ -13,6 +13,10 @@
  *                      per-face) and Mur
  *   cuda3d_fused.cu    the fused z-marching kernel (A1 or no CPML), its
  *                      tiles and its step
+ *   cuda3d_fused.cuh   the fused kernel's per-cell functions (hx3, hy3,
+ *                      hz3, e3), shared with the temporal kernel
+ *   cuda3d_tb.cu       the temporally blocked kernel (K steps a launch;
+ *                      no CPML or A1) and its step
  *   cuda3d_sources.cu  what every step does after the fields: the source
  *                      slots, the point source, the monitors' samples
  *   cuda3d_halo.cu     the MPI halo exchange (host-staged or NCCL)
@@ -166,6 +170,16 @@ struct cuda3d_engine {
     bool fused;
     int kz; /* planes per block */
     bool uncoalesced; /* TEXFDTD_CUDA3D_MAP=uncoalesced (two-kernel path, bench only) */
+    /* the temporal path (TEXFDTD_CUDA3D=temporal, cuda3d_tb.cu; fused is set
+     * too: it takes the ping-pong buffers and the steps left over): K steps
+     * a launch, TY rows a tile, tbz planes a block (0: all), the slot
+     * number per padded cell (-1 elsewhere) and the K steps' slot values
+     * (device, pinned host); with a CPML the E psi are pairs too (psib) */
+    bool tb;
+    int tbk, tby, tbz;
+    int *tb_slot_map;
+    void *tb_slot_vd, *tb_slot_vh;
+    int *tb_smap, *tb_snext; /* the samples: first per padded cell, next (cuda3d_tb.cu) */
     /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
      * them all; under MPI the three parts of a slab step_fused launches */
     TileSet ts[TS_COUNT];
@@ -297,6 +311,16 @@ template <typename T, bool F>
 int step_fused(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen);
 int build_tile_sets(cuda3d_engine *c, char *err, size_t errlen);
 int fused_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);
+
+/* ---- cuda3d_tb.cu: the temporal path ---- */
+template <typename T, bool F>
+int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen);
+/* Why the temporal kernel cannot run this scene, or NULL (c's sizes, N and
+ * slab set). */
+const char *tb_refusal(const cuda3d_engine *c, const struct model *m);
+/* Its coefficient table; with c->tb, its slot map and buffers (es bytes a value). */
+int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen);
+void tb_free(cuda3d_engine *c);
 
 /* ---- cuda3d_sources.cu: after the fields, every step and path ---- */
 /* The slot values of step t into the device (waits for the last copy out

@@ -306,6 +306,343 @@ Test(cuda3d, refuses_a_scene_that_does_not_fit)
     setup_free(&t);
 }
 
+/* ---- 3D temporal path (TEXFDTD_CUDA3D=temporal, cuda/cuda3d_tb.cu) ------
+ * K steps per launch over x-y tiles of 32 x TY columns that overlap by a
+ * recomputed K-deep halo, each block marching up a z chunk of TBZ planes
+ * (K planes of halo below it).  Against cpu3d, bit for bit, float (flush)
+ * and double (keep), every field, starting from pseudo-random values in
+ * every cell of every field: so every cell next to a tile, chunk or grid
+ * border carries a value from the first step on, and a halo one cell too
+ * thin, a level's plane out of turn, a neighbour read from the wrong slot or
+ * a garbage cell outside the grid that leaks in changes bits at once (a
+ * field grown from one source would leave most borders at zero for many
+ * steps).  45 x 37 x 29 is no multiple of any tile (32 - 2K = 28, 26, 24
+ * columns; TY - 2K = 8 .. 28 rows; chunks of 7 or 8 planes), the objects
+ * cross tile, row and chunk borders, the step counts are no multiples of K
+ * (the rest runs on the fused path) and the plane-wave run steps in calls
+ * that cut K-step blocks.  The engine's description must name the temporal
+ * kernel, so that a silent fallback to the fused path cannot pass. */
+static const char *tb3d_fmt = "[grid]\nnx = 45\nny = 37\nnz = 29\nsteps = 40\ncourant = 0.5\n"
+                              "cells_per_wavelength = 12\n"
+                              "%s"
+                              "[boundary]\ntype = pec\n"
+                              "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\n"
+                              "center_x = 24\ncenter_y = 16\ncenter_z = 16\nradius = 5\n"
+                              "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 14\n"
+                              "center_y = 25\ncenter_z = 8\nwidth = 9\nheight = 3\ndepth = 7\n"
+                              "[object.slab]\nshape = box\nmaterial = dielectric\neps_r = 2\n"
+                              "center_x = 35\ncenter_y = 10\ncenter_z = 22\nwidth = 10\n"
+                              "height = 12\ndepth = 4\n";
+/* the point source on a tile border (x 24: K = 4), a row border (y 8: TY
+ * 16, K = 4) and a chunk border (z 16: TBZ 8) */
+static const char *tb3d_point = "[source]\ntype = point\ncenter_x = 24\ncenter_y = 8\ncenter_z = 16\n";
+/* the plane wave already across the objects at step 0: source slots (PEC,
+ * dielectric, and the free Ez edges of PEC corners, kind 2) */
+static const char *tb3d_wave = "[source]\ntype = plane_wave\nangle = 30\nfront_offset = 60\n";
+
+/* Fill field q of e with pseudo-random values |v| < 1e-2 (the same for
+ * every engine: the seed is q's). */
+static void tb_fill(struct engine *e, const struct model *m, enum precision p)
+{
+    char err[ERRLEN];
+    enum field ids[6];
+    const int n = scene_fields(m->scene, ids);
+    void *buf = malloc(m->ncells * precision_size(p));
+    cr_assert(buf);
+    for (int q = 0; q < n; q++) {
+        uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)q * 0x632be59bd9b4e019ull;
+        for (size_t c = 0; c < m->ncells; c++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const double v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 2e-2;
+            if (p == PRECISION_DOUBLE)
+                ((double *)buf)[c] = v;
+            else
+                ((float *)buf)[c] = (float)v;
+        }
+        cr_assert_eq(engine_write(e, ids[q], buf, err, sizeof err), 0, "%s", err);
+    }
+    free(buf);
+}
+
+/* Engine `name` from the random fields, stepped in calls[0 .. ncalls-1]
+ * steps; its fields into f (malloc'ed).  tb: 1 the description must name
+ * the temporal kernel, 0 it must not, -1 either. */
+static int tb_run(const char *name, const struct model *m, enum precision p, const int *calls,
+                  int ncalls, void *f[6], int tb)
+{
+    char err[ERRLEN];
+    struct engine *e;
+    struct engine_options o = {.precision = p,
+                               .denormals = p == PRECISION_DOUBLE ? DENORMALS_KEEP : DENORMALS_FLUSH};
+    cr_assert_eq(engine_create(name, m, &o, &e, err, sizeof err), 0, "%s: %s", name, err);
+    tb_fill(e, m, p);
+    for (int k = 0; k < ncalls; k++)
+        cr_assert_eq(engine_step(e, calls[k], err, sizeof err), 0, "%s: %s", name, err);
+    struct engine_info info;
+    engine_describe(e, &info);
+    if (tb >= 0)
+        cr_assert_eq(strstr(info.detail, "temporally blocked") != NULL, tb == 1, "%s: %s", name,
+                     info.detail);
+    enum field ids[6];
+    const int n = scene_fields(m->scene, ids);
+    for (int q = 0; q < n; q++) {
+        f[q] = malloc(m->ncells * precision_size(p));
+        cr_assert_eq(engine_read(e, ids[q], f[q], err, sizeof err), 0, "%s: %s", name, err);
+    }
+    engine_destroy(e);
+    return n;
+}
+
+/* The cuda engine under the current TEXFDTD_CUDA3D* against the cpu
+ * fields ref (one call of the calls' sum), every component bit for bit. */
+static void tb_vs(const struct model *m, enum precision p, const int *calls, int ncalls,
+                  void *ref[6], int tb, const char *what)
+{
+    void *a[6];
+    const int n = tb_run("cuda", m, p, calls, ncalls, a, tb);
+    for (int q = 0; q < n; q++) {
+        const struct diff d = compare(a[q], ref[q], m->ncells, p);
+        cr_assert_eq(d.differ, 0, "%s %s component %d: %zu cells differ (rel L2 %g, max %u ulp)",
+                     what, precision_name(p), q, d.differ, d.rel, d.max_ulp);
+        free(a[q]);
+    }
+}
+
+/* TEXFDTD_CUDA3D=temporal with K, TY and TBZ; k NULL: unset all four. */
+static void tb_env(const char *k, const char *ty, const char *tbz)
+{
+    static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ"};
+    const char *v[] = {k, ty, tbz};
+    if (!k)
+        unsetenv("TEXFDTD_CUDA3D");
+    else
+        setenv("TEXFDTD_CUDA3D", "temporal", 1);
+    for (int q = 0; q < 3; q++) {
+        if (k)
+            setenv(names[q], v[q], 1);
+        else
+            unsetenv(names[q]);
+    }
+}
+
+/* Every K, TY and z chunk on one scene, float (flush) and double. */
+static void tb_sweep(const char *source, const char *const *sets, int nsets, const int *calls,
+                     int ncalls, bool slots, bool smoothed)
+{
+    char text[2048];
+    snprintf(text, sizeof text, tb3d_fmt, source);
+    struct test_setup t;
+    setup_from_text(&t, text, sets, nsets);
+    /* the objects have slots on either source (zero values without a wave:
+     * a PEC slot still sets its Ez) */
+    cr_assert(!slots || t.model.nslots > 0, "%zu source slots", t.model.nslots);
+    cr_assert_eq(t.model.nesm > 0, smoothed, "%zu smoothed edges", t.model.nesm);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    int total = 0;
+    for (int k = 0; k < ncalls; k++)
+        total += calls[k];
+    static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
+                             *const tbz[] = {"0", "8", "7"};
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        void *ref[6];
+        const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 2; b++)
+                for (int z = 0; z < 3; z++) {
+                    char what[128];
+                    tb_env(ks[a], tys[b], tbz[z]);
+                    snprintf(what, sizeof what, "K %s TY %s TBZ %s", ks[a], tys[b], tbz[z]);
+                    cr_log_info("3D temporal %s %s", what, precision_name(p));
+                    tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
+                }
+        tb_env(NULL, NULL, NULL);
+        for (int q = 0; q < n; q++)
+            free(ref[q]);
+    }
+    setup_free(&t);
+}
+
+/* The point source, one call of 23 steps (23 = 11 K + 1, 7 K + 2, 5 K + 3):
+ * smoothed edges (three E maps: the kernels' flag S) and staircase (one). */
+Test(cuda3d, temporal_point_random_fields_match_cpu, .timeout = 600)
+{
+    const int calls[] = {23};
+    tb_sweep(tb3d_point, NULL, 0, calls, 1, false, true);
+    const char *stair[] = {"grid.subpixel=false"};
+    tb_sweep(tb3d_point, stair, 1, calls, 1, false, false);
+}
+
+/* The plane wave (source slots inside every step of a block), stepped in
+ * calls of 5, 3, 7, 1, 6 and 2 steps (24 in all) that cut the K-step blocks
+ * everywhere. */
+Test(cuda3d, temporal_plane_wave_slots_match_cpu, .timeout = 600)
+{
+    const int calls[] = {5, 3, 7, 1, 6, 2};
+    tb_sweep(tb3d_wave, NULL, 0, calls, 6, true, true);
+}
+
+/* A lossy box (sigma != 0: the kernels' flag L, E = ca E + cb curl H) beside
+ * the others, the point source, 23 steps (the engine runs the L kernels
+ * where model->lossy, which the scene sets). */
+Test(cuda3d, temporal_lossy_matches_cpu, .timeout = 600)
+{
+    const int calls[] = {23};
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s", tb3d_point, lossy3d); /* the wet box, across row borders */
+    tb_sweep(src, NULL, 0, calls, 1, false, true);
+}
+
+/* A 3-cell CPML (A1, combined: the psi as per-level state in the kernel,
+ * both psi pairs swapped with the fields), with the plane wave, the lossy
+ * box and the calls that cut the blocks.  nx = 80, so that with TBZ 8 or 7
+ * and TY 16 some tiles meet no slab, halo included (the kernel without
+ * psi), beside the slab tiles (the kernel with them): both in one step. */
+Test(cuda3d, temporal_cpml_matches_cpu, .timeout = 600)
+{
+    const int calls[] = {5, 3, 7, 1, 6, 2};
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s", tb3d_wave, lossy3d);
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80"};
+    tb_sweep(src, cpml, 3, calls, 6, true, true);
+}
+
+/* The same CPML with the point source and no lossy material (the psi
+ * kernel of the plain scenes: L off, smoothed edges on), 23 steps in one
+ * call. */
+Test(cuda3d, temporal_cpml_point_matches_cpu, .timeout = 600)
+{
+    const int calls[] = {23};
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80"};
+    tb_sweep(tb3d_point, cpml, 3, calls, 1, false, true);
+}
+
+/* Monitors inside the block: probes of every field on cells at tile, row
+ * and chunk borders (and one sampled twice, with another `every`), the
+ * plane wave, stepped in calls that cut the blocks and the sample batches;
+ * the probe rows (what the host makes of the samples) bit for bit with
+ * cpu3d, K = 2, 3, 4, float (flush) and double. */
+Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
+{
+    char src[2048], text[4096];
+    snprintf(src, sizeof src, "%s"
+             "[probe.a]\nx = 24\ny = 8\nz = 16\nfields = all\n"
+             "[probe.b]\nx = 25\ny = 9\nz = 7\nfields = all\ntotal = false\n"
+             "[probe.c]\nx = 28\ny = 12\nz = 8\nfields = ez, hx\n"
+             "[probe.d]\nx = 24\ny = 8\nz = 16\nfields = hz, ex\nevery = 3\n"
+             "[probe.e]\nx = 44\ny = 36\nz = 28\nfields = all\n",
+             tb3d_wave);
+    snprintf(text, sizeof text, tb3d_fmt, src);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    cr_assert(t.model.nsamples > 0 && t.model.plan, "%zu samples", t.model.nsamples);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    const int calls[] = {5, 3, 7, 1, 6, 2, 9};
+    static const char *const ks[] = {"2", "3", "4"};
+    for (int pr = 0; pr < 2; pr++) {
+        const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
+        struct engine_options o = {.precision = p,
+                                   .denormals = pr ? DENORMALS_KEEP : DENORMALS_FLUSH};
+        struct engine *a, *b;
+        char err[ERRLEN];
+        cr_assert_eq(engine_create("cpu", &t.model, &o, &a, err, sizeof err), 0, "%s", err);
+        tb_fill(a, &t.model, p);
+        for (int k = 0; k < 7; k++)
+            cr_assert_eq(engine_step(a, calls[k], err, sizeof err), 0, "%s", err);
+        size_t na;
+        const double *ra = monitors_probe_rows(a->mon, &na);
+        for (int q = 0; q < 3; q++) {
+            tb_env(ks[q], "16", "8");
+            cr_assert_eq(engine_create("cuda", &t.model, &o, &b, err, sizeof err), 0, "%s", err);
+            struct engine_info info;
+            engine_describe(b, &info);
+            cr_assert(strstr(info.detail, "temporally blocked"), "%s", info.detail);
+            tb_fill(b, &t.model, p);
+            for (int k = 0; k < 7; k++)
+                cr_assert_eq(engine_step(b, calls[k], err, sizeof err), 0, "%s", err);
+            size_t nb;
+            const double *rb = monitors_probe_rows(b->mon, &nb);
+            cr_assert_eq(na, nb, "%zu rows against %zu", nb, na);
+            cr_assert_eq(memcmp(ra, rb, na * (2 + t.model.plan->ncols) * sizeof *ra), 0,
+                         "K %s %s: the probe rows differ", ks[q], precision_name(p));
+            cr_log_info("3D temporal K %s %s: %zu probe rows bit-identical", ks[q],
+                        precision_name(p), nb);
+            engine_destroy(b);
+        }
+        tb_env(NULL, NULL, NULL);
+        engine_destroy(a);
+    }
+    setup_free(&t);
+}
+
+/* The scenes the temporal kernel cannot take run one step a launch (fused,
+ * or two kernels for A2) under TEXFDTD_CUDA3D=temporal, never wrongly: the
+ * description names no temporal kernel and the bits are cpu3d's. */
+Test(cuda3d, temporal_declines_mur_and_a2, .timeout = 300)
+{
+    static const char *const extra[] = {
+        "[boundary]\ntype = mur\n", "[boundary]\ntype = cpml\ncells = 3\nstrategy = regions\n"};
+    for (int x = 0; x < 2; x++) {
+        char text[2048], base[1024];
+        /* tb3d_fmt with the boundary section replaced */
+        snprintf(base, sizeof base, "%s", tb3d_fmt);
+        char *b = strstr(base, "[boundary]\ntype = pec\n");
+        cr_assert(b);
+        const size_t cut = (size_t)(b - base);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)cut, base, extra[x],
+                 b + strlen("[boundary]\ntype = pec\n"));
+        char scene[2048];
+        snprintf(scene, sizeof scene, text, tb3d_point);
+        struct test_setup t;
+        setup_from_text(&t, scene, NULL, 0);
+        if (!gpu_or_skip(&t.model)) {
+            setup_free(&t);
+            return;
+        }
+        const int calls[] = {13};
+        void *ref[6];
+        const int n = tb_run("cpu", &t.model, PRECISION_SINGLE, calls, 1, ref, -1);
+        tb_env("2", "32", "0");
+        tb_vs(&t.model, PRECISION_SINGLE, calls, 1, ref, 0, extra[x]);
+        tb_env(NULL, NULL, NULL);
+        for (int q = 0; q < n; q++)
+            free(ref[q]);
+        setup_free(&t);
+    }
+}
+
+/* A K, TY or TBZ the kernel is not made for is refused at create. */
+Test(cuda3d, temporal_refuses_bad_parameters)
+{
+    char text[2048];
+    snprintf(text, sizeof text, tb3d_fmt, tb3d_point);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    if (!gpu_or_skip(&t.model)) {
+        setup_free(&t);
+        return;
+    }
+    static const char *const bad[][3] = {{"5", "32", "0"}, {"1", "32", "0"}, {"2", "8", "0"},
+                                         {"2", "32", "-3"}};
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+    for (int k = 0; k < 4; k++) {
+        struct engine *e;
+        char err[ERRLEN];
+        tb_env(bad[k][0], bad[k][1], bad[k][2]);
+        cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "K %s TY %s TBZ %s",
+                      bad[k][0], bad[k][1], bad[k][2]);
+        cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
+    }
+    tb_env(NULL, NULL, NULL);
+    setup_free(&t);
+}
+
 /* 2D: bit-identical to the CPU engine in float/flush, on a plane-wave scene
  * with PEC and dielectric objects (slots), with CPML, Mur and the DFT. */
 static const char *scene2d = "[grid]\nnx = 130\nny = 97\nsteps = 300\n"

@@ -446,7 +446,10 @@ static bool gpu_or_skip(const struct model *m)
 /* The RCS of both cuts and the grid, and every probe value, bit for bit:
  * the samples the engines gather are the same bits (their fields are), and
  * the host does the rest in one order.  Every step path and CPML strategy,
- * float (flush) and double; a sphere, probes of every field. */
+ * float (flush) and double; a sphere, probes of every field.  The temporal
+ * path (TEXFDTD_CUDA3D=temporal, K = 4: the samples written inside the
+ * kernel, 4 rows a launch; 366 steps, so the last 2 on the fused path; the
+ * CPML psi inside the block) must say it ran. */
 Test(far3d, cuda_gathers_the_cpu_bits, .timeout = 300)
 {
     static char text[4096];
@@ -458,7 +461,7 @@ Test(far3d, cuda_gathers_the_cpu_bits, .timeout = 300)
     if (!gpu)
         return;
     static const char *const strat[3] = {"combined", "regions", "per-face"};
-    static const char *const path[2] = {"two", "fused"};
+    static const char *const path[3] = {"two", "fused", "temporal"};
     for (int pr = 0; pr < 2; pr++) {
         const enum precision prec = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         for (int st = 0; st < 3; st++) {
@@ -467,13 +470,18 @@ Test(far3d, cuda_gathers_the_cpu_bits, .timeout = 300)
             const char *sets[1] = {set};
             struct run a;
             run_scene(&a, "cpu", text, sets, 1, prec);
-            for (int p = 0; p < 2; p++) {
-                if (p == 1 && st != 0)
-                    continue; /* the fused kernel is the combined strategy's */
+            for (int p = 0; p < 3; p++) {
+                if (p >= 1 && st != 0)
+                    continue; /* the fused and temporal kernels are the combined strategy's */
                 setenv("TEXFDTD_CUDA3D", path[p], 1);
                 struct run b;
                 run_scene(&b, "cuda", text, sets, 1, prec);
                 unsetenv("TEXFDTD_CUDA3D");
+                if (p == 2) {
+                    struct engine_info info;
+                    engine_describe(b.e, &info);
+                    cr_assert(strstr(info.detail, "temporally blocked"), "%s", info.detail);
+                }
                 const int n = 2 * a.t.scene.far.angles;
                 double *th = malloc(n * sizeof *th), *ph = malloc(n * sizeof *ph),
                        *va = malloc(n * sizeof *va), *vb = malloc(n * sizeof *vb);

@@ -1,0 +1,615 @@
+/* cuda3d_tb.cu - the temporally blocked step of the 3D CUDA engine
+ * (TEXFDTD_CUDA3D=temporal): K = 2, 3 or 4 whole steps (H then E, the
+ * source slots, the point source) per launch of one kernel, k_tb3, on the
+ * fused path's ping-pong buffers.  docs/cuda.md ("Temporal blocking")
+ * explains the design; this comment is the short version.
+ *
+ * The idea is the 2.5D blocking of the stencil literature (an x-y tile
+ * marching in z with a queue of planes per time level; the 2D engine's
+ * k_tb2 is the same idea one dimension down), in the spirit of the
+ * temporally blocked H100 scheme of Lu et al. 2025 (arXiv:2502.20610),
+ * without its systolic inter-block communication: tiles overlap and each
+ * recomputes a K-deep halo instead.
+ *
+ * Tile: a block is 32 x TY threads, a thread per column (i, j) of a 32 x TY
+ * tile of the x-y plane.  One step loses one column on each side of what is
+ * valid (H(i) needs E(i+1), E(i) needs H(i-1)), so after K steps the middle
+ * (32 - 2K) x (TY - 2K) columns are valid: those are the block's own, and
+ * the tiles are laid 32 - 2K (TY - 2K) apart so that the own columns
+ * partition the plane.  Cells outside the grid compute garbage that no
+ * valid cell reads: at the grid's faces update3d.inc updates no component
+ * that would read across the face.
+ *
+ * z queue: the block marches up its planes; in iteration t, level s (1..K)
+ * computes H then E of plane k = zs + t - (s - 1), one plane behind level
+ * s - 1, from what level s - 1 made in this iteration (plane k + 1) and the
+ * previous one (plane k).  Each thread keeps, per level, the E and H of the
+ * last plane that level made (registers, 6 K values); the neighbours' values
+ * in x and y go through shared memory (one plane of E, one of H: two
+ * barriers per level and plane).  Level 1 reads E, H of step n from the old
+ * buffers; level K writes the own cells of planes z0 .. z1-1 into the new
+ * ones.  With z chunks (TEXFDTD_CUDA3D_TBZ) the march starts K planes below
+ * the chunk (zs = z0 - K), the z halo, recomputed like the x-y one.
+ *
+ * Bits: every value is made by hx3, hy3, hz3 and e3 of cuda3d_fused.cuh
+ * (the fused kernel's own per-cell functions, core/yee.h's arithmetic) from
+ * the same inputs as in cpu3d, then the slot and the point source of that
+ * step in cuda3d_sources.cu's order; the halo recomputes the same values
+ * (sources included, so a source in the halo is seen), so a stored cell is
+ * cpu3d's bits.
+ *
+ * CPML (A1, combined): a cell's psi are state like its fields, kept per
+ * level in registers (below, "CPML inside the block"); the tiles that meet
+ * no slab, halo included, run a kernel built without them.  Lossy
+ * materials: e3's lossy update (L).
+ *
+ * Monitors: the owner of a sampled cell writes its value of each level
+ * into that step's row.
+ *
+ * Not here (the engine steps such scenes one step a launch, and says so):
+ * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), MPI.  Steps that are not a multiple of K: the rest run on the fused path,
+ * after the blocks (the same bits).
+ */
+#include "cuda3d_fused.cuh"
+
+template <typename T> struct Tb3Src {
+    long long pc; /* the point source's array index, or -1 */
+    T pv[4];      /* its values for the launch's K steps */
+    /* the source slots (NULL map: none): slot number per padded cell (-1
+     * elsewhere), per slot its kind (k_slots: 0 add, 1 set, 2 leave), the
+     * values [K][ns] of the launch's steps */
+    const int *slot_map;
+    const uint8_t *slot_kind;
+    const T *slot_v;
+    long long ns;
+    int kz;   /* planes per block (the z chunk) */
+    int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
+    /* the monitors' samples (NULL map: none this launch): the first sample
+     * per padded cell (-1: none) and the next of the same cell, each one's
+     * field (0 ex .. 5 hz), and the rows of steps 1 .. srows of this launch
+     * (row s-1 at srow + (s-1) sn) */
+    const int *smap, *snext;
+    const uint8_t *sf;
+    T *srow;
+    long long sn;
+    int srows;
+};
+
+/* Which tiles a launch takes: all (no CPML); those whose cells, halo
+ * included, meet no CPML slab (the kernel without psi); the others. */
+enum { TB_ALL, TB_INTERIOR, TB_SLAB };
+
+/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
+ * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
+__device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
+{
+    return a <= N - 1 || b >= n - 1 - N;
+}
+
+/* ---- CPML inside the block ----------------------------------------------
+ * A cell's psi are state like its fields: psi of level s = b (psi of level
+ * s-1) + c d, made by the statement that makes the field (update3d.inc),
+ * from the cell's own psi of the level before.  So each level keeps, per
+ * thread, the 12 psi of the plane it made last (PSI_* order), passed down the
+ * levels as H is; level 1 reads them from the old psi, level K stores the
+ * own cells' into the new (both H and E psi are pairs on this path: a halo
+ * reads the old E psi of cells another block updates).  psi that do not
+ * apply to the cell (no slab along their axis, or a component the step
+ * leaves) pass through unchanged.  hx_q .. e_q are hx3 .. e3 of
+ * cuda3d_fused.cuh with psi from these registers instead of memory: the
+ * same statements, terms and roundings (term_q is term_pp's arithmetic). */
+
+/* psi = b o + c d (into q); d ik + psi. */
+template <typename T, bool F>
+__device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof, int pos)
+{
+    typedef Yee<T, F> Y;
+    const T b = d.pb[prof][pos], c = d.pc[prof][pos];
+    q = Y::yee_psi(o, b, c, dd);
+    return Y::yee_pml_term(dd, d.pik[prof][pos], q);
+}
+
+/* The axis of psi q (0 x, 1 y, 2 z; cuda3d.cu psi_axis_of). */
+__device__ __forceinline__ int psi_axis(int q)
+{
+    return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
+}
+
+/* The array index of psi q of cell (i, j, k), or -1 where the cell lies in
+ * no slab along q's axis (H psi: dslab_h, E psi: dslab_e). */
+template <typename T>
+__device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, int j, int k)
+{
+    const int a = psi_axis(q), n = a == 0 ? d.nx : a == 1 ? d.ny : d.nz, pos = a == 0 ? i : a == 1 ? j : k;
+    int kk = 0;
+    const int side = q >= PSI_HXY ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
+    if (side < 0)
+        return -1;
+    return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
+}
+
+template <typename T, bool F>
+__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)i;
+    if (j > d.ny - 2 || k > d.nz - 2)
+        return h;
+    int kk;
+    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HXY], q[PSI_HXY], P_YH, j) : dy;
+    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HXZ], q[PSI_HXZ], P_ZH, k) : dz;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
+}
+template <typename T, bool F>
+__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)j;
+    if (i > d.nx - 2 || k > d.nz - 2)
+        return h;
+    int kk;
+    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HYZ], q[PSI_HYZ], P_ZH, k) : dz;
+    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HYX], q[PSI_HYX], P_XH, i) : dx;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
+}
+template <typename T, bool F>
+__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    (void)k;
+    if (i > d.nx - 2 || j > d.ny - 2)
+        return h;
+    int kk;
+    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HZX], q[PSI_HZX], P_XH, i) : dx;
+    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HZY], q[PSI_HZY], P_YH, j) : dy;
+    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
+}
+/* e3's E of a cell (its arguments), psi from o into q. */
+template <typename T, bool F, bool L, bool S>
+__device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8_t m0, const uint8_t *mc,
+                                    T &ex, T &ey, T &ez, T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km,
+                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q)
+{
+    typedef Yee<T, F> Y;
+    int kk;
+    const bool xs = dslab_e(d.nx, d.N, i, &kk) >= 0, ys = dslab_e(d.ny, d.N, j, &kk) >= 0,
+               zs = dslab_e(d.nz, d.N, k, &kk) >= 0;
+    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
+               iin = i >= 1 && i <= d.nx - 2;
+    if (i <= d.nx - 2 && jin && kin) {
+        const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
+        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EXY], q[PSI_EXY], P_YE, j) : dy;
+        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EXZ], q[PSI_EXZ], P_ZE, k) : dz;
+        ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
+    }
+    if (iin && j <= d.ny - 2 && kin) {
+        const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
+        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EYZ], q[PSI_EYZ], P_ZE, k) : dz;
+        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EYX], q[PSI_EYX], P_XE, i) : dx;
+        ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
+    }
+    if (iin && jin && k <= d.nz - 2) {
+        const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
+        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EZX], q[PSI_EZX], P_XE, i) : dx;
+        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EZY], q[PSI_EZY], P_YE, j) : dy;
+        ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
+    }
+}
+
+/* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes
+ * blockIdx.z * kz .. +kz-1.  L: the lossy update, S: three E maps (3D
+ * smoothing), as k_fused3; PML: the psi code (the tiles of src.part). */
+template <typename T, bool F, int K, int TY, bool L, bool S, bool PML>
+__global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
+{
+    typedef Yee<T, F> Y;
+    const Dev3<T> &d = p.o;
+    /* one plane of E (level s-1) and of H (level s) of the tile */
+    __shared__ T s_ex[TY][32], s_ey[TY][32], s_ez[TY][32], s_hx[TY][32], s_hy[TY][32], s_hz[TY][32];
+    const int lane = threadIdx.x, w = threadIdx.y;
+    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
+    const int i = i0 + lane;
+    const int j = j0 + w;
+    const int z0 = (int)blockIdx.z * src.kz, z1 = min(z0 + src.kz, d.nz);
+    const int zs = z0 - K; /* level 1's first plane: the z halo */
+    if (src.part != TB_ALL) { /* the same for the whole block */
+        /* every cell the block computes: its columns, rows, and planes zs ..
+         * z1 + K - 2 (level 1's last) */
+        const bool slab = tb_meets(i0, i0 + 31, d.nx, d.N) || tb_meets(j0, j0 + TY - 1, d.ny, d.N)
+                          || tb_meets(zs, z1 + K - 2, d.nz, d.N);
+        if (slab != (src.part == TB_SLAB))
+            return;
+    }
+    const bool ok = i >= 0 && i < d.nx && j >= 0 && j < d.ny;
+    const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
+    const long long cj = ok ? i + j * d.sy : 0;
+    /* neighbours in shared memory; at the tile's rim a thread reads its own
+     * slot instead (the rim is halo: never valid after the first step) */
+    const int lp = lane < 31 ? lane + 1 : lane, lm = lane > 0 ? lane - 1 : lane;
+    const int wp = w < TY - 1 ? w + 1 : w, wm = w > 0 ? w - 1 : w;
+    /* per level: E of levels 0 .. K-1 and H of levels 1 .. K (index s-1) of
+     * the plane that level made last; PML: the psi of levels 1 .. K too */
+    T EX[K], EY[K], EZ[K], HX[K], HY[K], HZ[K];
+    T PS[PML ? K : 1][PML ? PSI_COUNT : 1];
+#pragma unroll
+    for (int s = 0; s < K; s++)
+        EX[s] = EY[s] = EZ[s] = HX[s] = HY[s] = HZ[s] = T(0);
+#pragma unroll
+    for (int s = 0; s < (PML ? K : 1); s++)
+#pragma unroll
+        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+            PS[s][q] = T(0);
+    if (ok && zs >= 0) {
+        const long long c = cj + (long long)(zs - d.kb) * d.sz;
+        EX[0] = d.ex[c];
+        EY[0] = d.ey[c];
+        EZ[0] = d.ez[c];
+    }
+    const int iters = (z1 - z0) + 2 * K - 1;
+    for (int t = 0; t < iters; t++) {
+        /* level 1's inputs: E of step n at planes k, k+1, H (and psi) at plane k */
+        const int k1 = zs + t;
+        T elx = EX[0], ely = EY[0], elz = EZ[0];
+        T ehx = T(0), ehy = T(0), ehz = T(0), hox = T(0), hoy = T(0), hoz = T(0);
+        T po[PML ? PSI_COUNT : 1]; /* the psi of the level before, this plane */
+#pragma unroll
+        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+            po[q] = T(0);
+        if (ok && k1 + 1 >= 0 && k1 + 1 < d.nz) {
+            const long long c = cj + (long long)(k1 + 1 - d.kb) * d.sz;
+            ehx = d.ex[c];
+            ehy = d.ey[c];
+            ehz = d.ez[c];
+        }
+        if (ok && k1 >= 0 && k1 < d.nz) {
+            const long long c = cj + (long long)(k1 - d.kb) * d.sz;
+            hox = d.hx[c];
+            hoy = d.hy[c];
+            hoz = d.hz[c];
+            if (PML) {
+#pragma unroll
+                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                    const long long at = psi_index(d, q, i, j, k1);
+                    if (at >= 0)
+                        po[q] = d.psi[q][at];
+                }
+            }
+        }
+        EX[0] = ehx;
+        EY[0] = ehy;
+        EZ[0] = ehz;
+#pragma unroll
+        for (int s = 1; s <= K; s++) {
+            const int k = k1 - (s - 1);
+            /* H of this level's previous plane k-1: the E below needs its
+             * Hx, Hy, and level s+1 takes it as its old H */
+            const T nhx = HX[s - 1], nhy = HY[s - 1], nhz = HZ[s - 1];
+            T ex = T(0), ey = T(0), ez = T(0), hx = T(0), hy = T(0), hz = T(0);
+            T pn[PML ? PSI_COUNT : 1]; /* this level's psi of plane k */
+#pragma unroll
+            for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+                pn[q] = po[q];
+            if (k >= 0 && k < d.nz && k >= zs) { /* the same for the whole block */
+                s_ex[w][lane] = elx;
+                s_ey[w][lane] = ely;
+                s_ez[w][lane] = elz;
+                __syncthreads();
+                const T ezi = s_ez[w][lp], eyi = s_ey[w][lp], ezj = s_ez[wp][lane], exj = s_ex[wp][lane];
+                const T dhx1 = Y::yee_diff(ezj, elz), dhx2 = Y::yee_diff(ehy, ely);
+                const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
+                const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
+                if (PML) {
+                    hx = hx_q<T, F>(d, i, j, k, dhx1, dhx2, hox, po, pn);
+                    hy = hy_q<T, F>(d, i, j, k, dhy1, dhy2, hoy, po, pn);
+                    hz = hz_q<T, F>(d, i, j, k, dhz1, dhz2, hoz, po, pn);
+                } else {
+                    /* no psi: rd = own = false (the fused kernel's arguments
+                     * outside the CPML) */
+                    hx = hx3<T, F, false>(p, i, j, k, false, dhx1, dhx2, hox, false);
+                    hy = hy3<T, F, false>(p, i, j, k, false, dhy1, dhy2, hoy, false);
+                    hz = hz3<T, F, false>(p, i, j, k, false, dhz1, dhz2, hoz, false);
+                }
+                s_hx[w][lane] = hx;
+                s_hy[w][lane] = hy;
+                s_hz[w][lane] = hz;
+                __syncthreads();
+                ex = elx;
+                ey = ely;
+                ez = elz;
+                if (ok) {
+                    const long long c = cj + (long long)(k - d.kb) * d.sz;
+                    const uint8_t m0 = d.mat[c];
+                    if (PML)
+                        e_q<T, F, L, S>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                                        s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
+                                        s_hx[wm][lane], po, pn);
+                    else
+                        e3<T, F, false, L, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                                              s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
+                                              s_hx[wm][lane]);
+                    /* then this step's source slot (only an Ez edge of a
+                     * material other than vacuum has one: model_index_cells)
+                     * and the point source, as sources_apply */
+                    if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0) != 0) {
+                        const int q = src.slot_map[c];
+                        if (q >= 0 && src.slot_kind[q] != 2) {
+                            const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
+                            ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
+                        }
+                    }
+                    if (c == src.pc)
+                        ez = Y::yee_add(ez, src.pv[s - 1]);
+                    /* the step's samples of the own cells of the own planes
+                     * (each cell and step once), the values the fields hold
+                     * after the step, as take_samples */
+                    if (src.smap && s <= src.srows && own && k >= z0 && k < z1) {
+                        for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                            const int f = src.sf[q];
+                            src.srow[(long long)(s - 1) * src.sn + q] =
+                                f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
+                        }
+                    }
+                }
+                if (s == K && own && k >= z0) {
+                    const long long c = cj + (long long)(k - d.kb) * d.sz;
+                    p.hx1[c] = hx;
+                    p.hy1[c] = hy;
+                    p.hz1[c] = hz;
+                    p.ex1[c] = ex;
+                    p.ey1[c] = ey;
+                    p.ez1[c] = ez;
+                    if (PML) {
+#pragma unroll
+                        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                            const long long at = psi_index(d, q, i, j, k);
+                            if (at >= 0)
+                                p.hpsi1[q][at] = pn[q];
+                        }
+                    }
+                }
+            }
+            if (s < K) {
+                /* level s+1 next: E of level s at plane k-1 (made in the
+                 * previous iteration) and k (now), H and psi of level s at k-1 */
+                const T nex = EX[s], ney = EY[s], nez = EZ[s];
+                EX[s] = ex;
+                EY[s] = ey;
+                EZ[s] = ez;
+                elx = nex;
+                ely = ney;
+                elz = nez;
+                ehx = ex;
+                ehy = ey;
+                ehz = ez;
+                hox = nhx;
+                hoy = nhy;
+                hoz = nhz;
+            }
+            if (PML) {
+#pragma unroll
+                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                    const T x = PS[PML ? s - 1 : 0][q];
+                    PS[PML ? s - 1 : 0][q] = pn[q];
+                    po[q] = x;
+                }
+            }
+            HX[s - 1] = hx;
+            HY[s - 1] = hy;
+            HZ[s - 1] = hz;
+        }
+    }
+}
+
+/* The tiles along x and y of one launch. */
+static int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
+
+template <typename T, bool F, int K, int TY, bool PML>
+static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+{
+    const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
+                            (unsigned)((c->nz + src.kz - 1) / src.kz));
+    if (c->lossy && c->ms)
+        k_tb3<T, F, K, TY, true, true, PML><<<g, b>>>(p, src);
+    else if (c->lossy)
+        k_tb3<T, F, K, TY, true, false, PML><<<g, b>>>(p, src);
+    else if (c->ms)
+        k_tb3<T, F, K, TY, false, true, PML><<<g, b>>>(p, src);
+    else
+        k_tb3<T, F, K, TY, false, false, PML><<<g, b>>>(p, src);
+}
+
+/* Without a CPML one launch over every tile; with one, the tiles that meet
+ * no slab (halo included) without the psi code, then the others with it
+ * (both read the old buffers and store disjoint cells: their order does
+ * not matter). */
+template <typename T, bool F, int K, int TY>
+static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
+{
+    if (!c->N) {
+        src.part = TB_ALL;
+        launch_tb3_p<T, F, K, TY, false>(c, p, src);
+        return;
+    }
+    src.part = TB_INTERIOR;
+    launch_tb3_p<T, F, K, TY, false>(c, p, src);
+    src.part = TB_SLAB;
+    launch_tb3_p<T, F, K, TY, true>(c, p, src);
+}
+
+template <typename T, bool F, int TY>
+static void launch_tb3_ty(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+{
+    switch (c->tbk) {
+    case 2: launch_tb3_k<T, F, 2, TY>(c, p, src); break;
+    case 3: launch_tb3_k<T, F, 3, TY>(c, p, src); break;
+    default: launch_tb3_k<T, F, 4, TY>(c, p, src); break;
+    }
+}
+
+/* n steps: blocks of K in k_tb3, the rest on the fused path.  The slot values
+ * of the K steps go to the device in one copy (after the last copy out of
+ * the pinned buffer has completed: slot_ev, as slots_upload). */
+template <typename T, bool F>
+int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen)
+{
+    const int K = c->tbk, base = c->base.step;
+    int s = 0;
+    for (; n - s >= K; s += K) {
+        const int t = base + s;
+        for (int q = 0; q < K; q++)
+            decomp_test_hook(t + q);
+        Tb3Src<T> src;
+        memset(&src, 0, sizeof src);
+        src.pc = c->point ? c->pc : -1;
+        for (int q = 0; q < K && c->point; q++)
+            src.pv[q] = (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t + q)
+                                           : model_point_value(m, t + q));
+        if (c->ns) {
+            CK(cudaEventSynchronize(c->slot_ev));
+            for (int q = 0; q < K; q++) {
+                if (sizeof(T) == 4)
+                    model_slot_range_f(m, t + q, c->s0, c->ns, (float *)c->tb_slot_vh + q * c->ns);
+                else
+                    model_slot_range_d(m, t + q, c->s0, c->ns, (double *)c->tb_slot_vh + q * c->ns);
+            }
+            CK(cudaMemcpyAsync(c->tb_slot_vd, c->tb_slot_vh, (size_t)K * c->ns * sizeof(T),
+                               cudaMemcpyHostToDevice));
+            CK(cudaEventRecord(c->slot_ev));
+            src.slot_map = c->tb_slot_map;
+            src.slot_kind = c->slot_pec;
+            src.slot_v = (const T *)c->tb_slot_vd;
+            src.ns = (long long)c->ns;
+        }
+        src.kz = c->tbz > 0 ? c->tbz : c->nz;
+        /* the monitors: the K steps' rows (what room the batch has left;
+         * the count advances as take_samples's, with or without own samples) */
+        int rows = 0;
+        if (m->nsamples && c->smp_n < m->sample_rows)
+            rows = m->sample_rows - c->smp_n < K ? m->sample_rows - c->smp_n : K;
+        if (rows && c->nown) {
+            src.smap = c->tb_smap;
+            src.snext = c->tb_snext;
+            src.sf = c->smp_f;
+            src.srow = (T *)c->smp_rows + (size_t)c->smp_n * c->nown;
+            src.sn = (long long)c->nown;
+            src.srows = rows;
+        }
+        PP3<T> p = pp3_view<T>(c, m);
+        for (int q = 0; q < PSI_HXY; q++) /* the E psi are pairs on this path */
+            p.hpsi1[q] = (T *)c->psib[q];
+        if (c->tby == 16)
+            launch_tb3_ty<T, F, 16>(c, p, src);
+        else
+            launch_tb3_ty<T, F, 32>(c, p, src);
+        CK(cudaGetLastError());
+        c->smp_n += rows;
+        pp3_swap(c); /* the fields and the H psi */
+        for (int q = 0; q < PSI_HXY; q++) {
+            void *x = c->psi[q];
+            c->psi[q] = c->psib[q];
+            c->psib[q] = x;
+        }
+    }
+    if (s < n) {
+        /* the rest, one step a launch; step_fused numbers its steps from
+         * base.step, which the engine advances only after this call */
+        c->base.step = base + s;
+        const int rc = step_fused<T, F>(c, m, n - s, err, errlen);
+        c->base.step = base;
+        return rc;
+    }
+    return 0;
+}
+
+/* Why the temporal path cannot take this scene (NULL: it can). */
+const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
+{
+    if (m->scene->boundary == BOUNDARY_MUR)
+        return "Mur walls";
+    if (c->dc.size > 1)
+        return "MPI ranks (K-deep halos not exchanged yet)";
+    if (m->magnetic || m->dispersive)
+        return "mu_r or dispersion poles";
+    return NULL;
+}
+
+/* The samples' map (tb_smap: the first own sample of each padded cell, -1
+ * none; tb_snext: the next of the same cell, in the samples' order), from
+ * their array indices (smp_at, already on the device). */
+static int tb_sample_map(cuda3d_engine *c, char *err, size_t errlen)
+{
+    long long *at = (long long *)malloc(c->nown * sizeof *at);
+    int *map = (int *)malloc(c->cells * sizeof *map), *next = (int *)malloc(c->nown * sizeof *next);
+    cudaError_t e = at && map && next ? cudaMemcpy(at, c->smp_at, c->nown * sizeof *at,
+                                                   cudaMemcpyDeviceToHost)
+                                      : cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) {
+        for (size_t q = 0; q < c->cells; q++)
+            map[q] = -1;
+        for (size_t q = c->nown; q-- > 0;) {
+            next[q] = map[at[q]];
+            map[at[q]] = (int)q;
+        }
+        e = cudaMalloc((void **)&c->tb_smap, c->cells * sizeof *map);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_smap, map, c->cells * sizeof *map, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->tb_snext, c->nown * sizeof *next);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_snext, next, c->nown * sizeof *next, cudaMemcpyHostToDevice);
+    free(at);
+    free(map);
+    free(next);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 3D: cannot set up the temporal path's samples: %s",
+                      cudaGetErrorString(e));
+    return 0;
+}
+
+/* At create, for the temporal path: this file's coefficient table, the
+ * samples' map, the slot map (slot number per padded cell) and the K-step
+ * slot buffers. */
+int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen)
+{
+    if (cezh_upload(c, err, errlen))
+        return -1;
+    if (c->tb && c->nown && tb_sample_map(c, err, errlen))
+        return -1;
+    if (!c->tb || !c->ns)
+        return 0;
+    int *map = (int *)malloc(c->cells * sizeof *map);
+    if (!map)
+        return seterr(err, errlen, "cuda 3D: out of host memory");
+    for (size_t q = 0; q < c->cells; q++)
+        map[q] = -1;
+    for (size_t k = 0; k < c->ns; k++) { /* one rank: kb = 0 */
+        const size_t s = m->slot_cell[c->s0 + k];
+        map[s % (size_t)c->nx + s / (size_t)c->nx * (size_t)c->px] = (int)k;
+    }
+    cudaError_t e = cudaMalloc((void **)&c->tb_slot_map, c->cells * sizeof *map);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_slot_map, map, c->cells * sizeof *map, cudaMemcpyHostToDevice);
+    free(map);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&c->tb_slot_vd, (size_t)c->tbk * c->ns * es);
+    if (e == cudaSuccess)
+        e = cudaMallocHost(&c->tb_slot_vh, (size_t)c->tbk * c->ns * es);
+    if (e != cudaSuccess)
+        return seterr(err, errlen, "cuda 3D: cannot set up the temporal path's source slots: %s",
+                      cudaGetErrorString(e));
+    return 0;
+}
+
+void tb_free(cuda3d_engine *c)
+{
+    cudaFree(c->tb_smap);
+    cudaFree(c->tb_snext);
+    cudaFree(c->tb_slot_map);
+    cudaFree(c->tb_slot_vd);
+    cudaFreeHost(c->tb_slot_vh);
+}
+
+#define INST(T, F) template int step_tb<T, F>(cuda3d_engine *, const struct model *, int, char *, size_t);
+CUDA3D_INSTANTIATE_TF(INST)
+#undef INST
