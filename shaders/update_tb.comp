@@ -39,7 +39,13 @@
  * TILE_X, TILE_Y (the tile), STRIDE (slot values per step in slot_values),
  * MONITORS (1: gather the monitors' samples), NSAMPLES, FIELD_EZ, FIELD_HX
  * (core/engine.h's enum field). */
+/* Full unrolling only for the plain PEC box: with the CPML, Mur, the DFT or
+ * the monitors inside, the NVIDIA driver (580.159.04, H100) was still
+ * compiling the unrolled shader after 120 s (the k-step fragment pass's
+ * hang of 2026-11-22 had the same cause: docs/performance.md). */
+#if !(CPML || MUR || DFT || MONITORS)
 #pragma optionNV(unroll all)
+#endif
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 
 uniform sampler2D ez_tex;          /* Ez^n */
