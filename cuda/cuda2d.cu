@@ -1982,7 +1982,7 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
      * temporal needs a scene without CPML, Mur and DFT, else fused; a
      * scene with conformal cut edges runs the two-kernel path (see the top).
      * TEXFDTD_CUDA2D_K (2, 4, 6 = default, 8) and TEXFDTD_CUDA2D_ROWS
-     * (fused 16, 32 = default, 64; temporal 64, 128) tune them. */
+     * (fused 16 = default, 32, 64; temporal 64, 128) tune them. */
     {
         const char *pe = getenv("TEXFDTD_CUDA2D");
         const char *ke = getenv("TEXFDTD_CUDA2D_K"), *re = getenv("TEXFDTD_CUDA2D_ROWS");
@@ -2020,7 +2020,8 @@ static int cuda2d_create(const struct model *m, const struct engine_options *o,
             c->R = r == 64 || r == 128 ? r
                    : (double)c->nx / (32 - 2 * c->K) * c->ny / 128 >= 4.0 * prop.multiProcessorCount * 64 ? 128 : 64;
         else
-            c->R = r == 16 || r == 32 || r == 64 ? r : 32;
+            /* 16: the fastest at every size measured (docs/performance.md) */
+            c->R = r == 16 || r == 32 || r == 64 ? r : 16;
         log_info("cuda 2D: %s path (K = %d, %d rows per strip%s)%s%s%s%s%s%s%s", path2_name[c->path],
                  c->path == PATH2_TEMPORAL ? c->K : 1, c->path == PATH2_TWO ? 0 : c->R,
                  c->path != PATH2_TWO && c->vec && m->pml_n == 0 ? ", 16-byte vectors" : "",
