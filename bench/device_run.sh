@@ -85,7 +85,7 @@ speed)
 glctb)
     f="$OUT/glctb.txt"
     $B/gl_bench copy 1024 10 | tee "$f"
-    timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed 's/^/fused /' | tee -a "$f"
+    TEXFDTD_GLC_K=1 timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed "s/^/fused /" | tee -a "$f"
     for tile in ${GLC_TILES:-32x32}; do
         for k in ${GLC_KS:-2 3 4 5 6 7 8}; do
             TEXFDTD_GLC_K=$k TEXFDTD_GLC_TILE=$tile TEXFDTD_GL_LOCAL=${GLC_LOCAL:-16x16} \
@@ -93,7 +93,7 @@ glctb)
                 sed "s/^/temporal K=$k tile=$tile local=${GLC_LOCAL:-16x16} /" | tee -a "$f"
         done
     done
-    timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed 's/^/fused-again /' | tee -a "$f"
+    TEXFDTD_GLC_K=1 timeout 120 $B/gl_bench speed gl-compute 16384 1000 1 2>&1 | sed "s/^/fused-again /" | tee -a "$f"
     TEXFDTD_GLC_K=${GLC_VERIFY_K:-6} TEXFDTD_GLC_TILE=${GLC_TILES%% *} timeout 200 \
         $B/gl_bench verify scenes/takada_square.ini 1000 2>&1 | sed "s/^/verify K=${GLC_VERIFY_K:-6} /" |
         tee -a "$f"
