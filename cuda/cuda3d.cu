@@ -231,10 +231,12 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * exchange in the same order, so ranks may differ).
      * TEXFDTD_CUDA3D = temporal: K steps a launch (cuda3d_tb.cu; no CPML
      * or A1) where the scene allows it (tb_refusal), else the fused path (or
-     * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3, 4 (default) steps a launch,
-     * TEXFDTD_CUDA3D_TY = 16 or 32 (default) rows a tile,
-     * TEXFDTD_CUDA3D_TBZ = planes a block (0: all, the default without a
-     * CPML; 64 with one). */
+     * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3 (default), 4
+     * steps a launch, TEXFDTD_CUDA3D_TY = 16 or 32 rows a tile,
+     * TEXFDTD_CUDA3D_TBZ = planes a block (0: all).  The defaults are the
+     * H100's best at 512^3 with K = 3 (docs/performance.md): TY 16 and
+     * 128-plane chunks without a CPML (54.3 Gcells/s), TY 32 and 64-plane
+     * chunks with one (30.4). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
@@ -246,11 +248,11 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         if (temporal) {
             const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
-            c->tbk = kk && *kk ? atoi(kk) : 4;
-            c->tby = ty && *ty ? atoi(ty) : 32;
+            c->tbk = kk && *kk ? atoi(kk) : 3;
+            c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
             /* with a CPML whole columns would all meet the z slabs (the psi
-             * kernel everywhere): chunks of 64 planes by default */
-            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 0;
+             * kernel everywhere): chunks of 64 planes */
+            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 128;
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
                 decomp_free(&c->dc);
                 free(c);
