@@ -474,9 +474,11 @@ Test(far3d, cuda_gathers_the_cpu_bits, .timeout = 300)
                 if (p >= 1 && st != 0)
                     continue; /* the fused and temporal kernels are the combined strategy's */
                 setenv("TEXFDTD_CUDA3D", path[p], 1);
+                setenv("TEXFDTD_CUDA3D_K", "4", 1); /* 366 steps: the last 2 one at a time */
                 struct run b;
                 run_scene(&b, "cuda", text, sets, 1, prec);
                 unsetenv("TEXFDTD_CUDA3D");
+                unsetenv("TEXFDTD_CUDA3D_K");
                 if (p == 2) {
                     struct engine_info info;
                     engine_describe(b.e, &info);
