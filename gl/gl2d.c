@@ -40,11 +40,11 @@
 #define LOCAL_Y 16
 /* gl-compute's temporal blocking (update_tb.comp, docs/gl.md): steps per
  * dispatch and the tile.  K = 1 is the fused path.  On a GPU, the scenes of
- * the fused dispatch (a PEC box with source slots and a point source) without
- * monitors or a DFT take K = GLC_K_GPU on GLC_TILE_GPU_X x GLC_TILE_GPU_Y
- * tiles: on the H100, 146-147 Gcells/s against the fused dispatch's 81.7 at
- * 16384^2 (docs/performance.md); other scenes (CPML, Mur, monitors, DFT: not
- * measured blocked) and llvmpipe (a CPU) keep GLC_K_DEFAULT.  TEXFDTD_GLC_K
+ * the fused dispatch (a PEC box with source slots: no CPML, Mur, DFT or
+ * point source; gl2d_has_features) without monitors take K = GLC_K_GPU on
+ * GLC_TILE_GPU_X x GLC_TILE_GPU_Y tiles: on the H100, 146-147 Gcells/s
+ * against the fused dispatch's 81.7 at 16384^2 (docs/performance.md); other
+ * scenes (not measured blocked) and llvmpipe (a CPU) keep GLC_K_DEFAULT.  TEXFDTD_GLC_K
  * (1 .. GLC_K_MAX) and TEXFDTD_GLC_TILE (WxH) override. */
 #define GLC_K_DEFAULT 1
 #define GLC_TILE_X 32
@@ -484,8 +484,7 @@ static int gl_create_common(const struct model *m, const struct engine_options *
 
     /* gl-compute's measured default on a GPU (GLC_K_GPU above) */
     const char *gk = getenv("TEXFDTD_GLC_K"), *gt = getenv("TEXFDTD_GLC_TILE");
-    if (compute && !(gk && *gk) && !g->info.software && g->fused && !g->nsamples && !g->dft
-        && !g->tb_why[0]) {
+    if (compute && !(gk && *gk) && !g->info.software && g->fused && !g->nsamples) {
         g->tb_k = GLC_K_GPU;
         if (!(gt && *gt)) {
             g->tile_x = GLC_TILE_GPU_X;
