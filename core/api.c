@@ -334,18 +334,26 @@ static int read_options(const tf_sim_options *opt, struct engine_options *o, con
     return 0;
 }
 
+/* The engine of a prepared simulation, from options already read. */
+static int sim_start(tf_sim *sim, const char *engine, const struct engine_options *o, char *err,
+                     size_t errlen)
+{
+    char e[ERRLEN] = "";
+    if (sim->e)
+        return finish(-1, "the simulation has its engine already", err, errlen);
+    return finish(engine_create(engine, &sim->m, o, &sim->e, e, sizeof e), e, err, errlen);
+}
+
 /* The second half: the engine (api_internal.h). */
 int api_sim_start(tf_sim *sim, const tf_sim_options *opt, char *err, size_t errlen)
 {
     char e[ERRLEN] = "";
     NEED(sim, "sim");
-    if (sim->e)
-        return finish(-1, "the simulation has its engine already", err, errlen);
     struct engine_options o;
     const char *engine = "cpu";
     if (read_options(opt, &o, &engine, e))
         return finish(-1, e, err, errlen);
-    return finish(engine_create(engine, &sim->m, &o, &sim->e, e, sizeof e), e, err, errlen);
+    return sim_start(sim, engine, &o, err, errlen);
 }
 
 int tf_sim_open(const tf_scene *scene, const tf_sim_options *opt, tf_sim **out, char *err,
@@ -362,7 +370,7 @@ int tf_sim_open(const tf_scene *scene, const tf_sim_options *opt, tf_sim **out, 
     tf_sim *sim;
     if (api_sim_prepare(scene, &sim, err, errlen))
         return -1;
-    if (api_sim_start(sim, opt, err, errlen)) {
+    if (sim_start(sim, engine, &o, err, errlen)) {
         tf_sim_destroy(sim);
         return -1;
     }
