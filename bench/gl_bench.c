@@ -30,6 +30,9 @@
  *                                         prediction (with
  *                                         TEXFDTD_GL_KPASS_GATHER=1 the
  *                                         fast path's inputs gathered)
+ *   gl_bench texbuf N STEPS [REPS]        gl-compute's update over storage
+ *                                         buffers, images and textures
+ *                                         (bench/gl_texbuf.h)
  *
  * One line of results per case, "key value" pairs, for bench/gl.sh.
  */
@@ -335,6 +338,8 @@ static int roofline(int n, int steps, int kmax, int reps)
     return 0;
 }
 
+#include "bench/gl_texbuf.h"
+
 /* The copy and write probes need a GL context: borrow a small engine's. */
 static struct engine *small_engine(struct scene *s, struct model *m)
 {
@@ -358,6 +363,8 @@ int main(int argc, char **argv)
     if (argc >= 3 && !strcmp(argv[1], "roofline"))
         return roofline(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 600, argc > 4 ? atoi(argv[4]) : 6,
                         argc > 5 ? atoi(argv[5]) : 3);
+    if (argc >= 4 && !strcmp(argv[1], "texbuf"))
+        return texbuf_bench(atoi(argv[2]), atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 5);
     if (argc >= 4 && !strcmp(argv[1], "batches"))
         return batches(argv[2], atoi(argv[3]), (const char *const *)argv + 4, argc - 4);
     struct scene s;
@@ -407,6 +414,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: gl_bench speed ENGINE N STEPS REPS | verify SCENE STEPS [SET...] | "
                     "batches SCENE STEPS [SET...] | copy MIB REPS | "
-                    "write N REPS | roofline N [STEPS [KMAX [REPS]]]\n");
+                    "write N REPS | roofline N [STEPS [KMAX [REPS]]] | texbuf N STEPS [REPS]\n");
     return 2;
 }

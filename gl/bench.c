@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "gl/gl.h"
 #include "gl/shader.h"
+#include "gl/texbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,19 +40,14 @@ int gl_bench_fill_random(struct engine *e, uint64_t seed, char *err, size_t errl
     float *row = xcalloc(2 * nx, sizeof(float), "random row", err, errlen);
     if (!row)
         return -1;
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    uint64_t x = gl_bench_rng_seed(seed); /* gl_bench_random_fields' stream (gl/texbuf.c) */
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     for (int pass = 0; pass < 2; pass++) {
         const int comps = pass == 0 ? 1 : 2;
         glBindTexture(GL_TEXTURE_2D, pass == 0 ? g->ez.tex[g->ez.cur] : g->h.tex[g->h.cur]);
         for (int j = 0; j < g->ny; j++) {
-            for (size_t q = 0; q < nx * (size_t)comps; q++) {
-                x ^= x << 13; /* xorshift64 */
-                x ^= x >> 7;
-                x ^= x << 17;
-                row[q] = (float)((double)(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-            }
+            gl_bench_rng_fill(&x, row, nx * (size_t)comps);
             if (pass == 0 && (j == 0 || j == g->ny - 1))
                 memset(row, 0, nx * sizeof(float));
             if (pass == 0) {

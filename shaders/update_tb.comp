@@ -48,8 +48,20 @@
 #endif
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 
+#ifndef TEXBUF_ACCESS
+/* The field access: texelFetch from the current texture of each pair,
+ * imageStore into the other (gl_bench texbuf builds this file with
+ * texbuf_access.glsl's storage-buffer and image versions of these four
+ * functions instead: issue 14, item 1). */
 uniform sampler2D ez_tex;          /* Ez^n */
 uniform sampler2D h_tex;           /* (Hx, Hy)^{n-1/2} */
+layout(rg32f) uniform writeonly image2D h_out;
+layout(r32f) uniform writeonly image2D ez_out;
+float ld_ez(ivec2 p) { return texelFetch(ez_tex, p, 0).r; }
+vec2 ld_h(ivec2 p) { return texelFetch(h_tex, p, 0).rg; }
+void st_ez(ivec2 p, float v) { imageStore(ez_out, p, vec4(v, 0.0, 0.0, 0.0)); }
+void st_h(ivec2 p, vec2 v) { imageStore(h_out, p, vec4(v, 0.0, 0.0)); }
+#endif
 uniform usampler2D mat_tex;        /* material index per cell */
 uniform usampler2D slot_tex;       /* slot index per cell of the slots' bounding box */
 uniform samplerBuffer slot_values; /* this batch's slot values, step-major */
@@ -57,8 +69,6 @@ uniform int slot_base;             /* step n's first value in slot_values */
 #if POINT_SRC
 uniform float point_vk[K];         /* the point source's value of steps n .. n+K-1 */
 #endif
-layout(rg32f) uniform writeonly image2D h_out;
-layout(r32f) uniform writeonly image2D ez_out;
 #if MONITORS
 /* The monitors (docs/gl.md, "Monitors"): after each of the K steps the
  * group copies the bits of the samples that lie in its tile from shared
@@ -198,8 +208,8 @@ void main()
         if (c < RX * RY) {
             const ivec2 p = o + ivec2(c % RX, c / RX);
             if (in_grid(p)) {
-                ez_r[q] = texelFetch(ez_tex, p, 0).r;
-                h_r[q] = texelFetch(h_tex, p, 0).rg;
+                ez_r[q] = ld_ez(p);
+                h_r[q] = ld_h(p);
                 mt[q] = texelFetch(mat_tex, p, 0).r;
                 if (mt[q] != 0u)
                     sl[q] = texelFetch(slot_tex, p - ivec2(SLOT_X0, SLOT_Y0), 0).r;
@@ -317,8 +327,8 @@ void main()
         const ivec2 l = ivec2(c % RX, c / RX);
         const ivec2 p = o + l;
         if (c < RX * RY && in_range(l, HALO, HALO) && in_grid(p)) {
-            imageStore(h_out, p, vec4(h_r[q], 0.0, 0.0));
-            imageStore(ez_out, p, vec4(ez_r[q], 0.0, 0.0, 0.0));
+            st_h(p, h_r[q]);
+            st_ez(p, ez_r[q]);
 #if DFT
             for (int k = 0; k < DFT_NF; k++) {
                 const ivec3 u = ivec3(p, k);
