@@ -14,6 +14,12 @@
 #                               K against the cpu engine (gl_bench verify, GLC_VERIFY_K,
 #                               default 6), and cuda_bench 2d (the CUDA temporal
 #                               kernel, K = 2, 4, 6, 8) in the same run
+#   bench/device_run.sh texbuf  gl-compute's field access (issue 14, item 1): the copy
+#                               bandwidth, then gl_bench texbuf at TEXBUF_NS (8192
+#                               16384) x TEXBUF_STEPS (200), 5 repeats: storage buffers,
+#                               images and textures for the copy, the fused step and
+#                               K = 4 steps per dispatch on 32x16 tiles, bits compared;
+#                               then the engine's own fused dispatch at 16384^2 beside it
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
@@ -99,6 +105,17 @@ glctb)
         tee -a "$f"
     mkdir -p "$OUT/cuda-glctb"
     timeout 240 $B/cuda_bench "$OUT/cuda-glctb" 2d 2>&1 | tee -a "$f"
+    ;;
+texbuf)
+    f="$OUT/texbuf.txt"
+    $B/gl_bench copy 1024 10 | tee "$f"
+    for n in ${TEXBUF_NS:-8192 16384}; do
+        TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 timeout $((n > 8192 ? 150 : 60)) $B/gl_bench texbuf $n \
+            ${TEXBUF_STEPS:-200} 5 2>&1 | tee -a "$f"
+        echo "texbuf n $n rc=${PIPESTATUS[0]}" | tee -a "$f"
+    done
+    TEXFDTD_GLC_K=1 timeout 30 $B/gl_bench speed gl-compute 16384 ${TEXBUF_STEPS:-200} 5 2>&1 |
+        sed "s/^/engine fused /" | tee -a "$f"
     ;;
 long)
     timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \

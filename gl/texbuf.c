@@ -116,7 +116,7 @@ static int store_make(struct gl_engine *g, struct store *s, const float *ez, con
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
         const double need = (double)n * 4.0 * (s->nf == 2 ? 2 : 1);
         if (need > (double)max_block)
-            return seterr(err, errlen,
+            return -seterr(err, errlen,
                           "a field of %.0f bytes exceeds the %lld of "
                           "GL_MAX_SHADER_STORAGE_BLOCK_SIZE; nothing was run",
                           need, (long long)max_block);
@@ -124,7 +124,7 @@ static int store_make(struct gl_engine *g, struct store *s, const float *ez, con
         GLint max_tex = 0;
         glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
         if (g->nx > max_tex || g->ny > max_tex)
-            return seterr(err, errlen, "%d x %d exceeds GL_MAX_TEXTURE_SIZE %d; nothing was run",
+            return -seterr(err, errlen, "%d x %d exceeds GL_MAX_TEXTURE_SIZE %d; nothing was run",
                           g->nx, g->ny, max_tex);
     }
     float *tmp = s->nf == 2 ? malloc(2 * n * sizeof(float)) : NULL;
@@ -300,10 +300,11 @@ int gl_texbuf_run(struct engine *e, const struct model *m, const struct gl_texbu
     if (build(g, m, c, &prog, err, errlen))
         return -1;
     struct store s = {.access = c->access, .nf = c->planar ? 3 : 2};
-    if (store_make(g, &s, ez, hx, hy, err, errlen)) {
+    const int made = store_make(g, &s, ez, hx, hy, err, errlen);
+    if (made) {
         store_free(&s);
         glDeleteProgram(prog);
-        return -1;
+        return made > 0 ? 1 : -1;
     }
     gl2d_bind_inputs(g); /* update_tb.comp's material and slot textures */
     glUseProgram(prog);

@@ -53,7 +53,8 @@ void gl_bench_rng_fill(uint64_t *state, float *v, size_t n);
  * GL_TIME_ELAPSED query into seconds[rep] (seconds may be NULL when reps is
  * 0).  e: a gl-compute engine of the vacuum PEC box m (no objects, so no
  * slots).  With GL_TEXBUF_TB, warm and steps must be multiples of c->tb_k.
- * 0, or -1 with err (a size the device cannot hold is refused, nothing run). */
+ * 0, or -1 with err, or 1 with err where the device cannot hold the fields
+ * that way (nothing run). */
 int gl_texbuf_run(struct engine *e, const struct model *m, const struct gl_texbuf_case *c,
                   int warm, int steps, int reps, float *ez, float *hx, float *hy, double *seconds,
                   char *err, size_t errlen);
