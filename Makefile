@@ -285,6 +285,8 @@ bench-cpu: all
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libtexfdtd.a bench/reflection.h bench/common.h
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtexfdtd.a $(LDLIBS)
+# gl_bench includes gl_bench texbuf's driver (issue 14, item 1)
+$(BUILD)/bench/gl_bench: bench/gl_texbuf.h
 
 bench-cpml: $(BUILD)/bench/cpml_reflection
 	$(BUILD)/bench/cpml_reflection

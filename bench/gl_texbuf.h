@@ -114,8 +114,8 @@ static int texbuf_bench(int n, int steps, int reps)
                 for (int f = 0; f < 3; f++)
                     memcpy(w[f], f0[f], nc * 4);
                 const char *kname = gl_texbuf_kernel_name(c.kernel);
-                printf("texbuf kernel %s access %s layout %s ", kname, gl_texbuf_access_name(c.access),
-                       planar ? "planar" : "rg");
+                printf("texbuf kernel %s access %s layout %s ", kname,
+                       gl_texbuf_access_name(c.access), planar ? "planar" : "rg");
                 const int rc = gl_texbuf_run(e, &m, &c, warm, steps, reps, w[0], w[1], w[2], t,
                                              err, sizeof err);
                 if (rc) {
@@ -133,15 +133,14 @@ static int texbuf_bench(int n, int steps, int reps)
                              gl_texbuf_access_name(c.access), planar ? "planar" : "rg");
                     have_ref = 1;
                 }
+                float *const *want = c.kernel == GL_TEXBUF_COPY ? f0 : ref;
                 const size_t d = texbuf_differ((const float *const *)w,
-                                               (const float *const *)(c.kernel == GL_TEXBUF_COPY
-                                                                          ? f0
-                                                                          : ref),
-                                               nc);
+                                               (const float *const *)want, nc);
                 /* the cells a step or tb run changed (of 3 N^2 values): most */
                 const size_t moved = texbuf_differ((const float *const *)w,
                                                    (const float *const *)f0, nc);
-                const double med = bench_median(t, reps), bytes = c.kernel == GL_TEXBUF_TB ? 24.0 / k : 24.0;
+                const double med = bench_median(t, reps);
+                const double bytes = c.kernel == GL_TEXBUF_TB ? 24.0 / k : 24.0;
                 const double cells = (double)nc * steps / med;
                 best[ki][planar][a] = cells;
                 printf("median_s %.6f min_s %.6f max_s %.6f mcells_per_s %.1f gb_per_s %.1f "
