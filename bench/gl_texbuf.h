@@ -24,6 +24,9 @@
  * ssbo/rg: a vec2 array of 16384^2 is 2^31 bytes, over NVIDIA's
  * GL_MAX_SHADER_STORAGE_BLOCK_SIZE if it is 2^31 - 1) or from the initial
  * fields (copy: an even or odd number of copies, all the same fields);
+ * then the engine itself (gl-compute, its default path) from
+ * gl_bench_fill_random's fields as many steps: the same bits but for its
+ * step counter's texel;
  * `changed`: the values that differ from the initial fields (a step moves
  * most of them).  Exit 2 if any differ (or a case failed); a case the device
  * refuses is skipped.
@@ -150,6 +153,26 @@ static int texbuf_bench(int n, int steps, int reps)
                 fflush(stdout);
                 bad |= d != 0;
             }
+    /* the engine itself from gl_bench_fill_random's fields, as many steps:
+     * the reference's bits but for its step counter's texel (nx-1, ny-1) */
+    if (have_ref) {
+        int rc = gl_bench_fill_random(e, 12345, err, sizeof err)
+                 || engine_step(e, warm + reps * steps, err, sizeof err);
+        for (int f = 0; f < 3 && !rc; f++)
+            rc = engine_read(e, (enum field)f, w[f], err, sizeof err);
+        if (rc) {
+            printf("texbuf engine gl-compute failed: %s\n", err);
+            bad = 1;
+        } else {
+            w[1][nc - 1] = ref[1][nc - 1]; /* the counter texel: its Hx counts, */
+            w[2][nc - 1] = ref[2][nc - 1]; /* its Hy was set to 0 by the fill */
+            const size_t d = texbuf_differ((const float *const *)w, (const float *const *)ref, nc);
+            printf("texbuf engine gl-compute (%s) steps %d differ: %zu (against %s)\n",
+                   info.detail, warm + reps * steps, d, ref_name);
+            bad |= d != 0;
+        }
+        fflush(stdout);
+    }
     for (int ki = 0; ki < 3; ki++)
         for (int planar = 0; planar < 2; planar++) {
             const double *b = best[ki][planar];
