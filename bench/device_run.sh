@@ -18,8 +18,8 @@
 #                               bandwidth, then gl_bench texbuf at TEXBUF_NS (8192
 #                               16384) x TEXBUF_STEPS (200), 5 repeats: storage buffers,
 #                               images and textures for the copy, the fused step and
-#                               K = 4 steps per dispatch on 32x16 tiles, bits compared;
-#                               then the engine's own fused dispatch at 16384^2 beside it
+#                               K = 4 steps per dispatch on 32x16 tiles, bits compared,
+#                               and the engine itself (K = 4 on 32x16) beside them
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
@@ -114,8 +114,6 @@ texbuf)
             ${TEXBUF_STEPS:-200} 5 2>&1 | tee -a "$f"
         echo "texbuf n $n rc=${PIPESTATUS[0]}" | tee -a "$f"
     done
-    TEXFDTD_GLC_K=1 timeout 30 $B/gl_bench speed gl-compute 16384 ${TEXBUF_STEPS:-200} 5 2>&1 |
-        sed "s/^/engine fused /" | tee -a "$f"
     ;;
 long)
     timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \

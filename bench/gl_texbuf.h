@@ -25,8 +25,9 @@
  * GL_MAX_SHADER_STORAGE_BLOCK_SIZE if it is 2^31 - 1) or from the initial
  * fields (copy: an even or odd number of copies, all the same fields);
  * then the engine itself (gl-compute, its default path) from
- * gl_bench_fill_random's fields as many steps: the same bits but for its
- * step counter's texel;
+ * gl_bench_fill_random's fields, as many steps timed the same way (but
+ * over engine_step, fenced batches and all, as gl_bench speed times it):
+ * the same bits but for its step counter's texel;
  * `changed`: the values that differ from the initial fields (a step moves
  * most of them).  Exit 2 if any differ (or a case failed); a case the device
  * refuses is skipped.
@@ -157,7 +158,9 @@ static int texbuf_bench(int n, int steps, int reps)
      * the reference's bits but for its step counter's texel (nx-1, ny-1) */
     if (have_ref) {
         int rc = gl_bench_fill_random(e, 12345, err, sizeof err)
-                 || engine_step(e, warm + reps * steps, err, sizeof err);
+                 || engine_step(e, warm, err, sizeof err);
+        for (int r = 0; r < reps && !rc; r++) /* timed as gl_bench speed times it */
+            rc = gl_bench_timed_steps(e, steps, &t[r], err, sizeof err);
         for (int f = 0; f < 3 && !rc; f++)
             rc = engine_read(e, (enum field)f, w[f], err, sizeof err);
         if (rc) {
@@ -167,8 +170,10 @@ static int texbuf_bench(int n, int steps, int reps)
             w[1][nc - 1] = ref[1][nc - 1]; /* the counter texel: its Hx counts, */
             w[2][nc - 1] = ref[2][nc - 1]; /* its Hy was set to 0 by the fill */
             const size_t d = texbuf_differ((const float *const *)w, (const float *const *)ref, nc);
-            printf("texbuf engine gl-compute (%s) steps %d differ: %zu (against %s)\n",
-                   info.detail, warm + reps * steps, d, ref_name);
+            const double med = bench_median(t, reps), cells = (double)nc * steps / med;
+            printf("texbuf engine gl-compute median_s %.6f min_s %.6f max_s %.6f mcells_per_s "
+                   "%.1f differ: %zu (against %s) path \"%s\"\n",
+                   med, t[0], t[reps - 1], cells * 1e-6, d, ref_name, info.detail);
             bad |= d != 0;
         }
         fflush(stdout);
