@@ -42,6 +42,8 @@
  *   state.c      checkpoints: the current textures to and from state_io
  *   colour.c     the picture (colormap.frag into an RGBA8 target)
  *   bench.c      bench/gl_bench.c's helpers (gl/gl.h)
+ *   texbuf.c     gl_bench texbuf's runs (gl/texbuf.h): the update over
+ *                storage buffers, images or textures
  *
  * Textures:
  *   ez   R32F pair     Ez(i, j)
