@@ -262,12 +262,15 @@ static int build(struct gl_engine *g, const struct model *m, const struct gl_tex
              "#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n#define MONITORS 0\n"
              "#define NSAMPLES 1\n#define FIELD_EZ %d\n#define FIELD_HX %d\n",
              (int)c->access, c->planar ? 1 : 0, c->kernel == GL_TEXBUF_COPY ? 1 : 0,
-             c->tb_k > 1 ? c->tb_k : 1, c->tile_x, c->tile_y, g->stride, (int)FIELD_EZ,
-             (int)FIELD_HX);
+             c->kernel == GL_TEXBUF_TB ? c->tb_k : 1, c->tile_x, c->tile_y, g->stride,
+             (int)FIELD_EZ, (int)FIELD_HX);
     const size_t len = strlen(defs) + strlen(head) + strlen(layer) + 1;
     char *all = malloc(len);
-    snprintf(all, len, "%s%s%s", defs, head, layer);
+    if (all)
+        snprintf(all, len, "%s%s%s", defs, head, layer);
     free(layer);
+    if (!all)
+        return seterr(err, errlen, "out of host memory for the shader text");
     const char *st[1] = {c->kernel == GL_TEXBUF_TB ? "update_tb.comp" : "texbuf.comp"};
     const int rc = gl_program_build(g->shader_dir, "update2d.glsl", st, 1, all, prog, err, errlen);
     free(all);
