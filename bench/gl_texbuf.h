@@ -88,7 +88,8 @@ static int texbuf_bench(int n, int steps, int reps)
     }
     struct engine_info info;
     engine_describe(e, &info);
-    const char *lz = getenv("TEXFDTD_GL_LOCAL");
+    int lx, ly;
+    gl_texbuf_local(e, &lx, &ly);
     const size_t nc = m.ncells;
     float *f0[3], *ref[3], *w[3];
     for (int f = 0; f < 3; f++) {
@@ -105,8 +106,8 @@ static int texbuf_bench(int n, int steps, int reps)
     double best[3][2][GL_TEXBUF_ACCESSES] = {{{0}}};
     int bad = 0, have_ref = 0;
     char ref_name[64] = "";
-    printf("texbuf n %d steps %d warm %d reps %d local %s K %d tile %dx%d device \"%s\"\n", n,
-           steps, warm, reps, lz && *lz ? lz : "16x16", k, tx, ty, info.device);
+    printf("texbuf n %d steps %d warm %d reps %d local %dx%d K %d tile %dx%d device \"%s\"\n",
+           n, steps, warm, reps, lx, ly, k, tx, ty, info.device);
     fflush(stdout);
     const enum gl_texbuf_kernel order[3] = {GL_TEXBUF_COPY, GL_TEXBUF_STEP, GL_TEXBUF_TB};
     for (int ki = 0; ki < 3; ki++)

@@ -283,6 +283,13 @@ static int build(struct gl_engine *g, const struct model *m, const struct gl_tex
     return 0;
 }
 
+void gl_texbuf_local(const struct engine *e, int *local_x, int *local_y)
+{
+    const struct gl_engine *g = (const struct gl_engine *)e;
+    *local_x = g->local_x;
+    *local_y = g->local_y;
+}
+
 int gl_texbuf_run(struct engine *e, const struct model *m, const struct gl_texbuf_case *c,
                   int warm, int steps, int reps, float *ez, float *hx, float *hy, double *seconds,
                   char *err, size_t errlen)

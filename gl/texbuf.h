@@ -59,4 +59,8 @@ int gl_texbuf_run(struct engine *e, const struct model *m, const struct gl_texbu
                   int warm, int steps, int reps, float *ez, float *hx, float *hy, double *seconds,
                   char *err, size_t errlen);
 
+/* The work-group size of e (gl-compute): the one-step passes' (TEXFDTD_GL_LOCAL,
+ * default 16 x 16, gl/gl2d.c). */
+void gl_texbuf_local(const struct engine *e, int *local_x, int *local_y);
+
 #endif
