@@ -294,6 +294,22 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             if (why)
                 log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: the temporal kernel takes no %s; "
                          "one step a launch", why);
+            /* over MPI ranks: K ghost planes each side (exchanged once a
+             * block), so every rank needs K planes of its own; collective
+             * (every rank reaches it alike), so all take the same path */
+            if (c->dc.size > 1 && (c->fused && !tb_refusal(c, m))) {
+                const unsigned long long least = decomp_min_u64((unsigned long long)(c->k1 - c->k0));
+                if (least < (unsigned long long)c->tbk) {
+                    c->tb = false;
+                    log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: a rank holds %llu planes, fewer "
+                             "than K = %d; one step a launch", least, c->tbk);
+                } else {
+                    decomp_set_halo_depth(&c->dc, c->tbk);
+                    c->kb = decomp_kbase(&c->dc);
+                    c->nzl = (int)decomp_local_planes(&c->dc);
+                    c->cells = c->plane * c->nzl;
+                }
+            }
         }
         if (c->tb)
             log_info("cuda 3D: temporal path (%d steps per launch, tiles 32 x %d, %d planes a "
@@ -313,11 +329,21 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             ;
         c->s0 = s0;
         c->ns = s1 - s0;
+        /* the temporal path's: those of every local plane, ghosts included */
+        const size_t tfirst = (size_t)c->kb * c->dc.plane, tend = (size_t)(c->kb + c->nzl) * c->dc.plane;
+        for (s0 = 0; s0 < m->nslots && m->slot_cell[s0] < tfirst; s0++)
+            ;
+        for (s1 = s0; s1 < m->nslots && m->slot_cell[s1] < tend; s1++)
+            ;
+        c->tb_s0 = s0;
+        c->tb_ns = s1 - s0;
+        c->tb_ghosts = true; /* the fields start at zero everywhere */
     }
     if (m->scene->source_type == SOURCE_POINT) {
         const size_t pcell = model_point_cell(m);
         const int kp = (int)(pcell / c->dc.plane);
         c->point = kp >= c->k0 && kp < c->k1;
+        c->tb_point = kp >= c->kb && kp < c->kb + c->nzl;
         c->pc = (long long)(pcell % (size_t)c->nx)
                 + ((long long)(pcell / (size_t)c->nx) - (long long)c->ny * c->kb) * c->px;
     }
