@@ -6,6 +6,8 @@
 #   bench/device_run.sh tests   every carried suite with TEXFDTD_REQUIRE_GPU=1
 #   bench/device_run.sh speed   gl_bench copy (GL and CUDA copy bandwidth) and the
 #                               16384^2 speed of gl and gl-compute, in one run
+#   bench/device_run.sh glctbx  gl-compute one step against blocked (K, tile) for
+#                               CPML, Mur, DFT and point-source scenes (8192^2)
 #   bench/device_run.sh glctb   gl-compute's temporal blocking (issue 14, item 1):
 #                               gl_bench speed at 16384^2 of the fused path and of
 #                               TEXFDTD_GLC_K = GLC_KS (default 2 .. 8) on each tile
@@ -99,6 +101,27 @@ glctb)
         tee -a "$f"
     mkdir -p "$OUT/cuda-glctb"
     timeout 240 $B/cuda_bench "$OUT/cuda-glctb" 2d 2>&1 | tee -a "$f"
+    ;;
+glctbx)
+    # the scenes gl-compute's GPU default leaves at one step a dispatch (a
+    # CPML, Mur, the whole-grid DFT, a point source), one step against the
+    # blocked kernel, each at 8192^2 (GLCX_N)
+    f="$OUT/glctbx.txt"
+    n=${GLCX_N:-8192}
+    : >"$f"
+    for sc in cpml mur dft point; do
+        case $sc in
+        cpml) ex=$'[boundary]\ntype = cpml\ncells = 10\n' so= ;;
+        mur) ex=$'[boundary]\ntype = mur\n' so= ;;
+        dft) ex=$'[monitor.dft]\nfrequencies = 1\n' so= ;;
+        point) ex= so=$'type = point\ncenter_x = 100\ncenter_y = 100' ;;
+        esac
+        for kt in 1:32x16 ${GLCX_KT:-2:32x16 4:32x16 4:32x32}; do
+            GL_BENCH_EXTRA="$ex" GL_BENCH_SOURCE="$so" TEXFDTD_GLC_K=${kt%%:*} TEXFDTD_GLC_TILE=${kt#*:} \
+                timeout 100 $B/gl_bench speed gl-compute $n 600 3 2>&1 | sed "s/^/$sc K=${kt%%:*} tile=${kt#*:} /" |
+                tee -a "$f"
+        done
+    done
     ;;
 long)
     timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \
