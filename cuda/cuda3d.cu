@@ -262,6 +262,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             /* with a CPML whole columns would all meet the z slabs (the psi
              * kernel everywhere): chunks of 64 planes */
             c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 128;
+            const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
+            c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
                 decomp_free(&c->dc);
                 free(c);

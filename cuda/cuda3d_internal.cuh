@@ -177,6 +177,7 @@ struct cuda3d_engine {
      * (device, pinned host); with a CPML the E psi are pairs too (psib) */
     bool tb;
     int tbk, tby, tbz;
+    bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
     /* MPI: the blocks recompute K ghost planes each side (dc.lo, dc.hi = K

@@ -74,6 +74,11 @@ template <typename T> struct Tb3Src {
     const T *slot_v;
     long long ns;
     int kz;   /* planes per block (the z chunk) */
+    /* with a CPML (one rank): the first and last chunks are the za planes
+     * next to the z faces, which hold the z slabs and the K planes whose
+     * halo reaches them, and zm chunks of kz planes lie between; za = 0:
+     * every chunk kz planes from k0 */
+    int za, zm;
     int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
     /* the monitors' samples (NULL map: none this launch): the first sample
      * per padded cell (-1: none) and the next of the same cell, each one's
@@ -221,8 +226,23 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
     const int i = i0 + lane;
     const int j = j0 + w;
-    /* this rank's planes k0 .. k0+nzo-1 (one rank: all), in chunks of kz */
-    const int z0 = d.k0 + (int)blockIdx.z * src.kz, z1 = min(z0 + src.kz, d.k0 + d.nzo);
+    /* this rank's planes k0 .. k0+nzo-1 (one rank: all), in chunks of kz
+     * (or za, zm x kz, za) */
+    const int b = (int)blockIdx.z, zend = d.k0 + d.nzo;
+    int z0, z1;
+    if (src.za == 0) {
+        z0 = d.k0 + b * src.kz;
+        z1 = min(z0 + src.kz, zend);
+    } else if (b == 0) {
+        z0 = d.k0;
+        z1 = d.k0 + src.za;
+    } else if (b <= src.zm) {
+        z0 = d.k0 + src.za + (b - 1) * src.kz;
+        z1 = min(z0 + src.kz, zend - src.za);
+    } else {
+        z0 = zend - src.za;
+        z1 = zend;
+    }
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (src.part != TB_ALL) { /* the same for the whole block */
         /* every cell the block computes: its columns, rows, and planes zs ..
@@ -419,7 +439,7 @@ template <typename T, bool F, int K, int TY, bool PML>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
-                            (unsigned)((c->k1 - c->k0 + src.kz - 1) / src.kz));
+                            (unsigned)(src.za ? src.zm + 2 : (c->k1 - c->k0 + src.kz - 1) / src.kz));
     if (c->lossy && c->ms)
         k_tb3<T, F, K, TY, true, true, PML><<<g, b>>>(p, src);
     else if (c->lossy)
@@ -497,6 +517,17 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             src.ns = (long long)ns;
         }
         src.kz = c->tbz > 0 ? c->tbz : c->k1 - c->k0;
+        /* a CPML: chunks of their own for the z slabs (N + K planes: the
+         * next chunk's z halo, K planes below it, stays clear of them), so
+         * that only those run the psi kernel all the way up; measured
+         * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench) */
+        if (c->tb_slabchunk && c->N && c->dc.size == 1 && c->nz - 2 * (c->N + K) >= 1) {
+            src.za = c->N + K;
+            const int mid = c->nz - 2 * src.za;
+            if (c->tbz <= 0)
+                src.kz = mid;
+            src.zm = (mid + src.kz - 1) / src.kz;
+        }
         /* the monitors: the K steps' rows (what room the batch has left;
          * the count advances as take_samples's, with or without own samples) */
         int rows = 0;
