@@ -364,3 +364,263 @@ Test(gl_tb, bad_settings_are_refused)
     }
     setup_free(&t);
 }
+
+/* ---- the warp wavefront (shaders/update_wf.comp, TEXFDTD_GLC_PATH=wavefront;
+ * docs/gl.md, "The warp wavefront"): a warp of 32 lanes walks up a strip of
+ * R rows, the K steps' rows in registers, x neighbours from the next and
+ * previous lane, 32 - 2K columns stored a warp.  On llvmpipe (no subgroup
+ * or NV shuffles) the lanes exchange through shared memory and barriers,
+ * the same statements as the GPU's shuffles.  The same scenes as above: a
+ * plane wave, a point source, PEC, dielectric and lossy objects across the
+ * borders of the bands (x = 28, 56 for K = 2; 26, 52 for K = 3; 20, 40, 60
+ * for K = 6; 16, 32, 48, 64 for K = 8) and of the strips, on grids that are
+ * multiples of neither. ---- */
+
+/* The path, K, the rows per strip and the exchange (NULL: auto). */
+static void set_wf(int k, int rows, const char *shuffle)
+{
+    char v[16], r[16];
+    snprintf(v, sizeof v, "%d", k);
+    snprintf(r, sizeof r, "%d", rows);
+    setenv("TEXFDTD_GLC_PATH", "wavefront", 1);
+    setenv("TEXFDTD_GLC_K", v, 1);
+    setenv("TEXFDTD_GLC_ROWS", r, 1);
+    if (shuffle)
+        setenv("TEXFDTD_GLC_SHUFFLE", shuffle, 1);
+    else
+        unsetenv("TEXFDTD_GLC_SHUFFLE");
+}
+
+/* The engine runs K steps per dispatch as the warp wavefront (it says so). */
+static void expect_wavefront(struct engine *e, int k, int rows)
+{
+    expect_blocking(e, k);
+    struct engine_info info;
+    engine_describe(e, &info);
+    char want[96];
+    snprintf(want, sizeof want, "warp wavefront, strips of %d rows, %d of a warp's 32 columns",
+             rows, 32 - 2 * k);
+    cr_assert(strstr(info.detail, want) != NULL, "%s", info.detail);
+}
+
+/* `scene` on the warp wavefront with K steps per dispatch on strips of
+ * `rows` rows, in engine_step calls of the lengths `chunks` (0 ends),
+ * against the cpu engine. */
+static void wf_agree(const char *scene, int k, int rows, const int *chunks)
+{
+    set_wf(k, rows, NULL);
+    struct test_setup t;
+    setup_from_text(&t, scene, NULL, 0);
+    struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
+    expect_wavefront(g, k, rows);
+    int steps = 0;
+    for (int q = 0; chunks[q]; q++) {
+        step_ok(g, chunks[q]);
+        steps += chunks[q];
+    }
+    cr_assert_eq(g->step, steps);
+    char what[96];
+    snprintf(what, sizeof what, "wavefront K = %d, strips of %d rows", k, rows);
+    expect_cpu_bits(g, steps, what);
+    engine_destroy(g);
+    setup_free(&t);
+}
+
+/* strips of 16, 7 and 13 rows: 53 is a multiple of none (16: the last strip
+ * 5 rows; 7: 8 strips, a group of 8 warps, the last one out of the grid) */
+Test(gl_wf, box_k2_k3_k6_equal_cpu)
+{
+    wf_agree(BOX, 2, 16, CALLS);
+    wf_agree(BOX, 3, 7, CALLS);
+    wf_agree(BOX, 6, 13, CALLS);
+}
+
+/* K = 8: 16 columns a warp; strips of 1 row (every row a warp) and of 64
+ * (one strip taller than the grid) */
+Test(gl_wf, box_k8_and_extreme_strips_equal_cpu)
+{
+    wf_agree(BOX, 8, 10, CALLS);
+    wf_agree(BOX, 4, 1, CALLS);
+    wf_agree(BOX, 5, 64, CALLS);
+}
+
+/* The point source (POINT at (29, 22): in band 1 for K = 3, on the border
+ * column 28 of K = 2's second band) and its steps short of K in two
+ * dispatches. */
+Test(gl_wf, point_source_equals_cpu)
+{
+    wf_agree(POINT, 2, 11, CALLS);
+    wf_agree(POINT, 3, 16, WHOLE_POINT);
+    wf_agree(POINT, 6, 9, CALLS);
+}
+
+/* Fenced batches of 7 steps: every batch ends in steps short of a whole K. */
+Test(gl_wf, small_batches_equal_cpu)
+{
+    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    wf_agree(BOX, 4, 12, CALLS);
+    wf_agree(POINT, 3, 8, CALLS);
+}
+
+/* Takada's scene (scenes/takada_square.ini) at 96 x 96: the PEC square's
+ * slots (scattered field, -E_inc) across the band borders x = 40, 50 for K
+ * = 3 and 6 (26, 52, 78 and 20, 40, 60, 80) and strip borders. */
+static const char *TAKADA =
+    "[grid]\nnx = 96\nny = 96\nsteps = 120\ncourant = 0.5\ncells_per_wavelength = 20\n"
+    "[source]\ntype = plane_wave\nangle = 0\namplitude = 1\nramp_periods = 1\n"
+    "front_offset = 12\n"
+    "[boundary]\ntype = pec\n"
+    "[object.square]\nshape = rectangle\nmaterial = pec\ncenter_x = 47.5\ncenter_y = 47.5\n"
+    "width = 15.9\nheight = 15.9\n";
+
+static const int CALLS_120[] = {1, 5, 17, 97, 0};
+
+Test(gl_wf, takada_square_equals_cpu)
+{
+    wf_agree(TAKADA, 3, 20, CALLS_120);
+    wf_agree(TAKADA, 6, 64, CALLS_120);
+}
+
+/* A checkpoint at step 31 of a wavefront run of K = 3, strips of 16 rows,
+ * loaded into one of K = 5, strips of 9 (and into the tiles of K = 4): the
+ * cpu engine's fields. */
+static void wf_resume(const char *scene, int cut, int steps, bool tiles_after)
+{
+    struct test_setup t;
+    setup_from_text(&t, scene, NULL, 0);
+    const struct model *m = &t.model;
+    char err[ERRLEN];
+    set_wf(3, 16, NULL);
+    struct engine *a = gl_test_engine("gl-compute", m, DENORMALS_FLUSH, 0);
+    expect_wavefront(a, 3, 16);
+    step_ok(a, cut);
+    struct mem_state st = {.io = {.load = false, .array = mem_array}};
+    st.io.ctx = &st;
+    cr_assert_eq(engine_state(a, &st.io, a->step, err, sizeof err), 0, "save: %s", err);
+    struct engine_info info;
+    engine_describe(a, &info);
+    engine_destroy(a);
+    if (tiles_after) {
+        unsetenv("TEXFDTD_GLC_PATH");
+        set_tb(4, "16x16", "16x16");
+    } else {
+        set_wf(5, 9, NULL);
+    }
+    struct engine *b = gl_test_engine("gl-compute", m, info.denormals, 0);
+    if (tiles_after)
+        expect_blocking(b, 4);
+    else
+        expect_wavefront(b, 5, 9);
+    st.io.load = true;
+    cr_assert_eq(engine_state(b, &st.io, cut, err, sizeof err), 0, "load: %s", err);
+    step_ok(b, steps - cut);
+    char what[96];
+    snprintf(what, sizeof what, "checkpoint at %d, wavefront K = 3 then %s", cut,
+             tiles_after ? "tiles K = 4" : "wavefront K = 5");
+    expect_cpu_bits(b, steps, what);
+    engine_destroy(b);
+    mem_free(&st);
+    setup_free(&t);
+}
+
+Test(gl_wf, checkpoint_between_blocks_resumes)
+{
+    wf_resume(BOX, 31, 70, false);
+    wf_resume(POINT, 31, 58, true);
+}
+
+/* A monitor, CPML or Mur scene asked for the wavefront runs the tiles of
+ * update_tb.comp with the same K instead, says why, and keeps the cpu
+ * engine's bits; a conformal scene keeps the one-step dispatches. */
+static const char *BOX_PROBE_TAIL = "[probe.p]\nx = 30\ny = 21\nfields = all\n";
+
+static void wf_declines(const char *scene, int steps, int k_runs, const char *why)
+{
+    set_wf(3, 16, NULL);
+    struct test_setup t;
+    setup_from_text(&t, scene, NULL, 0);
+    struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
+    expect_blocking(g, k_runs);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_expect(strstr(info.detail, why) != NULL, "%s", info.detail);
+    cr_expect(strstr(info.detail, "warp wavefront, strips") == NULL, "%s", info.detail);
+    step_ok(g, steps);
+    expect_cpu_bits(g, steps, why);
+    engine_destroy(g);
+    setup_free(&t);
+}
+
+Test(gl_wf, out_of_scope_scenes_decline_and_equal_cpu)
+{
+    char probe[2048];
+    snprintf(probe, sizeof probe, "%s%s", BOX, BOX_PROBE_TAIL);
+    wf_declines(probe, 70, 3, "tiles; the warp wavefront declined, the scene has monitors");
+    wf_declines(CPML, 100, 3, "tiles; the warp wavefront declined, the scene has CPML");
+    wf_declines(MUR, 60, 3, "tiles; the warp wavefront declined, the scene has Mur");
+    wf_declines(CONFORMAL, 100, 1, "temporal blocking declined, the scene has conformal-PEC");
+}
+
+/* TEXFDTD_GLC_PATH=one: one step per dispatch whatever K says. */
+Test(gl_wf, path_one_runs_one_step_per_dispatch)
+{
+    set_wf(4, 16, NULL);
+    setenv("TEXFDTD_GLC_PATH", "one", 1);
+    struct test_setup t;
+    setup_from_text(&t, BOX, NULL, 0);
+    struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
+    expect_blocking(g, 1);
+    engine_destroy(g);
+    setup_free(&t);
+}
+
+/* Settings it cannot run are refused at creation, with what to change; an
+ * exchange the driver lacks too (llvmpipe has neither kind of shuffle: the
+ * refusal is checked only where the driver lacks it). */
+Test(gl_wf, bad_settings_are_refused)
+{
+    struct test_setup t;
+    setup_from_text(&t, BOX, NULL, 0);
+    engine_destroy(gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0)); /* GL at all */
+    const struct {
+        const char *path, *k, *rows, *shuffle, *expect;
+    } bad[6] = {{"waves", "4", "16", "auto", "TEXFDTD_GLC_PATH=waves"},
+                {"wavefront", "1", "16", "auto", "TEXFDTD_GLC_K=1: the warp wavefront"},
+                {"wavefront", "9", "16", "auto", "TEXFDTD_GLC_K=9: the warp wavefront"},
+                {"wavefront", "4", "0", "auto", "TEXFDTD_GLC_ROWS=0"},
+                {"wavefront", "4", "16x", "auto", "TEXFDTD_GLC_ROWS=16x"},
+                {"wavefront", "4", "16", "warp", "TEXFDTD_GLC_SHUFFLE=warp"}};
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .device = -1};
+    for (int q = 0; q < 6; q++) {
+        setenv("TEXFDTD_GLC_PATH", bad[q].path, 1);
+        setenv("TEXFDTD_GLC_K", bad[q].k, 1);
+        setenv("TEXFDTD_GLC_ROWS", bad[q].rows, 1);
+        setenv("TEXFDTD_GLC_SHUFFLE", bad[q].shuffle, 1);
+        struct engine *e = NULL;
+        char err[ERRLEN] = "";
+        cr_expect_neq(engine_create("gl-compute", &t.model, &o, &e, err, sizeof err), 0,
+                      "%s was accepted", bad[q].expect);
+        cr_expect(strstr(err, bad[q].expect) != NULL, "%s", err);
+        if (e)
+            engine_destroy(e);
+    }
+    /* the shuffles: refused where the driver lacks them, else they run */
+    const char *kinds[2] = {"nv", "subgroup"};
+    for (int q = 0; q < 2; q++) {
+        set_wf(4, 16, kinds[q]);
+        struct engine *e = NULL;
+        char err[ERRLEN] = "";
+        if (engine_create("gl-compute", &t.model, &o, &e, err, sizeof err) == 0) {
+            cr_log_info("TEXFDTD_GLC_SHUFFLE=%s runs on this driver", kinds[q]);
+            expect_wavefront(e, 4, 16);
+            engine_destroy(e);
+            continue;
+        }
+        char want[64];
+        snprintf(want, sizeof want, "TEXFDTD_GLC_SHUFFLE=%s: ", kinds[q]);
+        cr_expect(strstr(err, want) != NULL && strstr(err, "nothing was run") != NULL, "%s", err);
+        cr_log_info("refused: %s", err);
+    }
+    setup_free(&t);
+}
