@@ -160,7 +160,11 @@ int gl2d_build_wf_pass(struct gl_engine *g, const struct model *m, const char *d
              ext[g->wf_shuffle], defs, g->tb_k, g->wf_rows, GLC_WF_WARPS, g->stride,
              g->wf_shuffle);
     const char *wf[1] = {"update_wf.comp"};
-    return build_he_pass(g, m, wf, 1, wdefs, &g->tbpass, err, errlen);
+    if (build_he_pass(g, m, wf, 1, wdefs, &g->tbpass, err, errlen))
+        return -1;
+    const GLuint p = g->tbpass.prog;
+    glProgramUniform1i(p, glGetUniformLocation(p, "iters"), g->wf_rows + 2 * g->tb_k - 1);
+    return 0;
 }
 
 /* The multi-step pass update_k.frag for k steps into g->kpass (replacing

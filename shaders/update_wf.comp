@@ -48,6 +48,7 @@
  * step in slot_values), SHUFFLE (above; its #extension lines come before the
  * library, with the #defines).  Work group (32, WF_WARPS); group (b, g):
  * band b of 32 - 2K columns, strips g WF_WARPS .. + WF_WARPS - 1. */
+/* the K steps unrolled (EP, HX, HY, MT indexed by constants: registers) */
 #pragma optionNV(unroll all)
 layout(local_size_x = 32, local_size_y = WF_WARPS) in;
 
@@ -62,6 +63,10 @@ uniform float point_vk[K];         /* the point source's value of steps n .. n+K
 #endif
 layout(rg32f) uniform writeonly image2D h_out;
 layout(r32f) uniform writeonly image2D ez_out;
+/* ROWS + 2K - 1, set once by the host: a uniform, so that `unroll all`
+ * (meant for the K steps, whose arrays must stay in registers) leaves the
+ * walk up the strip a loop */
+uniform int iters;
 
 #if SHUFFLE == 1
 #define LANE int(gl_SubgroupInvocationID)
@@ -124,7 +129,7 @@ void main()
     const int jstart = j0 - K, jend = min(j0 + ROWS, NY);
     float e0 = iin && jstart >= 0 && jstart < NY ? texelFetch(ez_tex, ivec2(i, jstart), 0).r : 0.0;
     /* the same count in every invocation (the barriers of SHUFFLE 0) */
-    for (int t = 0; t < ROWS + 2 * K - 1; t++) {
+    for (int t = 0; t < iters; t++) {
         const int r1 = jstart + t;
         const bool rok = iin && r1 >= 0 && r1 < NY;
         const float eup = iin && r1 + 1 >= 0 && r1 + 1 < NY ? texelFetch(ez_tex, ivec2(i, r1 + 1), 0).r
