@@ -15,7 +15,8 @@
  * that the fields are far from zero.  Scenes outside the scope keep the
  * one-step paths (and their bits); settings the device cannot run are
  * refused at creation.  The monitors gathered inside the tiles are
- * tests/test_gl_monitors.c's (gl_compute_monitors/temporal_blocking_*).  As in test_gl.c: without any GL context the tests
+ * tests/test_gl_monitors.c's (gl_compute_monitors/temporal_blocking_*).
+ * Suite gl_wf: the warp wavefront (shaders/update_wf.comp), the same way.  As in test_gl.c: without any GL context the tests
  * are skipped, unless TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe.
  */
 #include "gl_helpers.h"
@@ -150,6 +151,34 @@ static void expect_blocking(struct engine *e, int k)
                   "%s", info.detail);
 }
 
+/* The warp wavefront (TEXFDTD_GLC_PATH=wavefront), K, the rows per strip
+ * and the exchange (NULL: auto). */
+static void set_wf(int k, int rows, const char *shuffle)
+{
+    char v[16], r[16];
+    snprintf(v, sizeof v, "%d", k);
+    snprintf(r, sizeof r, "%d", rows);
+    setenv("TEXFDTD_GLC_PATH", "wavefront", 1);
+    setenv("TEXFDTD_GLC_K", v, 1);
+    setenv("TEXFDTD_GLC_ROWS", r, 1);
+    if (shuffle)
+        setenv("TEXFDTD_GLC_SHUFFLE", shuffle, 1);
+    else
+        unsetenv("TEXFDTD_GLC_SHUFFLE");
+}
+
+/* The engine runs K steps per dispatch as the warp wavefront (it says so). */
+static void expect_wavefront(struct engine *e, int k, int rows)
+{
+    expect_blocking(e, k);
+    struct engine_info info;
+    engine_describe(e, &info);
+    char want[96];
+    snprintf(want, sizeof want, "warp wavefront, strips of %d rows, %d of a warp's 32 columns",
+             rows, 32 - 2 * k);
+    cr_assert(strstr(info.detail, want) != NULL, "%s", info.detail);
+}
+
 /* gl's fields after `steps` steps against the cpu engine run as many in
  * gl's denormal mode: 0 differing bits, and a wave in the grid. */
 static void expect_cpu_bits(struct engine *g, int steps, const char *what)
@@ -180,28 +209,39 @@ static void expect_cpu_bits(struct engine *g, int steps, const char *what)
     free3(f);
 }
 
-/* `scene` on gl-compute with K steps per dispatch on `tile` tiles of
- * `local` work groups, in engine_step calls of the lengths `chunks` (0
- * ends), against the cpu engine. */
-static void tb_agree(const char *scene, int k, const char *tile, const char *local,
-                     const int *chunks)
+/* `scene` on gl-compute as the environment says, K steps per dispatch
+ * (in tiles, or with rows > 0 as the warp wavefront on strips of `rows`
+ * rows), in engine_step calls of the lengths `chunks` (0 ends), against the
+ * cpu engine. */
+static void run_agree(const char *scene, int k, int rows, const int *chunks, const char *what)
 {
-    set_tb(k, tile, local);
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
     struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
-    expect_blocking(g, k);
+    if (rows > 0)
+        expect_wavefront(g, k, rows);
+    else
+        expect_blocking(g, k);
     int steps = 0;
     for (int q = 0; chunks[q]; q++) {
         step_ok(g, chunks[q]);
         steps += chunks[q];
     }
     cr_assert_eq(g->step, steps);
-    char what[96];
-    snprintf(what, sizeof what, "K = %d, tile %s, groups %s", k, tile, local);
     expect_cpu_bits(g, steps, what);
     engine_destroy(g);
     setup_free(&t);
+}
+
+/* `scene` with K steps per dispatch on `tile` tiles of `local` work
+ * groups. */
+static void tb_agree(const char *scene, int k, const char *tile, const char *local,
+                     const int *chunks)
+{
+    set_tb(k, tile, local);
+    char what[96];
+    snprintf(what, sizeof what, "K = %d, tile %s, groups %s", k, tile, local);
+    run_agree(scene, k, 0, chunks, what);
 }
 
 /* 70 steps in calls of 1, 5, 17 and 47: none a multiple of 3 or 4 */
@@ -237,17 +277,37 @@ Test(gl_tb, tiles_and_small_batches_equal_cpu)
     tb_agree(POINT, 4, "5x7", "4x4", CALLS);
 }
 
-/* A checkpoint at step `cut` of a K = k1 run, loaded into a K = k2 engine
- * that runs the rest: the cpu engine's fields. */
-static void resume(const char *scene, int k1, int k2, int cut, int steps)
+/* K steps per dispatch in 16 x 16 tiles, or (rows > 0) as the warp
+ * wavefront on strips of `rows` rows; and the engine says so. */
+static void set_path(int k, int rows)
+{
+    if (rows > 0) {
+        set_wf(k, rows, NULL);
+    } else {
+        unsetenv("TEXFDTD_GLC_PATH");
+        set_tb(k, "16x16", "16x16");
+    }
+}
+
+static void expect_path(struct engine *e, int k, int rows)
+{
+    if (rows > 0)
+        expect_wavefront(e, k, rows);
+    else
+        expect_blocking(e, k);
+}
+
+/* A checkpoint at step `cut` of a K = k1 run (rows1: set_path), loaded into
+ * a K = k2 engine (rows2) that runs the rest: the cpu engine's fields. */
+static void resume_on(const char *scene, int k1, int rows1, int k2, int rows2, int cut, int steps)
 {
     struct test_setup t;
     setup_from_text(&t, scene, NULL, 0);
     const struct model *m = &t.model;
     char err[ERRLEN];
-    set_tb(k1, "16x16", "16x16");
+    set_path(k1, rows1);
     struct engine *a = gl_test_engine("gl-compute", m, DENORMALS_FLUSH, 0);
-    expect_blocking(a, k1);
+    expect_path(a, k1, rows1);
     step_ok(a, cut);
     struct mem_state st = {.io = {.load = false, .array = mem_array}};
     st.io.ctx = &st;
@@ -255,18 +315,25 @@ static void resume(const char *scene, int k1, int k2, int cut, int steps)
     struct engine_info info;
     engine_describe(a, &info);
     engine_destroy(a);
-    set_tb(k2, "16x16", "16x16");
+    set_path(k2, rows2);
     struct engine *b = gl_test_engine("gl-compute", m, info.denormals, 0);
-    expect_blocking(b, k2);
+    expect_path(b, k2, rows2);
     st.io.load = true;
     cr_assert_eq(engine_state(b, &st.io, cut, err, sizeof err), 0, "load: %s", err);
     step_ok(b, steps - cut);
-    char what[64];
-    snprintf(what, sizeof what, "checkpoint at %d, K = %d then %d", cut, k1, k2);
+    char what[96];
+    snprintf(what, sizeof what, "checkpoint at %d, K = %d (rows %d) then %d (rows %d)", cut, k1,
+             rows1, k2, rows2);
     expect_cpu_bits(b, steps, what);
     engine_destroy(b);
     mem_free(&st);
     setup_free(&t);
+}
+
+/* ... both on 16 x 16 tiles */
+static void resume(const char *scene, int k1, int k2, int cut, int steps)
+{
+    resume_on(scene, k1, 0, k2, 0, cut, steps);
 }
 
 /* at step 31: not a multiple of 3 or 4 */
@@ -376,54 +443,14 @@ Test(gl_tb, bad_settings_are_refused)
  * for K = 6; 16, 32, 48, 64 for K = 8) and of the strips, on grids that are
  * multiples of neither. ---- */
 
-/* The path, K, the rows per strip and the exchange (NULL: auto). */
-static void set_wf(int k, int rows, const char *shuffle)
-{
-    char v[16], r[16];
-    snprintf(v, sizeof v, "%d", k);
-    snprintf(r, sizeof r, "%d", rows);
-    setenv("TEXFDTD_GLC_PATH", "wavefront", 1);
-    setenv("TEXFDTD_GLC_K", v, 1);
-    setenv("TEXFDTD_GLC_ROWS", r, 1);
-    if (shuffle)
-        setenv("TEXFDTD_GLC_SHUFFLE", shuffle, 1);
-    else
-        unsetenv("TEXFDTD_GLC_SHUFFLE");
-}
-
-/* The engine runs K steps per dispatch as the warp wavefront (it says so). */
-static void expect_wavefront(struct engine *e, int k, int rows)
-{
-    expect_blocking(e, k);
-    struct engine_info info;
-    engine_describe(e, &info);
-    char want[96];
-    snprintf(want, sizeof want, "warp wavefront, strips of %d rows, %d of a warp's 32 columns",
-             rows, 32 - 2 * k);
-    cr_assert(strstr(info.detail, want) != NULL, "%s", info.detail);
-}
-
 /* `scene` on the warp wavefront with K steps per dispatch on strips of
- * `rows` rows, in engine_step calls of the lengths `chunks` (0 ends),
- * against the cpu engine. */
+ * `rows` rows. */
 static void wf_agree(const char *scene, int k, int rows, const int *chunks)
 {
     set_wf(k, rows, NULL);
-    struct test_setup t;
-    setup_from_text(&t, scene, NULL, 0);
-    struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
-    expect_wavefront(g, k, rows);
-    int steps = 0;
-    for (int q = 0; chunks[q]; q++) {
-        step_ok(g, chunks[q]);
-        steps += chunks[q];
-    }
-    cr_assert_eq(g->step, steps);
     char what[96];
     snprintf(what, sizeof what, "wavefront K = %d, strips of %d rows", k, rows);
-    expect_cpu_bits(g, steps, what);
-    engine_destroy(g);
-    setup_free(&t);
+    run_agree(scene, k, rows, chunks, what);
 }
 
 /* strips of 16, 7 and 13 rows: 53 is a multiple of none (16: the last strip
@@ -482,51 +509,12 @@ Test(gl_wf, takada_square_equals_cpu)
 }
 
 /* A checkpoint at step 31 of a wavefront run of K = 3, strips of 16 rows,
- * loaded into one of K = 5, strips of 9 (and into the tiles of K = 4): the
+ * loaded into one of K = 5, strips of 9, and into the tiles of K = 4: the
  * cpu engine's fields. */
-static void wf_resume(const char *scene, int cut, int steps, bool tiles_after)
-{
-    struct test_setup t;
-    setup_from_text(&t, scene, NULL, 0);
-    const struct model *m = &t.model;
-    char err[ERRLEN];
-    set_wf(3, 16, NULL);
-    struct engine *a = gl_test_engine("gl-compute", m, DENORMALS_FLUSH, 0);
-    expect_wavefront(a, 3, 16);
-    step_ok(a, cut);
-    struct mem_state st = {.io = {.load = false, .array = mem_array}};
-    st.io.ctx = &st;
-    cr_assert_eq(engine_state(a, &st.io, a->step, err, sizeof err), 0, "save: %s", err);
-    struct engine_info info;
-    engine_describe(a, &info);
-    engine_destroy(a);
-    if (tiles_after) {
-        unsetenv("TEXFDTD_GLC_PATH");
-        set_tb(4, "16x16", "16x16");
-    } else {
-        set_wf(5, 9, NULL);
-    }
-    struct engine *b = gl_test_engine("gl-compute", m, info.denormals, 0);
-    if (tiles_after)
-        expect_blocking(b, 4);
-    else
-        expect_wavefront(b, 5, 9);
-    st.io.load = true;
-    cr_assert_eq(engine_state(b, &st.io, cut, err, sizeof err), 0, "load: %s", err);
-    step_ok(b, steps - cut);
-    char what[96];
-    snprintf(what, sizeof what, "checkpoint at %d, wavefront K = 3 then %s", cut,
-             tiles_after ? "tiles K = 4" : "wavefront K = 5");
-    expect_cpu_bits(b, steps, what);
-    engine_destroy(b);
-    mem_free(&st);
-    setup_free(&t);
-}
-
 Test(gl_wf, checkpoint_between_blocks_resumes)
 {
-    wf_resume(BOX, 31, 70, false);
-    wf_resume(POINT, 31, 58, true);
+    resume_on(BOX, 3, 16, 5, 9, 31, 70);
+    resume_on(POINT, 3, 16, 4, 0, 31, 58);
 }
 
 /* A monitor, CPML or Mur scene asked for the wavefront runs the tiles of
