@@ -11,7 +11,8 @@
  *   gl-compute  the same update as two compute dispatches on the same
  *               textures (texelFetch in, imageStore out), one fused
  *               dispatch per step, or K steps per dispatch in tiles in
- *               shared memory (temporal blocking, update_tb.comp)
+ *               shared memory (temporal blocking, update_tb.comp) or as a
+ *               warp wavefront (update_wf.comp)
  *
  * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
  * statement for statement with `precise` everywhere, and add source-slot
