@@ -4,7 +4,8 @@
  * each engine needs: gl the H and E fragment passes (and the psi passes, the
  * multi-step pass update_k.frag, the update_dft passes), gl-compute the H
  * and E dispatches (or the fused update_he.comp; with temporal blocking
- * also update_tb.comp), both the monitors' gather.
+ * also update_tb.comp, or the warp wavefront update_wf.comp), both the
+ * monitors' gather.
  * The sources are in shaders/, loaded by gl/shader.c.
  */
 #define _GNU_SOURCE
