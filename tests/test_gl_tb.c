@@ -549,15 +549,34 @@ Test(gl_wf, out_of_scope_scenes_decline_and_equal_cpu)
     wf_declines(CONFORMAL, 100, 1, "temporal blocking declined, the scene has conformal-PEC");
 }
 
-/* TEXFDTD_GLC_PATH=one: one step per dispatch whatever K says. */
-Test(gl_wf, path_one_runs_one_step_per_dispatch)
+/* The path asked for: TEXFDTD_GLC_PATH=one runs one step per dispatch
+ * whatever K says; tiles without K run 4 steps per dispatch in tiles; the
+ * shared-memory exchange asked for by name says so. */
+Test(gl_wf, paths_by_name)
 {
-    set_wf(4, 16, NULL);
-    setenv("TEXFDTD_GLC_PATH", "one", 1);
     struct test_setup t;
     setup_from_text(&t, BOX, NULL, 0);
+    set_wf(4, 16, NULL);
+    setenv("TEXFDTD_GLC_PATH", "one", 1);
     struct engine *g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
     expect_blocking(g, 1);
+    engine_destroy(g);
+    setenv("TEXFDTD_GLC_PATH", "tiles", 1);
+    unsetenv("TEXFDTD_GLC_K");
+    g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
+    expect_blocking(g, 4);
+    struct engine_info info;
+    engine_describe(g, &info);
+    cr_expect(strstr(info.detail, "tiles") != NULL && strstr(info.detail, "wavefront") == NULL,
+              "%s", info.detail);
+    engine_destroy(g);
+    set_wf(2, 5, "shared");
+    g = gl_test_engine("gl-compute", &t.model, DENORMALS_FLUSH, 0);
+    expect_wavefront(g, 2, 5);
+    engine_describe(g, &info);
+    cr_expect(strstr(info.detail, "shared memory and barriers (TEXFDTD_GLC_SHUFFLE=shared)")
+                  != NULL,
+              "%s", info.detail);
     engine_destroy(g);
     setup_free(&t);
 }
