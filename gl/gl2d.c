@@ -432,8 +432,9 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 }
 
 /* Whether the driver has GL_KHR_shader_subgroup's relative shuffles in
- * compute shaders, in subgroups of 32 (why not in `why`), and
- * GL_NV_shader_thread_shuffle (NVIDIA's warps are 32 wide). */
+ * compute shaders, in subgroups of 32 (why not in `why`).  (For
+ * GL_NV_shader_thread_shuffle the extension is enough: NVIDIA's warps are
+ * 32 wide.) */
 static bool has_subgroup32(char *why, size_t len)
 {
     if (!GLEW_KHR_shader_subgroup) {
@@ -772,8 +773,9 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
     else
         snprintf(how, sizeof how, "%dx%d tiles%s%s", g->tile_x, g->tile_y,
                  g->wf_why[0] ? "; the warp wavefront declined, the scene has" : "", g->wf_why);
-    snprintf(tdesc, sizeof tdesc, "%d steps per compute dispatch (temporal blocking, %s, the rest %s)",
-             g->tb_k, how, g->fused ? "fused" : "two dispatches per step");
+    snprintf(tdesc, sizeof tdesc,
+             "%d steps per compute dispatch (temporal blocking, %s, the rest %s)", g->tb_k, how,
+             g->fused ? "fused" : "two dispatches per step");
     if (g->dft && g->dft_nf > 1)
         snprintf(dft, sizeof dft, " DFT(%d frequencies%s)", g->dft_nf,
                  g->dft_groups ? g->dft_groups > 1 ? ", update_dft passes" : ", an update_dft pass"

@@ -16,8 +16,9 @@
  * one-step paths (and their bits); settings the device cannot run are
  * refused at creation.  The monitors gathered inside the tiles are
  * tests/test_gl_monitors.c's (gl_compute_monitors/temporal_blocking_*).
- * Suite gl_wf: the warp wavefront (shaders/update_wf.comp), the same way.  As in test_gl.c: without any GL context the tests
- * are skipped, unless TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe.
+ * Suite gl_wf: the warp wavefront (shaders/update_wf.comp), the same way.
+ * As in test_gl.c: without any GL context the tests are skipped, unless
+ * TEXFDTD_REQUIRE_GPU=1.  Grids are small for llvmpipe.
  */
 #include "gl_helpers.h"
 
