@@ -16,6 +16,15 @@
 #                               K against the cpu engine (gl_bench verify, GLC_VERIFY_K,
 #                               default 6), and cuda_bench 2d (the CUDA temporal
 #                               kernel, K = 2, 4, 6, 8) in the same run
+#   bench/device_run.sh glwf    gl-compute's warp wavefront (update_wf.comp, issue 14,
+#                               item 1): the copy bandwidth, gl_bench speed at 16384^2
+#                               of the one-step fused dispatch, the tiles (K = 4, 32x16)
+#                               and TEXFDTD_GLC_PATH=wavefront for K = WF_KS (default
+#                               2 4 6 8) x TEXFDTD_GLC_ROWS = WF_ROWS (default 64 128),
+#                               K = 4 again with each exchange (TEXFDTD_GLC_SHUFFLE =
+#                               subgroup, nv, shared), the bits against the cpu engine
+#                               (gl_bench verify takada_square 1000) of K = 4 with each
+#                               exchange and of K = 8, then cuda_bench 2d (k_tb2)
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
@@ -122,6 +131,32 @@ glctbx)
                 tee -a "$f"
         done
     done
+    ;;
+glwf)
+    f="$OUT/glwf.txt"
+    sp() { timeout 60 $B/gl_bench speed gl-compute 16384 1000 1 2>&1; }
+    $B/gl_bench copy 1024 10 | tee "$f"
+    TEXFDTD_GLC_PATH=one sp | sed "s/^/fused /" | tee -a "$f"
+    TEXFDTD_GLC_PATH=tiles TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 sp | sed "s/^/tiles K=4 tile=32x16 /" |
+        tee -a "$f"
+    for rows in ${WF_ROWS:-64 128}; do
+        for k in ${WF_KS:-2 4 6 8}; do
+            TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=$k TEXFDTD_GLC_ROWS=$rows sp |
+                sed "s/^/wavefront K=$k rows=$rows shuffle=auto /" | tee -a "$f"
+        done
+    done
+    for sh in subgroup nv shared; do
+        TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=4 TEXFDTD_GLC_SHUFFLE=$sh sp |
+            sed "s/^/wavefront K=4 rows=64 shuffle=$sh /" | tee -a "$f"
+    done
+    for v in "4 subgroup" "4 nv" "4 shared" "8 auto"; do
+        set -- $v
+        TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=$1 TEXFDTD_GLC_SHUFFLE=$2 timeout 90 \
+            $B/gl_bench verify scenes/takada_square.ini 1000 2>&1 |
+            sed "s/^/verify wavefront K=$1 shuffle=$2 /" | tee -a "$f"
+    done
+    mkdir -p "$OUT/cuda-glwf"
+    timeout 150 $B/cuda_bench "$OUT/cuda-glwf" 2d 2>&1 | tee -a "$f"
     ;;
 long)
     timeout 560 $B/gl_bench batches scenes/takada_square.ini 2000 grid.nx=16384 grid.ny=16384 \
