@@ -75,12 +75,14 @@ head -3 "$OUT/device-$stage.txt"
 
 case $stage in
 tests)
-    # DEVICE_TESTS: suites (names or globs, space-separated), default all
+    # DEVICE_TESTS: suites (names or globs, space-separated), default all;
+    # TEST_FILTER: a Criterion --filter for each
     for t in $(for n in ${DEVICE_TESTS:-test_*}; do ls $B/$n; done); do
         echo "== $t" >>"$OUT/tests.txt"
         # one test at a time: the CPU references use every core (OpenMP), and
         # several at once oversubscribe the cores and crawl through barriers
-        TEXFDTD_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-300} "$t" --jobs 1 >>"$OUT/tests.txt" 2>&1
+        TEXFDTD_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-300} "$t" --jobs 1 ${TEST_FILTER:+--filter "$TEST_FILTER"} \
+            >>"$OUT/tests.txt" 2>&1
         rc=$?
         echo "$(basename $t) rc=$rc" | tee -a "$OUT/tests.txt"
     done
