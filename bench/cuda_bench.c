@@ -252,12 +252,24 @@ int main(int argc, char **argv)
     if (temporal) {
         static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
                                  *const tbz[] = {"0", "64", "128"};
+        /* CB_TB_KIND = pec or A1: that kind only */
+        const char *only = getenv("CB_TB_KIND");
         for (int c = 0; c < 2; c++) {
             const char *kind = c ? "A1" : "pec";
+            if (only && *only && strcmp(only, kind))
+                continue;
             const int n = c ? 512 - 2 * 11 : 512 - 2;
             setenv("TEXFDTD_CUDA3D", "fused", 1);
             cube("tb-fused", n, kind, 10, PRECISION_SINGLE, 24);
             setenv("TEXFDTD_CUDA3D", "temporal", 1);
+            if (c) { /* the z slabs in plain chunks (as before they had their own) */
+                setenv("TEXFDTD_CUDA3D_SLABCHUNK", "0", 1);
+                setenv("TEXFDTD_CUDA3D_K", "3", 1);
+                setenv("TEXFDTD_CUDA3D_TY", "32", 1);
+                setenv("TEXFDTD_CUDA3D_TBZ", "64", 1);
+                cube("tb-K3-TY32-Z64-plainchunks", n, kind, 10, PRECISION_SINGLE, 24);
+                unsetenv("TEXFDTD_CUDA3D_SLABCHUNK");
+            }
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 2; b++)
                     for (int z = 0; z < 3; z++) {

@@ -38,7 +38,7 @@
 # Environment: BENCH_SIZES (cube edges of the scaling runs, default 1024),
 # BENCH_STEPS (default 100), BENCH_REPEATS (default 5), BENCH_ONLY_FUSED=1
 # (scale.sh's ONLY_FUSED), BENCH_NO_WEAK=1 (its NO_WEAK), SKIP (words of steps to skip: cli tests cuda
-# scaling), BUDGET (seconds for the whole script, default 420: a step gets at
+# scaling tbscaling), TEST_MPI_FILTER (a Criterion --filter for test_mpi), TB_SCALE=1 (the temporal path's scaling, step 4b), BUDGET (seconds for the whole script, default 420: a step gets at
 # most what is left, and none starts with less than 15 s left).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -194,7 +194,8 @@ fi
 
 # ---- 2. the CUDA cases of test_mpi (and its CPU cases, a few seconds)
 if ! skip tests; then
-    step test_mpi 300 $B/test_mpi --jobs 1 --verbose >"$OUT/test_mpi.txt" 2>&1
+    step test_mpi 300 $B/test_mpi --jobs 1 --verbose ${TEST_MPI_FILTER:+--filter "$TEST_MPI_FILTER"} \
+        >"$OUT/test_mpi.txt" 2>&1
     grep -E '^\[(PASS|FAIL|SKIP|====|----)' "$OUT/test_mpi.txt" | head -80
 fi
 
@@ -213,6 +214,17 @@ if ! skip scaling; then
         >"$OUT/scaling.txt" 2>&1
     grep -E 'rc=[1-9]' "$OUT/scaling.txt"
     cat "$OUT/scale/scale-summary.txt" 2>/dev/null
+fi
+
+# ---- 4b. the temporally blocked path over ranks (TB_SCALE=1): scale.sh with
+# TEMPORAL=1 (PEC walls; fused and temporal on 1 GPU, temporal with the
+# default exchange and skipped, and fused, on 2 .. GPUS), STEPS a multiple of K
+if [ "${TB_SCALE:-0}" = 1 ] && ! skip tbscaling; then
+    step tbscaling 590 env MPIRUN="$MPIRUN" MPI_BENCH=$B/mpi_bench SIZES="${BENCH_SIZES:-1024}" \
+        TEMPORAL=1 STEPS="${BENCH_TB_STEPS:-96}" REPEATS="${BENCH_REPEATS:-5}" \
+        bash bench/scale.sh "$OUT/scale-tb" >"$OUT/tbscaling.txt" 2>&1
+    grep -E 'rc=[1-9]' "$OUT/tbscaling.txt"
+    cat "$OUT/scale-tb/scale-summary.txt" 2>/dev/null
 fi
 
 # ---- 5. the sweep's task farm: bench/sweep_scale.sh (64 cuda runs on one GPU,

@@ -6,6 +6,8 @@
 #   bench/device_run.sh tests   every carried suite with TEXFDTD_REQUIRE_GPU=1
 #   bench/device_run.sh speed   gl_bench copy (GL and CUDA copy bandwidth) and the
 #                               16384^2 speed of gl and gl-compute, in one run
+#   bench/device_run.sh glctbx  gl-compute one step against blocked (K, tile) for
+#                               CPML, Mur, DFT and point-source scenes (8192^2)
 #   bench/device_run.sh glctb   gl-compute's temporal blocking (issue 14, item 1):
 #                               gl_bench speed at 16384^2 of the fused path and of
 #                               TEXFDTD_GLC_K = GLC_KS (default 2 .. 8) on each tile
@@ -14,6 +16,15 @@
 #                               K against the cpu engine (gl_bench verify, GLC_VERIFY_K,
 #                               default 6), and cuda_bench 2d (the CUDA temporal
 #                               kernel, K = 2, 4, 6, 8) in the same run
+#   bench/device_run.sh glwf    gl-compute's warp wavefront (update_wf.comp, issue 14,
+#                               item 1): the copy bandwidth, gl_bench speed at 16384^2
+#                               of the one-step fused dispatch, the tiles (K = 4, 32x16)
+#                               and TEXFDTD_GLC_PATH=wavefront for K = WF_KS (default
+#                               2 4 6 8) x TEXFDTD_GLC_ROWS = WF_ROWS (default 64 128),
+#                               K = 4 again with each exchange (TEXFDTD_GLC_SHUFFLE =
+#                               subgroup, nv, shared), the bits against the cpu engine
+#                               (gl_bench verify takada_square 1000) of K = 4 with each
+#                               exchange and of K = 8, then cuda_bench 2d (k_tb2)
 #   bench/device_run.sh texbuf  gl-compute's field access (issue 14, item 1): the copy
 #                               bandwidth, then gl_bench texbuf at TEXBUF_NS (8192
 #                               16384) x TEXBUF_STEPS (200), 5 repeats: storage buffers,
@@ -70,12 +81,14 @@ head -3 "$OUT/device-$stage.txt"
 
 case $stage in
 tests)
-    # DEVICE_TESTS: suites (names or globs, space-separated), default all
+    # DEVICE_TESTS: suites (names or globs, space-separated), default all;
+    # TEST_FILTER: a Criterion --filter for each
     for t in $(for n in ${DEVICE_TESTS:-test_*}; do ls $B/$n; done); do
         echo "== $t" >>"$OUT/tests.txt"
         # one test at a time: the CPU references use every core (OpenMP), and
         # several at once oversubscribe the cores and crawl through barriers
-        TEXFDTD_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-300} "$t" --jobs 1 >>"$OUT/tests.txt" 2>&1
+        TEXFDTD_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-300} "$t" --jobs 1 ${TEST_FILTER:+--filter "$TEST_FILTER"} \
+            >>"$OUT/tests.txt" 2>&1
         rc=$?
         echo "$(basename $t) rc=$rc" | tee -a "$OUT/tests.txt"
     done
@@ -105,6 +118,53 @@ glctb)
         tee -a "$f"
     mkdir -p "$OUT/cuda-glctb"
     timeout 240 $B/cuda_bench "$OUT/cuda-glctb" 2d 2>&1 | tee -a "$f"
+    ;;
+glctbx)
+    # the scenes gl-compute's GPU default leaves at one step a dispatch (a
+    # CPML, Mur, the whole-grid DFT, a point source), one step against the
+    # blocked kernel, each at 8192^2 (GLCX_N)
+    f="$OUT/glctbx.txt"
+    n=${GLCX_N:-8192}
+    : >"$f"
+    for sc in cpml mur dft point; do
+        case $sc in
+        cpml) ex=$'[boundary]\ntype = cpml\ncells = 10\n' so= ;;
+        mur) ex=$'[boundary]\ntype = mur\n' so= ;;
+        dft) ex=$'[monitor.dft]\nfrequencies = 1\n' so= ;;
+        point) ex= so=$'type = point\ncenter_x = 100\ncenter_y = 100' ;;
+        esac
+        for kt in 1:32x16 ${GLCX_KT:-2:32x16 4:32x16 4:32x32}; do
+            GL_BENCH_EXTRA="$ex" GL_BENCH_SOURCE="$so" TEXFDTD_GLC_K=${kt%%:*} TEXFDTD_GLC_TILE=${kt#*:} \
+                timeout 100 $B/gl_bench speed gl-compute $n 600 3 2>&1 | sed "s/^/$sc K=${kt%%:*} tile=${kt#*:} /" |
+                tee -a "$f"
+        done
+    done
+    ;;
+glwf)
+    f="$OUT/glwf.txt"
+    sp() { timeout 60 $B/gl_bench speed gl-compute 16384 1000 1 2>&1; }
+    $B/gl_bench copy 1024 10 | tee "$f"
+    TEXFDTD_GLC_PATH=one sp | sed "s/^/fused /" | tee -a "$f"
+    TEXFDTD_GLC_PATH=tiles TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 sp | sed "s/^/tiles K=4 tile=32x16 /" |
+        tee -a "$f"
+    for rows in ${WF_ROWS:-64 128}; do
+        for k in ${WF_KS:-2 4 6 8}; do
+            TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=$k TEXFDTD_GLC_ROWS=$rows sp |
+                sed "s/^/wavefront K=$k rows=$rows shuffle=auto /" | tee -a "$f"
+        done
+    done
+    for sh in subgroup nv shared; do
+        TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=4 TEXFDTD_GLC_SHUFFLE=$sh sp |
+            sed "s/^/wavefront K=4 rows=64 shuffle=$sh /" | tee -a "$f"
+    done
+    for v in "4 subgroup" "4 nv" "4 shared" "8 auto"; do
+        set -- $v
+        TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=$1 TEXFDTD_GLC_SHUFFLE=$2 timeout 90 \
+            $B/gl_bench verify scenes/takada_square.ini 1000 2>&1 |
+            sed "s/^/verify wavefront K=$1 shuffle=$2 /" | tee -a "$f"
+    done
+    mkdir -p "$OUT/cuda-glwf"
+    timeout 150 $B/cuda_bench "$OUT/cuda-glwf" 2d 2>&1 | tee -a "$f"
     ;;
 texbuf)
     f="$OUT/texbuf.txt"

@@ -56,15 +56,20 @@
 
 /* The paper's model: PEC square of side kA = 10 (32 cells at 20 cells per
  * wavelength) in the middle, plane wave along x, S = 0.5. */
+/* GL_BENCH_SOURCE replaces the [source] section's keys (e.g. "type = point"),
+ * GL_BENCH_EXTRA is appended (e.g. "[boundary]\ntype = cpml\ncells = 10\n"):
+ * the blocked kernels' scenes timed beside the plain one. */
 static int takada(int n, int steps, struct scene *s, struct model *m)
 {
-    char text[512], err[ERRLEN];
+    char text[2048], err[ERRLEN];
+    const char *src = getenv("GL_BENCH_SOURCE"), *extra = getenv("GL_BENCH_EXTRA");
     snprintf(text, sizeof text,
              "[grid]\nnx = %d\nny = %d\nsteps = %d\ncourant = 0.5\ncells_per_wavelength = 20\n"
-             "[source]\ntype = plane_wave\nangle = 0\n"
+             "[source]\n%s\n"
              "[object.square]\nshape = rectangle\nmaterial = pec\ncenter_x = %d\ncenter_y = %d\n"
-             "width = 32\nheight = 32\n",
-             n, n, steps, n / 2, n / 2);
+             "width = 32\nheight = 32\n%s",
+             n, n, steps, src && *src ? src : "type = plane_wave\nangle = 0", n / 2, n / 2,
+             extra ? extra : "");
     if (scene_load_text(s, "takada_bench.ini", text, strlen(text), NULL, 0, err, sizeof err)
         || model_build(m, s, err, sizeof err)) {
         fprintf(stderr, "gl_bench: %s\n", err);

@@ -16,6 +16,11 @@
 #           (TEXFDTD_SPLIT=even) instead of by cost;
 #   weak:   N^2 x (P N) on P ranks (each rank holds an N^3 slab), fused,
 #           default exchange and skipped.
+# TEMPORAL=1 instead: the temporally blocked path (TEXFDTD_CUDA3D=temporal,
+# K = TEXFDTD_CUDA3D_K, its default 3) on the PEC cavity of
+# scenes/cavity_256.ini at N^3 (the path takes no CPML over ranks): fused and temporal on 1 GPU, then on P
+# ranks temporal with the default exchange (K planes of six fields each way
+# once a block), with it skipped, and fused; STEPS a multiple of K.
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,
 # ms/step (median, the slowest rank's wall clock between barriers), Mcells/s
 # over all cells, the median halo time per exchange on rank 0 (us) and its
@@ -62,7 +67,7 @@ one() {
     local log
     log=$(mktemp)
     echo "== $case: $P rank(s), $nx x $ny x $nz, $path, exchange $ex" | tee -a "$TXT"
-    env "${env[@]}" timeout -k 10 "$LIMIT" "${pre[@]}" "$MPI_BENCH" scenes/cube_cpml.ini "$STEPS" \
+    env "${env[@]}" timeout -k 10 "$LIMIT" "${pre[@]}" "$MPI_BENCH" "${SCENE:-scenes/cube_cpml.ini}" "$STEPS" \
         --repeats "$REPEATS" grid.nx="$nx" grid.ny="$ny" grid.nz="$nz" \
         source.center_x=$((nx / 2)) source.center_y=$((ny / 2)) source.center_z=$((nz / 2)) \
         >"$log" 2>&1
@@ -82,6 +87,21 @@ one() {
 }
 
 all() { [ "${ONLY_FUSED:-0}" != 1 ]; }
+if [ "${TEMPORAL:-0}" = 1 ]; then
+    SCENE=scenes/cavity_256.ini # PEC walls, a point source (moved to the middle)
+    echo "TEMPORAL=1: $SCENE, TEXFDTD_CUDA3D_K=${TEXFDTD_CUDA3D_K:-3}" >>"$TXT"
+    SIZES_T=$SIZES
+    SIZES=
+    for N in $SIZES_T; do
+        one strong 1 "$N" "$N" "$N" fused none
+        one strong 1 "$N" "$N" "$N" temporal none
+        for ((P = 2; P <= GPUS; P *= 2)); do
+            one strong "$P" "$N" "$N" "$N" temporal default
+            one strong "$P" "$N" "$N" "$N" temporal skip
+            one strong "$P" "$N" "$N" "$N" fused default
+        done
+    done
+fi
 for N in $SIZES; do
     one strong 1 "$N" "$N" "$N" fused none
     all && one strong 1 "$N" "$N" "$N" two none

@@ -331,6 +331,12 @@ void decomp_free(struct decomp *d)
     d->comm = NULL;
 }
 
+void decomp_set_halo_depth(struct decomp *d, int depth)
+{
+    d->lo = d->rank > 0 ? depth : 0;
+    d->hi = d->rank < d->size - 1 ? depth : 0;
+}
+
 #ifdef TEXFDTD_HAVE_MPI
 /* Local plane p of array a. */
 static char *plane_at(const struct decomp *d, void *a, int p)
@@ -392,7 +398,8 @@ int decomp_fill_lower_halo(const struct decomp *d, void *const *local, int n, ch
     if (!d->comm)
         return 0;
     const int top = d->lo + (d->k1 - d->k0) - 1; /* local index of plane k1-1 */
-    return exchange(d, local, n, top, d->rank + 1, 0, d->rank - 1, err, errlen);
+    /* local index of plane k0-1 (none on the first rank: nothing comes) */
+    return exchange(d, local, n, top, d->rank + 1, d->lo ? d->lo - 1 : 0, d->rank - 1, err, errlen);
 }
 
 int decomp_fill_upper_halo(const struct decomp *d, void *const *local, int n, char *err,

@@ -91,7 +91,8 @@ struct decomp_comm; /* MPI state (a plane datatype), decomp.c only */
 struct decomp {
     int rank, size;
     int nz, k0, k1; /* this rank updates planes k0 <= k < k1 */
-    int lo, hi;     /* halo planes held below k0 and above k1-1: 1 where a neighbour is */
+    int lo, hi;     /* halo planes held below k0 and above k1-1: 1 (or the depth
+                     * decomp_set_halo_depth gave) where a neighbour is, else 0 */
     size_t plane;   /* values per z plane: nx*ny */
     size_t elem;    /* bytes per value */
     int pml_n;      /* the split's weights (decomp_split_weighted): N and w */
@@ -107,6 +108,10 @@ int decomp_slab(struct decomp *d, int nx, int ny, int nz, size_t elem, char *err
 int decomp_slab_weighted(struct decomp *d, int nx, int ny, int nz, size_t elem, int pml_n,
                          double pml_w, char *err, size_t errlen);
 void decomp_free(struct decomp *d);
+/* Hold `depth` halo planes on each side where a neighbour is, instead of 1
+ * (the cuda engine's temporal path: K steps between exchanges, K planes
+ * each).  Call before anything is laid out by decomp_kbase. */
+void decomp_set_halo_depth(struct decomp *d, int depth);
 
 /* Local storage: planes k0-lo .. k1-1+hi; local plane 0 is global plane kbase. */
 static inline int decomp_kbase(const struct decomp *d) { return d->k0 - d->lo; }

@@ -244,7 +244,16 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two, fused or temporal", pe);
         }
-        const bool temporal = pe && !strcmp(pe, "temporal");
+        /* the default for scenes without a CPML from 400^3 cells a rank
+         * on: the temporal path where it takes the scene (measured: PEC
+         * walls, 512^3 on the H100 1.33x the fused kernel, 1024^3 on an
+         * H200 1.19x, on 2 H200s 1.18x; with a CPML no faster, so not).
+         * The size is the grid's over the ranks, the same on every rank
+         * (the temporal path's choice is collective under MPI). */
+        const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
+        const bool asked = pe && !strcmp(pe, "temporal");
+        const bool temporal = asked || ((!pe || !*pe) && c->N == 0
+                                         && (double)c->nx * c->ny * c->nz / c->dc.size >= 400.0 * 400.0 * 400.0);
         if (temporal) {
             const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
@@ -253,6 +262,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             /* with a CPML whole columns would all meet the z slabs (the psi
              * kernel everywhere): chunks of 64 planes */
             c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 128;
+            const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
+            c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
                 decomp_free(&c->dc);
                 free(c);
@@ -261,8 +272,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                               "(0: all planes)");
             }
         }
-        const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
-        if (pe && (!strcmp(pe, "fused") || temporal))
+        if (temporal || (pe && !strcmp(pe, "fused")))
             c->fused = c->N == 0 || c->strat == PML_COMBINED;
         else if (pe && !strcmp(pe, "two"))
             c->fused = false;
@@ -291,9 +301,25 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                                        : "scene the fused kernel declines (a CPML other than "
                                          "combined, mu_r, poles)";
             c->tb = !why;
-            if (why)
+            if (why && asked)
                 log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: the temporal kernel takes no %s; "
                          "one step a launch", why);
+            /* over MPI ranks: K ghost planes each side (exchanged once a
+             * block), so every rank needs K planes of its own; collective
+             * (every rank reaches it alike), so all take the same path */
+            if (c->dc.size > 1 && (c->fused && !tb_refusal(c, m))) {
+                const unsigned long long least = decomp_min_u64((unsigned long long)(c->k1 - c->k0));
+                if (least < (unsigned long long)c->tbk) {
+                    c->tb = false;
+                    log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: a rank holds %llu planes, fewer "
+                             "than K = %d; one step a launch", least, c->tbk);
+                } else {
+                    decomp_set_halo_depth(&c->dc, c->tbk);
+                    c->kb = decomp_kbase(&c->dc);
+                    c->nzl = (int)decomp_local_planes(&c->dc);
+                    c->cells = c->plane * c->nzl;
+                }
+            }
         }
         if (c->tb)
             log_info("cuda 3D: temporal path (%d steps per launch, tiles 32 x %d, %d planes a "
@@ -313,11 +339,21 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             ;
         c->s0 = s0;
         c->ns = s1 - s0;
+        /* the temporal path's: those of every local plane, ghosts included */
+        const size_t tfirst = (size_t)c->kb * c->dc.plane, tend = (size_t)(c->kb + c->nzl) * c->dc.plane;
+        for (s0 = 0; s0 < m->nslots && m->slot_cell[s0] < tfirst; s0++)
+            ;
+        for (s1 = s0; s1 < m->nslots && m->slot_cell[s1] < tend; s1++)
+            ;
+        c->tb_s0 = s0;
+        c->tb_ns = s1 - s0;
+        c->tb_ghosts = true; /* the fields start at zero everywhere */
     }
     if (m->scene->source_type == SOURCE_POINT) {
         const size_t pcell = model_point_cell(m);
         const int kp = (int)(pcell / c->dc.plane);
         c->point = kp >= c->k0 && kp < c->k1;
+        c->tb_point = kp >= c->kb && kp < c->kb + c->nzl;
         c->pc = (long long)(pcell % (size_t)c->nx)
                 + ((long long)(pcell / (size_t)c->nx) - (long long)c->ny * c->kb) * c->px;
     }

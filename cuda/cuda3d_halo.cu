@@ -150,6 +150,85 @@ int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, 
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
 }
 
+/* The temporal path's exchange (cuda3d_tb.cu): K planes of all six fields
+ * each way, from the current buffers f[]: up, this rank's top planes
+ * k1-K .. k1-1 into the lower ghost planes of the rank above, and down, its
+ * bottom planes k0 .. k0+K-1 into the upper ghost planes of the rank below.
+ * K padded planes lie one after the other, so each is one message per field
+ * and direction.  After the work queued so far on the default stream, which
+ * waits for it (NCCL) or finds it done (host-staged). */
+int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
+{
+    const struct decomp *dc = &c->dc;
+    const size_t es = dc->elem, span = (size_t)c->tbk * c->plane * es; /* K padded planes */
+    const int K = c->tbk;
+    /* local plane indices: [0] up, [1] down */
+    const int send[2] = {c->k1 - K - c->kb, c->k0 - c->kb}, recv[2] = {c->k0 - K - c->kb, c->k1 - c->kb};
+    const bool to[2] = {dc->hi != 0, dc->lo != 0}, from[2] = {dc->lo != 0, dc->hi != 0};
+    if (c->halo == HALO_SKIP)
+        return 0;
+    if (c->halo == HALO_HOST) {
+        CK(cudaStreamSynchronize(0));
+        const double t0 = now_seconds();
+        const size_t up = dc->plane * es; /* an unpadded plane */
+        char *out = (char *)c->tb_stage[0], *in = (char *)c->tb_stage[1];
+        for (int w = 0; w < 2; w++) {
+            for (int q = 0; q < 6 && to[w]; q++)
+                CK(cudaMemcpy2D(out + (size_t)q * K * up, c->nx * es,
+                                (const char *)c->f[q] + (size_t)send[w] * c->plane * es, c->px * es,
+                                c->nx * es, (size_t)c->ny * K, cudaMemcpyDeviceToHost));
+            for (int q = 0; q < 6; q++) { /* a field's K planes in one call (K <= 8 arrays) */
+                const void *o[4];
+                void *i[4];
+                for (int k = 0; k < K; k++) {
+                    o[k] = out + ((size_t)q * K + k) * up;
+                    i[k] = in + ((size_t)q * K + k) * up;
+                }
+                if (decomp_exchange_planes(dc, w == 0, o, i, K, err, errlen))
+                    return -1;
+            }
+            for (int q = 0; q < 6 && from[w]; q++)
+                CK(cudaMemcpy2D((char *)c->f[q] + (size_t)recv[w] * c->plane * es, c->px * es,
+                                in + (size_t)q * K * up, c->nx * es, c->nx * es, (size_t)c->ny * K,
+                                cudaMemcpyHostToDevice));
+        }
+        c->halo_ms += (now_seconds() - t0) * 1e3;
+        c->halo_n++;
+        return 0;
+    }
+#ifdef TEXFDTD_HAVE_NCCL
+    if (c->halo == HALO_NCCL) {
+        const int q = c->tm_next;
+        c->tm_next = (q + 1) % RING;
+        if (halo_timer_take(c, q, err, errlen))
+            return -1;
+        const ncclComm_t comm = (ncclComm_t)c->nccl;
+        const int peer_to[2] = {dc->rank + 1, dc->rank - 1}, peer_from[2] = {dc->rank - 1, dc->rank + 1};
+        CK(cudaEventRecord(c->ev_ready[0], 0));
+        CK(cudaStreamWaitEvent(c->xs, c->ev_ready[0], 0));
+        CK(cudaEventRecord(c->tm[q][0], c->xs));
+        NK(nccl.GroupStart());
+        for (int w = 0; w < 2; w++)
+            for (int f = 0; f < 6; f++) {
+                char *base = (char *)c->f[f];
+                if (to[w])
+                    NK(nccl.Send(base + (size_t)send[w] * c->plane * es, span, ncclUint8, peer_to[w], comm, c->xs));
+                if (from[w])
+                    NK(nccl.Recv(base + (size_t)recv[w] * c->plane * es, span, ncclUint8, peer_from[w], comm,
+                                 c->xs));
+            }
+        NK(nccl.GroupEnd());
+        CK(cudaEventRecord(c->tm[q][1], c->xs));
+        c->tm_pend[q] = true;
+        CK(cudaEventRecord(c->ev_done[0], c->xs));
+        CK(cudaStreamWaitEvent(0, c->ev_done[0], 0));
+        return 0;
+    }
+#endif
+    (void)span;
+    return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
+}
+
 /* Stream st waits for the exchange halo_start(up) queued last. */
 int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errlen)
 {

@@ -177,8 +177,22 @@ struct cuda3d_engine {
      * (device, pinned host); with a CPML the E psi are pairs too (psib) */
     bool tb;
     int tbk, tby, tbz;
+    bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
+    /* MPI: the blocks recompute K ghost planes each side (dc.lo, dc.hi = K
+     * where a neighbour is), so the slots and the point source of those
+     * planes are the temporal path's too: slots tb_s0 .. +tb_ns (their kinds
+     * tb_slot_pec, device), the point source where tb_point.  One rank: the
+     * same as s0, ns and point. */
+    size_t tb_s0, tb_ns;
+    bool tb_point;
+    uint8_t *tb_slot_pec;
+    /* MPI: the ghost planes (K each side, all six fields) hold the
+     * neighbours' values of the current step (after a block's exchange, or
+     * at create and after write_field); a one-step launch clears it */
+    bool tb_ghosts;
+    void *tb_stage[2]; /* host-staged exchange: pinned, send and receive, 6 K planes */
     int *tb_smap, *tb_snext; /* the samples: first per padded cell, next (cuda3d_tb.cu) */
     /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
      * them all; under MPI the three parts of a slab step_fused launches */
@@ -320,6 +334,9 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
 const char *tb_refusal(const cuda3d_engine *c, const struct model *m);
 /* Its coefficient table; with c->tb, its slot map and buffers (es bytes a value). */
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen);
+/* cuda3d_halo.cu: the temporal path's exchange of K planes of the six fields
+ * each way (the current buffers f[]), done when it returns to the host. */
+int halo_deep(cuda3d_engine *c, char *err, size_t errlen);
 void tb_free(cuda3d_engine *c);
 
 /* ---- cuda3d_sources.cu: after the fields, every step and path ---- */

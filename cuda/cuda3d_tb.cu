@@ -46,9 +46,20 @@
  * Monitors: the owner of a sampled cell writes its value of each level
  * into that step's row.
  *
+ * MPI (z slabs, core/decomp.h): each rank holds K ghost planes each side
+ * (decomp_set_halo_depth) and marches its own planes k0 .. k1-1 with the
+ * same z halo as a chunk: level 1 reads E of planes k0-K .. k1+K-1 and H of
+ * k0-K .. k1+K-2, every one held.  Before a block the ghost planes must
+ * hold the neighbours' fields of the block's first step: halo_deep sends
+ * K planes of all six fields each way after every block (and before the
+ * first, when one-step launches have run since).  The blocks recompute the
+ * ghost planes' sources too (tb_s0, tb_ns, tb_point).  Not with a CPML (the
+ * ghost planes' psi are neither held nor exchanged).
+ *
  * Not here (the engine steps such scenes one step a launch, and says so):
- * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), MPI.  Steps that are not a multiple of K: the rest run on the fused path,
- * after the blocks (the same bits).
+ * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), a CPML
+ * under MPI.  Steps that are not a multiple of K: the rest run on the fused
+ * path, after the blocks (the same bits).
  */
 #include "cuda3d_fused.cuh"
 
@@ -63,6 +74,11 @@ template <typename T> struct Tb3Src {
     const T *slot_v;
     long long ns;
     int kz;   /* planes per block (the z chunk) */
+    /* with a CPML (one rank): the first and last chunks are the za planes
+     * next to the z faces, which hold the z slabs and the K planes whose
+     * halo reaches them, and zm chunks of kz planes lie between; za = 0:
+     * every chunk kz planes from k0 */
+    int za, zm;
     int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
     /* the monitors' samples (NULL map: none this launch): the first sample
      * per padded cell (-1: none) and the next of the same cell, each one's
@@ -210,7 +226,23 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
     const int i = i0 + lane;
     const int j = j0 + w;
-    const int z0 = (int)blockIdx.z * src.kz, z1 = min(z0 + src.kz, d.nz);
+    /* this rank's planes k0 .. k0+nzo-1 (one rank: all), in chunks of kz
+     * (or za, zm x kz, za) */
+    const int b = (int)blockIdx.z, zend = d.k0 + d.nzo;
+    int z0, z1;
+    if (src.za == 0) {
+        z0 = d.k0 + b * src.kz;
+        z1 = min(z0 + src.kz, zend);
+    } else if (b == 0) {
+        z0 = d.k0;
+        z1 = d.k0 + src.za;
+    } else if (b <= src.zm) {
+        z0 = d.k0 + src.za + (b - 1) * src.kz;
+        z1 = min(z0 + src.kz, zend - src.za);
+    } else {
+        z0 = zend - src.za;
+        z1 = zend;
+    }
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (src.part != TB_ALL) { /* the same for the whole block */
         /* every cell the block computes: its columns, rows, and planes zs ..
@@ -407,7 +439,7 @@ template <typename T, bool F, int K, int TY, bool PML>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
-                            (unsigned)((c->nz + src.kz - 1) / src.kz));
+                            (unsigned)(src.za ? src.zm + 2 : (c->k1 - c->k0 + src.kz - 1) / src.kz));
     if (c->lossy && c->ms)
         k_tb3<T, F, K, TY, true, true, PML><<<g, b>>>(p, src);
     else if (c->lossy)
@@ -453,6 +485,9 @@ template <typename T, bool F>
 int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t errlen)
 {
     const int K = c->tbk, base = c->base.step;
+    const bool mpi = c->dc.size > 1;
+    if (mpi && n >= K && !c->tb_ghosts && halo_deep(c, err, errlen))
+        return -1;
     int s = 0;
     for (; n - s >= K; s += K) {
         const int t = base + s;
@@ -460,27 +495,39 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             decomp_test_hook(t + q);
         Tb3Src<T> src;
         memset(&src, 0, sizeof src);
-        src.pc = c->point ? c->pc : -1;
-        for (int q = 0; q < K && c->point; q++)
+        src.pc = c->tb_point ? c->pc : -1;
+        for (int q = 0; q < K && c->tb_point; q++)
             src.pv[q] = (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t + q)
                                            : model_point_value(m, t + q));
-        if (c->ns) {
+        if (c->tb_ns) {
+            const size_t ns = c->tb_ns;
             CK(cudaEventSynchronize(c->slot_ev));
             for (int q = 0; q < K; q++) {
                 if (sizeof(T) == 4)
-                    model_slot_range_f(m, t + q, c->s0, c->ns, (float *)c->tb_slot_vh + q * c->ns);
+                    model_slot_range_f(m, t + q, c->tb_s0, ns, (float *)c->tb_slot_vh + q * ns);
                 else
-                    model_slot_range_d(m, t + q, c->s0, c->ns, (double *)c->tb_slot_vh + q * c->ns);
+                    model_slot_range_d(m, t + q, c->tb_s0, ns, (double *)c->tb_slot_vh + q * ns);
             }
-            CK(cudaMemcpyAsync(c->tb_slot_vd, c->tb_slot_vh, (size_t)K * c->ns * sizeof(T),
+            CK(cudaMemcpyAsync(c->tb_slot_vd, c->tb_slot_vh, (size_t)K * ns * sizeof(T),
                                cudaMemcpyHostToDevice));
             CK(cudaEventRecord(c->slot_ev));
             src.slot_map = c->tb_slot_map;
-            src.slot_kind = c->slot_pec;
+            src.slot_kind = c->tb_slot_pec;
             src.slot_v = (const T *)c->tb_slot_vd;
-            src.ns = (long long)c->ns;
+            src.ns = (long long)ns;
         }
-        src.kz = c->tbz > 0 ? c->tbz : c->nz;
+        src.kz = c->tbz > 0 ? c->tbz : c->k1 - c->k0;
+        /* a CPML: chunks of their own for the z slabs (N + K planes: the
+         * next chunk's z halo, K planes below it, stays clear of them), so
+         * that only those run the psi kernel all the way up; measured
+         * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench) */
+        if (c->tb_slabchunk && c->N && c->dc.size == 1 && c->nz - 2 * (c->N + K) >= 1) {
+            src.za = c->N + K;
+            const int mid = c->nz - 2 * src.za;
+            if (c->tbz <= 0)
+                src.kz = mid;
+            src.zm = (mid + src.kz - 1) / src.kz;
+        }
         /* the monitors: the K steps' rows (what room the batch has left;
          * the count advances as take_samples's, with or without own samples) */
         int rows = 0;
@@ -509,13 +556,20 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             c->psi[q] = c->psib[q];
             c->psib[q] = x;
         }
+        /* the next block's ghost planes (and the one-step path's: Hx, Hy
+         * below, Ex, Ey above) */
+        if (mpi && halo_deep(c, err, errlen))
+            return -1;
+        c->tb_ghosts = true;
     }
     if (s < n) {
         /* the rest, one step a launch; step_fused numbers its steps from
-         * base.step, which the engine advances only after this call */
+         * base.step, which the engine advances only after this call.  It
+         * keeps only the planes next to the slab fresh. */
         c->base.step = base + s;
         const int rc = step_fused<T, F>(c, m, n - s, err, errlen);
         c->base.step = base;
+        c->tb_ghosts = false;
         return rc;
     }
     return 0;
@@ -526,8 +580,8 @@ const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
 {
     if (m->scene->boundary == BOUNDARY_MUR)
         return "Mur walls";
-    if (c->dc.size > 1)
-        return "MPI ranks (K-deep halos not exchanged yet)";
+    if (c->dc.size > 1 && c->N)
+        return "CPML under MPI ranks (the ghost planes' psi are not exchanged)";
     if (m->magnetic || m->dispersive)
         return "mu_r or dispersion poles";
     return NULL;
@@ -576,25 +630,48 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
         return -1;
     if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;
-    if (!c->tb || !c->ns)
+    if (c->tb && c->dc.size > 1) { /* the host-staged exchange's planes */
+        const size_t bytes = (size_t)6 * c->tbk * c->dc.plane * es;
+        for (int q = 0; q < 2; q++)
+            if (cudaMallocHost(&c->tb_stage[q], bytes) != cudaSuccess)
+                return seterr(err, errlen, "cuda 3D: cannot allocate the temporal path's "
+                              "exchange planes (%zu bytes pinned)", bytes);
+    }
+    if (!c->tb || !c->tb_ns)
         return 0;
+    /* the slot number (in tb_s0 ..) of each padded local cell, -1 elsewhere;
+     * each slot's kind, from the Ez map (as the one-step path's slot_pec) */
+    const size_t ns = c->tb_ns, plane = c->dc.plane, kb = (size_t)c->kb;
+    const int nmaps = c->ms ? 3 : 1;
     int *map = (int *)malloc(c->cells * sizeof *map);
-    if (!map)
+    uint8_t *kind = (uint8_t *)malloc(ns);
+    if (!map || !kind) {
+        free(map);
+        free(kind);
         return seterr(err, errlen, "cuda 3D: out of host memory");
+    }
     for (size_t q = 0; q < c->cells; q++)
         map[q] = -1;
-    for (size_t k = 0; k < c->ns; k++) { /* one rank: kb = 0 */
-        const size_t s = m->slot_cell[c->s0 + k];
+    for (size_t k = 0; k < ns; k++) {
+        const size_t s = m->slot_cell[c->tb_s0 + k] - kb * plane; /* local, unpadded */
         map[s % (size_t)c->nx + s / (size_t)c->nx * (size_t)c->px] = (int)k;
+        kind[k] = c->slot_kind[c->mat_h[(size_t)(nmaps - 1) * c->nzl * plane + s]];
     }
     cudaError_t e = cudaMalloc((void **)&c->tb_slot_map, c->cells * sizeof *map);
     if (e == cudaSuccess)
         e = cudaMemcpy(c->tb_slot_map, map, c->cells * sizeof *map, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&c->tb_slot_pec, ns);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(c->tb_slot_pec, kind, ns, cudaMemcpyHostToDevice);
     free(map);
+    free(kind);
+    if (e == cudaSuccess && !c->slot_ev) /* a rank whose slots are all ghosts' */
+        e = cudaEventCreateWithFlags(&c->slot_ev, cudaEventDisableTiming);
     if (e == cudaSuccess)
-        e = cudaMalloc(&c->tb_slot_vd, (size_t)c->tbk * c->ns * es);
+        e = cudaMalloc(&c->tb_slot_vd, (size_t)c->tbk * ns * es);
     if (e == cudaSuccess)
-        e = cudaMallocHost(&c->tb_slot_vh, (size_t)c->tbk * c->ns * es);
+        e = cudaMallocHost(&c->tb_slot_vh, (size_t)c->tbk * ns * es);
     if (e != cudaSuccess)
         return seterr(err, errlen, "cuda 3D: cannot set up the temporal path's source slots: %s",
                       cudaGetErrorString(e));
@@ -608,6 +685,9 @@ void tb_free(cuda3d_engine *c)
     cudaFree(c->tb_slot_map);
     cudaFree(c->tb_slot_vd);
     cudaFreeHost(c->tb_slot_vh);
+    cudaFree(c->tb_slot_pec);
+    for (int q = 0; q < 2; q++)
+        cudaFreeHost(c->tb_stage[q]);
 }
 
 #define INST(T, F) template int step_tb<T, F>(cuda3d_engine *, const struct model *, int, char *, size_t);

@@ -9,7 +9,9 @@
  * for a PEC box with slots only, one fused dispatch (update_he.comp), or
  * with TEXFDTD_GLC_K = K > 1, K steps per dispatch (update_tb.comp; PEC,
  * CPML or Mur edges, slots, the point source, the DFT, gathering the
- * monitors itself; the last steps of a batch short of K one at a time);
+ * monitors itself; or, TEXFDTD_GLC_PATH=wavefront, update_wf.comp for a
+ * PEC box with slots and the point source; the last steps of a batch short
+ * of K one at a time);
  * then, with monitors, gather.comp into the batch's next row of the rows
  * buffer.
  * Each update dispatch ends with the barrier that makes its imageStores
@@ -59,7 +61,9 @@ void gl2d_compute_he(struct gl_engine *g, int slot_base)
 
 /* tb_k steps in one dispatch (gl-compute, temporal blocking): a work group
  * per tile, ceil(nx / tile_x) x ceil(ny / tile_y) of them; with monitors
- * they gather each step's samples of their tiles themselves. */
+ * they gather each step's samples of their tiles themselves.  Or (wf) the
+ * warp wavefront, update_wf.comp, with the same inputs and outputs (a PEC
+ * box with slots and the point source: no psi, DFT or monitors). */
 void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v, const float *dft_w,
                      unsigned dft_on)
 {
@@ -87,8 +91,16 @@ void gl2d_compute_tb(struct gl_engine *g, int slot_base, const float *point_v, c
         glBindImageTexture(IMAGE_PSI0 + k, g->psi[k].tex[1 - g->psi[k].cur], 0, GL_FALSE, 0,
                            GL_WRITE_ONLY, GL_R32F);
     }
-    glDispatchCompute((GLuint)((g->nx + g->tile_x - 1) / g->tile_x),
-                      (GLuint)((g->ny + g->tile_y - 1) / g->tile_y), 1);
+    if (g->wf) {
+        /* update_wf.comp: a group per band of 32 - 2K columns and
+         * GLC_WF_WARPS strips of wf_rows rows */
+        const int w = 32 - 2 * g->tb_k, strips = (g->ny + g->wf_rows - 1) / g->wf_rows;
+        glDispatchCompute((GLuint)((g->nx + w - 1) / w),
+                          (GLuint)((strips + GLC_WF_WARPS - 1) / GLC_WF_WARPS), 1);
+    } else {
+        glDispatchCompute((GLuint)((g->nx + g->tile_x - 1) / g->tile_x),
+                          (GLuint)((g->ny + g->tile_y - 1) / g->tile_y), 1);
+    }
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     g->h.cur ^= 1;
     g->ez.cur ^= 1;

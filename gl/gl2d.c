@@ -52,6 +52,16 @@
 #define GLC_K_GPU 4
 #define GLC_TILE_GPU_X 32
 #define GLC_TILE_GPU_Y 16
+/* The K-step path of those scenes on a GPU: GLC_PATH_TILES (update_tb.comp)
+ * or GLC_PATH_WAVEFRONT (update_wf.comp, the warp wavefront; not yet
+ * measured on a GPU).  TEXFDTD_GLC_PATH = one | tiles | wavefront overrides
+ * for any scene and device; the wavefront takes K = 2 .. GLC_WF_K_MAX
+ * (TEXFDTD_GLC_K, default GLC_K_GPU) and strips of TEXFDTD_GLC_ROWS rows
+ * (default GLC_WF_ROWS), lanes exchanging through TEXFDTD_GLC_SHUFFLE = auto
+ * | subgroup | nv | shared. */
+#define GLC_PATH_GPU GLC_PATH_TILES
+#define GLC_WF_ROWS 64
+#define GLC_WF_ROWS_MAX 8192
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
 
@@ -332,25 +342,75 @@ static double env_double(const char *name, double dflt)
     return *end ? dflt : d;
 }
 
-/* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE) and scope:
- * tb_k > 1 for a gl-compute scene that update_tb.comp runs (PEC, CPML or Mur
- * edges, source slots, lossy or not, a point source, monitors, the DFT),
- * else 1 with tb_why saying why not.  -1 for a bad setting. */
+/* The warp wavefront's settings (TEXFDTD_GLC_PATH, TEXFDTD_GLC_ROWS,
+ * TEXFDTD_GLC_SHUFFLE's spelling): -1 for a bad one. */
+static int wf_settings(struct gl_engine *g, char *err, size_t errlen)
+{
+    static const char *const paths[3] = {"one", "tiles", "wavefront"};
+    const char *pe = getenv("TEXFDTD_GLC_PATH"), *re = getenv("TEXFDTD_GLC_ROWS"),
+               *se = getenv("TEXFDTD_GLC_SHUFFLE");
+    g->glc_path = -1;
+    g->wf_rows = GLC_WF_ROWS;
+    for (int q = 0; pe && *pe && q < 3; q++)
+        if (!strcmp(pe, paths[q]))
+            g->glc_path = q;
+    if (pe && *pe && g->glc_path < 0)
+        return seterr(err, errlen, "TEXFDTD_GLC_PATH=%s: expected one, tiles or wavefront", pe);
+    if (re && *re) {
+        char *end;
+        const long v = strtol(re, &end, 10);
+        if (*end || v < 1 || v > GLC_WF_ROWS_MAX)
+            return seterr(err, errlen, "TEXFDTD_GLC_ROWS=%s: expected 1 to %d rows per strip", re,
+                          GLC_WF_ROWS_MAX);
+        g->wf_rows = (int)v;
+    }
+    if (se && *se && strcmp(se, "auto") && strcmp(se, "subgroup") && strcmp(se, "nv")
+        && strcmp(se, "shared"))
+        return seterr(err, errlen, "TEXFDTD_GLC_SHUFFLE=%s: expected auto, subgroup, nv or shared",
+                      se);
+    return 0;
+}
+
+/* Whether the warp wavefront runs a scene whose tiles run: a PEC box with
+ * source slots (lossy or not) and a point source, without monitors (k_tb2's
+ * scope); else wf_why says what it lacks. */
+static bool wf_takes(struct gl_engine *g)
+{
+    snprintf(g->wf_why, sizeof g->wf_why, "%s%s%s%s", g->cpml ? " CPML" : "",
+             g->mur ? " Mur" : "", g->dft ? " DFT" : "", g->nsamples ? " monitors" : "");
+    return !g->wf_why[0];
+}
+
+/* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE, and the
+ * path: wf_settings) and scope: tb_k > 1 for a gl-compute scene that
+ * update_tb.comp runs (PEC, CPML or Mur edges, source slots, lossy or not, a
+ * point source, monitors, the DFT), else 1 with tb_why saying why not; wf
+ * where the wavefront was asked and takes the scene.  -1 for a bad
+ * setting. */
 static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
 {
     g->tb_k = 1;
     g->tile_x = GLC_TILE_X;
     g->tile_y = GLC_TILE_Y;
+    if (wf_settings(g, err, errlen))
+        return -1;
+    const bool wave = g->glc_path == GLC_PATH_WAVEFRONT;
     const char *ke = getenv("TEXFDTD_GLC_K"), *te = getenv("TEXFDTD_GLC_TILE");
-    int k = GLC_K_DEFAULT, tx, ty;
+    int k = wave || g->glc_path == GLC_PATH_TILES ? GLC_K_GPU : GLC_K_DEFAULT, tx, ty;
     char *end;
     if (ke && *ke) {
         const long v = strtol(ke, &end, 10);
         if (*end || v < 1 || v > GLC_K_MAX)
             return seterr(err, errlen, "TEXFDTD_GLC_K=%s: expected 1 (one step per dispatch) "
                                        "to %d", ke, GLC_K_MAX);
+        if (wave && (v < 2 || v > GLC_WF_K_MAX))
+            return seterr(err, errlen, "TEXFDTD_GLC_K=%s: the warp wavefront "
+                                       "(TEXFDTD_GLC_PATH=wavefront) takes 2 to %d steps per "
+                                       "dispatch", ke, GLC_WF_K_MAX);
         k = (int)v;
     }
+    if (g->glc_path == GLC_PATH_ONE)
+        k = 1;
     if (te && *te) {
         char c;
         if (sscanf(te, "%dx%d%c", &tx, &ty, &c) != 2 || tx < 1 || ty < 1 || tx > 1024
@@ -367,6 +427,69 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
              g->hoff ? " TE-off-diagonal" : "");
     if (!g->tb_why[0])
         g->tb_k = k;
+    g->wf = wave && g->tb_k > 1 && wf_takes(g);
+    return 0;
+}
+
+/* Whether the driver has GL_KHR_shader_subgroup's relative shuffles in
+ * compute shaders, in subgroups of 32 (why not in `why`).  (For
+ * GL_NV_shader_thread_shuffle the extension is enough: NVIDIA's warps are
+ * 32 wide.) */
+static bool has_subgroup32(char *why, size_t len)
+{
+    if (!GLEW_KHR_shader_subgroup) {
+        snprintf(why, len, "no GL_KHR_shader_subgroup");
+        return false;
+    }
+    GLint size = 0, stages = 0, feats = 0;
+    glGetIntegerv(GL_SUBGROUP_SIZE_KHR, &size);
+    glGetIntegerv(GL_SUBGROUP_SUPPORTED_STAGES_KHR, &stages);
+    glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &feats);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    if (!(stages & GL_COMPUTE_SHADER_BIT) || !(feats & GL_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT_KHR)
+        || !(feats & GL_SUBGROUP_FEATURE_BASIC_BIT_KHR)) {
+        snprintf(why, len, "GL_KHR_shader_subgroup without relative shuffles in compute shaders");
+        return false;
+    }
+    if (size != 32) {
+        snprintf(why, len, "subgroups of %d, not 32", (int)size);
+        return false;
+    }
+    return true;
+}
+
+/* update_wf.comp's exchange between lanes: TEXFDTD_GLC_SHUFFLE, or (auto)
+ * the subgroup shuffles, else NVIDIA's, else shared memory; a variant the
+ * driver lacks is refused. */
+static int wf_choose_shuffle(struct gl_engine *g, char *err, size_t errlen)
+{
+    const char *se = getenv("TEXFDTD_GLC_SHUFFLE");
+    char why[96];
+    const bool sub = has_subgroup32(why, sizeof why), nv = GLEW_NV_shader_thread_shuffle;
+    if (se && !strcmp(se, "subgroup")) {
+        if (!sub)
+            return seterr(err, errlen,
+                          "TEXFDTD_GLC_SHUFFLE=subgroup: %s has %s; choose nv, shared or auto; "
+                          "nothing was run", g->info.renderer, why);
+        g->wf_shuffle = GLC_SHUFFLE_SUBGROUP;
+        snprintf(g->wf_shuffle_why, sizeof g->wf_shuffle_why, "TEXFDTD_GLC_SHUFFLE=subgroup");
+    } else if (se && !strcmp(se, "nv")) {
+        if (!nv)
+            return seterr(err, errlen,
+                          "TEXFDTD_GLC_SHUFFLE=nv: %s has no GL_NV_shader_thread_shuffle; choose "
+                          "subgroup, shared or auto; nothing was run", g->info.renderer);
+        g->wf_shuffle = GLC_SHUFFLE_NV;
+        snprintf(g->wf_shuffle_why, sizeof g->wf_shuffle_why, "TEXFDTD_GLC_SHUFFLE=nv");
+    } else if (se && !strcmp(se, "shared")) {
+        g->wf_shuffle = GLC_SHUFFLE_SHARED;
+        snprintf(g->wf_shuffle_why, sizeof g->wf_shuffle_why, "TEXFDTD_GLC_SHUFFLE=shared");
+    } else {
+        g->wf_shuffle = sub ? GLC_SHUFFLE_SUBGROUP : nv ? GLC_SHUFFLE_NV : GLC_SHUFFLE_SHARED;
+        snprintf(g->wf_shuffle_why, sizeof g->wf_shuffle_why, "%s",
+                 sub ? "auto" : nv ? "auto: no usable subgroup shuffles"
+                                   : "auto: the driver has no subgroup or NV shuffles");
+    }
     return 0;
 }
 
@@ -482,14 +605,21 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     log_info("%s: %s | %s | %s (%s%s)", name, g->info.vendor, g->info.renderer, g->info.version,
              g->info.platform, g->info.robust ? ", robust context" : ", no reset notification");
 
-    /* gl-compute's measured default on a GPU (GLC_K_GPU above) */
+    /* gl-compute's measured default on a GPU (GLC_K_GPU, GLC_PATH_GPU above) */
     const char *gk = getenv("TEXFDTD_GLC_K"), *gt = getenv("TEXFDTD_GLC_TILE");
-    if (compute && !(gk && *gk) && !g->info.software && g->fused && !g->nsamples) {
+    if (compute && !(gk && *gk) && (g->glc_path < 0 || g->glc_path == GLC_PATH_TILES)
+        && !g->info.software && g->fused && !g->nsamples) {
         g->tb_k = GLC_K_GPU;
         if (!(gt && *gt)) {
             g->tile_x = GLC_TILE_GPU_X;
             g->tile_y = GLC_TILE_GPU_Y;
         }
+        g->wf = g->glc_path < 0 && GLC_PATH_GPU == GLC_PATH_WAVEFRONT;
+    }
+    if (compute && (g->wf || g->glc_path == GLC_PATH_WAVEFRONT)
+        && wf_choose_shuffle(g, err, errlen)) {
+        gl_destroy(&g->base);
+        return gl2d_prefix_err(name, err, errlen);
     }
     const char *kz = getenv("TEXFDTD_GL_STEPS_PER_PASS");
     bool k_auto = false;
@@ -537,7 +667,8 @@ static int gl_create_common(const struct model *m, const struct engine_options *
         cap /= g->stride;
         g->slot_cap_steps = cap < 1 ? 1 : cap > BATCH_MAX_STEPS ? BATCH_MAX_STEPS : (int)cap;
     }
-    if (check_sizes(g, m, err, errlen) || (g->tb_k > 1 && tb_check_device(g, m, err, errlen))) {
+    if (check_sizes(g, m, err, errlen)
+        || (g->tb_k > 1 && !g->wf && tb_check_device(g, m, err, errlen))) {
         gl_destroy(&g->base);
         return gl2d_prefix_err(name, err, errlen);
     }
@@ -630,10 +761,21 @@ static void gl_describe(const struct engine *e, struct engine_info *info)
              g->info.platform);
     char cuda[32] = "", kdesc[64], feat[224] = "", dft[64] = "", mon[128] = "";
     snprintf(kdesc, sizeof kdesc, "%d steps per fragment pass", g->k);
-    char tdesc[128];
+    static const char *const shuffles[3] = {
+        "shared memory and barriers", "subgroup shuffles (GL_KHR_shader_subgroup)",
+        "NV shuffles (GL_NV_shader_thread_shuffle)"};
+    char tdesc[320], how[224];
+    if (g->wf)
+        snprintf(how, sizeof how,
+                 "warp wavefront, strips of %d rows, %d of a warp's 32 columns stored, x "
+                 "neighbours by %s (%s)",
+                 g->wf_rows, 32 - 2 * g->tb_k, shuffles[g->wf_shuffle], g->wf_shuffle_why);
+    else
+        snprintf(how, sizeof how, "%dx%d tiles%s%s", g->tile_x, g->tile_y,
+                 g->wf_why[0] ? "; the warp wavefront declined, the scene has" : "", g->wf_why);
     snprintf(tdesc, sizeof tdesc,
-             "%d steps per compute dispatch (temporal blocking, %dx%d tiles, the rest %s)",
-             g->tb_k, g->tile_x, g->tile_y, g->fused ? "fused" : "two dispatches per step");
+             "%d steps per compute dispatch (temporal blocking, %s, the rest %s)", g->tb_k, how,
+             g->fused ? "fused" : "two dispatches per step");
     if (g->dft && g->dft_nf > 1)
         snprintf(dft, sizeof dft, " DFT(%d frequencies%s)", g->dft_nf,
                  g->dft_groups ? g->dft_groups > 1 ? ", update_dft passes" : ", an update_dft pass"

@@ -11,7 +11,8 @@
  *   gl-compute  the same update as two compute dispatches on the same
  *               textures (texelFetch in, imageStore out), one fused
  *               dispatch per step, or K steps per dispatch in tiles in
- *               shared memory (temporal blocking, update_tb.comp)
+ *               shared memory (temporal blocking, update_tb.comp) or as a
+ *               warp wavefront (update_wf.comp)
  *
  * Both run the arithmetic of shaders/update2d.glsl, which is cpu/update2d.inc
  * statement for statement with `precise` everywhere, and add source-slot
@@ -142,6 +143,15 @@
 #define GATHER_LOCAL 64 /* gather.comp's work group */
 #define BATCH_MAX_STEPS 100000 /* steps of a batch, at most */
 #define GLC_K_MAX 16 /* gl-compute: steps per temporally blocked dispatch, at most */
+#define GLC_WF_K_MAX 8 /* ... in the warp wavefront (update_wf.comp): 32 - 2K columns stored */
+#define GLC_WF_WARPS 8 /* update_wf.comp: warps (rows of 32 invocations) per work group */
+
+/* gl-compute's step paths (TEXFDTD_GLC_PATH): one step a dispatch (fused or
+ * two dispatches), K steps a dispatch in tiles (update_tb.comp) or as a warp
+ * wavefront (update_wf.comp) */
+enum glc_path { GLC_PATH_ONE, GLC_PATH_TILES, GLC_PATH_WAVEFRONT };
+/* update_wf.comp's exchange between lanes (its SHUFFLE #define) */
+enum glc_shuffle { GLC_SHUFFLE_SHARED, GLC_SHUFFLE_SUBGROUP, GLC_SHUFFLE_NV };
 
 /* A ping-pong pair (WebGL-Fluid-Simulation's createDoubleFBO): read tex[cur],
  * write tex[1 - cur], then swap. */
@@ -206,7 +216,18 @@ struct gl_engine {
      * TEXFDTD_GLC_TILE); the steps of a batch beyond a multiple of tb_k
      * take the fused (or two-dispatch) path.  tb_why: why not, when asked. */
     int tb_k, tile_x, tile_y;
-    struct pass tbpass;
+    struct pass tbpass; /* update_tb.comp, or (wf) update_wf.comp */
+    /* the warp wavefront (update_wf.comp, TEXFDTD_GLC_PATH=wavefront): wf
+     * when it runs the K-step dispatches, in strips of wf_rows rows
+     * (TEXFDTD_GLC_ROWS), lanes exchanging through wf_shuffle
+     * (TEXFDTD_GLC_SHUFFLE; wf_shuffle_why: how it was chosen); wf_why: why
+     * the tiles run instead, when it was asked */
+    int glc_path;       /* asked: enum glc_path, or -1 (the default) */
+    bool wf;
+    int wf_rows;
+    int wf_shuffle;
+    char wf_shuffle_why[96];
+    char wf_why[96];
     GLuint tb_tile_buf; /* with monitors: each tile's samples (textures.c) */
     char tb_why[160];
     int k;              /* gl: steps per fragment pass (update_k.frag when > 1) */
@@ -383,6 +404,11 @@ void gl2d_set_coefficients(GLuint prog, const struct model *m);
  * (gl, multi-step) render targets. */
 int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char *err,
                                size_t errlen);
+
+/* The warp wavefront update_wf.comp into g->tbpass (g->tb_k, wf_rows,
+ * wf_shuffle), on top of the passes' #defines defs. */
+int gl2d_build_wf_pass(struct gl_engine *g, const struct model *m, const char *defs, char *err,
+                       size_t errlen);
 
 /* ---- textures.c: the textures and buffers beyond the Ez and H pairs ---- */
 

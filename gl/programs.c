@@ -4,7 +4,8 @@
  * each engine needs: gl the H and E fragment passes (and the psi passes, the
  * multi-step pass update_k.frag, the update_dft passes), gl-compute the H
  * and E dispatches (or the fused update_he.comp; with temporal blocking
- * also update_tb.comp), both the monitors' gather.
+ * also update_tb.comp, or the warp wavefront update_wf.comp), both the
+ * monitors' gather.
  * The sources are in shaders/, loaded by gl/shader.c.
  */
 #define _GNU_SOURCE
@@ -142,6 +143,31 @@ static int build_he_pass(struct gl_engine *g, const struct model *m, const char 
     return 0;
 }
 
+/* The warp wavefront (update_wf.comp) into g->tbpass: K, the strip's rows,
+ * the warps per group and the exchange between lanes (with its #extension
+ * lines, which must come before the library's first declaration). */
+int gl2d_build_wf_pass(struct gl_engine *g, const struct model *m, const char *defs, char *err,
+                       size_t errlen)
+{
+    static const char *const ext[3] = {
+        "", /* shared memory */
+        "#extension GL_KHR_shader_subgroup_basic : require\n"
+        "#extension GL_KHR_shader_subgroup_shuffle_relative : require\n",
+        "#extension GL_NV_shader_thread_shuffle : require\n"};
+    char wdefs[3072];
+    snprintf(wdefs, sizeof wdefs,
+             "%s%s#define K %d\n#define ROWS %d\n#define WF_WARPS %d\n#define STRIDE %zu\n"
+             "#define SHUFFLE %d\n",
+             ext[g->wf_shuffle], defs, g->tb_k, g->wf_rows, GLC_WF_WARPS, g->stride,
+             g->wf_shuffle);
+    const char *wf[1] = {"update_wf.comp"};
+    if (build_he_pass(g, m, wf, 1, wdefs, &g->tbpass, err, errlen))
+        return -1;
+    const GLuint p = g->tbpass.prog;
+    glProgramUniform1i(p, glGetUniformLocation(p, "iters"), g->wf_rows + 2 * g->tb_k - 1);
+    return 0;
+}
+
 /* The multi-step pass update_k.frag for k steps into g->kpass (replacing
  * any earlier one), with its generated fast path (kgen.c), and the two-target
  * framebuffers it renders into.  TEXFDTD_GL_KPASS_UNROLL=1 builds the
@@ -248,7 +274,10 @@ int gl2d_build_update_programs(struct gl_engine *g, const struct model *m, char 
     const char *he[1] = {"update_he.comp"}, *tb[1] = {"update_tb.comp"};
     if (g->fused && build_he_pass(g, m, he, 1, defs, &g->hepass, err, errlen))
         return -1;
-    if (g->tb_k > 1) {
+    if (g->tb_k > 1 && g->wf) {
+        if (gl2d_build_wf_pass(g, m, defs, err, errlen))
+            return -1;
+    } else if (g->tb_k > 1) {
         char tdefs[3072];
         snprintf(tdefs, sizeof tdefs,
                  "%s#define K %d\n#define TILE_X %d\n#define TILE_Y %d\n#define STRIDE %zu\n"

@@ -10,7 +10,9 @@
  *               one fused dispatch (update_he.comp) for a PEC box with slots
  *               only, or K steps per dispatch (update_tb.comp, TEXFDTD_GLC_K)
  *               for scenes of PEC, CPML or Mur edges, slots, the point
- *               source, the DFT, gathering the monitors' samples itself:
+ *               source, the DFT, gathering the monitors' samples itself
+ *               (or update_wf.comp, the warp wavefront, for a PEC box with
+ *               slots and the point source: TEXFDTD_GLC_PATH=wavefront):
  *               the batch's steps beyond a multiple of K one at a time
  * (the disp pass of TE dispersive edges goes before the H pass, which takes
  * their new values: update_h_row updates them right after their row's H,

@@ -643,6 +643,49 @@ Test(cuda3d, temporal_refuses_bad_parameters)
     setup_free(&t);
 }
 
+/* The default path (no TEXFDTD_CUDA3D): the temporal kernel for a scene
+ * without a CPML from 400^3 cells on (measured faster there), the fused
+ * kernel with a CPML (no faster) and below that size; TEXFDTD_CUDA3D=fused
+ * still forces the fused kernel.  Only the choice: the bits of the temporal
+ * path are the tests above. */
+Test(cuda3d, temporal_is_the_default_for_large_scenes_without_cpml, .timeout = 300)
+{
+    static const struct {
+        const char *text, *env;
+        bool tb;
+    } cases[] = {
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", NULL, true},
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", "fused", false},
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n"
+         "[boundary]\ntype = cpml\ncells = 10\n", NULL, false},
+        {"[grid]\nnx = 396\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", NULL, false},
+    };
+    tb_env(NULL, NULL, NULL);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct test_setup t;
+        setup_from_text(&t, cases[k].text, NULL, 0);
+        if (!gpu_or_skip(&t.model)) {
+            setup_free(&t);
+            return;
+        }
+        if (cases[k].env)
+            setenv("TEXFDTD_CUDA3D", cases[k].env, 1);
+        struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
+        struct engine *e;
+        char err[ERRLEN];
+        cr_assert_eq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "case %zu: %s", k, err);
+        struct engine_info info;
+        engine_describe(e, &info);
+        cr_assert_eq(strstr(info.detail, "temporally blocked") != NULL, cases[k].tb, "case %zu: %s", k,
+                     info.detail);
+        char step_err[ERRLEN];
+        cr_assert_eq(engine_step(e, 3, step_err, sizeof step_err), 0, "case %zu: %s", k, step_err);
+        engine_destroy(e);
+        unsetenv("TEXFDTD_CUDA3D");
+        setup_free(&t);
+    }
+}
+
 /* 2D: bit-identical to the CPU engine in float/flush, on a plane-wave scene
  * with PEC and dielectric objects (slots), with CPML, Mur and the DFT. */
 static const char *scene2d = "[grid]\nnx = 130\nny = 97\nsteps = 300\n"

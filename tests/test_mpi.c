@@ -566,6 +566,9 @@ static void check_cuda_scene(const char *text, const struct cuda_run *runs, int 
         same_bits_runs(dir, "0", name, runs[k].P, snap, elem);
         if (runs[k].path && !strcmp(runs[k].path, "fused"))
             cr_assert(strstr(out, "fused path (one kernel per step)"), "TEXFDTD_CUDA3D=fused:\n%s", out);
+        if (runs[k].path && !strcmp(runs[k].path, "temporal")) /* taken, or declined saying why */
+            cr_assert(strstr(out, "cuda 3D: temporal path (") || strstr(out, "the temporal kernel takes no"),
+                      "TEXFDTD_CUDA3D=temporal:\n%s", out);
         if (runs[k].halo)
             cr_assert(strstr(out, "halo host-staged"), "TEXFDTD_HALO=host:\n%s", out);
         else if (want_nccl)
@@ -608,6 +611,58 @@ Test(mpi, cuda_fused_path_over_ranks_bit_identical, .timeout = 300)
     check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", "fused"}}, 1, 31, 4,
                      "--set boundary.cells=10 --set object.ball.radius=4 "
                      "--set object.plate.center_x=14");
+}
+
+/* The temporal path over slabs (cuda/cuda3d_tb.cu): each rank holds K ghost
+ * planes each side, recomputes them in every block (their sources too) and
+ * exchanges K planes of all six fields each way after every block.  Against
+ * one process on the fused path, bit for bit: a PEC box (the path takes no
+ * CPML under MPI), a plane wave across every plane from step 0 (source
+ * slots in the ghost planes: PEC plate, dielectric ball, lossy box), then a
+ * point source one plane below a rank boundary; K = 3 and 4, chunks of 5
+ * planes inside each slab, 61 steps with a snapshot at 31 (one-step
+ * launches between blocks: the ghost planes refreshed before the next). */
+static const char *cuda_tb_fmt =
+    "[grid]\nnx = 45\nny = 37\nnz = 29\nsteps = 61\ncourant = 0.5\ncells_per_wavelength = 12\n"
+    "%s"
+    "[boundary]\ntype = pec\n"
+    "[object.ball]\nshape = sphere\nmaterial = dielectric\neps_r = 3\ncenter_x = 24\n"
+    "center_y = 16\ncenter_z = 14.5\nradius = 6\n"
+    "[object.plate]\nshape = box\nmaterial = pec\ncenter_x = 14\ncenter_y = 25\n"
+    "center_z = 10\nwidth = 9\nheight = 3\ndepth = 7\n"
+    "[material.wet]\neps_r = 2\nsigma = 0.15\n"
+    "[object.wet]\nshape = box\nmaterial = wet\ncenter_x = 34\ncenter_y = 12\ncenter_z = 19\n"
+    "width = 8\nheight = 5\ndepth = 8\n"
+    "[output]\nsnapshots = 31\npng = false\n";
+
+static void check_cuda_tb(const char *source, const char *K)
+{
+    char text[2048];
+    snprintf(text, sizeof text, cuda_tb_fmt, source);
+    setenv("TEXFDTD_CUDA3D_K", K, 1); /* the ranks inherit them through mpirun */
+    setenv("TEXFDTD_CUDA3D_TBZ", "5", 1);
+    check_cuda_scene(text,
+                     (const struct cuda_run[]){{2, NULL, "temporal"}, {3, "host", "temporal"}}, 2, 31,
+                     4, NULL);
+    cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("), "not on the temporal path:\n%s",
+              cuda_last_out);
+    unsetenv("TEXFDTD_CUDA3D_K");
+    unsetenv("TEXFDTD_CUDA3D_TBZ");
+}
+
+Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
+{
+    check_cuda_tb("[source]\ntype = plane_wave\nangle = 30\nfront_offset = 60\n", "3");
+    check_cuda_tb("[source]\ntype = point\ncenter_x = 20\ncenter_y = 17\ncenter_z = 13\n", "4");
+}
+
+/* With a CPML the temporal path declines MPI ranks (the ghost planes' psi
+ * are not exchanged) and says so; the fused path runs, with the bits. */
+Test(mpi, cuda_temporal_declines_cpml_over_ranks, .timeout = 240)
+{
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, "temporal"}}, 1, 31, 4, NULL);
+    cr_assert(strstr(cuda_last_out, "the temporal kernel takes no CPML under MPI ranks"), "%s",
+              cuda_last_out);
 }
 
 Test(mpi, cuda_cpml_double_2_ranks_bit_identical, .timeout = 240)
