@@ -31,6 +31,8 @@
 #                               images and textures for the copy, the fused step and
 #                               K = 4 steps per dispatch on 32x16 tiles, bits compared,
 #                               and the engine itself (K = 4 on 32x16) beside them
+#   bench/device_run.sh glwfsweep  the wavefront's K (WF_KS), rows (WF_ROWS) and exchange
+#                               (WF_SHUFFLES) at 16384^2, median of 3, beside the tiles
 #   bench/device_run.sh long    the long-run check: 16384^2 x 2000 steps of gl in
 #                               adaptive fenced batches against one-step batches
 #   bench/device_run.sh cli     texfdtd run on gl, gl-compute and cuda
@@ -173,6 +175,23 @@ texbuf)
         TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 timeout $((n > 8192 ? 150 : 60)) $B/gl_bench texbuf $n \
             ${TEXBUF_STEPS:-200} 5 2>&1 | tee -a "$f"
         echo "texbuf n $n rc=${PIPESTATUS[0]}" | tee -a "$f"
+    done
+    ;;
+glwfsweep)
+    # the warp wavefront's K, rows a strip and lane exchange at 16384^2,
+    # median of 3 each, beside the tiles' best (K = 4, 32 x 16)
+    f="$OUT/glwfsweep.txt"
+    : >"$f"
+    TEXFDTD_GLC_PATH=tiles TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 timeout 60 \
+        $B/gl_bench speed gl-compute 16384 1000 3 2>&1 | sed "s/^/tiles K=4 tile=32x16 /" | tee -a "$f"
+    for sh in ${WF_SHUFFLES:-subgroup shared}; do
+        for k in ${WF_KS:-5 6 7}; do
+            for rows in ${WF_ROWS:-32 64 128}; do
+                TEXFDTD_GLC_PATH=wavefront TEXFDTD_GLC_K=$k TEXFDTD_GLC_ROWS=$rows TEXFDTD_GLC_SHUFFLE=$sh \
+                    timeout 60 $B/gl_bench speed gl-compute 16384 1000 3 2>&1 |
+                    sed "s/^/wavefront K=$k rows=$rows shuffle=$sh /" | tee -a "$f"
+            done
+        done
     done
     ;;
 long)

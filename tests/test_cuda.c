@@ -648,17 +648,18 @@ Test(cuda3d, temporal_refuses_bad_parameters)
  * kernel with a CPML (no faster) and below that size; TEXFDTD_CUDA3D=fused
  * still forces the fused kernel.  Only the choice: the bits of the temporal
  * path are the tests above. */
+#define PT "[source]\ntype = point\ncenter_x = 200\ncenter_y = 200\ncenter_z = 200\n"
 Test(cuda3d, temporal_is_the_default_for_large_scenes_without_cpml, .timeout = 300)
 {
     static const struct {
         const char *text, *env;
         bool tb;
     } cases[] = {
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", NULL, true},
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", "fused", false},
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n"
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, true},
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, "fused", false},
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT
          "[boundary]\ntype = cpml\ncells = 10\n", NULL, false},
-        {"[grid]\nnx = 396\nny = 400\nnz = 400\nsteps = 3\n[source]\ntype = point\n", NULL, false},
+        {"[grid]\nnx = 396\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, false},
     };
     tb_env(NULL, NULL, NULL);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -685,6 +686,7 @@ Test(cuda3d, temporal_is_the_default_for_large_scenes_without_cpml, .timeout = 3
         setup_free(&t);
     }
 }
+#undef PT
 
 /* 2D: bit-identical to the CPU engine in float/flush, on a plane-wave scene
  * with PEC and dielectric objects (slots), with CPML, Mur and the DFT. */
