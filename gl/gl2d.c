@@ -41,11 +41,13 @@
 /* gl-compute's temporal blocking (update_tb.comp, docs/gl.md): steps per
  * dispatch and the tile.  K = 1 is the fused path.  On a GPU, the scenes of
  * the fused dispatch (a PEC box with source slots: no CPML, Mur, DFT or
- * point source; gl2d_has_features) without monitors take K = GLC_K_GPU on
- * GLC_TILE_GPU_X x GLC_TILE_GPU_Y tiles: on the H100, 146-147 Gcells/s
- * against the fused dispatch's 81.7 at 16384^2 (docs/performance.md); other
- * scenes (not measured blocked) and llvmpipe (a CPU) keep GLC_K_DEFAULT.  TEXFDTD_GLC_K
- * (1 .. GLC_K_MAX) and TEXFDTD_GLC_TILE (WxH) override. */
+ * point source; gl2d_has_features) without monitors take the warp
+ * wavefront (GLC_PATH_GPU below); asked for tiles (TEXFDTD_GLC_PATH=tiles)
+ * they take K = GLC_K_GPU on GLC_TILE_GPU_X x GLC_TILE_GPU_Y tiles (on the
+ * H100, 146-147 Gcells/s against the fused dispatch's 81.7 at 16384^2,
+ * docs/performance.md); other scenes and llvmpipe (a CPU) keep
+ * GLC_K_DEFAULT.  TEXFDTD_GLC_K (1 .. GLC_K_MAX) and TEXFDTD_GLC_TILE (WxH)
+ * override. */
 #define GLC_K_DEFAULT 1
 #define GLC_TILE_X 32
 #define GLC_TILE_Y 32
@@ -53,14 +55,20 @@
 #define GLC_TILE_GPU_X 32
 #define GLC_TILE_GPU_Y 16
 /* The K-step path of those scenes on a GPU: GLC_PATH_TILES (update_tb.comp)
- * or GLC_PATH_WAVEFRONT (update_wf.comp, the warp wavefront; not yet
- * measured on a GPU).  TEXFDTD_GLC_PATH = one | tiles | wavefront overrides
- * for any scene and device; the wavefront takes K = 2 .. GLC_WF_K_MAX
- * (TEXFDTD_GLC_K, default GLC_K_GPU) and strips of TEXFDTD_GLC_ROWS rows
- * (default GLC_WF_ROWS), lanes exchanging through TEXFDTD_GLC_SHUFFLE = auto
- * | subgroup | nv | shared. */
-#define GLC_PATH_GPU GLC_PATH_TILES
-#define GLC_WF_ROWS 64
+ * or GLC_PATH_WAVEFRONT (update_wf.comp, the warp wavefront).  Measured on
+ * the H100 at 16384^2 (docs/performance.md): the wavefront with subgroup
+ * shuffles 299.4 Gcells/s at K = 6 on 128-row strips (300.6 at K = 7,
+ * 285.5 at K = 6 on 64 rows, 237.1 with the shared-memory exchange),
+ * against the tiles' 146.2 (K = 4, 32 x 16) and the fused dispatch's 81.6:
+ * the wavefront, K = GLC_WF_K_GPU, GLC_WF_ROWS rows.  TEXFDTD_GLC_PATH =
+ * one | tiles | wavefront overrides for any scene and device; the
+ * wavefront takes K = 2 .. GLC_WF_K_MAX (TEXFDTD_GLC_K, default
+ * GLC_WF_K_GPU) and strips of TEXFDTD_GLC_ROWS rows (default GLC_WF_ROWS),
+ * lanes exchanging through TEXFDTD_GLC_SHUFFLE = auto | subgroup | nv |
+ * shared. */
+#define GLC_PATH_GPU GLC_PATH_WAVEFRONT
+#define GLC_WF_K_GPU 6
+#define GLC_WF_ROWS 128
 #define GLC_WF_ROWS_MAX 8192
 
 /* ---- sizes and memory, checked before anything is allocated ---- */
@@ -396,7 +404,7 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
         return -1;
     const bool wave = g->glc_path == GLC_PATH_WAVEFRONT;
     const char *ke = getenv("TEXFDTD_GLC_K"), *te = getenv("TEXFDTD_GLC_TILE");
-    int k = wave || g->glc_path == GLC_PATH_TILES ? GLC_K_GPU : GLC_K_DEFAULT, tx, ty;
+    int k = wave ? GLC_WF_K_GPU : g->glc_path == GLC_PATH_TILES ? GLC_K_GPU : GLC_K_DEFAULT, tx, ty;
     char *end;
     if (ke && *ke) {
         const long v = strtol(ke, &end, 10);
@@ -609,12 +617,12 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     const char *gk = getenv("TEXFDTD_GLC_K"), *gt = getenv("TEXFDTD_GLC_TILE");
     if (compute && !(gk && *gk) && (g->glc_path < 0 || g->glc_path == GLC_PATH_TILES)
         && !g->info.software && g->fused && !g->nsamples) {
-        g->tb_k = GLC_K_GPU;
+        g->wf = g->glc_path < 0 && GLC_PATH_GPU == GLC_PATH_WAVEFRONT && wf_takes(g);
+        g->tb_k = g->wf ? GLC_WF_K_GPU : GLC_K_GPU;
         if (!(gt && *gt)) {
             g->tile_x = GLC_TILE_GPU_X;
             g->tile_y = GLC_TILE_GPU_Y;
         }
-        g->wf = g->glc_path < 0 && GLC_PATH_GPU == GLC_PATH_WAVEFRONT;
     }
     if (compute && (g->wf || g->glc_path == GLC_PATH_WAVEFRONT)
         && wf_choose_shuffle(g, err, errlen)) {
