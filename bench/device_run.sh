@@ -45,6 +45,8 @@
 #                               unrolled-arrays shader (TEXFDTD_GL_KPASS_UNROLL=1) at
 #                               k = 2, 3 under a 60 s compile timeout: its build time
 #                               (the hang of 2026-11-22, docs/performance.md)
+#   bench/device_run.sh cudatb  cuda_bench temporal: the 3D temporal path's K, TY, TBZ at
+#                               512^3 beside the fused kernel (CB_TB_KIND = pec or A1)
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
 #                               coalesced and un-coalesced thread mappings
 #   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
@@ -199,6 +201,11 @@ long)
         object.square.center_x=600 object.square.center_y=8192 source.front_offset=0 \
         output.snapshots= | tee "$OUT/long.txt"
     echo "rc=${PIPESTATUS[0]}" | tee -a "$OUT/long.txt"
+    ;;
+cudatb)
+    # the 3D temporal path at 512^3 (cuda_bench temporal; CB_TB_KIND = pec or A1)
+    mkdir -p "$OUT/cudatb"
+    $B/cuda_bench "$OUT/cudatb" temporal | tee "$OUT/cudatb.txt"
     ;;
 mapping)
     $B/cuda_bench "$OUT" mapping | tee "$OUT/mapping.txt"
