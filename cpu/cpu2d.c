@@ -21,6 +21,7 @@
 #endif
 
 struct cpu_fields {
+    enum cpu_isa isa;   /* the row kernels' instruction set (update2d.inc ROWS) */
     void *ez, *hx, *hy; /* REAL[ny][nx] each */
     bool *vacuum_row;   /* row j holds vacuum cells only */
     /* CPML memory, only inside the slabs (N = model->pml_n):
@@ -138,6 +139,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     if (!c)
         return -1;
     const size_t elem = precision_size(o->precision);
+    if (cpu_isa_choose(&c->f.isa, err, errlen)) {
+        cpu_destroy(&c->base);
+        return -1;
+    }
     if (!(c->f.ez = cpu_alloc_field(m->ncells, elem, "Ez", err, errlen))
         || !(c->f.hx = cpu_alloc_field(m->ncells, elem, "Hx", err, errlen))
         || !(c->f.hy = cpu_alloc_field(m->ncells, elem, "Hy", err, errlen))
@@ -487,10 +492,13 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
              c->threads == 1 ? "" : "s");
     if (c->tb_k > 1)
         snprintf(info->detail, sizeof info->detail,
-                 "denormals %s; temporal blocking, %d steps a sweep, %d row%s a position",
-                 denormals_name(e->opt.denormals), c->tb_k, c->tb_rows, c->tb_rows == 1 ? "" : "s");
+                 "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, %d row%s a "
+                 "position",
+                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), c->tb_k, c->tb_rows,
+                 c->tb_rows == 1 ? "" : "s");
     else
-        snprintf(info->detail, sizeof info->detail, "denormals %s", denormals_name(e->opt.denormals));
+        snprintf(info->detail, sizeof info->detail, "denormals %s; row kernels %s",
+                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa));
 }
 
 const struct engine_ops cpu_engine_ops = {

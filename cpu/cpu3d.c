@@ -42,6 +42,7 @@ static const int psi_axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
  * b0 <= b <= b1; its neighbour is w + step (inward > 0) or w - step. */
 
 struct cpu3d_fields {
+    enum cpu_isa isa; /* the row kernels' instruction set (update3d.inc ROWS) */
     struct decomp d; /* this rank's planes; one rank: all of them */
     void *ex, *ey, *ez, *hx, *hy, *hz; /* REAL[local planes][ny][nx] each */
     uint8_t *mat;    /* the E materials (cpu3d_e_materials), [local planes][ny][nx]; with
@@ -326,6 +327,8 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         return -1;
     const size_t elem = precision_size(o->precision);
     struct decomp *d = &c->f.d;
+    if (cpu_isa_choose(&c->f.isa, err, errlen))
+        goto fail;
     if (decomp_slab(d, m->nx, m->ny, m->nz, elem, err, errlen))
         goto fail;
     void **fields[6] = {&c->f.ex, &c->f.ey, &c->f.ez, &c->f.hx, &c->f.hy, &c->f.hz};
@@ -576,8 +579,8 @@ static void cpu3d_describe(const struct engine *e, struct engine_info *info)
     cpu_model_name(name, sizeof name);
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
-    snprintf(info->detail, sizeof info->detail, "3D Yee, denormals %s",
-             denormals_name(e->opt.denormals));
+    snprintf(info->detail, sizeof info->detail, "3D Yee, denormals %s; row kernels %s",
+             denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa));
     if (c->f.d.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, rank 0 gathers", c->f.d.size);

@@ -35,6 +35,52 @@ void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t
     return p;
 }
 
+const char *cpu_isa_name(enum cpu_isa isa)
+{
+    static const char *const names[CPU_ISA_COUNT] = {"sse2", "avx2", "avx512"};
+    return isa >= 0 && isa < CPU_ISA_COUNT ? names[isa] : "?";
+}
+
+int cpu_isa_supported(enum cpu_isa isa)
+{
+    __builtin_cpu_init();
+    switch (isa) {
+    case CPU_ISA_SSE2: return 1; /* x86-64 */
+    case CPU_ISA_AVX2: return __builtin_cpu_supports("avx2");
+    case CPU_ISA_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+               && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    default: return 0;
+    }
+}
+
+/* The default: AVX2 where the CPU has it, else SSE2 (what the loader picked
+ * when the kernels were GCC target_clones). */
+static enum cpu_isa cpu_isa_auto(void)
+{
+    return cpu_isa_supported(CPU_ISA_AVX2) ? CPU_ISA_AVX2 : CPU_ISA_SSE2;
+}
+
+int cpu_isa_choose(enum cpu_isa *isa, char *err, size_t errlen)
+{
+    const char *v = getenv("TEXFDTD_CPU_ISA");
+    if (!v || !*v || !strcmp(v, "auto")) {
+        *isa = cpu_isa_auto();
+        return 0;
+    }
+    for (int k = 0; k < CPU_ISA_COUNT; k++) {
+        if (strcmp(v, cpu_isa_name((enum cpu_isa)k)))
+            continue;
+        if (!cpu_isa_supported((enum cpu_isa)k))
+            return seterr(err, errlen, "cpu engine: TEXFDTD_CPU_ISA=%s, but this CPU lacks %s", v,
+                          k == CPU_ISA_AVX512 ? "AVX-512 (F, BW, DQ and VL)" : "AVX2");
+        *isa = (enum cpu_isa)k;
+        return 0;
+    }
+    return seterr(err, errlen, "cpu engine: TEXFDTD_CPU_ISA=%s: not one of auto, sse2, avx2, avx512",
+                  v);
+}
+
 void cpu_model_name(char *buf, size_t len)
 {
     snprintf(buf, len, "x86_64 CPU");

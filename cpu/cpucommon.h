@@ -38,6 +38,27 @@ int cpu_samples_read(struct cpu_samples *s, const struct model *m, size_t elem, 
                      int rows, char *err, size_t errlen);
 void cpu_samples_free(struct cpu_samples *s);
 
+/* The instruction sets the row kernels are built for (cpu/rows2d.inc,
+ * cpu/rows3d.inc: one copy each), and the GCC target attribute of each copy.
+ * SSE2 is the x86-64 baseline; AVX-512 asks for the F, BW, DQ and VL
+ * subsets and full 512-bit vectors (GCC may otherwise prefer 256 bits).
+ * Every set gives the same bits (-ffp-contract=off: no FMA). */
+enum cpu_isa { CPU_ISA_SSE2, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
+#define CPU_TARGET_SSE2
+#define CPU_TARGET_AVX2 __attribute__((target("avx2")))
+#define CPU_TARGET_AVX512                                                                         \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512")))
+
+/* "sse2", "avx2", "avx512". */
+const char *cpu_isa_name(enum cpu_isa isa);
+/* Whether this CPU (and its OS) runs the set. */
+int cpu_isa_supported(enum cpu_isa isa);
+/* The set an engine runs: TEXFDTD_CPU_ISA=sse2|avx2|avx512 forces one (an
+ * error, -1 with err filled, where this CPU lacks it or the name is
+ * unknown); unset, empty or "auto" picks the default (cpucommon.c
+ * cpu_isa_auto says which, and why). */
+int cpu_isa_choose(enum cpu_isa *isa, char *err, size_t errlen);
+
 /* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
 void cpu_model_name(char *buf, size_t len);
 
