@@ -1,0 +1,161 @@
+/* cpu_isa_bench.c - the cpu engine's row kernels per instruction set and its
+ * temporally blocked sweep, side by side (issue 14, item 4; run by
+ * bench/cpu_isa.sh; never a test).
+ *
+ *   cpu_isa_bench [--threads T] [--repeats R] N STEPS CONFIG...
+ *
+ * CONFIG is ISA (the plain sweep) or ISA:K:B (TEXFDTD_CPU_TB = K,
+ * TEXFDTD_CPU_TB_ROWS = B), ISA one of sse2, avx2, avx512 (TEXFDTD_CPU_ISA).
+ * The scene is bench/cpu.sh's: scenes/takada_square.ini on N x N cells (a
+ * plane wave on a PEC square, PEC walls), single precision, denormals
+ * flushed.  Each round creates every configuration's engine in turn, steps
+ * it 8 steps to warm up, times STEPS steps (the wall clock around
+ * engine_step) and destroys it; R rounds (default 5), so that a slow spell
+ * of this shared machine hits every configuration alike.  Printed per
+ * configuration: the median, least and most Gcells/s of all T threads, and
+ * the median per thread.
+ *
+ * Before and after the engines, the copy line: a STREAM-like copy b = a of
+ * 2 x 256 MiB floats on T threads (OpenMP, static schedule), best of 5,
+ * GB/s counting 8 bytes a float (one read, one write; the write's
+ * read-for-ownership not counted): the memory bandwidth that bounds the
+ * plain sweep out of cache (about 24 bytes a cell-step: Ez, Hx, Hy read
+ * and written once).
+ */
+#define _GNU_SOURCE
+#include "bench/common.h"
+#include "core/engine.h"
+#include "core/model.h"
+#include "core/scene.h"
+#include "core/util.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* GB/s of b = a over n floats on `threads` threads, best of 5. */
+static double copy_gbs(int threads)
+{
+    const size_t n = (size_t)64 << 20; /* 256 MiB of floats */
+    float *a = aligned_alloc(64, n * sizeof *a), *b = aligned_alloc(64, n * sizeof *b);
+    if (!a || !b)
+        return 0;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)i, b[i] = 0;
+    double best = 0;
+    for (int r = 0; r < 5; r++) {
+        const double t0 = now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (size_t i = 0; i < n; i++)
+            b[i] = a[i];
+        const double gbs = 8.0 * (double)n / (now() - t0) / 1e9;
+        best = gbs > best ? gbs : best;
+    }
+    if (b[n - 1] != (float)(n - 1))
+        fprintf(stderr, "copy: wrong result\n");
+    free(a);
+    free(b);
+    return best;
+}
+
+struct config {
+    char isa[16], k[8], b[8];
+    double gcells[64];
+};
+
+int main(int argc, char **argv)
+{
+    int threads = 1, repeats = 5, pos = 0, n = 0, steps = 0, nc = 0;
+    static struct config cf[64];
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--threads") && k + 1 < argc) {
+            threads = atoi(argv[++k]);
+        } else if (!strcmp(argv[k], "--repeats") && k + 1 < argc) {
+            repeats = atoi(argv[++k]);
+        } else if (pos == 0) {
+            n = atoi(argv[k]), pos++;
+        } else if (pos == 1) {
+            steps = atoi(argv[k]), pos++;
+        } else if (nc < 64) {
+            struct config *c = &cf[nc++];
+            if (sscanf(argv[k], "%15[a-z0-9]:%7[0-9]:%7[0-9]", c->isa, c->k, c->b) == 1)
+                c->k[0] = c->b[0] = 0;
+        }
+    }
+    if (n < 64 || steps < 1 || !nc || repeats < 1 || repeats > 64 || threads < 1) {
+        fprintf(stderr, "usage: cpu_isa_bench [--threads T] [--repeats R] N STEPS "
+                        "ISA[:K:B]...\n");
+        return 2;
+    }
+    char sets[6][80], err[ERRLEN];
+    const double c0 = n / 2.0 - 0.5;
+    snprintf(sets[0], sizeof sets[0], "grid.nx=%d", n);
+    snprintf(sets[1], sizeof sets[1], "grid.ny=%d", n);
+    snprintf(sets[2], sizeof sets[2], "object.square.center_x=%g", c0);
+    snprintf(sets[3], sizeof sets[3], "object.square.center_y=%g", c0);
+    snprintf(sets[4], sizeof sets[4], "source.front_offset=%g", n / 4.0);
+    snprintf(sets[5], sizeof sets[5], "output.snapshots=");
+    const char *setp[6] = {sets[0], sets[1], sets[2], sets[3], sets[4], sets[5]};
+    struct scene s;
+    struct model m;
+    if (scene_load(&s, "scenes/takada_square.ini", setp, 6, err, sizeof err)
+        || model_build(&m, &s, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    printf("copy, %d thread%s: %.1f GB/s\n", threads, threads == 1 ? "" : "s", copy_gbs(threads));
+    fflush(stdout);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .device = -1, .threads = threads};
+    for (int r = 0; r < repeats; r++) {
+        for (int q = 0; q < nc; q++) {
+            struct config *c = &cf[q];
+            setenv("TEXFDTD_CPU_ISA", c->isa, 1);
+            if (c->k[0]) {
+                setenv("TEXFDTD_CPU_TB", c->k, 1);
+                setenv("TEXFDTD_CPU_TB_ROWS", c->b, 1);
+            } else {
+                setenv("TEXFDTD_CPU_TB", "1", 1);
+                unsetenv("TEXFDTD_CPU_TB_ROWS");
+            }
+            struct engine *e;
+            if (engine_create("cpu", &m, &o, &e, err, sizeof err)) {
+                fprintf(stderr, "%s: %s\n", c->isa, err);
+                return 1;
+            }
+            if (engine_step(e, 8, err, sizeof err))
+                return fprintf(stderr, "%s\n", err), 1;
+            const double t0 = now();
+            if (engine_step(e, steps, err, sizeof err))
+                return fprintf(stderr, "%s\n", err), 1;
+            c->gcells[r] = (double)m.ncells * steps / (now() - t0) / 1e9;
+            engine_destroy(e);
+        }
+    }
+    printf("| config | Gcells/s, %d thread%s: median (least-most) | per thread |\n", threads,
+           threads == 1 ? "" : "s");
+    for (int q = 0; q < nc; q++) {
+        struct config *c = &cf[q];
+        const double med = bench_median(c->gcells, repeats);
+        if (c->k[0])
+            printf("| %s K=%s B=%s", c->isa, c->k, c->b);
+        else
+            printf("| %s plain", c->isa);
+        printf(" | %.2f (%.2f-%.2f) | %.2f |\n", med, c->gcells[0], c->gcells[repeats - 1],
+               med / threads);
+    }
+    printf("copy, %d thread%s: %.1f GB/s\n", threads, threads == 1 ? "" : "s", copy_gbs(threads));
+    model_free(&m);
+    scene_free(&s);
+    return 0;
+}
