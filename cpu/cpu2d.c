@@ -65,7 +65,7 @@ struct cpu_engine {
      * scene allows it (tb_ok; TEXFDTD_CPU_TB=K, 1 = off), their slot values
      * [tb_k][nslots], the slots' first index per row [ny + 1] */
     int tb_k;
-    int tb_rows; /* rows of a wavefront position (TEXFDTD_CPU_TB_ROWS, default 1) */
+    int tb_rows; /* rows of a wavefront position (TEXFDTD_CPU_TB_ROWS; tb_default) */
     void *tb_slot_v;
     size_t *slot_row;
 };
@@ -130,6 +130,21 @@ static bool tb_ok(const struct model *m, int threads)
 {
     return !m->scene->te && !m->hmat && !m->ncut && !m->ntecut && !m->nhoff && !m->ndisp
            && !m->nhdisp && !m->nsamples && m->ny >= 3 && m->nx >= 2 * threads;
+}
+
+/* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
+ * docs/performance.md ("CPU row kernels per instruction set, and the
+ * default sweep"): where the three field arrays do not fit the last-level
+ * cache (TB_DEFAULT_BYTES: 32 MiB, that of the machine measured; the plain
+ * sweep then streams them from memory every step) the blocked sweep, K = 8
+ * steps, one row a position on one thread and 8 rows on more (fewer
+ * barriers); in cache the plain sweep, which is faster there. */
+#define TB_DEFAULT_BYTES ((size_t)32 << 20)
+static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows)
+{
+    const bool out_of_cache = 3 * m->ncells * elem > TB_DEFAULT_BYTES;
+    *k = out_of_cache ? 8 : 1;
+    *rows = threads > 1 ? 8 : 1;
 }
 
 static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -223,12 +238,19 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
 #else
     c->threads = 1;
 #endif
-    const char *tb = getenv("TEXFDTD_CPU_TB");
-    c->tb_k = tb && *tb ? atoi(tb) : 1;
+    /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one) and
+     * TEXFDTD_CPU_TB_ROWS = B where set (B defaults to 1 then), else
+     * tb_default's choice */
+    const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
+    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows);
+    if (tb && *tb) {
+        c->tb_k = atoi(tb);
+        c->tb_rows = 1;
+    }
+    if (tr && *tr)
+        c->tb_rows = atoi(tr);
     if (c->tb_k < 1 || c->tb_k > 64)
         c->tb_k = 1;
-    const char *tr = getenv("TEXFDTD_CPU_TB_ROWS");
-    c->tb_rows = tr && *tr ? atoi(tr) : 1;
     if (c->tb_rows < 1 || c->tb_rows > 64)
         c->tb_rows = 1;
     if (c->tb_k > 1 && tb_ok(m, c->threads)) {

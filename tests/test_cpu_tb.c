@@ -151,3 +151,50 @@ Test(cpu_tb, rows_a_position)
     same(PLANE, "type = cpml\ncells = 6", 61, 53, "8", 2, 97, 97);
     tb_rows = NULL;
 }
+
+/* The default sweep (cpu2d.c tb_default): blocked, K = 8, where the three
+ * field arrays pass 32 MiB (1 row a position on one thread, 8 on two),
+ * plain below; TEXFDTD_CPU_TB = 1 forces the plain sweep, and
+ * TEXFDTD_CPU_TB_ROWS alone keeps the default K.  (That both sweeps give
+ * the same bits is proven above.) */
+static void default_sweep(int n, enum precision p, int threads, const char *tb, const char *rows,
+                          const char *want)
+{
+    char text[256], err[ERRLEN];
+    snprintf(text, sizeof text, "[grid]\nnx = %d\nny = %d\nsteps = 1\n[boundary]\ntype = pec\n", n,
+             n);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    if (tb)
+        setenv("TEXFDTD_CPU_TB", tb, 1);
+    if (rows)
+        setenv("TEXFDTD_CPU_TB_ROWS", rows, 1);
+    struct engine_options o = {.precision = p, .denormals = DENORMALS_FLUSH, .device = -1,
+                               .threads = threads};
+    struct engine *e;
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
+    unsetenv("TEXFDTD_CPU_TB");
+    unsetenv("TEXFDTD_CPU_TB_ROWS");
+    struct engine_info info;
+    engine_describe(e, &info);
+    if (want)
+        cr_expect(strstr(info.detail, want), "%d², %d threads: %s", n, threads, info.detail);
+    else
+        cr_expect(!strstr(info.detail, "temporal blocking"), "%d², %d threads: %s", n, threads,
+                  info.detail);
+    engine_destroy(e);
+    setup_free(&t);
+}
+
+Test(cpu_tb, default_by_grid_size)
+{
+    /* 3 x 1700² floats = 34.7 MB > 32 MiB = 33.6 MB; 3 x 1650² = 32.7 MB */
+    default_sweep(1700, PRECISION_SINGLE, 1, NULL, NULL, "8 steps a sweep, 1 row a position");
+    default_sweep(1700, PRECISION_SINGLE, 2, NULL, NULL, "8 steps a sweep, 8 rows a position");
+    default_sweep(1650, PRECISION_SINGLE, 2, NULL, NULL, NULL);
+    default_sweep(1200, PRECISION_DOUBLE, 1, NULL, NULL, "8 steps a sweep, 1 row");
+    default_sweep(1150, PRECISION_DOUBLE, 1, NULL, NULL, NULL);
+    default_sweep(1700, PRECISION_SINGLE, 2, "1", NULL, NULL);
+    default_sweep(1700, PRECISION_SINGLE, 2, "4", NULL, "4 steps a sweep, 1 row a position");
+    default_sweep(1700, PRECISION_SINGLE, 1, NULL, "3", "8 steps a sweep, 3 rows");
+}
