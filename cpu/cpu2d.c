@@ -134,15 +134,17 @@ static bool tb_ok(const struct model *m, int threads)
 
 /* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
  * docs/performance.md ("CPU row kernels per instruction set, and the
- * default sweep"): where the three field arrays do not fit the last-level
- * cache (TB_DEFAULT_BYTES: 32 MiB, that of the machine measured; the plain
- * sweep then streams them from memory every step) the blocked sweep, K = 8
- * steps, one row a position (1.6 to 1.7 times the plain sweep there); in
- * cache the plain sweep, which is faster there. */
+ * default sweep"): on one thread, where the three field arrays do not fit
+ * the last-level cache (TB_DEFAULT_BYTES: 32 MiB, that of the machine
+ * measured; the plain sweep then streams them from memory every step), the
+ * blocked sweep, K = 8 steps, one row a position: 1.56 to 1.7 times the
+ * plain sweep at 2048² to 8192².  Everywhere else the plain sweep: in cache
+ * it is faster, and on several threads the blocked sweep (a barrier per
+ * position) was as often slower as faster there (0.45 to 1.6 times). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
-static void tb_default(const struct model *m, size_t elem, int *k, int *rows)
+static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows)
 {
-    *k = 3 * m->ncells * elem > TB_DEFAULT_BYTES ? 8 : 1;
+    *k = threads == 1 && 3 * m->ncells * elem > TB_DEFAULT_BYTES ? 8 : 1;
     *rows = 1;
 }
 
@@ -241,7 +243,7 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
      * TEXFDTD_CPU_TB_ROWS = B where set (B defaults to 1 then), else
      * tb_default's choice */
     const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
-    tb_default(m, elem, &c->tb_k, &c->tb_rows);
+    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows);
     if (tb && *tb) {
         c->tb_k = atoi(tb);
         c->tb_rows = 1;

@@ -152,10 +152,11 @@ Test(cpu_tb, rows_a_position)
     tb_rows = NULL;
 }
 
-/* The default sweep (cpu2d.c tb_default): blocked, K = 8, where the three
- * field arrays pass 32 MiB (1 row a position), plain below; TEXFDTD_CPU_TB = 1 forces the plain sweep, and
- * TEXFDTD_CPU_TB_ROWS alone keeps the default K.  (That both sweeps give
- * the same bits is proven above.) */
+/* The default sweep (cpu2d.c tb_default): on one thread blocked, K = 8, 1
+ * row a position, where the three field arrays pass 32 MiB, plain below;
+ * on more threads plain; TEXFDTD_CPU_TB = 1 forces the plain sweep, K > 1
+ * the blocked one, and TEXFDTD_CPU_TB_ROWS alone keeps the default K.
+ * (That both sweeps give the same bits is proven above.) */
 static void default_sweep(int n, enum precision p, int threads, const char *tb, const char *rows,
                           const char *want)
 {
@@ -189,11 +190,11 @@ Test(cpu_tb, default_by_grid_size)
 {
     /* 3 x 1700² floats = 34.7 MB > 32 MiB = 33.6 MB; 3 x 1650² = 32.7 MB */
     default_sweep(1700, PRECISION_SINGLE, 1, NULL, NULL, "8 steps a sweep, 1 row a position");
-    default_sweep(1700, PRECISION_SINGLE, 2, NULL, NULL, "8 steps a sweep, 1 row a position");
-    default_sweep(1650, PRECISION_SINGLE, 2, NULL, NULL, NULL);
+    default_sweep(1650, PRECISION_SINGLE, 1, NULL, NULL, NULL);
+    default_sweep(1700, PRECISION_SINGLE, 2, NULL, NULL, NULL);
     default_sweep(1200, PRECISION_DOUBLE, 1, NULL, NULL, "8 steps a sweep, 1 row");
     default_sweep(1150, PRECISION_DOUBLE, 1, NULL, NULL, NULL);
-    default_sweep(1700, PRECISION_SINGLE, 2, "1", NULL, NULL);
+    default_sweep(1700, PRECISION_SINGLE, 1, "1", NULL, NULL);
     default_sweep(1700, PRECISION_SINGLE, 2, "4", NULL, "4 steps a sweep, 1 row a position");
     default_sweep(1700, PRECISION_SINGLE, 1, NULL, "3", "8 steps a sweep, 3 rows");
 }
