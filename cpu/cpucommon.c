@@ -55,7 +55,9 @@ int cpu_isa_supported(enum cpu_isa isa)
 }
 
 /* The default: AVX2 where the CPU has it, else SSE2 (what the loader picked
- * when the kernels were GCC target_clones). */
+ * when the kernels were GCC target_clones).  Not AVX-512: on the Zen 4
+ * measured it was never faster, and 10-25 % slower in cache
+ * (docs/performance.md, "CPU row kernels per instruction set"). */
 static enum cpu_isa cpu_isa_auto(void)
 {
     return cpu_isa_supported(CPU_ISA_AVX2) ? CPU_ISA_AVX2 : CPU_ISA_SSE2;
