@@ -140,7 +140,8 @@ static bool tb_ok(const struct model *m, int threads)
  * blocked sweep, K = 8 steps, one row a position: 1.56 to 1.7 times the
  * plain sweep at 2048² to 8192².  Everywhere else the plain sweep: in cache
  * it is faster, and on several threads the blocked sweep (a barrier per
- * position) was as often slower as faster there (0.45 to 1.6 times). */
+ * position) was as often slower as faster there (0.45 to 1.6 times,
+ * bimodal from one process to the next). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
 static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows)
 {
