@@ -247,12 +247,15 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         /* the default for scenes without a CPML from 400^3 cells a rank
          * on: the temporal path where it takes the scene (measured: PEC
          * walls, 512^3 on the H100 1.33x the fused kernel, 1024^3 on an
-         * H200 1.19x, on 2 H200s 1.18x; with a CPML no faster, so not).
+         * H200 1.19x, on 2 H200s 1.18x; with an A1 CPML on one GPU, its z
+         * slabs in chunks of their own, 1.12x at 512^3 on the H100; the
+         * path declines a CPML under MPI).
          * The size is the grid's over the ranks, the same on every rank
          * (the temporal path's choice is collective under MPI). */
         const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
         const bool asked = pe && !strcmp(pe, "temporal");
-        const bool temporal = asked || ((!pe || !*pe) && c->N == 0
+        const bool temporal = asked || ((!pe || !*pe)
+                                         && (c->N == 0 || (c->strat == PML_COMBINED && c->dc.size == 1))
                                          && (double)c->nx * c->ny * c->nz / c->dc.size >= 400.0 * 400.0 * 400.0);
         if (temporal) {
             const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),
@@ -261,7 +264,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
             /* with a CPML whole columns would all meet the z slabs (the psi
              * kernel everywhere): chunks of 64 planes */
-            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 64 : 128;
+            c->tbz = tz && *tz ? atoi(tz) : 128;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {

@@ -643,9 +643,9 @@ Test(cuda3d, temporal_refuses_bad_parameters)
     setup_free(&t);
 }
 
-/* The default path (no TEXFDTD_CUDA3D): the temporal kernel for a scene
- * without a CPML from 400^3 cells on (measured faster there), the fused
- * kernel with a CPML (no faster) and below that size; TEXFDTD_CUDA3D=fused
+/* The default path (no TEXFDTD_CUDA3D): the temporal kernel from 400^3
+ * cells on without a CPML or with the combined (A1) one (measured faster
+ * there), not with A2 (regions) nor below that size; TEXFDTD_CUDA3D=fused
  * still forces the fused kernel.  Only the choice: the bits of the temporal
  * path are the tests above. */
 #define PT "[source]\ntype = point\ncenter_x = 200\ncenter_y = 200\ncenter_z = 200\n"
@@ -658,7 +658,9 @@ Test(cuda3d, temporal_is_the_default_for_large_scenes_without_cpml, .timeout = 3
         {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, true},
         {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, "fused", false},
         {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT
-         "[boundary]\ntype = cpml\ncells = 10\n", NULL, false},
+         "[boundary]\ntype = cpml\ncells = 10\n", NULL, true},
+        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT
+         "[boundary]\ntype = cpml\ncells = 10\nstrategy = regions\n", NULL, false},
         {"[grid]\nnx = 396\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, false},
     };
     tb_env(NULL, NULL, NULL);
