@@ -149,6 +149,19 @@ static size_t psi_elems(const cuda3d_engine *c, int axis)
 
 static int field_index(enum field f);
 
+/* The source slots of cells first .. end-1: a run *s0, *ns of the model's
+ * list (in cell order). */
+static void slot_run(const struct model *m, size_t first, size_t end, size_t *s0, size_t *ns)
+{
+    size_t a = 0, b;
+    while (a < m->nslots && m->slot_cell[a] < first)
+        a++;
+    for (b = a; b < m->nslots && m->slot_cell[b] < end; b++)
+        ;
+    *s0 = a;
+    *ns = b - a;
+}
+
 static int cuda3d_create(const struct model *m, const struct engine_options *o,
                          struct engine **out, char *err, size_t errlen)
 {
@@ -235,8 +248,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * steps a launch, TEXFDTD_CUDA3D_TY = 16 or 32 rows a tile,
      * TEXFDTD_CUDA3D_TBZ = planes a block (0: all).  The defaults are the
      * H100's best at 512^3 with K = 3 (docs/performance.md): TY 16 and
-     * 128-plane chunks without a CPML (54.3 Gcells/s), TY 32 and 64-plane
-     * chunks with one (30.4). */
+     * 128-plane chunks without a CPML (54.3 Gcells/s), TY 32 and 128-plane
+     * chunks with one (34.97, the z slabs in chunks of their own). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
@@ -262,8 +275,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
             c->tbk = kk && *kk ? atoi(kk) : 3;
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
-            /* with a CPML whole columns would all meet the z slabs (the psi
-             * kernel everywhere): chunks of 64 planes */
+            /* chunks of 128 planes (with a CPML the z slabs get chunks of
+             * their own: cuda3d_tb.cu, step_tb) */
             c->tbz = tz && *tz ? atoi(tz) : 128;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
@@ -310,7 +323,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             /* over MPI ranks: K ghost planes each side (exchanged once a
              * block), so every rank needs K planes of its own; collective
              * (every rank reaches it alike), so all take the same path */
-            if (c->dc.size > 1 && (c->fused && !tb_refusal(c, m))) {
+            if (c->dc.size > 1 && c->tb) {
                 const unsigned long long least = decomp_min_u64((unsigned long long)(c->k1 - c->k0));
                 if (least < (unsigned long long)c->tbk) {
                     c->tb = false;
@@ -331,27 +344,12 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
                      c->uncoalesced ? ", un-coalesced thread mapping" : "");
     }
-    /* this rank's source slots: those of planes k0 .. k1-1, a run of the
-     * model's list (in cell order) */
-    {
-        const size_t first = (size_t)c->k0 * c->dc.plane, end = (size_t)c->k1 * c->dc.plane;
-        size_t s0 = 0, s1;
-        while (s0 < m->nslots && m->slot_cell[s0] < first)
-            s0++;
-        for (s1 = s0; s1 < m->nslots && m->slot_cell[s1] < end; s1++)
-            ;
-        c->s0 = s0;
-        c->ns = s1 - s0;
-        /* the temporal path's: those of every local plane, ghosts included */
-        const size_t tfirst = (size_t)c->kb * c->dc.plane, tend = (size_t)(c->kb + c->nzl) * c->dc.plane;
-        for (s0 = 0; s0 < m->nslots && m->slot_cell[s0] < tfirst; s0++)
-            ;
-        for (s1 = s0; s1 < m->nslots && m->slot_cell[s1] < tend; s1++)
-            ;
-        c->tb_s0 = s0;
-        c->tb_ns = s1 - s0;
-        c->tb_ghosts = true; /* the fields start at zero everywhere */
-    }
+    /* this rank's source slots: those of planes k0 .. k1-1; the temporal
+     * path's: those of every local plane, ghosts included */
+    slot_run(m, (size_t)c->k0 * c->dc.plane, (size_t)c->k1 * c->dc.plane, &c->s0, &c->ns);
+    slot_run(m, (size_t)c->kb * c->dc.plane, (size_t)(c->kb + c->nzl) * c->dc.plane, &c->tb_s0,
+             &c->tb_ns);
+    c->tb_ghosts = true; /* the fields start at zero everywhere */
     if (m->scene->source_type == SOURCE_POINT) {
         const size_t pcell = model_point_cell(m);
         const int kp = (int)(pcell / c->dc.plane);

@@ -89,6 +89,31 @@ int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen)
     return 0;
 }
 
+#ifdef TEXFDTD_HAVE_NCCL
+/* An NCCL exchange's frame, shared by halo_start and halo_deep: the next
+ * timer slot (*q, its previous exchange summed first), the exchange stream
+ * waiting for stream `after` (event ev_ready[w]) and its start event; then,
+ * after the sends and receives, the end event and ev_done[w]. */
+static int nccl_open(cuda3d_engine *c, int w, cudaStream_t after, int *q, char *err, size_t errlen)
+{
+    *q = c->tm_next;
+    c->tm_next = (*q + 1) % RING;
+    if (halo_timer_take(c, *q, err, errlen))
+        return -1;
+    CK(cudaEventRecord(c->ev_ready[w], after));
+    CK(cudaStreamWaitEvent(c->xs, c->ev_ready[w], 0));
+    CK(cudaEventRecord(c->tm[*q][0], c->xs));
+    return 0;
+}
+static int nccl_close(cuda3d_engine *c, int w, int q, char *err, size_t errlen)
+{
+    CK(cudaEventRecord(c->tm[q][1], c->xs));
+    c->tm_pend[q] = true;
+    CK(cudaEventRecord(c->ev_done[w], c->xs));
+    return 0;
+}
+#endif
+
 int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, char *err,
                size_t errlen)
 {
@@ -124,27 +149,21 @@ int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, 
     }
 #ifdef TEXFDTD_HAVE_NCCL
     if (c->halo == HALO_NCCL) {
-        const int w = up ? 0 : 1, q = c->tm_next;
-        c->tm_next = (q + 1) % RING;
-        if (halo_timer_take(c, q, err, errlen))
+        const int w = up ? 0 : 1;
+        int q;
+        if (nccl_open(c, w, after, &q, err, errlen))
             return -1;
         const ncclComm_t comm = (ncclComm_t)c->nccl;
         const size_t bytes = c->plane * es;
         const int peer_to = up ? dc->rank + 1 : dc->rank - 1;
         const int peer_from = up ? dc->rank - 1 : dc->rank + 1;
-        CK(cudaEventRecord(c->ev_ready[w], after));
-        CK(cudaStreamWaitEvent(c->xs, c->ev_ready[w], 0));
-        CK(cudaEventRecord(c->tm[q][0], c->xs));
         NK(nccl.GroupStart());
         for (int k = 0; k < 2 && to; k++)
             NK(nccl.Send(sp[k], bytes, ncclUint8, peer_to, comm, c->xs));
         for (int k = 0; k < 2 && from; k++)
             NK(nccl.Recv(rp[k], bytes, ncclUint8, peer_from, comm, c->xs));
         NK(nccl.GroupEnd());
-        CK(cudaEventRecord(c->tm[q][1], c->xs));
-        c->tm_pend[q] = true;
-        CK(cudaEventRecord(c->ev_done[w], c->xs));
-        return 0;
+        return nccl_close(c, w, q, err, errlen);
     }
 #endif
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
@@ -198,15 +217,11 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
     }
 #ifdef TEXFDTD_HAVE_NCCL
     if (c->halo == HALO_NCCL) {
-        const int q = c->tm_next;
-        c->tm_next = (q + 1) % RING;
-        if (halo_timer_take(c, q, err, errlen))
+        int q;
+        if (nccl_open(c, 0, 0, &q, err, errlen))
             return -1;
         const ncclComm_t comm = (ncclComm_t)c->nccl;
         const int peer_to[2] = {dc->rank + 1, dc->rank - 1}, peer_from[2] = {dc->rank - 1, dc->rank + 1};
-        CK(cudaEventRecord(c->ev_ready[0], 0));
-        CK(cudaStreamWaitEvent(c->xs, c->ev_ready[0], 0));
-        CK(cudaEventRecord(c->tm[q][0], c->xs));
         NK(nccl.GroupStart());
         for (int w = 0; w < 2; w++)
             for (int f = 0; f < 6; f++) {
@@ -218,9 +233,8 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
                                  c->xs));
             }
         NK(nccl.GroupEnd());
-        CK(cudaEventRecord(c->tm[q][1], c->xs));
-        c->tm_pend[q] = true;
-        CK(cudaEventRecord(c->ev_done[0], c->xs));
+        if (nccl_close(c, 0, q, err, errlen))
+            return -1;
         CK(cudaStreamWaitEvent(0, c->ev_done[0], 0));
         return 0;
     }

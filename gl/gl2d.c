@@ -390,6 +390,16 @@ static bool wf_takes(struct gl_engine *g)
     return !g->wf_why[0];
 }
 
+/* Whether update_tb.comp runs the scene: no conformal PEC, H-node maps,
+ * poles or TE cuts; else `why` says what it has. */
+static bool tb_takes(const struct gl_engine *g, char *why, size_t len)
+{
+    snprintf(why, len, "%s%s%s%s%s", g->conformal ? " conformal-PEC" : "",
+             g->hmap ? " H-node-map" : "", g->disp ? " dispersive" : "",
+             g->tecut ? " TE-conformal-PEC" : "", g->hoff ? " TE-off-diagonal" : "");
+    return !why[0];
+}
+
 /* Temporal blocking's settings (TEXFDTD_GLC_K, TEXFDTD_GLC_TILE, and the
  * path: wf_settings) and scope: tb_k > 1 for a gl-compute scene that
  * update_tb.comp runs (PEC, CPML or Mur edges, source slots, lossy or not, a
@@ -430,11 +440,7 @@ static int tb_settings(struct gl_engine *g, char *err, size_t errlen)
     }
     if (!g->compute || k < 2)
         return 0;
-    snprintf(g->tb_why, sizeof g->tb_why, "%s%s%s%s%s",
-             g->conformal ? " conformal-PEC" : "", g->hmap ? " H-node-map" : "",
-             g->disp ? " dispersive" : "", g->tecut ? " TE-conformal-PEC" : "",
-             g->hoff ? " TE-off-diagonal" : "");
-    if (!g->tb_why[0])
+    if (tb_takes(g, g->tb_why, sizeof g->tb_why))
         g->tb_k = k;
     g->wf = wave && g->tb_k > 1 && wf_takes(g);
     return 0;
@@ -614,24 +620,21 @@ static int gl_create_common(const struct model *m, const struct engine_options *
     log_info("%s: %s | %s | %s (%s%s)", name, g->info.vendor, g->info.renderer, g->info.version,
              g->info.platform, g->info.robust ? ", robust context" : ", no reset notification");
 
-    /* gl-compute's measured default on a GPU (GLC_K_GPU, GLC_PATH_GPU above) */
+    /* gl-compute's measured defaults on a GPU (GLC_PATH_GPU, GLC_K_GPU ...
+     * above), without monitors and for scenes the tiles run: the fused
+     * dispatch's scenes (a PEC box with source slots) on the wavefront, or
+     * asked for tiles on the tiles; with Mur walls, the DFT or the point
+     * source (no CPML: blocked it was slower, 48.8-54.1 against 60.7) on
+     * the tiles, measured on the H100 at 8192^2 (docs/performance.md)
+     * against one step a dispatch: Mur K = 2 86.8 against 63.3 (K = 4
+     * 79.8), the DFT K = 4 82.0 against 44.6, the point source K = 4 142.0
+     * against 63.4 */
     const char *gk = getenv("TEXFDTD_GLC_K"), *gt = getenv("TEXFDTD_GLC_TILE");
-    if (compute && !(gk && *gk) && (g->glc_path < 0 || g->glc_path == GLC_PATH_TILES)
-        && !g->info.software && g->fused && !g->nsamples) {
-        g->wf = g->glc_path < 0 && GLC_PATH_GPU == GLC_PATH_WAVEFRONT && wf_takes(g);
-        g->tb_k = g->wf ? GLC_WF_K_GPU : GLC_K_GPU;
-        if (!(gt && *gt)) {
-            g->tile_x = GLC_TILE_GPU_X;
-            g->tile_y = GLC_TILE_GPU_Y;
-        }
-    } else if (compute && !(gk && *gk) && g->glc_path < 0 && !g->info.software && !g->nsamples
-               && !g->cpml && !g->conformal && !g->hmap && !g->disp && !g->tecut && !g->hoff) {
-        /* a PEC box with Mur walls, the DFT or the point source (no CPML:
-         * blocked it was slower, 48.8-54.1 against 60.7): the tiles, measured
-         * on the H100 at 8192^2 (docs/performance.md) against one step a
-         * dispatch: Mur K = 2 86.8 against 63.3 (K = 4 79.8), the DFT K = 4
-         * 82.0 against 44.6, the point source K = 4 142.0 against 63.4 */
-        g->tb_k = g->mur ? GLC_K_GPU_MUR : GLC_K_GPU;
+    char tbw[sizeof g->tb_why];
+    if (compute && !(gk && *gk) && !g->info.software && !g->nsamples && tb_takes(g, tbw, sizeof tbw)
+        && (g->glc_path == GLC_PATH_TILES ? g->fused : g->glc_path < 0 && !g->cpml)) {
+        g->wf = g->glc_path < 0 && g->fused && GLC_PATH_GPU == GLC_PATH_WAVEFRONT && wf_takes(g);
+        g->tb_k = g->wf ? GLC_WF_K_GPU : g->mur ? GLC_K_GPU_MUR : GLC_K_GPU;
         if (!(gt && *gt)) {
             g->tile_x = GLC_TILE_GPU_X;
             g->tile_y = GLC_TILE_GPU_Y;
