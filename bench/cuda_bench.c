@@ -9,6 +9,9 @@
  *   path of the same grid without the CPML: where the sizes of a sweep's
  *   runs, not the largest grids, set the speed;
  *   2d: only the 2D engine's step paths, every K of the temporal one;
+ *   one KIND N STEPS: one cube() (KIND pec, cpml or A1 .. A3; N interior
+ *   cells a side), the path as the TEXFDTD_CUDA3D* variables say: for a
+ *   profiler (ncu) to count one kernel's launches;
  *   temporal: only the 3D temporal path at 512^3, K = 2, 3, 4, tiles 32 x 16
  *   and 32 x 32, whole columns and 64- and 128-plane chunks, beside the fused kernel,
  *   PEC walls and a 10-cell CPML (A1), float)
@@ -176,7 +179,8 @@ static void cube(const char *group, int n, const char *kind, int N, enum precisi
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | medium | 2d | temporal]\n", argv[0]);
+        fprintf(stderr, "usage: %s OUTDIR [quick | mapping | medium | 2d | temporal | one KIND N STEPS]\n",
+                argv[0]);
         return 2;
     }
     const bool quick = argc > 2 && !strcmp(argv[2], "quick");
@@ -200,6 +204,12 @@ int main(int argc, char **argv)
     fprintf(csv, "# device-to-device copy bandwidth %.1f GB/s (read + write counted)\n", bw_gbs);
     fprintf(csv, "group,label,precision,nx,ny,nz,steps,ms_per_step,eff_mcells_s,all_mcells_s,"
                  "fraction_of_floor\n");
+
+    if (argc > 5 && !strcmp(argv[2], "one")) {
+        cube("one", atoi(argv[4]), argv[3], 10, PRECISION_SINGLE, atoi(argv[5]));
+        fclose(csv);
+        return 0;
+    }
 
     /* (c) with the coalescing paper's comparison: the 256^3 PEC cavity on the
      * two-kernel path, warps along x (coalesced) or along y (un-coalesced) */

@@ -47,6 +47,8 @@
 #                               (the hang of 2026-11-22, docs/performance.md)
 #   bench/device_run.sh cudatb  cuda_bench temporal: the 3D temporal path's K, TY, TBZ at
 #                               512^3 beside the fused kernel (CB_TB_KIND = pec or A1)
+#   bench/device_run.sh ncu3d   Nsight Compute counters of the 3D kernels at 512^3
+#                               (NCU_CASES: which kernels, paths, K, TY)
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
 #                               coalesced and un-coalesced thread mappings
 #   bench/device_run.sh monitors bench/monitor_cost.sh: a far-field contour's cost
@@ -174,7 +176,7 @@ texbuf)
     f="$OUT/texbuf.txt"
     $B/gl_bench copy 1024 10 | tee "$f"
     for n in ${TEXBUF_NS:-8192 16384}; do
-        TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 timeout $((n > 8192 ? 150 : 60)) $B/gl_bench texbuf $n \
+        TEXFDTD_GLC_K=4 TEXFDTD_GLC_TILE=32x16 timeout ${TEXBUF_TIMEOUT:-$((n > 8192 ? 150 : 60))} $B/gl_bench texbuf $n \
             ${TEXBUF_STEPS:-200} 5 2>&1 | tee -a "$f"
         echo "texbuf n $n rc=${PIPESTATUS[0]}" | tee -a "$f"
     done
@@ -206,6 +208,34 @@ cudatb)
     # the 3D temporal path at 512^3 (cuda_bench temporal; CB_TB_KIND = pec or A1)
     mkdir -p "$OUT/cudatb"
     $B/cuda_bench "$OUT/cudatb" temporal | tee "$OUT/cudatb.txt"
+    ;;
+ncu3d)
+    # hardware counters (Nsight Compute, clocks left alone) of the 3D
+    # kernels at 512^3, one launch each after the warm-up: NCU_CASES of
+    # "name kind path K TY regex skip count" (kind pec or A1; path temporal
+    # or fused); reports in $OUT/ncu-NAME.{ncu-rep,txt}
+    f="$OUT/ncu3d.txt"
+    : >"$f"
+    mkdir -p /tmp/ncu3d
+    while read -r name kind path k ty rx skip count; do
+        [ -n "$name" ] || continue
+        n=510
+        [ "$kind" = A1 ] && n=490
+        echo "== $name: $kind $path K=$k TY=$ty kernel $rx skip $skip count $count" | tee -a "$f"
+        TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty timeout ${NCU_TIMEOUT:-150} \
+            ncu --clock-control none --set full -k "regex:$rx" --launch-skip $skip --launch-count $count \
+            -f -o "$OUT/ncu-$name" $B/cuda_bench /tmp/ncu3d one $kind $n 12 >>"$f" 2>&1
+        echo "$name rc=$?" | tee -a "$f"
+        ncu --import "$OUT/ncu-$name.ncu-rep" --page details >"$OUT/ncu-$name.txt" 2>&1
+        ncu --import "$OUT/ncu-$name.ncu-rep" --page source --print-source sass --csv >/tmp/ncu3d/sass.csv 2>&1
+        python3 bench/ncu_sass.py /tmp/ncu3d/sass.csv >>"$OUT/ncu-$name.txt" 2>&1
+        [ -n "${NCU_KEEP:-}" ] || rm -f "$OUT/ncu-$name.ncu-rep"
+        grep -E "^  k_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Issue Slots Busy|Executed Ipc Active|No Eligible|Block Limit" \
+            "$OUT/ncu-$name.txt" | tee -a "$f"
+    done <<<"${NCU_CASES:-pec-tb pec temporal 3 16 k_tb3 3 1
+pec-fused pec fused 3 16 k_fused3 10 1
+a1-tb A1 temporal 3 32 k_tb3 6 2
+a1-fused A1 fused 3 32 k_fused3 20 2}"
     ;;
 mapping)
     $B/cuda_bench "$OUT" mapping | tee "$OUT/mapping.txt"

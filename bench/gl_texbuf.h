@@ -110,8 +110,12 @@ static int texbuf_bench(int n, int steps, int reps)
            n, steps, warm, reps, lx, ly, k, tx, ty, info.device);
     fflush(stdout);
     const enum gl_texbuf_kernel order[3] = {GL_TEXBUF_COPY, GL_TEXBUF_STEP, GL_TEXBUF_TB};
+    /* TEXBUF_ONLY = copy, step or tb: that kernel only (the blocked cases
+     * alone fit a stage's time limit) */
+    const char *only = getenv("TEXBUF_ONLY");
     for (int ki = 0; ki < 3; ki++)
-        for (int planar = 0; planar < 2; planar++)
+        for (int planar = 0; planar < 2 && !(only && *only && strcmp(only, gl_texbuf_kernel_name(order[ki])));
+             planar++)
             for (int a = 0; a < GL_TEXBUF_ACCESSES; a++) {
                 const struct gl_texbuf_case c = {.access = (enum gl_texbuf_access)a,
                                                  .kernel = order[ki], .planar = planar,
@@ -130,11 +134,13 @@ static int texbuf_bench(int n, int steps, int reps)
                     continue;
                 }
                 /* the reference: the initial fields for copy, the first
-                 * step case run (ssbo/rg unless the device refused it) */
-                if (c.kernel == GL_TEXBUF_STEP && !have_ref) {
+                 * step case run (ssbo/rg unless the device refused it), or
+                 * with TEXBUF_ONLY the first case (the same steps' bits) */
+                if ((c.kernel == GL_TEXBUF_STEP || (only && *only && c.kernel != GL_TEXBUF_COPY))
+                    && !have_ref) {
                     for (int f = 0; f < 3; f++)
                         memcpy(ref[f], w[f], nc * 4);
-                    snprintf(ref_name, sizeof ref_name, "step/%s/%s",
+                    snprintf(ref_name, sizeof ref_name, "%s/%s/%s", kname,
                              gl_texbuf_access_name(c.access), planar ? "planar" : "rg");
                     have_ref = 1;
                 }

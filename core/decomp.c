@@ -420,6 +420,26 @@ int decomp_exchange_planes(const struct decomp *d, bool up, const void *const *s
               : exchange_planes(d, send, d->rank - 1, recv, d->rank + 1, n, err, errlen);
 }
 
+int decomp_exchange_bytes(const struct decomp *d, bool up, const void *send, void *recv, size_t bytes,
+                          char *err, size_t errlen)
+{
+    if (!d->comm)
+        return 0;
+#ifdef TEXFDTD_HAVE_MPI
+    if (bytes > (size_t)INT_MAX)
+        return seterr(err, errlen, "halo exchange of %zu bytes at once (at most %d)", bytes, INT_MAX);
+    const int to = up ? d->rank + 1 : d->rank - 1, from = up ? d->rank - 1 : d->rank + 1;
+    const int dst = to < 0 || to >= d->size ? MPI_PROC_NULL : to;
+    const int src = from < 0 || from >= d->size ? MPI_PROC_NULL : from;
+    MPI_Sendrecv(send, (int)bytes, MPI_BYTE, dst, 0, recv, (int)bytes, MPI_BYTE, src, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    return 0;
+#else
+    (void)up, (void)send, (void)recv, (void)bytes;
+    return seterr(err, errlen, "this build has no MPI");
+#endif
+}
+
 int decomp_gather(const struct decomp *d, const void *local, void *global, char *err,
                   size_t errlen)
 {

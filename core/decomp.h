@@ -143,6 +143,12 @@ int decomp_fill_upper_halo(const struct decomp *d, void *const *local, int n, ch
 int decomp_exchange_planes(const struct decomp *d, bool up, const void *const *send,
                            void *const *recv, int n, char *err, size_t errlen);
 
+/* One buffer of `bytes` each way at the same moments: send goes to the
+ * neighbour above (up) or below (!up), recv comes from the other one (a
+ * missing neighbour: nothing sent, or received, on that side). */
+int decomp_exchange_bytes(const struct decomp *d, bool up, const void *send, void *recv, size_t bytes,
+                          char *err, size_t errlen);
+
 /* Collective: the owned planes of every rank's local array into global
  * ([nz][ny][nx]) on rank 0; global is not touched on other ranks. */
 int decomp_gather(const struct decomp *d, const void *local, void *global, char *err,
