@@ -47,6 +47,8 @@
 #                               (the hang of 2026-11-22, docs/performance.md)
 #   bench/device_run.sh cudatb  cuda_bench temporal: the 3D temporal path's K, TY, TBZ at
 #                               512^3 beside the fused kernel (CB_TB_KIND = pec or A1)
+#   bench/device_run.sh tbinner the 3D temporal kernel's inner-tile and one-axis psi
+#                               kernels against the old launch and the fused kernel, 512^3
 #   bench/device_run.sh ncu3d   Nsight Compute counters of the 3D kernels at 512^3
 #                               (NCU_CASES: which kernels, paths, K, TY)
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
@@ -208,6 +210,34 @@ cudatb)
     # the 3D temporal path at 512^3 (cuda_bench temporal; CB_TB_KIND = pec or A1)
     mkdir -p "$OUT/cudatb"
     $B/cuda_bench "$OUT/cudatb" temporal | tee "$OUT/cudatb.txt"
+    ;;
+tbinner)
+    # the 3D temporal kernel with and without the inner tiles' kernel and
+    # the one-axis psi kernel (TEXFDTD_CUDA3D_INNER=0: as before), beside the
+    # fused kernel, 512^3, one process each (cuda_bench one: warm-up, median
+    # of 3 x 24 steps); TBI_CASES: "kind path K TY INNER" lines
+    f="$OUT/tbinner.txt"
+    : >"$f"
+    mkdir -p /tmp/tbinner
+    while read -r kind path k ty inner; do
+        [ -n "$kind" ] || continue
+        n=510
+        [ "$kind" = A1 ] && n=490
+        TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_INNER=$inner \
+            timeout 120 $B/cuda_bench /tmp/tbinner one $kind $n 24 2>&1 | grep -v "^device-to-device" |
+            sed "s/^/$kind $path K=$k TY=$ty INNER=$inner: /" | tee -a "$f"
+    done <<<"${TBI_CASES:-pec fused 3 16 1
+pec temporal 3 16 0
+pec temporal 3 16 1
+pec temporal 2 16 1
+pec temporal 3 32 1
+A1 fused 3 32 1
+A1 temporal 3 32 0
+A1 temporal 3 32 1
+A1 temporal 2 32 1
+A1 temporal 4 32 1
+A1 temporal 3 16 1
+pec fused 3 16 1}"
     ;;
 ncu3d)
     # hardware counters (Nsight Compute, clocks left alone) of the 3D

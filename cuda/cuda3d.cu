@@ -280,6 +280,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->tbz = tz && *tz ? atoi(tz) : 128;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
+            const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
+            c->tb_inner = !(in && !strcmp(in, "0"));
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
                 decomp_free(&c->dc);
                 free(c);

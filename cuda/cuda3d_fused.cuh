@@ -69,13 +69,16 @@ __device__ __forceinline__ T term_pp(const Dev3<T> &d, T dd, const T *old, T *nw
 
 /* The three H components of cell (i, j, k), update3d.inc's statements; dy..
  * are the differences, h the old value; returns the new value.  rd: the cell
- * lies in the grid (psi may be read); own: this thread owns it (psi written). */
-template <typename T, bool F, bool PML>
+ * lies in the grid (psi may be read); own: this thread owns it (psi written).
+ * IN: the caller knows the cell lies inside the faces (1 .. n-2 on every
+ * axis), so the tests for them compile away (the temporal kernel's inner
+ * blocks). */
+template <typename T, bool F, bool PML, bool IN = false>
 __device__ __forceinline__ T hx3(const PP3<T> &p, int i, int j, int k, bool rd, T dy, T dz, T h, bool own)
 {
     typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
-    if (j > d.ny - 2 || k > d.nz - 2)
+    if (!IN && (j > d.ny - 2 || k > d.nz - 2))
         return h;
     T ty = dy, tz = dz;
     if (PML && rd) {
@@ -88,12 +91,12 @@ __device__ __forceinline__ T hx3(const PP3<T> &p, int i, int j, int k, bool rd, 
     }
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
 }
-template <typename T, bool F, bool PML>
+template <typename T, bool F, bool PML, bool IN = false>
 __device__ __forceinline__ T hy3(const PP3<T> &p, int i, int j, int k, bool rd, T dz, T dx, T h, bool own)
 {
     typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
-    if (i > d.nx - 2 || k > d.nz - 2)
+    if (!IN && (i > d.nx - 2 || k > d.nz - 2))
         return h;
     T tz = dz, tx = dx;
     if (PML && rd) {
@@ -106,12 +109,12 @@ __device__ __forceinline__ T hy3(const PP3<T> &p, int i, int j, int k, bool rd, 
     }
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
 }
-template <typename T, bool F, bool PML>
+template <typename T, bool F, bool PML, bool IN = false>
 __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, T dx, T dy, T h, bool own)
 {
     typedef Yee<T, F> Y;
     const Dev3<T> &d = p.o;
-    if (i > d.nx - 2 || j > d.ny - 2)
+    if (!IN && (i > d.nx - 2 || j > d.ny - 2))
         return h;
     T tx = dx, ty = dy;
     if (PML && rd) {
@@ -132,7 +135,7 @@ __device__ __forceinline__ T hz3(const PP3<T> &p, int i, int j, int k, bool rd, 
  * where ms = 0, cost this kernel 0.7 % at 512^3 on the H100, and a
  * run-time test of ms 1.0-1.4 %.)  L: the lossy update (cuda3d_cell.cuh
  * e_upd). */
-template <typename T, bool F, bool PML, bool L, bool S>
+template <typename T, bool F, bool PML, bool L, bool S, bool IN = false>
 __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t m0, const uint8_t *mc, T &ex, T &ey, T &ez,
                                    T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km, T hz_im, T hy_im,
                                    T hx_jm)
@@ -145,21 +148,21 @@ __device__ __forceinline__ void e3(const PP3<T> &p, int i, int j, int k, uint8_t
         ys = dslab_e(d.ny, d.N, j, &ky);
         zs = dslab_e(d.nz, d.N, k, &kz);
     }
-    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
-               iin = i >= 1 && i <= d.nx - 2;
-    if (i <= d.nx - 2 && jin && kin) {
+    const bool jin = IN || (j >= 1 && j <= d.ny - 2), kin = IN || (k >= 1 && k <= d.nz - 2),
+               iin = IN || (i >= 1 && i <= d.nx - 2);
+    if ((IN || i <= d.nx - 2) && jin && kin) {
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EXY] + psi_y(d, ys, k, ky, i), P_YE, j);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EXZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
     }
-    if (iin && j <= d.ny - 2 && kin) {
+    if (iin && (IN || j <= d.ny - 2) && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = term<T, F, MODE_INLINE>(d, dz, zs, zs < 0 ? 0 : d.psi[PSI_EYZ] + psi_z(d, zs, kz, j, i), P_ZE, k);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EYX] + psi_x(d, xs, k, j, kx), P_XE, i);
         ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
     }
-    if (iin && jin && k <= d.nz - 2) {
+    if (iin && jin && (IN || k <= d.nz - 2)) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = term<T, F, MODE_INLINE>(d, dx, xs, xs < 0 ? 0 : d.psi[PSI_EZX] + psi_x(d, xs, k, j, kx), P_XE, i);
         const T ty = term<T, F, MODE_INLINE>(d, dy, ys, ys < 0 ? 0 : d.psi[PSI_EZY] + psi_y(d, ys, k, ky, i), P_YE, j);

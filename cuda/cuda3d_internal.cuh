@@ -178,6 +178,7 @@ struct cuda3d_engine {
     bool tb;
     int tbk, tby, tbz;
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
+    bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
     /* MPI: the blocks recompute K ghost planes each side (dc.lo, dc.hi = K

@@ -91,9 +91,12 @@ template <typename T> struct Tb3Src {
     int srows;
 };
 
-/* Which tiles a launch takes: all (no CPML); those whose cells, halo
- * included, meet no CPML slab (the kernel without psi); the others. */
-enum { TB_ALL, TB_INTERIOR, TB_SLAB };
+/* Which tiles a launch takes: all; with a CPML those whose cells, halo
+ * included, meet no CPML slab (the kernel without psi) or the others;
+ * without one the inner tiles (every cell they compute lies inside the
+ * faces: the kernel without the face tests) or the others.  (With a CPML
+ * of N >= 1 cells a tile that meets no slab is inner too.) */
+enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLAB1, TB_SLABN };
 
 /* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
  * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
@@ -131,6 +134,27 @@ __device__ __forceinline__ int psi_axis(int q)
     return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
 }
 
+/* Which psi a slab tile carries in registers (PM): all 12 (a tile that
+ * meets the slabs of two or three axes: TB_SLABN), or only the 4 of the one
+ * axis ax whose slab it meets (TB_SLAB1: most slab tiles; the others' terms
+ * are plain there).  Then psi q sits in slot q / 3 (the 4 of an axis, in
+ * the enum's order, are E, E, H, H and q / 3 numbers them 0 .. 3 on every
+ * axis), and slot l of axis ax holds psi tb_psi_of(l, ax).  measured: the
+ * 12 psi a level spilled at 1024 threads a block (64 registers). */
+template <int PM> __host__ __device__ constexpr int tb_np() { return PM == 2 ? PSI_COUNT : PM == 1 ? 4 : 1; }
+template <int PM> __device__ __forceinline__ constexpr int tb_slot(int q) { return PM == 2 ? q : q / 3; }
+/* Does the tile carry psi q? */
+template <int PM> __device__ __forceinline__ bool tb_has(int q, int ax)
+{
+    return PM == 2 || (PM == 1 && psi_axis(q) == ax);
+}
+__device__ __forceinline__ int tb_psi_of(int l, int ax)
+{
+    const int x[4] = {PSI_EYX, PSI_EZX, PSI_HYX, PSI_HZX}, y[4] = {PSI_EXY, PSI_EZY, PSI_HXY, PSI_HZY},
+              z[4] = {PSI_EXZ, PSI_EYZ, PSI_HXZ, PSI_HYZ};
+    return ax == 0 ? x[l] : ax == 1 ? y[l] : z[l];
+}
+
 /* The array index of psi q of cell (i, j, k), or -1 where the cell lies in
  * no slab along q's axis (H psi: dslab_h, E psi: dslab_e). */
 template <typename T>
@@ -144,47 +168,55 @@ __device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, i
     return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
 }
 
-template <typename T, bool F>
-__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q)
+/* hx_q .. e_q: hx3 .. e3 with the psi of the PM slots (o: the level
+ * before's, q: this level's); ax: the one axis (PM = 1). */
+template <typename T, bool F, int PM>
+__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q, int ax)
 {
     typedef Yee<T, F> Y;
     (void)i;
     if (j > d.ny - 2 || k > d.nz - 2)
         return h;
     int kk;
-    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HXY], q[PSI_HXY], P_YH, j) : dy;
-    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HXZ], q[PSI_HXZ], P_ZH, k) : dz;
+    const T ty = tb_has<PM>(PSI_HXY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
+                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HXY)], q[tb_slot<PM>(PSI_HXY)], P_YH, j) : dy;
+    const T tz = tb_has<PM>(PSI_HXZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
+                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HXZ)], q[tb_slot<PM>(PSI_HXZ)], P_ZH, k) : dz;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
 }
-template <typename T, bool F>
-__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q)
+template <typename T, bool F, int PM>
+__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q, int ax)
 {
     typedef Yee<T, F> Y;
     (void)j;
     if (i > d.nx - 2 || k > d.nz - 2)
         return h;
     int kk;
-    const T tz = dslab_h(d.nz, d.N, k, &kk) >= 0 ? term_q<T, F>(d, dz, o[PSI_HYZ], q[PSI_HYZ], P_ZH, k) : dz;
-    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HYX], q[PSI_HYX], P_XH, i) : dx;
+    const T tz = tb_has<PM>(PSI_HYZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
+                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HYZ)], q[tb_slot<PM>(PSI_HYZ)], P_ZH, k) : dz;
+    const T tx = tb_has<PM>(PSI_HYX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
+                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HYX)], q[tb_slot<PM>(PSI_HYX)], P_XH, i) : dx;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
 }
-template <typename T, bool F>
-__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q)
+template <typename T, bool F, int PM>
+__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q, int ax)
 {
     typedef Yee<T, F> Y;
     (void)k;
     if (i > d.nx - 2 || j > d.ny - 2)
         return h;
     int kk;
-    const T tx = dslab_h(d.nx, d.N, i, &kk) >= 0 ? term_q<T, F>(d, dx, o[PSI_HZX], q[PSI_HZX], P_XH, i) : dx;
-    const T ty = dslab_h(d.ny, d.N, j, &kk) >= 0 ? term_q<T, F>(d, dy, o[PSI_HZY], q[PSI_HZY], P_YH, j) : dy;
+    const T tx = tb_has<PM>(PSI_HZX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
+                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HZX)], q[tb_slot<PM>(PSI_HZX)], P_XH, i) : dx;
+    const T ty = tb_has<PM>(PSI_HZY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
+                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HZY)], q[tb_slot<PM>(PSI_HZY)], P_YH, j) : dy;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
 }
 /* e3's E of a cell (its arguments), psi from o into q. */
-template <typename T, bool F, bool L, bool S>
+template <typename T, bool F, bool L, bool S, int PM>
 __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8_t m0, const uint8_t *mc,
                                     T &ex, T &ey, T &ez, T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km,
-                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q)
+                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q, int ax)
 {
     typedef Yee<T, F> Y;
     int kk;
@@ -194,31 +226,43 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
-        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EXY], q[PSI_EXY], P_YE, j) : dy;
-        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EXZ], q[PSI_EXZ], P_ZE, k) : dz;
+        const T ty = tb_has<PM>(PSI_EXY, ax) && ys
+                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EXY)], q[tb_slot<PM>(PSI_EXY)], P_YE, j) : dy;
+        const T tz = tb_has<PM>(PSI_EXZ, ax) && zs
+                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EXZ)], q[tb_slot<PM>(PSI_EXZ)], P_ZE, k) : dz;
         ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
-        const T tz = zs ? term_q<T, F>(d, dz, o[PSI_EYZ], q[PSI_EYZ], P_ZE, k) : dz;
-        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EYX], q[PSI_EYX], P_XE, i) : dx;
+        const T tz = tb_has<PM>(PSI_EYZ, ax) && zs
+                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EYZ)], q[tb_slot<PM>(PSI_EYZ)], P_ZE, k) : dz;
+        const T tx = tb_has<PM>(PSI_EYX, ax) && xs
+                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EYX)], q[tb_slot<PM>(PSI_EYX)], P_XE, i) : dx;
         ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
-        const T tx = xs ? term_q<T, F>(d, dx, o[PSI_EZX], q[PSI_EZX], P_XE, i) : dx;
-        const T ty = ys ? term_q<T, F>(d, dy, o[PSI_EZY], q[PSI_EZY], P_YE, j) : dy;
+        const T tx = tb_has<PM>(PSI_EZX, ax) && xs
+                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EZX)], q[tb_slot<PM>(PSI_EZX)], P_XE, i) : dx;
+        const T ty = tb_has<PM>(PSI_EZY, ax) && ys
+                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EZY)], q[tb_slot<PM>(PSI_EZY)], P_YE, j) : dy;
         ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
     }
 }
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes
  * blockIdx.z * kz .. +kz-1.  L: the lossy update, S: three E maps (3D
- * smoothing), as k_fused3; PML: the psi code (the tiles of src.part). */
-template <typename T, bool F, int K, int TY, bool L, bool S, bool PML>
+ * smoothing), as k_fused3; PML: the psi code (the tiles of src.part); IN:
+ * an inner tile (TB_INNER, TB_INTERIOR), whose columns, rows and planes
+ * all lie inside the faces, so no test for the grid's edges is compiled
+ * (measured: the face tests, the out-of-grid guards and their branches were
+ * about a sixth of the instructions; docs/performance.md). */
+template <typename T, bool F, int K, int TY, bool L, bool S, int PM, bool IN>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
+    constexpr bool PML = PM != 0;
+    constexpr int NP = tb_np<PM>();
     const Dev3<T> &d = p.o;
     /* one plane of E (level s-1) and of H (level s) of the tile */
     __shared__ T s_ex[TY][32], s_ey[TY][32], s_ez[TY][32], s_hx[TY][32], s_hy[TY][32], s_hz[TY][32];
@@ -246,13 +290,32 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (src.part != TB_ALL) { /* the same for the whole block */
         /* every cell the block computes: its columns, rows, and planes zs ..
-         * z1 + K - 2 (level 1's last) */
-        const bool slab = tb_meets(i0, i0 + 31, d.nx, d.N) || tb_meets(j0, j0 + TY - 1, d.ny, d.N)
-                          || tb_meets(zs, z1 + K - 2, d.nz, d.N);
-        if (slab != (src.part == TB_SLAB))
+         * z1 + K - 2 (level 1's last; it reads E of z1 + K - 1) */
+        bool take;
+        if (src.part == TB_INTERIOR || src.part == TB_SLAB || src.part == TB_SLAB1 || src.part == TB_SLABN) {
+            const int axes = tb_meets(i0, i0 + 31, d.nx, d.N) + tb_meets(j0, j0 + TY - 1, d.ny, d.N)
+                             + tb_meets(zs, z1 + K - 2, d.nz, d.N);
+            take = src.part == TB_INTERIOR ? axes == 0 : src.part == TB_SLAB ? axes > 0
+                   : src.part == TB_SLAB1 ? axes == 1 : axes > 1;
+        } else {
+            const bool inner = i0 >= 1 && i0 + 31 <= d.nx - 2 && j0 >= 1 && j0 + TY - 1 <= d.ny - 2
+                               && zs >= 1 && z1 + K - 1 <= d.nz - 2;
+            take = inner == (src.part == TB_INNER);
+        }
+        if (!take)
             return;
     }
-    const bool ok = i >= 0 && i < d.nx && j >= 0 && j < d.ny;
+    const bool ok = IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny);
+    /* PM = 1: the axis whose slab the tile meets, and its 4 psi arrays */
+    const int ax = PM != 1 ? -1 : tb_meets(i0, i0 + 31, d.nx, d.N) ? 0 : tb_meets(j0, j0 + TY - 1, d.ny, d.N) ? 1 : 2;
+    const T *pin[NP];
+    T *pout[NP];
+#pragma unroll
+    for (int l = 0; l < NP; l++) {
+        const int q = PM == 2 ? l : PM == 1 ? tb_psi_of(l, ax) : 0;
+        pin[l] = PML ? d.psi[q] : (const T *)0;
+        pout[l] = PML ? p.hpsi1[q] : (T *)0;
+    }
     const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
     const long long cj = ok ? i + j * d.sy : 0;
     /* neighbours in shared memory; at the tile's rim a thread reads its own
@@ -262,16 +325,16 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     /* per level: E of levels 0 .. K-1 and H of levels 1 .. K (index s-1) of
      * the plane that level made last; PML: the psi of levels 1 .. K too */
     T EX[K], EY[K], EZ[K], HX[K], HY[K], HZ[K];
-    T PS[PML ? K : 1][PML ? PSI_COUNT : 1];
+    T PS[PML ? K : 1][NP];
 #pragma unroll
     for (int s = 0; s < K; s++)
         EX[s] = EY[s] = EZ[s] = HX[s] = HY[s] = HZ[s] = T(0);
 #pragma unroll
     for (int s = 0; s < (PML ? K : 1); s++)
 #pragma unroll
-        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+        for (int q = 0; q < NP; q++)
             PS[s][q] = T(0);
-    if (ok && zs >= 0) {
+    if (IN || (ok && zs >= 0)) {
         const long long c = cj + (long long)(zs - d.kb) * d.sz;
         EX[0] = d.ex[c];
         EY[0] = d.ey[c];
@@ -283,27 +346,27 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
         const int k1 = zs + t;
         T elx = EX[0], ely = EY[0], elz = EZ[0];
         T ehx = T(0), ehy = T(0), ehz = T(0), hox = T(0), hoy = T(0), hoz = T(0);
-        T po[PML ? PSI_COUNT : 1]; /* the psi of the level before, this plane */
+        T po[NP]; /* the psi of the level before, this plane */
 #pragma unroll
-        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+        for (int q = 0; q < NP; q++)
             po[q] = T(0);
-        if (ok && k1 + 1 >= 0 && k1 + 1 < d.nz) {
+        if (IN || (ok && k1 + 1 >= 0 && k1 + 1 < d.nz)) {
             const long long c = cj + (long long)(k1 + 1 - d.kb) * d.sz;
             ehx = d.ex[c];
             ehy = d.ey[c];
             ehz = d.ez[c];
         }
-        if (ok && k1 >= 0 && k1 < d.nz) {
+        if (IN || (ok && k1 >= 0 && k1 < d.nz)) {
             const long long c = cj + (long long)(k1 - d.kb) * d.sz;
             hox = d.hx[c];
             hoy = d.hy[c];
             hoz = d.hz[c];
             if (PML) {
 #pragma unroll
-                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
-                    const long long at = psi_index(d, q, i, j, k1);
+                for (int l = 0; l < NP; l++) {
+                    const long long at = psi_index(d, PM == 2 ? l : tb_psi_of(l, ax), i, j, k1);
                     if (at >= 0)
-                        po[q] = d.psi[q][at];
+                        po[l] = pin[l][at];
                 }
             }
         }
@@ -317,11 +380,11 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
              * Hx, Hy, and level s+1 takes it as its old H */
             const T nhx = HX[s - 1], nhy = HY[s - 1], nhz = HZ[s - 1];
             T ex = T(0), ey = T(0), ez = T(0), hx = T(0), hy = T(0), hz = T(0);
-            T pn[PML ? PSI_COUNT : 1]; /* this level's psi of plane k */
+            T pn[NP]; /* this level's psi of plane k */
 #pragma unroll
-            for (int q = 0; q < (PML ? PSI_COUNT : 1); q++)
+            for (int q = 0; q < NP; q++)
                 pn[q] = po[q];
-            if (k >= 0 && k < d.nz && k >= zs) { /* the same for the whole block */
+            if ((IN || (k >= 0 && k < d.nz)) && k >= zs) { /* the same for the whole block */
                 s_ex[w][lane] = elx;
                 s_ey[w][lane] = ely;
                 s_ez[w][lane] = elz;
@@ -331,15 +394,15 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
                 const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
                 if (PML) {
-                    hx = hx_q<T, F>(d, i, j, k, dhx1, dhx2, hox, po, pn);
-                    hy = hy_q<T, F>(d, i, j, k, dhy1, dhy2, hoy, po, pn);
-                    hz = hz_q<T, F>(d, i, j, k, dhz1, dhz2, hoz, po, pn);
+                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, ax);
+                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, ax);
+                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, ax);
                 } else {
                     /* no psi: rd = own = false (the fused kernel's arguments
                      * outside the CPML) */
-                    hx = hx3<T, F, false>(p, i, j, k, false, dhx1, dhx2, hox, false);
-                    hy = hy3<T, F, false>(p, i, j, k, false, dhy1, dhy2, hoy, false);
-                    hz = hz3<T, F, false>(p, i, j, k, false, dhz1, dhz2, hoz, false);
+                    hx = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox, false);
+                    hy = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy, false);
+                    hz = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz, false);
                 }
                 s_hx[w][lane] = hx;
                 s_hy[w][lane] = hy;
@@ -352,11 +415,11 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
                     const uint8_t m0 = d.mat[c];
                     if (PML)
-                        e_q<T, F, L, S>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
-                                        s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
-                                        s_hx[wm][lane], po, pn);
+                        e_q<T, F, L, S, PM>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                                            s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
+                                            s_hx[wm][lane], po, pn, ax);
                     else
-                        e3<T, F, false, L, S>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
+                        e3<T, F, false, L, S, IN>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
                                               s_hx[wm][lane]);
                     /* then this step's source slot (only an Ez edge of a
@@ -369,7 +432,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                             ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
                         }
                     }
-                    if (c == src.pc)
+                    if (src.pc >= 0 && c == src.pc)
                         ez = Y::yee_add(ez, src.pv[s - 1]);
                     /* the step's samples of the own cells of the own planes
                      * (each cell and step once), the values the fields hold
@@ -392,10 +455,10 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     p.ez1[c] = ez;
                     if (PML) {
 #pragma unroll
-                        for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
-                            const long long at = psi_index(d, q, i, j, k);
+                        for (int l = 0; l < NP; l++) {
+                            const long long at = psi_index(d, PM == 2 ? l : tb_psi_of(l, ax), i, j, k);
                             if (at >= 0)
-                                p.hpsi1[q][at] = pn[q];
+                                pout[l][at] = pn[l];
                         }
                     }
                 }
@@ -419,7 +482,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             }
             if (PML) {
 #pragma unroll
-                for (int q = 0; q < (PML ? PSI_COUNT : 1); q++) {
+                for (int q = 0; q < NP; q++) {
                     const T x = PS[PML ? s - 1 : 0][q];
                     PS[PML ? s - 1 : 0][q] = pn[q];
                     po[q] = x;
@@ -435,37 +498,63 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 /* The tiles along x and y of one launch. */
 static int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
 
-template <typename T, bool F, int K, int TY, bool PML>
+template <typename T, bool F, int K, int TY, int PM, bool IN>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
                             (unsigned)(src.za ? src.zm + 2 : (c->k1 - c->k0 + src.kz - 1) / src.kz));
     if (c->lossy && c->ms)
-        k_tb3<T, F, K, TY, true, true, PML><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b>>>(p, src);
     else if (c->lossy)
-        k_tb3<T, F, K, TY, true, false, PML><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, false, PM, IN><<<g, b>>>(p, src);
     else if (c->ms)
-        k_tb3<T, F, K, TY, false, true, PML><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, true, PM, IN><<<g, b>>>(p, src);
     else
-        k_tb3<T, F, K, TY, false, false, PML><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, false, PM, IN><<<g, b>>>(p, src);
 }
 
-/* Without a CPML one launch over every tile; with one, the tiles that meet
- * no slab (halo included) without the psi code, then the others with it
- * (both read the old buffers and store disjoint cells: their order does
- * not matter). */
+/* Launches over the tiles, each taking its part: without a CPML the inner
+ * tiles without the face tests, then the others; with one, the tiles that
+ * meet no slab (halo included; inner too) without the psi code and the
+ * face tests, then (TY 32) those that meet the slabs of one axis with that
+ * axis' 4 psi, and those that meet two or three axes' with all 12 (TY 16:
+ * every slab tile with all 12).  All read the old buffers and store
+ * disjoint cells: their order does not matter.  TEXFDTD_CUDA3D_INNER=0
+ * (bench only): as before, one launch over every tile with the face tests
+ * (no CPML), or the interior tiles with them and every slab tile with 12
+ * psi. */
 template <typename T, bool F, int K, int TY>
 static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
 {
-    if (!c->N) {
+    if (!c->N && !c->tb_inner) {
         src.part = TB_ALL;
-        launch_tb3_p<T, F, K, TY, false>(c, p, src);
+        launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
-    src.part = TB_INTERIOR;
-    launch_tb3_p<T, F, K, TY, false>(c, p, src);
-    src.part = TB_SLAB;
-    launch_tb3_p<T, F, K, TY, true>(c, p, src);
+    src.part = c->N ? TB_INTERIOR : TB_INNER;
+    if (c->tb_inner)
+        launch_tb3_p<T, F, K, TY, 0, true>(c, p, src);
+    else
+        launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
+    if (!c->N) {
+        src.part = TB_OUTER;
+        launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
+    } else {
+        bool done = false;
+        if constexpr (TY == 32) { /* (not built for TY 16: compile time) */
+            if (c->tb_inner) {
+                src.part = TB_SLAB1;
+                launch_tb3_p<T, F, K, TY, 1, false>(c, p, src);
+                src.part = TB_SLABN;
+                launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
+                done = true;
+            }
+        }
+        if (!done) {
+            src.part = TB_SLAB;
+            launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
+        }
+    }
 }
 
 template <typename T, bool F, int TY>

@@ -10,7 +10,10 @@ barriers per level are the points between the array statements; the
 register queue (E, H and psi per level), the shared-memory neighbours with
 the tile-rim clamp, the own-column mask, the z chunks and their K-plane
 halo, the split of the tiles into those without and with the psi code, and
-the one-step updates of the rest are the kernel's, line for line.  Float64,
+the one-step updates of the rest are the kernel's, line for line; so are
+the launches' parts: the inner tiles without any test of the grid's faces
+or of columns outside it, and (TY 32, a CPML) the tiles that meet one
+axis' slabs with that axis' psi only.  Float64,
 the same operations in the same order: fields and psi must equal the plain
 update to the bit.  Not a test of the CUDA code itself (that is
 tests/test_cuda.c, cuda3d/temporal_*, on a GPU): a check, runnable
@@ -147,9 +150,22 @@ def tb_launch(F, ce_of, ch, t0, slots, point, K, TY, kz):
         i0 = bx*(32-2*K) - K; j0 = by*(TY-2*K) - K
         i = i0 + lane; j = j0 + w
         z0 = bz*kz; z1 = min(z0+kz, nz); zs = z0 - K
-        PML = N > 0 and (meets(i0, i0+31, nx) or meets(j0, j0+TY-1, ny) or meets(zs, z1+K-2, nz))
+        mt = [meets(i0, i0+31, nx), meets(j0, j0+TY-1, ny), meets(zs, z1+K-2, nz)] if N > 0 else [False]*3
+        PML = any(mt)
         nslab += PML
-        ok = (i >= 0) & (i < nx) & (j >= 0) & (j < ny)
+        # the launch that takes the tile: with a CPML the interior tiles run
+        # without the face tests (IN), those meeting one axis' slabs with that
+        # axis' 4 psi (PM 1, TY 32), the others with all 12; without one the
+        # inner tiles run without the face tests
+        if N > 0:
+            IN = not PML
+        else:
+            IN = i0 >= 1 and i0+31 <= nx-2 and j0 >= 1 and j0+TY-1 <= ny-2 and zs >= 1 and z1+K-1 <= nz-2
+        ax = mt.index(True) if sum(mt) == 1 and TY == 32 else -1
+        has = lambda q: ax < 0 or psi_axis(q) == ax
+        fm = (lambda c: True) if IN else (lambda c: c)   # an update's face condition
+        ff = (lambda c: False) if IN else (lambda c: c)  # a 'keep the old value' condition
+        ok = np.ones((TY, 32), bool) if IN else (i >= 0) & (i < nx) & (j >= 0) & (j < ny)
         own = ok & (lane >= K) & (lane < 32-K) & (w >= K) & (w < TY-K)
         ic = np.clip(i, 0, nx-1); jc = np.clip(j, 0, ny-1)
         def load(f, k):
@@ -172,9 +188,9 @@ def tb_launch(F, ce_of, ch, t0, slots, point, K, TY, kz):
             elx, ely, elz = EX[0], EY[0], EZ[0]
             ehx = ehy = ehz = hox = hoy = hoz = Z()
             po = [Z() for _ in range(12)]
-            if 0 <= k1+1 < nz:
+            if IN or 0 <= k1+1 < nz:
                 ehx, ehy, ehz = load(ex0,k1+1), load(ey0,k1+1), load(ez0,k1+1)
-            if 0 <= k1 < nz:
+            if IN or 0 <= k1 < nz:
                 hox, hoy, hoz = load(hx0,k1), load(hy0,k1), load(hz0,k1)
                 if PML:
                     for q in range(12):
@@ -185,7 +201,7 @@ def tb_launch(F, ce_of, ch, t0, slots, point, K, TY, kz):
                 nhx, nhy, nhz = HX[s-1], HY[s-1], HZ[s-1]
                 exv=eyv=ezv=hxv=hyv=hzv=Z()
                 pn = [x.copy() for x in po]
-                if k >= 0 and k < nz and k >= zs:
+                if (IN or (k >= 0 and k < nz)) and k >= zs:
                     s_ex, s_ey, s_ez = elx.copy(), ely.copy(), elz.copy()
                     ezi = s_ez[w, lp]; eyi = s_ey[w, lp]; ezj = s_ez[wp, lane]; exj = s_ex[wp, lane]
                     dhx1, dhx2 = ezj-elz, ehy-ely
@@ -195,21 +211,21 @@ def tb_launch(F, ce_of, ch, t0, slots, point, K, TY, kz):
                         kk = np.full(i.shape, k)
                         xs, ys, zsd = dsl_v(nx, i, False) >= 0, dsl_v(ny, j, False) >= 0, dsl_v(nz, kk, False) >= 0
                         u = (j <= ny-2) & (k <= nz-2)
-                        ty, pn[6] = term_v(dhx1, po[6], (1,'h'), j, u & ys)
-                        tz, pn[7] = term_v(dhx2, po[7], (2,'h'), kk, u & zsd)
+                        ty, pn[6] = term_v(dhx1, po[6], (1,'h'), j, u & ys & has(6))
+                        tz, pn[7] = term_v(dhx2, po[7], (2,'h'), kk, u & zsd & has(7))
                         hxv = np.where(u, hox - ch*(ty - tz), hox)
                         u = (i <= nx-2) & (k <= nz-2)
-                        tz, pn[9] = term_v(dhy1, po[9], (2,'h'), kk, u & zsd)
-                        tx, pn[8] = term_v(dhy2, po[8], (0,'h'), i, u & xs)
+                        tz, pn[9] = term_v(dhy1, po[9], (2,'h'), kk, u & zsd & has(9))
+                        tx, pn[8] = term_v(dhy2, po[8], (0,'h'), i, u & xs & has(8))
                         hyv = np.where(u, hoy - ch*(tz - tx), hoy)
                         u = (i <= nx-2) & (j <= ny-2)
-                        tx, pn[10] = term_v(dhz1, po[10], (0,'h'), i, u & xs)
-                        ty, pn[11] = term_v(dhz2, po[11], (1,'h'), j, u & ys)
+                        tx, pn[10] = term_v(dhz1, po[10], (0,'h'), i, u & xs & has(10))
+                        ty, pn[11] = term_v(dhz2, po[11], (1,'h'), j, u & ys & has(11))
                         hzv = np.where(u, hoz - ch*(tx - ty), hoz)
                     else:
-                        hxv = np.where((j > ny-2) | (k > nz-2), hox, hox - ch*(dhx1 - dhx2))
-                        hyv = np.where((i > nx-2) | (k > nz-2), hoy, hoy - ch*(dhy1 - dhy2))
-                        hzv = np.where((i > nx-2) | (j > ny-2), hoz, hoz - ch*(dhz1 - dhz2))
+                        hxv = np.where(ff((j > ny-2) | (k > nz-2)), hox, hox - ch*(dhx1 - dhx2))
+                        hyv = np.where(ff((i > nx-2) | (k > nz-2)), hoy, hoy - ch*(dhy1 - dhy2))
+                        hzv = np.where(ff((i > nx-2) | (j > ny-2)), hoz, hoz - ch*(dhz1 - dhz2))
                     s_hx, s_hy, s_hz = hxv.copy(), hyv.copy(), hzv.copy()
                     hz_jm = s_hz[wm, lane]; hy_km = nhy; hx_km = nhx; hz_im = s_hz[w, lm]; hy_im = s_hy[w, lm]; hx_jm = s_hx[wm, lane]
                     exv, eyv, ezv = elx.copy(), ely.copy(), elz.copy()
@@ -217,20 +233,20 @@ def tb_launch(F, ce_of, ch, t0, slots, point, K, TY, kz):
                     ce0 = np.where(ok, ce_of[0][k][jc, ic], 0.0)
                     ce1 = np.where(ok, ce_of[1][k][jc, ic], 0.0)
                     ce2 = np.where(ok, ce_of[2][k][jc, ic], 0.0)
-                    cx = ok & (i <= nx-2) & jin & kin
-                    cy = ok & iin & (j <= ny-2) & kin
-                    cz = ok & iin & jin & (k <= nz-2)
+                    cx = ok & fm((i <= nx-2) & jin & kin)
+                    cy = ok & fm(iin & (j <= ny-2) & kin)
+                    cz = ok & fm(iin & jin & (k <= nz-2))
                     if PML:
                         kk = np.full(i.shape, k)
                         xs, ys, zsd = dsl_v(nx, i, True) >= 0, dsl_v(ny, j, True) >= 0, dsl_v(nz, kk, True) >= 0
-                        ty, pn[0] = term_v(hzv - hz_jm, po[0], (1,'e'), j, cx & ys)
-                        tz, pn[1] = term_v(hyv - hy_km, po[1], (2,'e'), kk, cx & zsd)
+                        ty, pn[0] = term_v(hzv - hz_jm, po[0], (1,'e'), j, cx & ys & has(0))
+                        tz, pn[1] = term_v(hyv - hy_km, po[1], (2,'e'), kk, cx & zsd & has(1))
                         exv = np.where(cx, exv + ce0*(ty - tz), exv)
-                        tz, pn[3] = term_v(hxv - hx_km, po[3], (2,'e'), kk, cy & zsd)
-                        tx, pn[2] = term_v(hzv - hz_im, po[2], (0,'e'), i, cy & xs)
+                        tz, pn[3] = term_v(hxv - hx_km, po[3], (2,'e'), kk, cy & zsd & has(3))
+                        tx, pn[2] = term_v(hzv - hz_im, po[2], (0,'e'), i, cy & xs & has(2))
                         eyv = np.where(cy, eyv + ce1*(tz - tx), eyv)
-                        tx, pn[4] = term_v(hyv - hy_im, po[4], (0,'e'), i, cz & xs)
-                        ty, pn[5] = term_v(hxv - hx_jm, po[5], (1,'e'), j, cz & ys)
+                        tx, pn[4] = term_v(hyv - hy_im, po[4], (0,'e'), i, cz & xs & has(4))
+                        ty, pn[5] = term_v(hxv - hx_jm, po[5], (1,'e'), j, cz & ys & has(5))
                         ezv = np.where(cz, ezv + ce2*(tx - ty), ezv)
                     else:
                         exv = np.where(cx, exv + ce0*((hzv - hz_jm) - (hyv - hy_km)), exv)

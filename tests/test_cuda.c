@@ -467,13 +467,19 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
 }
 
 /* The point source, one call of 23 steps (23 = 11 K + 1, 7 K + 2, 5 K + 3):
- * smoothed edges (three E maps: the kernels' flag S) and staircase (one). */
+ * smoothed edges (three E maps: the kernels' flag S) and staircase (one).
+ * Then 64 x 64 in x-y: with 7- or 8-plane chunks some tiles lie inside the
+ * faces, halo included (the kernel built without the face tests, beside
+ * the others in the same step: TY 16 and 32, every K); at 45 x 37 none
+ * does. */
 Test(cuda3d, temporal_point_random_fields_match_cpu, .timeout = 600)
 {
     const int calls[] = {23};
     tb_sweep(tb3d_point, NULL, 0, calls, 1, false, true);
     const char *stair[] = {"grid.subpixel=false"};
     tb_sweep(tb3d_point, stair, 1, calls, 1, false, false);
+    const char *wide[] = {"grid.nx=64", "grid.ny=64"};
+    tb_sweep(tb3d_point, wide, 2, calls, 1, false, true);
 }
 
 /* The plane wave (source slots inside every step of a block), stepped in
@@ -498,16 +504,19 @@ Test(cuda3d, temporal_lossy_matches_cpu, .timeout = 600)
 
 /* A 3-cell CPML (A1, combined: the psi as per-level state in the kernel,
  * both psi pairs swapped with the fields), with the plane wave, the lossy
- * box and the calls that cut the blocks.  nx = 80, so that with TBZ 8 or 7
- * and TY 16 some tiles meet no slab, halo included (the kernel without
- * psi), beside the slab tiles (the kernel with them): both in one step. */
+ * box and the calls that cut the blocks.  80 x 80 in x-y, so that with TBZ
+ * 8 or 7 some tiles meet no slab, halo included (the kernel without psi
+ * and face tests), and with TY 32 some meet the slabs of one axis only
+ * (the kernel with that axis' 4 psi: x, y, and z in the chunks at the
+ * ends), beside the tiles that meet two or three (all 12 psi; TY 16: every
+ * slab tile): all in one step. */
 Test(cuda3d, temporal_cpml_matches_cpu, .timeout = 600)
 {
     const int calls[] = {5, 3, 7, 1, 6, 2};
     char src[1024];
     snprintf(src, sizeof src, "%s%s", tb3d_wave, lossy3d);
-    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80"};
-    tb_sweep(src, cpml, 3, calls, 6, true, true);
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80", "grid.ny=80"};
+    tb_sweep(src, cpml, 4, calls, 6, true, true);
 }
 
 /* The same CPML with the point source and no lossy material (the psi
@@ -516,8 +525,8 @@ Test(cuda3d, temporal_cpml_matches_cpu, .timeout = 600)
 Test(cuda3d, temporal_cpml_point_matches_cpu, .timeout = 600)
 {
     const int calls[] = {23};
-    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80"};
-    tb_sweep(tb3d_point, cpml, 3, calls, 1, false, true);
+    const char *cpml[] = {"boundary.type=cpml", "boundary.cells=3", "grid.nx=80", "grid.ny=80"};
+    tb_sweep(tb3d_point, cpml, 4, calls, 1, false, true);
 }
 
 /* Monitors inside the block: probes of every field on cells at tile, row
