@@ -18,7 +18,7 @@
 #           default exchange and skipped.
 # TEMPORAL=1 instead: the temporally blocked path (TEXFDTD_CUDA3D=temporal,
 # K = TEXFDTD_CUDA3D_K, its default 3) on the PEC cavity of
-# scenes/cavity_256.ini at N^3 (the path takes no CPML over ranks): fused and temporal on 1 GPU, then on P
+# scenes/cavity_256.ini at N^3 (PEC walls, no CPML): fused and temporal on 1 GPU, then on P
 # ranks temporal with the default exchange (K planes of six fields each way
 # once a block), with it skipped, and fused; STEPS a multiple of K.
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,

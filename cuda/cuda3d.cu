@@ -42,8 +42,6 @@
 #include "cuda3d_internal.cuh"
 #include "cuda_api.h"
 
-static const int psi_axis_of[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
-
 /* What a plane of a z CPML slab costs against an interior plane when the
  * planes are split over ranks (measured: docs/performance.md). */
 #define SPLIT_W_CPML 2.1
@@ -137,14 +135,29 @@ static void cuda3d_destroy(struct engine *e)
 }
 
 /* psi elements of one array along an axis: sides x N x the face's cells,
- * the x and y faces over this rank's own planes, the z faces only on the
- * sides this rank's planes reach (cpu3d.c's layout, rows padded to px) */
+ * the x and y faces over this rank's own planes (and the temporal path's
+ * ghost planes under MPI: psi_lo, psi_hi), the z faces only on the sides
+ * this rank's planes reach (cpu3d.c's layout, rows padded to px) */
 static size_t psi_elems(const cuda3d_engine *c, int axis)
 {
-    const size_t N = (size_t)c->N, nzo = (size_t)(c->k1 - c->k0);
-    const size_t sides = axis == 2 ? (size_t)c->zsides : 2;
-    return sides * N * (axis == 0 ? (size_t)c->ny * nzo : axis == 1 ? (size_t)c->px * nzo
-                                                                   : (size_t)c->px * c->ny);
+    if (axis == 2)
+        return (size_t)c->zsides * c->N * c->px * c->ny;
+    const size_t pnz = (size_t)(c->k1 - c->k0 + c->psi_lo + c->psi_hi);
+    return 2 * pnz * psi_xy_plane(c, axis);
+}
+
+/* Does a ghost plane of the temporal path (K below k0, K above k1-1, where
+ * a neighbour is) lie in a z CPML slab, E's or H's?  Its z psi are neither
+ * held nor exchanged. */
+static bool tb_ghost_meets_z_slab(const cuda3d_engine *c, int K)
+{
+    const int a = c->dc.lo ? c->k0 - K : c->k0, b = c->dc.hi ? c->k1 + K : c->k1;
+    int kk;
+    for (int k = a; k < b; k++)
+        if ((k < c->k0 || k >= c->k1)
+            && (dslab_e(c->nz, c->N, k, &kk) >= 0 || dslab_h(c->nz, c->N, k, &kk) >= 0))
+            return true;
+    return false;
 }
 
 static int field_index(enum field f);
@@ -261,8 +274,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
          * on: the temporal path where it takes the scene (measured: PEC
          * walls, 512^3 on the H100 1.33x the fused kernel, 1024^3 on an
          * H200 1.19x, on 2 H200s 1.18x; with an A1 CPML on one GPU, its z
-         * slabs in chunks of their own, 1.12x at 512^3 on the H100; the
-         * path declines a CPML under MPI).
+         * slabs in chunks of their own, 1.12x at 512^3 on the H100; a CPML
+         * under MPI is not measured yet: TEXFDTD_CUDA3D=temporal forces it).
          * The size is the grid's over the ranks, the same on every rank
          * (the temporal path's choice is collective under MPI). */
         const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
@@ -323,19 +336,32 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                 log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: the temporal kernel takes no %s; "
                          "one step a launch", why);
             /* over MPI ranks: K ghost planes each side (exchanged once a
-             * block), so every rank needs K planes of its own; collective
-             * (every rank reaches it alike), so all take the same path */
+             * block), so every rank needs K planes of its own; with a CPML
+             * the ghost planes' x and y psi are held and exchanged too, but
+             * not their z psi, so no ghost plane may lie in a z slab.
+             * Collective (every rank reaches it alike), so all take the
+             * same path */
             if (c->dc.size > 1 && c->tb) {
                 const unsigned long long least = decomp_min_u64((unsigned long long)(c->k1 - c->k0));
+                const bool zslab = c->N && decomp_min_u64(tb_ghost_meets_z_slab(c, c->tbk) ? 0 : 1) == 0;
                 if (least < (unsigned long long)c->tbk) {
                     c->tb = false;
                     log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: a rank holds %llu planes, fewer "
                              "than K = %d; one step a launch", least, c->tbk);
+                } else if (zslab) {
+                    c->tb = false;
+                    log_info("cuda 3D: TEXFDTD_CUDA3D=temporal: the temporal kernel takes no z "
+                             "CPML slab in a rank's ghost planes (K = %d each side; their z psi "
+                             "are not exchanged); one step a launch", c->tbk);
                 } else {
                     decomp_set_halo_depth(&c->dc, c->tbk);
                     c->kb = decomp_kbase(&c->dc);
                     c->nzl = (int)decomp_local_planes(&c->dc);
                     c->cells = c->plane * c->nzl;
+                    if (c->N) {
+                        c->psi_lo = c->dc.lo;
+                        c->psi_hi = c->dc.hi;
+                    }
                 }
             }
         }
@@ -366,7 +392,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     size_t psi = 0, murb = 0;
     if (c->N)
         for (int k = 0; k < PSI_COUNT; k++)
-            psi += psi_elems(c, psi_axis_of[k]) * es * (c->fused && (k >= PSI_HXY || c->tb) ? 2 : 1);
+            psi += psi_elems(c, psi_axis_of(k)) * es * (c->fused && (k >= PSI_HXY || c->tb) ? 2 : 1);
     if (mur) {
         slab3d_mur_planes(c->mur, c->nx, c->ny, c->nz, c->px, c->k0, c->k1, c->kb);
         for (int q = 0; q < MUR_PLANES; q++)
@@ -411,9 +437,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         }
     if (c->N) {
         for (int k = 0; k < PSI_COUNT; k++) {
-            ALLOC(c->psi[k], psi_elems(c, psi_axis_of[k]) * es);
+            ALLOC(c->psi[k], psi_elems(c, psi_axis_of(k)) * es);
             if (c->fused && (k >= PSI_HXY || c->tb))
-                ALLOC(c->psib[k], psi_elems(c, psi_axis_of[k]) * es);
+                ALLOC(c->psib[k], psi_elems(c, psi_axis_of(k)) * es);
         }
         const struct pml_axis *ax[6] = {&m->pml_xe, &m->pml_xh, &m->pml_ye,
                                         &m->pml_yh, &m->pml_ze, &m->pml_zh};

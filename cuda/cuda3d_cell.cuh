@@ -65,16 +65,18 @@ static inline int cezh_upload(const cuda3d_engine *c, char *err, size_t errlen)
 }
 
 /* psi offsets (see update3d.inc), with the pitch px for rows; x and y psi
- * over this rank's planes k0 .., z psi over the sides zs0 .. it holds */
+ * over the pnz planes from pk0 (this rank's planes k0 .., and the temporal
+ * path's ghost planes under MPI with a CPML), z psi over the sides zs0 ..
+ * it holds */
 template <typename T>
 __device__ __forceinline__ long long psi_x(const Dev3<T> &d, int side, int k, int j, int kx)
 {
-    return (((long long)side * d.nzo + (k - d.k0)) * d.ny + j) * d.N + kx;
+    return (((long long)side * d.pnz + (k - d.pk0)) * d.ny + j) * d.N + kx;
 }
 template <typename T>
 __device__ __forceinline__ long long psi_y(const Dev3<T> &d, int side, int k, int ky, int i)
 {
-    return (((long long)side * d.nzo + (k - d.k0)) * d.N + ky) * d.px + i;
+    return (((long long)side * d.pnz + (k - d.pk0)) * d.N + ky) * d.px + i;
 }
 template <typename T>
 __device__ __forceinline__ long long psi_z(const Dev3<T> &d, int side, int kz, int j, int i)

@@ -169,12 +169,45 @@ int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, 
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
 }
 
+/* halo_deep's psi: the K planes from plane p (of the pnz the x and y psi
+ * hold, from k0 - psi_lo) of side `side` of psi array q (axis x or y), in
+ * the current buffer psi[q]: one contiguous run of *bytes. */
+static char *psi_planes(const cuda3d_engine *c, int q, int side, int p, size_t *bytes)
+{
+    const size_t pl = psi_xy_plane(c, psi_axis_of(q)) * c->dc.elem;
+    const size_t pnz = (size_t)(c->k1 - c->k0 + c->psi_lo + c->psi_hi);
+    *bytes = (size_t)c->tbk * pl;
+    return (char *)c->psi[q] + ((size_t)side * pnz + (size_t)p) * pl;
+}
+
+/* The host-staged exchange's psi: the K planes from plane p of both sides
+ * of the 8 x and y psi arrays out of the device into host (out), or from
+ * host into the device, one after the other (tb_psi_bytes in all). */
+static int psi_stage(const cuda3d_engine *c, int p, char *host, bool out, char *err, size_t errlen)
+{
+    size_t at = 0;
+    for (int q = 0; q < PSI_COUNT; q++)
+        for (int side = 0; side < 2 && psi_axis_of(q) != 2; side++) {
+            size_t b;
+            char *dev = psi_planes(c, q, side, p, &b);
+            if (out)
+                CK(cudaMemcpy(host + at, dev, b, cudaMemcpyDeviceToHost));
+            else
+                CK(cudaMemcpy(dev, host + at, b, cudaMemcpyHostToDevice));
+            at += b;
+        }
+    return 0;
+}
+
 /* The temporal path's exchange (cuda3d_tb.cu): K planes of all six fields
  * each way, from the current buffers f[]: up, this rank's top planes
  * k1-K .. k1-1 into the lower ghost planes of the rank above, and down, its
  * bottom planes k0 .. k0+K-1 into the upper ghost planes of the rank below.
  * K padded planes lie one after the other, so each is one message per field
- * and direction.  After the work queued so far on the default stream, which
+ * and direction.  With a CPML the same planes of the x and y psi go along
+ * (the current buffers psi[], both sides of the 8 arrays whose axis is x or
+ * y; K planes of a side are contiguous: one message each), at the same
+ * moments.  After the work queued so far on the default stream, which
  * waits for it (NCCL) or finds it done (host-staged). */
 int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
 {
@@ -184,6 +217,10 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
     /* local plane indices: [0] up, [1] down */
     const int send[2] = {c->k1 - K - c->kb, c->k0 - c->kb}, recv[2] = {c->k0 - K - c->kb, c->k1 - c->kb};
     const bool to[2] = {dc->hi != 0, dc->lo != 0}, from[2] = {dc->lo != 0, dc->hi != 0};
+    /* with a CPML the psi's plane indices (from k0 - psi_lo), as send, recv */
+    const bool psi = c->N > 0;
+    const int nzo = c->k1 - c->k0;
+    const int psend[2] = {c->psi_lo + nzo - K, c->psi_lo}, precv[2] = {c->psi_lo - K, c->psi_lo + nzo};
     if (c->halo == HALO_SKIP)
         return 0;
     if (c->halo == HALO_HOST) {
@@ -191,11 +228,15 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
         const double t0 = now_seconds();
         const size_t up = dc->plane * es; /* an unpadded plane */
         char *out = (char *)c->tb_stage[0], *in = (char *)c->tb_stage[1];
+        /* the psi after the fields' 6 K planes */
+        char *pout = out + (size_t)6 * K * up, *pin = in + (size_t)6 * K * up;
         for (int w = 0; w < 2; w++) {
             for (int q = 0; q < 6 && to[w]; q++)
                 CK(cudaMemcpy2D(out + (size_t)q * K * up, c->nx * es,
                                 (const char *)c->f[q] + (size_t)send[w] * c->plane * es, c->px * es,
                                 c->nx * es, (size_t)c->ny * K, cudaMemcpyDeviceToHost));
+            if (psi && to[w] && psi_stage(c, psend[w], pout, true, err, errlen))
+                return -1;
             for (int q = 0; q < 6; q++) { /* a field's K planes in one call (K <= 8 arrays) */
                 const void *o[4];
                 void *i[4];
@@ -206,10 +247,14 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
                 if (decomp_exchange_planes(dc, w == 0, o, i, K, err, errlen))
                     return -1;
             }
+            if (psi && decomp_exchange_bytes(dc, w == 0, pout, pin, tb_psi_bytes(c, es), err, errlen))
+                return -1;
             for (int q = 0; q < 6 && from[w]; q++)
                 CK(cudaMemcpy2D((char *)c->f[q] + (size_t)recv[w] * c->plane * es, c->px * es,
                                 in + (size_t)q * K * up, c->nx * es, c->nx * es, (size_t)c->ny * K,
                                 cudaMemcpyHostToDevice));
+            if (psi && from[w] && psi_stage(c, precv[w], pin, false, err, errlen))
+                return -1;
         }
         c->halo_ms += (now_seconds() - t0) * 1e3;
         c->halo_n++;
@@ -223,7 +268,7 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
         const ncclComm_t comm = (ncclComm_t)c->nccl;
         const int peer_to[2] = {dc->rank + 1, dc->rank - 1}, peer_from[2] = {dc->rank - 1, dc->rank + 1};
         NK(nccl.GroupStart());
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 2; w++) {
             for (int f = 0; f < 6; f++) {
                 char *base = (char *)c->f[f];
                 if (to[w])
@@ -232,6 +277,21 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
                     NK(nccl.Recv(base + (size_t)recv[w] * c->plane * es, span, ncclUint8, peer_from[w], comm,
                                  c->xs));
             }
+            /* the psi, in the same order on every rank (a pair's messages
+             * match in the order they are queued) */
+            for (int q = 0; q < PSI_COUNT && psi; q++)
+                for (int side = 0; side < 2 && psi_axis_of(q) != 2; side++) {
+                    size_t b;
+                    if (to[w]) {
+                        const char *sp = psi_planes(c, q, side, psend[w], &b);
+                        NK(nccl.Send(sp, b, ncclUint8, peer_to[w], comm, c->xs));
+                    }
+                    if (from[w]) {
+                        char *rp = psi_planes(c, q, side, precv[w], &b);
+                        NK(nccl.Recv(rp, b, ncclUint8, peer_from[w], comm, c->xs));
+                    }
+                }
+        }
         NK(nccl.GroupEnd());
         if (nccl_close(c, 0, q, err, errlen))
             return -1;

@@ -89,10 +89,12 @@ template <typename T> struct Dev3 {
     T ch;
     int uncoalesced; /* the coalescing paper's un-coalesced thread mapping (bench only) */
     /* MPI z slab (core/decomp.h): the arrays hold planes kb .. (local plane
-     * 0 is global plane kb); this rank updates planes k0 .. k0+nzo-1, for
-     * which the x and y psi are held; the z psi hold the sides zs0 ..
-     * One rank: kb = k0 = zs0 = 0, nzo = nz.  k is global in every kernel. */
-    int kb, k0, nzo, zs0;
+     * 0 is global plane kb); this rank updates planes k0 .. k0+nzo-1; the x
+     * and y psi are held for the pnz planes from pk0 (its own, and on the
+     * temporal path with a CPML its ghost planes too: cuda3d_engine psi_lo,
+     * psi_hi); the z psi hold the sides zs0 ..  One rank: kb = k0 = pk0 =
+     * zs0 = 0, nzo = pnz = nz.  k is global in every kernel. */
+    int kb, k0, nzo, zs0, pk0, pnz;
     long long ms; /* the E maps' stride (mat above) */
 };
 
@@ -193,7 +195,13 @@ struct cuda3d_engine {
      * neighbours' values of the current step (after a block's exchange, or
      * at create and after write_field); a one-step launch clears it */
     bool tb_ghosts;
-    void *tb_stage[2]; /* host-staged exchange: pinned, send and receive, 6 K planes */
+    /* the ghost planes the x and y psi hold below k0 and above k1-1: dc.lo
+     * and dc.hi on the temporal path under MPI with a CPML (halo_deep
+     * exchanges their psi with the fields), else 0 (Dev3 pk0, pnz) */
+    int psi_lo, psi_hi;
+    /* host-staged exchange: pinned, send and receive, 6 K planes and the
+     * K planes' x and y psi (tb_psi_bytes) */
+    void *tb_stage[2];
     int *tb_smap, *tb_snext; /* the samples: first per padded cell, next (cuda3d_tb.cu) */
     /* the fused kernel's tiles (build_tiles): on one rank ts[TS_BODY] holds
      * them all; under MPI the three parts of a slab step_fused launches */
@@ -309,7 +317,35 @@ template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, con
     d.k0 = c->k0;
     d.nzo = c->k1 - c->k0;
     d.zs0 = c->zs0;
+    d.pk0 = c->k0 - c->psi_lo;
+    d.pnz = d.nzo + c->psi_lo + c->psi_hi;
     return d;
+}
+
+/* The axis of psi q: 0 x, 1 y, 2 z (its derivative's; PSI_EXY: y). */
+static inline int psi_axis_of(int q)
+{
+    static const int axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
+    return axis[q];
+}
+
+/* Elements of one plane of one side of an x (axis 0) or y (1) psi array:
+ * ny x N, N x px (cuda3d_cell.cuh psi_x, psi_y). */
+static inline size_t psi_xy_plane(const cuda3d_engine *c, int axis)
+{
+    return (size_t)c->N * (axis == 0 ? (size_t)c->ny : (size_t)c->px);
+}
+
+/* The temporal path under MPI with a CPML: bytes of the x and y psi of K
+ * planes (both sides of the 8 such arrays) that halo_deep sends one way;
+ * 0 without a CPML. */
+static inline size_t tb_psi_bytes(const cuda3d_engine *c, size_t es)
+{
+    size_t n = 0;
+    for (int q = 0; q < PSI_COUNT && c->N; q++)
+        if (psi_axis_of(q) != 2)
+            n += 2 * (size_t)c->tbk * psi_xy_plane(c, psi_axis_of(q));
+    return n * es;
 }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */
@@ -336,7 +372,8 @@ const char *tb_refusal(const cuda3d_engine *c, const struct model *m);
 /* Its coefficient table; with c->tb, its slot map and buffers (es bytes a value). */
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen);
 /* cuda3d_halo.cu: the temporal path's exchange of K planes of the six fields
- * each way (the current buffers f[]), done when it returns to the host. */
+ * each way (the current buffers f[]), with a CPML their x and y psi too
+ * (psi[]), done when it returns to the host. */
 int halo_deep(cuda3d_engine *c, char *err, size_t errlen);
 void tb_free(cuda3d_engine *c);
 

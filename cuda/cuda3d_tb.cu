@@ -53,13 +53,19 @@
  * hold the neighbours' fields of the block's first step: halo_deep sends
  * K planes of all six fields each way after every block (and before the
  * first, when one-step launches have run since).  The blocks recompute the
- * ghost planes' sources too (tb_s0, tb_ns, tb_point).  Not with a CPML (the
- * ghost planes' psi are neither held nor exchanged).
+ * ghost planes' sources too (tb_s0, tb_ns, tb_point).  With a CPML (A1) the
+ * x and y psi arrays hold the ghost planes too (psi_lo, psi_hi; Dev3 pk0,
+ * pnz), and halo_deep sends their K planes with the fields, so level 1
+ * reads a ghost cell's psi as an own one's (psi_index); level K stores the
+ * own planes' only.  The z psi of ghost planes are neither held nor
+ * exchanged: the engine declines (collectively) where a ghost plane of any
+ * rank lies in a z slab.  The z slabs' chunks of their own (za) are one
+ * rank's only.
  *
  * Not here (the engine steps such scenes one step a launch, and says so):
- * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), a CPML
- * under MPI.  Steps that are not a multiple of K: the rest run on the fused
- * path, after the blocks (the same bits).
+ * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), a z CPML
+ * slab in a rank's ghost planes.  Steps that are not a multiple of K: the
+ * rest run on the fused path, after the blocks (the same bits).
  */
 #include "cuda3d_fused.cuh"
 
@@ -128,7 +134,7 @@ __device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof,
     return Y::yee_pml_term(dd, d.pik[prof][pos], q);
 }
 
-/* The axis of psi q (0 x, 1 y, 2 z; cuda3d.cu psi_axis_of). */
+/* The axis of psi q (0 x, 1 y, 2 z; cuda3d_internal.cuh psi_axis_of). */
 __device__ __forceinline__ int psi_axis(int q)
 {
     return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
@@ -609,7 +615,8 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
         /* a CPML: chunks of their own for the z slabs (N + K planes: the
          * next chunk's z halo, K planes below it, stays clear of them), so
          * that only those run the psi kernel all the way up; measured
-         * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench) */
+         * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench).
+         * One rank only: under MPI plain chunks of kz from k0 */
         if (c->tb_slabchunk && c->N && c->dc.size == 1 && c->nz - 2 * (c->N + K) >= 1) {
             src.za = c->N + K;
             const int mid = c->nz - 2 * src.za;
@@ -645,8 +652,8 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             c->psi[q] = c->psib[q];
             c->psib[q] = x;
         }
-        /* the next block's ghost planes (and the one-step path's: Hx, Hy
-         * below, Ex, Ey above) */
+        /* the next block's ghost planes, with a CPML their x and y psi
+         * (and the one-step path's: Hx, Hy below, Ex, Ey above) */
         if (mpi && halo_deep(c, err, errlen))
             return -1;
         c->tb_ghosts = true;
@@ -664,13 +671,14 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
     return 0;
 }
 
-/* Why the temporal path cannot take this scene (NULL: it can). */
+/* Why the temporal path cannot take this scene (NULL: it can).  A CPML
+ * under MPI it takes unless a ghost plane lies in a z slab, which the
+ * engine checks over the ranks (cuda3d.cu: collective). */
 const char *tb_refusal(const cuda3d_engine *c, const struct model *m)
 {
+    (void)c;
     if (m->scene->boundary == BOUNDARY_MUR)
         return "Mur walls";
-    if (c->dc.size > 1 && c->N)
-        return "CPML under MPI ranks (the ghost planes' psi are not exchanged)";
     if (m->magnetic || m->dispersive)
         return "mu_r or dispersion poles";
     return NULL;
@@ -711,16 +719,16 @@ static int tb_sample_map(cuda3d_engine *c, char *err, size_t errlen)
 }
 
 /* At create, for the temporal path: this file's coefficient table, the
- * samples' map, the slot map (slot number per padded cell) and the K-step
- * slot buffers. */
+ * samples' map, under MPI the host-staged exchange's pinned buffers, the
+ * slot map (slot number per padded cell) and the K-step slot buffers. */
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen)
 {
     if (cezh_upload(c, err, errlen))
         return -1;
     if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;
-    if (c->tb && c->dc.size > 1) { /* the host-staged exchange's planes */
-        const size_t bytes = (size_t)6 * c->tbk * c->dc.plane * es;
+    if (c->tb && c->dc.size > 1) { /* the host-staged exchange's planes, and their psi */
+        const size_t bytes = (size_t)6 * c->tbk * c->dc.plane * es + tb_psi_bytes(c, es);
         for (int q = 0; q < 2; q++)
             if (cudaMallocHost(&c->tb_stage[q], bytes) != cudaSuccess)
                 return seterr(err, errlen, "cuda 3D: cannot allocate the temporal path's "

@@ -14,9 +14,10 @@
  * process of itself: CPML (combined, regions, per-face), Mur with the plane
  * wave (source slots on every rank), the point source, dielectric and PEC
  * objects across the rank boundary, float and double, both halo exchanges
- * (TEXFDTD_HALO=host and the default, NCCL where it loads), both step paths
- * (two kernels, and the fused kernel over slabs), 3 ranks with a z-CPML
- * slab across a boundary.  Those tests skip without a usable GPU,
+ * (TEXFDTD_HALO=host and the default, NCCL where it loads), every step path
+ * (two kernels, the fused kernel over slabs, the temporal path with K ghost
+ * planes, with and without a CPML), 3 ranks with a z-CPML slab across a
+ * boundary.  Those tests skip without a usable GPU,
  * unless TEXFDTD_REQUIRE_GPU=1; TEXFDTD_REQUIRE_NCCL=1 also demands that
  * the default exchange be NCCL.
  */
@@ -616,8 +617,8 @@ Test(mpi, cuda_fused_path_over_ranks_bit_identical, .timeout = 300)
 /* The temporal path over slabs (cuda/cuda3d_tb.cu): each rank holds K ghost
  * planes each side, recomputes them in every block (their sources too) and
  * exchanges K planes of all six fields each way after every block.  Against
- * one process on the fused path, bit for bit: a PEC box (the path takes no
- * CPML under MPI), a plane wave across every plane from step 0 (source
+ * one process on the fused path, bit for bit: a PEC box (with a CPML: the
+ * test after), a plane wave across every plane from step 0 (source
  * slots in the ghost planes: PEC plate, dielectric ball, lossy box), then a
  * point source one plane below a rank boundary; K = 3 and 4, chunks of 5
  * planes inside each slab, 61 steps with a snapshot at 31 (one-step
@@ -635,19 +636,29 @@ static const char *cuda_tb_fmt =
     "width = 8\nheight = 5\ndepth = 8\n"
     "[output]\nsnapshots = 31\npng = false\n";
 
+/* Scene `text` (with `extra`) on the temporal path over 2 ranks (the
+ * default exchange) and 3 (host-staged), K steps a launch, chunks of 5
+ * planes, each against one process, bit for bit, and each run's log saying
+ * it took the path. */
+static void check_cuda_tb_runs(const char *text, const char *K, const char *extra)
+{
+    static const struct cuda_run runs[] = {{2, NULL, "temporal"}, {3, "host", "temporal"}};
+    setenv("TEXFDTD_CUDA3D_K", K, 1); /* the ranks inherit them through mpirun */
+    setenv("TEXFDTD_CUDA3D_TBZ", "5", 1);
+    for (int q = 0; q < 2; q++) {
+        check_cuda_scene(text, &runs[q], 1, 31, 4, extra);
+        cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("),
+                  "%d ranks, K = %s: not on the temporal path:\n%s", runs[q].P, K, cuda_last_out);
+    }
+    unsetenv("TEXFDTD_CUDA3D_K");
+    unsetenv("TEXFDTD_CUDA3D_TBZ");
+}
+
 static void check_cuda_tb(const char *source, const char *K)
 {
     char text[2048];
     snprintf(text, sizeof text, cuda_tb_fmt, source);
-    setenv("TEXFDTD_CUDA3D_K", K, 1); /* the ranks inherit them through mpirun */
-    setenv("TEXFDTD_CUDA3D_TBZ", "5", 1);
-    check_cuda_scene(text,
-                     (const struct cuda_run[]){{2, NULL, "temporal"}, {3, "host", "temporal"}}, 2, 31,
-                     4, NULL);
-    cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("), "not on the temporal path:\n%s",
-              cuda_last_out);
-    unsetenv("TEXFDTD_CUDA3D_K");
-    unsetenv("TEXFDTD_CUDA3D_TBZ");
+    check_cuda_tb_runs(text, K, NULL);
 }
 
 Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
@@ -656,13 +667,38 @@ Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
     check_cuda_tb("[source]\ntype = point\ncenter_x = 20\ncenter_y = 17\ncenter_z = 13\n", "4");
 }
 
-/* With a CPML the temporal path declines MPI ranks (the ghost planes' psi
- * are not exchanged) and says so; the fused path runs, with the bits. */
-Test(mpi, cuda_temporal_declines_cpml_over_ranks, .timeout = 240)
+/* The temporal path with an A1 CPML over slabs: the x and y psi arrays
+ * hold the K ghost planes each side and halo_deep sends their K planes
+ * with the fields (in NCCL's group, or staged through the host), so a
+ * block's halo planes carry the psi of one process.  The CPML cube with a
+ * 3-cell CPML, so that no rank's ghost planes reach a z slab (2 ranks:
+ * planes 0..16 and 17..31; 3: 0..9, 10..22, 23..31; the z slabs 0..2 and
+ * 28..30), the x and y slabs through every plane; K = 3 and 4, chunks of 5
+ * planes, 60 steps with a snapshot at 31 (one-step launches between blocks:
+ * the ghost planes' psi refreshed before the next), against one process. */
+Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
 {
-    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{2, NULL, "temporal"}}, 1, 31, 4, NULL);
-    cr_assert(strstr(cuda_last_out, "the temporal kernel takes no CPML under MPI ranks"), "%s",
+    check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3");
+    check_cuda_tb_runs(cuda_cpml_scene, "4", "--set boundary.cells=3");
+}
+
+/* A ghost plane in a z CPML slab (its z psi are neither held nor
+ * exchanged): the 10-cell CPML over 3 ranks (planes 9..22 in the middle,
+ * whose K = 3 ghost planes below, 6..8, lie in the lower slab 0..9).  Every
+ * rank declines alike, saying why, and steps one step a launch, with the
+ * bits of one process. */
+Test(mpi, cuda_temporal_declines_a_z_slab_in_the_ghost_planes, .timeout = 240)
+{
+    setenv("TEXFDTD_CUDA3D_K", "3", 1);
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", "temporal"}}, 1, 31, 4,
+                     "--set boundary.cells=10 --set object.ball.radius=4 "
+                     "--set object.plate.center_x=14");
+    unsetenv("TEXFDTD_CUDA3D_K");
+    cr_assert(strstr(cuda_last_out, "rank 1 of 3: z planes 9..22 (14)"), "split by cost:\n%s",
               cuda_last_out);
+    cr_assert(strstr(cuda_last_out, "the temporal kernel takes no z CPML slab in a rank's ghost "
+                                    "planes"), "%s", cuda_last_out);
+    cr_assert(!strstr(cuda_last_out, "cuda 3D: temporal path ("), "%s", cuda_last_out);
 }
 
 Test(mpi, cuda_cpml_double_2_ranks_bit_identical, .timeout = 240)
