@@ -38,7 +38,7 @@
 # Environment: BENCH_SIZES (cube edges of the scaling runs, default 1024),
 # BENCH_STEPS (default 100), BENCH_REPEATS (default 5), BENCH_ONLY_FUSED=1
 # (scale.sh's ONLY_FUSED), BENCH_NO_WEAK=1 (its NO_WEAK), SKIP (words of steps to skip: cli tests cuda
-# scaling tbscaling), TEST_MPI_FILTER (a Criterion --filter for test_mpi), TB_SCALE=1 (the temporal path's scaling, step 4b), BUDGET (seconds for the whole script, default 420: a step gets at
+# scaling tbscaling), TEST_MPI_FILTER (a Criterion --filter for test_mpi), TB_SCALE=1 (the temporal path's scaling, step 4b; TB_SCENE=scenes/cube_cpml.ini: with the CPML), BUDGET (seconds for the whole script, default 420: a step gets at
 # most what is left, and none starts with less than 15 s left).
 set -u -o pipefail
 cd "$(dirname "$0")/.."

@@ -21,6 +21,8 @@
 # scenes/cavity_256.ini at N^3 (PEC walls, no CPML): fused and temporal on 1 GPU, then on P
 # ranks temporal with the default exchange (K planes of six fields each way
 # once a block), with it skipped, and fused; STEPS a multiple of K.
+# TB_SCENE=scenes/cube_cpml.ini: the same runs on the 10-cell A1 CPML cube
+# (the ghost planes' x and y psi go with the fields).
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,
 # ms/step (median, the slowest rank's wall clock between barriers), Mcells/s
 # over all cells, the median halo time per exchange on rank 0 (us) and its
@@ -88,7 +90,9 @@ one() {
 
 all() { [ "${ONLY_FUSED:-0}" != 1 ]; }
 if [ "${TEMPORAL:-0}" = 1 ]; then
-    SCENE=scenes/cavity_256.ini # PEC walls, a point source (moved to the middle)
+    # PEC walls, a point source (moved to the middle); TB_SCENE=scenes/cube_cpml.ini
+    # for the 10-cell A1 CPML (the temporal path's ghost-plane psi exchanged)
+    SCENE=${TB_SCENE:-scenes/cavity_256.ini}
     echo "TEMPORAL=1: $SCENE, TEXFDTD_CUDA3D_K=${TEXFDTD_CUDA3D_K:-3}" >>"$TXT"
     SIZES_T=$SIZES
     SIZES=

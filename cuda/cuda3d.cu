@@ -273,15 +273,16 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         /* the default for scenes without a CPML from 400^3 cells a rank
          * on: the temporal path where it takes the scene (measured: PEC
          * walls, 512^3 on the H100 1.33x the fused kernel, 1024^3 on an
-         * H200 1.19x, on 2 H200s 1.18x; with an A1 CPML on one GPU, its z
-         * slabs in chunks of their own, 1.12x at 512^3 on the H100; a CPML
-         * under MPI is not measured yet: TEXFDTD_CUDA3D=temporal forces it).
+         * H200 1.19x, on 2 H200s 1.18x; with an A1 CPML, its z slabs in
+         * chunks of their own, 1.22x at 512^3 on the H100, 1.31x at 1024^3
+         * on an H200, and over 2 H200s 1.10x already with plain chunks;
+         * docs/performance.md).
          * The size is the grid's over the ranks, the same on every rank
          * (the temporal path's choice is collective under MPI). */
         const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
         const bool asked = pe && !strcmp(pe, "temporal");
         const bool temporal = asked || ((!pe || !*pe)
-                                         && (c->N == 0 || (c->strat == PML_COMBINED && c->dc.size == 1))
+                                         && (c->N == 0 || c->strat == PML_COMBINED)
                                          && (double)c->nx * c->ny * c->nz / c->dc.size >= 400.0 * 400.0 * 400.0);
         if (temporal) {
             const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),

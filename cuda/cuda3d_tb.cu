@@ -59,8 +59,8 @@
  * reads a ghost cell's psi as an own one's (psi_index); level K stores the
  * own planes' only.  The z psi of ghost planes are neither held nor
  * exchanged: the engine declines (collectively) where a ghost plane of any
- * rank lies in a z slab.  The z slabs' chunks of their own (za) are one
- * rank's only.
+ * rank lies in a z slab.  The z slabs get chunks of their own on the
+ * ranks that hold the z faces (zlo, zhi).
  *
  * Not here (the engine steps such scenes one step a launch, and says so):
  * Mur, CPML strategies A2 and A3, mu_r and poles (two kernels), a z CPML
@@ -80,11 +80,11 @@ template <typename T> struct Tb3Src {
     const T *slot_v;
     long long ns;
     int kz;   /* planes per block (the z chunk) */
-    /* with a CPML (one rank): the first and last chunks are the za planes
-     * next to the z faces, which hold the z slabs and the K planes whose
-     * halo reaches them, and zm chunks of kz planes lie between; za = 0:
-     * every chunk kz planes from k0 */
-    int za, zm;
+    /* with a CPML: on a rank that holds the low (high) z face the first
+     * (last) chunk is the zlo (zhi) planes next to it, which hold the z
+     * slab and the K planes whose halo reaches it, and zm chunks of kz
+     * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
+    int zlo, zhi, zm;
     int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
     /* the monitors' samples (NULL map: none this launch): the first sample
      * per padded cell (-1: none) and the next of the same cell, each one's
@@ -261,8 +261,9 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
  * smoothing), as k_fused3; PML: the psi code (the tiles of src.part); IN:
  * an inner tile (TB_INNER, TB_INTERIOR), whose columns, rows and planes
  * all lie inside the faces, so no test for the grid's edges is compiled
- * (measured: the face tests, the out-of-grid guards and their branches were
- * about a sixth of the instructions; docs/performance.md). */
+ * (measured on the H100 at 512^3: 3.4 % faster without a CPML;
+ * docs/performance.md).  PM: the psi the tile carries (0 none, 1 the 4 of
+ * one axis, 2 all 12: tb_np). */
 template <typename T, bool F, int K, int TY, bool L, bool S, int PM, bool IN>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
@@ -277,20 +278,20 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int i = i0 + lane;
     const int j = j0 + w;
     /* this rank's planes k0 .. k0+nzo-1 (one rank: all), in chunks of kz
-     * (or za, zm x kz, za) */
+     * (or zlo, zm x kz, zhi) */
     const int b = (int)blockIdx.z, zend = d.k0 + d.nzo;
     int z0, z1;
-    if (src.za == 0) {
+    if (src.zlo == 0 && src.zhi == 0) {
         z0 = d.k0 + b * src.kz;
         z1 = min(z0 + src.kz, zend);
-    } else if (b == 0) {
+    } else if (src.zlo && b == 0) {
         z0 = d.k0;
-        z1 = d.k0 + src.za;
-    } else if (b <= src.zm) {
-        z0 = d.k0 + src.za + (b - 1) * src.kz;
-        z1 = min(z0 + src.kz, zend - src.za);
+        z1 = d.k0 + src.zlo;
+    } else if (b - (src.zlo ? 1 : 0) < src.zm) {
+        z0 = d.k0 + src.zlo + (b - (src.zlo ? 1 : 0)) * src.kz;
+        z1 = min(z0 + src.kz, zend - src.zhi);
     } else {
-        z0 = zend - src.za;
+        z0 = zend - src.zhi;
         z1 = zend;
     }
     const int zs = z0 - K; /* level 1's first plane: the z halo */
@@ -508,7 +509,8 @@ template <typename T, bool F, int K, int TY, int PM, bool IN>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
-                            (unsigned)(src.za ? src.zm + 2 : (c->k1 - c->k0 + src.kz - 1) / src.kz));
+                            (unsigned)(src.zlo || src.zhi ? src.zm + (src.zlo > 0) + (src.zhi > 0)
+                                                          : (c->k1 - c->k0 + src.kz - 1) / src.kz));
     if (c->lossy && c->ms)
         k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b>>>(p, src);
     else if (c->lossy)
@@ -616,13 +618,18 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
          * next chunk's z halo, K planes below it, stays clear of them), so
          * that only those run the psi kernel all the way up; measured
          * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench).
-         * One rank only: under MPI plain chunks of kz from k0 */
-        if (c->tb_slabchunk && c->N && c->dc.size == 1 && c->nz - 2 * (c->N + K) >= 1) {
-            src.za = c->N + K;
-            const int mid = c->nz - 2 * src.za;
-            if (c->tbz <= 0)
-                src.kz = mid;
-            src.zm = (mid + src.kz - 1) / src.kz;
+         * Under MPI the ranks that hold a z face (their planes begin at 0
+         * or end at nz) take the chunk next to it; the others plain chunks */
+        if (c->tb_slabchunk && c->N) {
+            const int zlo = c->k0 == 0 ? c->N + K : 0, zhi = c->k1 == c->nz ? c->N + K : 0;
+            const int mid = c->k1 - c->k0 - zlo - zhi;
+            if ((zlo || zhi) && mid >= 1) {
+                src.zlo = zlo;
+                src.zhi = zhi;
+                if (c->tbz <= 0)
+                    src.kz = mid;
+                src.zm = (mid + src.kz - 1) / src.kz;
+            }
         }
         /* the monitors: the K steps' rows (what room the batch has left;
          * the count advances as take_samples's, with or without own samples) */
