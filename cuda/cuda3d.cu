@@ -260,9 +260,10 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * two kernels, as fused would); TEXFDTD_CUDA3D_K = 2, 3 (default), 4
      * steps a launch, TEXFDTD_CUDA3D_TY = 16 or 32 rows a tile,
      * TEXFDTD_CUDA3D_TBZ = planes a block (0: all).  The defaults are the
-     * H100's best at 512^3 with K = 3 (docs/performance.md): TY 16 and
-     * 128-plane chunks without a CPML (54.3 Gcells/s), TY 32 and 128-plane
-     * chunks with one (34.97, the z slabs in chunks of their own). */
+     * H100's best at 512^3 with K = 3 (docs/performance.md, with the inner
+     * and one-axis kernels): TY 16 and 64-plane chunks without a CPML
+     * (57.9 Gcells/s), TY 32 and 64-plane chunks with one (41.8, the z
+     * slabs in chunks of their own). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
@@ -289,9 +290,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
             c->tbk = kk && *kk ? atoi(kk) : 3;
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
-            /* chunks of 128 planes (with a CPML the z slabs get chunks of
+            /* chunks of 64 planes (with a CPML the z slabs get chunks of
              * their own: cuda3d_tb.cu, step_tb) */
-            c->tbz = tz && *tz ? atoi(tz) : 128;
+            c->tbz = tz && *tz ? atoi(tz) : 64;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
