@@ -66,6 +66,10 @@ struct cpu_engine {
      * [tb_k][nslots], the slots' first index per row [ny + 1] */
     int tb_k;
     int tb_rows; /* rows of a wavefront position (TEXFDTD_CPU_TB_ROWS; tb_default) */
+    /* the tiled sweep (update2d.inc tb_tiled_sweep): tiles of about tb_tile
+     * columns (TEXFDTD_CPU_TB_TILE; 0: tb_sweep, the full width), shaped
+     * TB_SHAPE_SKEW or TB_SHAPE_SPLIT (TEXFDTD_CPU_TB_SHAPE) */
+    int tb_tile, tb_shape;
     void *tb_slot_v;
     size_t *slot_row;
 };
@@ -132,6 +136,26 @@ static bool tb_ok(const struct model *m, int threads)
            && !m->nhdisp && !m->nsamples && m->ny >= 3 && m->nx >= 2 * threads;
 }
 
+/* The tile width of the tiled sweep (update2d.inc tb_tiled_sweep) at kk
+ * steps a sweep: the tile's rows in flight (2 kk rows of lag, of W + kk
+ * columns: the skewed tile's reach) of every array the wavefront touches
+ * (Ez, Hx, Hy, the material row; the DFT sums, 2 a frequency) to fill half
+ * of a core's L2 (sysconf, 1 MiB where it does not say), leaving the other
+ * half to the rows streaming in and out; a multiple of 16 columns, at least
+ * 2 kk + 4 (the trapezoids' least, cpu2d.c) and at most nx. */
+static int tb_tile_width(const struct model *m, size_t elem, int kk)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 <= 0)
+        l2 = 1 << 20;
+    const size_t cell = 3 * elem + 1 + (m->scene->dft ? 2 * (size_t)m->scene->dft_nfreq * elem : 0);
+    long w = (long)((size_t)l2 / 2 / (2 * (size_t)kk * cell)) - kk;
+    w = w / 16 * 16;
+    if (w < 2 * kk + 4)
+        w = 2 * kk + 4;
+    return w < m->nx ? (int)w : m->nx;
+}
+
 /* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
  * docs/performance.md ("CPU row kernels per instruction set, and the
  * default sweep"): on one thread, where the three field arrays do not fit
@@ -143,10 +167,12 @@ static bool tb_ok(const struct model *m, int threads)
  * position) was as often slower as faster there (0.45 to 1.6 times,
  * bimodal from one process to the next). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
-static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows)
+static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows,
+                       int *tile)
 {
     *k = threads == 1 && 3 * m->ncells * elem > TB_DEFAULT_BYTES ? 8 : 1;
     *rows = 1;
+    *tile = 0;
 }
 
 static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -240,14 +266,19 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
 #else
     c->threads = 1;
 #endif
-    /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one) and
-     * TEXFDTD_CPU_TB_ROWS = B where set (B defaults to 1 then), else
-     * tb_default's choice */
+    /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one),
+     * TEXFDTD_CPU_TB_ROWS = B (the untiled sweep's rows a position) and
+     * TEXFDTD_CPU_TB_TILE = W (0: the untiled sweep, tb_sweep; "auto": the
+     * width of tb_tile_width) where set, else tb_default's choice (K set
+     * alone: the untiled sweep, B = 1); TEXFDTD_CPU_TB_SHAPE = skew or
+     * split (default: skew on one thread, split on more) */
     const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
-    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows);
+    const char *tt = getenv("TEXFDTD_CPU_TB_TILE"), *ts = getenv("TEXFDTD_CPU_TB_SHAPE");
+    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows, &c->tb_tile);
     if (tb && *tb) {
         c->tb_k = atoi(tb);
         c->tb_rows = 1;
+        c->tb_tile = 0;
     }
     if (tr && *tr)
         c->tb_rows = atoi(tr);
@@ -255,6 +286,23 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->tb_k = 1;
     if (c->tb_rows < 1 || c->tb_rows > 64)
         c->tb_rows = 1;
+    if (tt && *tt)
+        c->tb_tile = !strcmp(tt, "auto") ? -1 : atoi(tt);
+    if (c->tb_tile < 0)
+        c->tb_tile = tb_tile_width(m, elem, c->tb_k);
+    c->tb_shape = c->threads == 1 ? TB_SHAPE_SKEW : TB_SHAPE_SPLIT;
+    if (ts && !strcmp(ts, "skew"))
+        c->tb_shape = TB_SHAPE_SKEW;
+    else if (ts && !strcmp(ts, "split"))
+        c->tb_shape = TB_SHAPE_SPLIT;
+    else if (ts && *ts) {
+        seterr(err, errlen, "TEXFDTD_CPU_TB_SHAPE=%s: not skew or split", ts);
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    /* the trapezoids' tiles at least 2 K + 4 columns (update2d.inc) */
+    if (c->tb_tile && c->tb_shape == TB_SHAPE_SPLIT && c->tb_tile < 2 * c->tb_k + 4)
+        c->tb_tile = 2 * c->tb_k + 4;
     if (c->tb_k > 1 && tb_ok(m, c->threads)) {
         if (!(c->tb_slot_v = xcalloc((size_t)c->tb_k * (m->nslots ? m->nslots : 1), elem,
                                      "slot values", err, errlen))
@@ -299,12 +347,17 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_set_denormal_mode(c->base.opt.denormals);                                             \
         for (int l = 0; l < kk; l++)                                                              \
             lv[l].point = point ? (REAL)model_point_value(m, t + l) : 0;                          \
-        tb_sweep##SUFFIX(&c->f, m, sizeof(REAL) == 4 ? (REAL)m->ch_f : (REAL)m->ch,              \
-                         sizeof(REAL) == 4 ? (const REAL *)c->cezh_f : (const REAL *)c->cezh_d,   \
-                         !elossy ? NULL                                                           \
-                         : sizeof(REAL) == 4 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d,     \
-                         sizeof(REAL) == 4 ? (REAL)m->mur_k_f : (REAL)m->mur_k,                   \
-                         c->base.opt.denormals, kk, c->tb_rows, lv, c->slot_row, point, pc);      \
+        const bool f32 = sizeof(REAL) == 4;                                                       \
+        const REAL ch = f32 ? (REAL)m->ch_f : (REAL)m->ch;                                        \
+        const REAL mur_k = f32 ? (REAL)m->mur_k_f : (REAL)m->mur_k;                               \
+        const REAL *cezh = f32 ? (const REAL *)c->cezh_f : (const REAL *)c->cezh_d;               \
+        const REAL *ca = !elossy ? NULL : f32 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d;    \
+        if (c->tb_tile)                                                                           \
+            tb_tiled_sweep##SUFFIX(&c->f, m, ch, cezh, ca, mur_k, c->base.opt.denormals, kk,      \
+                                   c->tb_shape, c->tb_tile, lv, c->slot_row, point, pc);          \
+        else                                                                                      \
+            tb_sweep##SUFFIX(&c->f, m, ch, cezh, ca, mur_k, c->base.opt.denormals, kk,            \
+                             c->tb_rows, lv, c->slot_row, point, pc);                             \
     }
 TB_STEPS(float, _f)
 TB_STEPS(double, _d)
@@ -514,7 +567,13 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cpu");
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
-    if (c->tb_k > 1)
+    if (c->tb_k > 1 && c->tb_tile)
+        snprintf(info->detail, sizeof info->detail,
+                 "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, tiles of %d "
+                 "columns, %s",
+                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), c->tb_k, c->tb_tile,
+                 c->tb_shape == TB_SHAPE_SKEW ? "skewed" : "split");
+    else if (c->tb_k > 1)
         snprintf(info->detail, sizeof info->detail,
                  "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, %d row%s a "
                  "position",

@@ -25,6 +25,34 @@ static const char *scene_fmt =
 
 /* TEXFDTD_CPU_TB_ROWS for the blocked runs (NULL: the default, 1). */
 static const char *tb_rows;
+/* TEXFDTD_CPU_TB_TILE and TEXFDTD_CPU_TB_SHAPE for the blocked runs (NULL:
+ * unset: the untiled sweep when TEXFDTD_CPU_TB is set), and whether the
+ * fields start random (every cell nonzero from the first step, so that a
+ * cell updated from a neighbour of the wrong step differs at once). */
+static const char *tb_tile, *tb_shape;
+static bool random_start;
+
+/* Random values in Ez, Hx and Hy, |v| < 0.5, the same for every run. */
+static void randomize(struct engine *e, const struct model *m, enum precision p)
+{
+    char err[ERRLEN];
+    const enum field fl[3] = {FIELD_EZ, FIELD_HX, FIELD_HY};
+    void *buf = malloc(m->ncells * precision_size(p));
+    cr_assert(buf);
+    unsigned s = 2463534242u;
+    for (int q = 0; q < 3; q++) {
+        for (size_t c = 0; c < m->ncells; c++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            const double u = (double)(s >> 8) / 16777216.0 - 0.5;
+            if (p == PRECISION_SINGLE)
+                ((float *)buf)[c] = (float)u;
+            else
+                ((double *)buf)[c] = u;
+        }
+        cr_assert_eq(engine_write(e, fl[q], buf, err, sizeof err), 0, "%s", err);
+    }
+    free(buf);
+}
 
 /* Run `steps` steps (in calls of `chunk`) and read every field. */
 static void run(const struct model *m, enum precision p, int threads, const char *tb, int steps,
@@ -39,15 +67,27 @@ static void run(const struct model *m, enum precision p, int threads, const char
         setenv("TEXFDTD_CPU_TB_ROWS", tb_rows, 1);
     else
         unsetenv("TEXFDTD_CPU_TB_ROWS");
+    if (tb && tb_tile)
+        setenv("TEXFDTD_CPU_TB_TILE", tb_tile, 1);
+    else
+        unsetenv("TEXFDTD_CPU_TB_TILE");
+    if (tb && tb_shape)
+        setenv("TEXFDTD_CPU_TB_SHAPE", tb_shape, 1);
+    else
+        unsetenv("TEXFDTD_CPU_TB_SHAPE");
     struct engine_options o = {.precision = p, .denormals = DENORMALS_FLUSH, .device = -1,
                                .threads = threads};
     struct engine *e;
     cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
     unsetenv("TEXFDTD_CPU_TB");
     unsetenv("TEXFDTD_CPU_TB_ROWS");
+    unsetenv("TEXFDTD_CPU_TB_TILE");
+    unsetenv("TEXFDTD_CPU_TB_SHAPE");
     struct engine_info info;
     engine_describe(e, &info);
     snprintf(detail, dlen, "%s", info.detail);
+    if (random_start)
+        randomize(e, m, p);
     for (int done = 0; done < steps; done += chunk)
         cr_assert_eq(engine_step(e, steps - done < chunk ? steps - done : chunk, err, sizeof err),
                      0, "%s", err);
@@ -86,8 +126,18 @@ static void same(const char *source, const char *boundary, int nx, int ny, const
                   db);
         cr_expect(!strstr(da, "temporal blocking"), "%s", da);
         char want[64];
-        snprintf(want, sizeof want, ", %s row", tb_rows ? tb_rows : "1");
-        cr_expect(strstr(db, want), "rows a position: %s", db);
+        if (tb_tile) {
+            const int w = atoi(tb_tile);
+            const bool split = tb_shape ? !strcmp(tb_shape, "split") : threads > 1;
+            /* the trapezoids' tiles are at least 2 K + 4 wide */
+            snprintf(want, sizeof want, "tiles of %d columns, %s",
+                     split && w < 2 * atoi(tb) + 4 ? 2 * atoi(tb) + 4 : w,
+                     split ? "split" : "skewed");
+            cr_expect(strstr(db, want), "tiles: want \"%s\" in %s", want, db);
+        } else {
+            snprintf(want, sizeof want, ", %s row", tb_rows ? tb_rows : "1");
+            cr_expect(strstr(db, want), "rows a position: %s", db);
+        }
         /* the scene has fields to compare: the wave has met the objects */
         double top = 0;
         for (size_t c = 0; c < t.model.ncells; c++)
@@ -95,9 +145,10 @@ static void same(const char *source, const char *boundary, int nx, int ny, const
         cr_expect_gt(top, 0.05, "%s: largest |Ez| %g", source, top);
         for (int q = 0; q < na; q++) {
             const size_t bytes = t.model.ncells * precision_size(p);
-            cr_expect(!memcmp(a[q], b[q], bytes), "%s, %s, %dx%d, TB=%s, %d threads, %d steps in "
-                      "calls of %d, %s: field %d differs", source, boundary, nx, ny, tb, threads,
-                      steps, chunk, pr ? "double" : "float", q);
+            cr_expect(!memcmp(a[q], b[q], bytes), "%s, %s, %dx%d, TB=%s, tile %s %s, %d threads, "
+                      "%d steps in calls of %d, %s%s: field %d differs", source, boundary, nx, ny,
+                      tb, tb_tile ? tb_tile : "-", tb_shape ? tb_shape : "", threads, steps, chunk,
+                      pr ? "double" : "float", random_start ? ", random start" : "", q);
             free(a[q]);
             free(b[q]);
         }
@@ -150,6 +201,72 @@ Test(cpu_tb, rows_a_position)
     tb_rows = "40";
     same(PLANE, "type = cpml\ncells = 6", 61, 53, "8", 2, 97, 97);
     tb_rows = NULL;
+}
+
+/* The tiled sweep (update2d.inc tb_tiled_sweep, TEXFDTD_CPU_TB_TILE = W):
+ * skewed tiles (one thread) and split ones (trapezoids, 1 to 3 threads),
+ * with W not dividing the grid, W smaller than K (skewed: tiles empty at
+ * some levels; split: raised to 2 K + 4), W of 1 and 2 (edges on Mur's wall
+ * cells), the 6-cell CPML slabs, the rod, the PEC wall and the lossy disc
+ * across tile edges, the point source and the DFT, from zero fields (the
+ * wave comes in) and from random ones (every cell wrong at once if a tile
+ * edge reads a neighbour of the wrong step). */
+static void tiled(const char *tile, const char *shape)
+{
+    tb_tile = tile;
+    tb_shape = shape;
+}
+
+Test(cpu_tb, tiled_skewed)
+{
+    const char *w[] = {"16", "23", "5", "7", "1", "2", "61"};
+    const char *k[] = {"8", "3", "8", "5", "4", "6", "2"};
+    for (int q = 0; q < 7; q++) {
+        tiled(w[q], "skew");
+        same(PLANE, "type = cpml\ncells = 6", 61, 53, k[q], 1, 97, 97);
+    }
+    tiled("9", "skew");
+    same(POINT, "type = mur", 47, 45, "8", 1, 31, 31);
+    tiled("2", "skew");
+    same(POINT, "type = mur", 47, 45, "3", 1, 31, 31);
+    tiled("11", "skew");
+    same(PLANE, "type = pec", 44, 40, "4", 1, 93, 7);
+    tiled(NULL, NULL);
+}
+
+Test(cpu_tb, tiled_split)
+{
+    const char *w[] = {"20", "23", "5", "37"};
+    const char *k[] = {"3", "4", "8", "5"};
+    for (int q = 0; q < 4; q++) {
+        tiled(w[q], "split");
+        same(PLANE, "type = cpml\ncells = 6", 61, 53, k[q], 1 + q % 3, 97, 97);
+    }
+    tiled("13", "split");
+    same(POINT, "type = mur", 47, 45, "3", 2, 31, 31);
+    tiled("18", "split");
+    same(PLANE, "type = pec", 44, 40, "4", 3, 93, 7);
+    /* the default shape: skewed on one thread, split on two */
+    tiled("17", NULL);
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "4", 1, 97, 97);
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "4", 2, 97, 97);
+    tiled(NULL, NULL);
+}
+
+Test(cpu_tb, random_start)
+{
+    random_start = true;
+    tiled("12", "skew");
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "8", 1, 37, 37);
+    same(POINT, "type = mur", 47, 45, "5", 1, 23, 23);
+    tiled("6", "skew");
+    same(PLANE, "type = pec", 44, 40, "7", 1, 30, 9);
+    tiled("21", "split");
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "8", 2, 37, 37);
+    same(POINT, "type = mur", 47, 45, "5", 3, 23, 23);
+    tiled(NULL, NULL);
+    same(PLANE, "type = cpml\ncells = 6", 61, 53, "4", 2, 37, 37);
+    random_start = false;
 }
 
 /* The default sweep (cpu2d.c tb_default): on one thread blocked, K = 8, 1
