@@ -23,7 +23,14 @@
 struct cpu_fields {
     enum cpu_isa isa;   /* the row kernels' instruction set (update2d.inc ROWS) */
     void *ez, *hx, *hy; /* REAL[ny][nx] each */
+    void *ez_mem, *hx_mem, *hy_mem; /* their allocations (ARRAY_STAGGER) */
+    /* the row pitch of ez, hx, hy and each DFT sum (elements; nx but for
+     * the tiled sweep: cpu_create), and their size nxp ny: cell c = i + j nx
+     * of the model is element i + j nxp (model arrays: mat, slots, keep nx;
+     * the scenes of the row extras and the monitors never run padded) */
+    size_t nxp, nfield;
     bool *vacuum_row;   /* row j holds vacuum cells only */
+    bool *fuse_row;     /* row j takes the fused row kernel (update2d.inc he_fuse) */
     /* CPML memory, only inside the slabs (N = model->pml_n):
      * psi_hxy, psi_ezy: [2 sides][N rows][nx]; psi_hyx, psi_ezx: [2][ny][N] */
     void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
@@ -74,24 +81,35 @@ struct cpu_engine {
     size_t *slot_row;
 };
 
+/* Model cell c (c = i + j nx) in the field arrays (pitch nxp). */
+static inline size_t fcell(const struct cpu_fields *f, int nx, size_t c)
+{
+    return f->nxp == (size_t)nx ? c : c / (size_t)nx * f->nxp + c % (size_t)nx;
+}
+
 #define REAL float
+#define REAL_SIZE 4
 #define SUFFIX _f
 #include "update2d.inc"
 #undef REAL
+#undef REAL_SIZE
 #undef SUFFIX
 #define REAL double
+#define REAL_SIZE 8
 #define SUFFIX _d
 #include "update2d.inc"
 #undef REAL
+#undef REAL_SIZE
 #undef SUFFIX
 
 static void cpu_destroy(struct engine *e)
 {
     struct cpu_engine *c = (struct cpu_engine *)e;
-    free(c->f.ez);
-    free(c->f.hx);
-    free(c->f.hy);
+    free(c->f.ez_mem);
+    free(c->f.hx_mem);
+    free(c->f.hy_mem);
     free(c->f.vacuum_row);
+    free(c->f.fuse_row);
     free(c->f.psi_hxy);
     free(c->f.psi_ezy);
     free(c->f.psi_hyx);
@@ -175,6 +193,30 @@ static void tb_default(const struct model *m, size_t elem, int threads, int *k, 
     *tile = 0;
 }
 
+/* The three field arrays start staggered (elements from a 64-byte
+ * boundary): array k at k (43 KiB + 21 cache lines), so that row j of Ez,
+ * Hx and Hy fall in different sets of the L1 (4 KiB a way) and the L2
+ * (128 KiB a way at 1 MiB, 8 ways) when nx is a power of two; the tiled
+ * sweep keeps a band of a few rows of each live (update2d.inc). */
+#define ARRAY_STAGGER(k, elem) ((size_t)(k) * (43 * 1024 + 21 * 64) / (elem))
+
+/* The row pitch for nx elements of elem bytes: nx, or where nx elem lies
+ * within 2 cache lines of a multiple of 1 KiB, the next multiple of a
+ * cache line that lies 2 lines clear: rows then step through the L1's 64
+ * sets (4 KiB a way) and the L2's 2048 (128 KiB a way) instead of landing
+ * on a few. */
+static size_t row_pitch(int nx, size_t elem)
+{
+    size_t p = (size_t)nx;
+    const size_t line = 64 / elem;
+    for (;;) {
+        const size_t r = p * elem % 1024;
+        if (r >= 128 && r <= 1024 - 128)
+            return p;
+        p = (p + line) / line * line;
+    }
+}
+
 static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
                       char *err, size_t errlen)
 {
@@ -186,79 +228,6 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_destroy(&c->base);
         return -1;
     }
-    if (!(c->f.ez = cpu_alloc_field(m->ncells, elem, "Ez", err, errlen))
-        || !(c->f.hx = cpu_alloc_field(m->ncells, elem, "Hx", err, errlen))
-        || !(c->f.hy = cpu_alloc_field(m->ncells, elem, "Hy", err, errlen))
-        || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
-        || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))
-        || (m->pml_n
-            && (!(c->f.psi_hxy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
-                || !(c->f.psi_ezy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
-                || !(c->f.psi_hyx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))
-                || !(c->f.psi_ezx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))))
-        || (m->scene->boundary == BOUNDARY_MUR
-            && (!(c->f.mur_old = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))
-                || !(c->f.mur_wall = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))))
-        || (m->ncut
-            && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
-                || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
-        || (m->ntecut
-            && (!(c->f.tecut_old = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))
-                || !(c->f.tecut_v = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))))
-        || (m->scene->dft
-            && (!(c->f.dft_re = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
-        || (m->hmat
-            && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
-                || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
-        || (m->nhoff
-            && (!(c->f.hoff_v = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))
-                || !(c->f.hoff_u = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))))
-        || (m->ndisp
-            && (!(c->f.disp_ds = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
-                || !(c->f.disp_ei = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
-                || !(c->f.disp_v = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
-                || !(c->f.disp_p = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))
-                || !(c->f.disp_pold = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))))
-        || (m->nhdisp
-            && (!(c->f.hdisp_ds = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
-                || !(c->f.hdisp_ei = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
-                || !(c->f.hdisp_v = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
-                || !(c->f.hdisp_p = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))
-                || !(c->f.hdisp_pold = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))))
-        || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
-        cpu_destroy(&c->base);
-        return -1;
-    }
-    for (int j = 0; j < m->ny; j++) {
-        const uint8_t *row = m->mat + (size_t)j * (size_t)m->nx;
-        bool vac = true;
-        for (int i = 0; i < m->nx && vac; i++)
-            vac = row[i] == 0;
-        c->f.vacuum_row[j] = vac;
-    }
-    for (int k = 0; k < m->nmats; k++) {
-        c->cezh_f[k] = m->mats[k].cb_f;
-        c->cezh_d[k] = m->mats[k].cb;
-        c->ca_f[k] = m->mats[k].ca_f;
-        c->ca_d[k] = m->mats[k].ca;
-    }
-    for (int j = 0; m->hmat && j < m->ny; j++) {
-        const uint8_t *hx = m->hmat + (size_t)j * (size_t)m->nx, *hy = hx + m->ncells;
-        bool vac = true;
-        for (int i = 0; i < m->nx && vac; i++)
-            vac = hx[i] == 0 && hy[i] == 0;
-        c->f.hvac_row[j] = vac;
-    }
-    for (int k = 0; k < m->nhmats; k++) {
-        c->hc_f[k] = m->hmats[k].ch_f;
-        c->hc_d[k] = m->hmats[k].ch;
-        c->hca_f[k] = m->hmats[k].ca_f;
-        c->hca_d[k] = m->hmats[k].ca;
-    }
-    const bool single = o->precision == PRECISION_SINGLE;
-    c->f.hc = single ? (const void *)c->hc_f : (const void *)c->hc_d;
-    c->f.hca = !m->hlossy ? NULL : single ? (const void *)c->hca_f : (const void *)c->hca_d;
     c->threads = o->threads;
 #ifdef _OPENMP
     if (c->threads <= 0)
@@ -303,6 +272,97 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     /* the trapezoids' tiles at least 2 K + 4 columns (update2d.inc) */
     if (c->tb_tile && c->tb_shape == TB_SHAPE_SPLIT && c->tb_tile < 2 * c->tb_k + 4)
         c->tb_tile = 2 * c->tb_k + 4;
+    /* the row pitch of the field arrays: nx, or for the tiled sweep, where
+     * nx elements come within 2 cache lines of a multiple of 1 KiB (a power
+     * of two: every row of a tile's band in the same L1 sets, every 8th or
+     * 4th in the same L2 sets), the next pitch clear of that (row_pitch) */
+    c->f.nxp = (size_t)m->nx;
+    if (c->tb_k > 1 && c->tb_tile && tb_ok(m, c->threads))
+        c->f.nxp = row_pitch(m->nx, elem);
+    c->f.nfield = c->f.nxp * (size_t)m->ny;
+    const size_t nf = c->f.nfield;
+    if (!(c->f.ez_mem = cpu_alloc_field(nf + ARRAY_STAGGER(0, elem), elem, "Ez", err, errlen))
+        || !(c->f.hx_mem = cpu_alloc_field(nf + ARRAY_STAGGER(1, elem), elem, "Hx", err, errlen))
+        || !(c->f.hy_mem = cpu_alloc_field(nf + ARRAY_STAGGER(2, elem), elem, "Hy", err, errlen))
+        || !(c->f.ez = (char *)c->f.ez_mem + ARRAY_STAGGER(0, elem) * elem)
+        || !(c->f.hx = (char *)c->f.hx_mem + ARRAY_STAGGER(1, elem) * elem)
+        || !(c->f.hy = (char *)c->f.hy_mem + ARRAY_STAGGER(2, elem) * elem)
+        || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
+        || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))
+        || (m->pml_n
+            && (!(c->f.psi_hxy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_ezy = xcalloc(2 * (size_t)m->pml_n * m->nx, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_hyx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))
+                || !(c->f.psi_ezx = xcalloc(2 * (size_t)m->pml_n * m->ny, elem, "CPML psi", err, errlen))))
+        || (m->scene->boundary == BOUNDARY_MUR
+            && (!(c->f.mur_old = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))
+                || !(c->f.mur_wall = xcalloc(2 * (size_t)m->nx, elem, "Mur rows", err, errlen))))
+        || (m->ncut
+            && (!(c->f.cut_old = xcalloc(m->ncut, elem, "cut edges", err, errlen))
+                || !(c->f.cut_v = xcalloc(m->ncut, elem, "cut edges", err, errlen))))
+        || (m->ntecut
+            && (!(c->f.tecut_old = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))
+                || !(c->f.tecut_v = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))))
+        || (m->scene->dft
+            && (!(c->f.dft_re = cpu_alloc_field(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = cpu_alloc_field(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
+        || (m->hmat
+            && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
+                || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
+        || (m->nhoff
+            && (!(c->f.hoff_v = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))
+                || !(c->f.hoff_u = xcalloc(m->nhoff, elem, "off-diagonal edges", err, errlen))))
+        || (m->ndisp
+            && (!(c->f.disp_ds = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_ei = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_v = xcalloc(m->ndisp, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_p = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))
+                || !(c->f.disp_pold = xcalloc(m->ndisp * SCENE_MAX_POLES, elem, "dispersive cells", err, errlen))))
+        || (m->nhdisp
+            && (!(c->f.hdisp_ds = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_ei = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_v = xcalloc(m->nhdisp, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_p = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))
+                || !(c->f.hdisp_pold = xcalloc(m->nhdisp * SCENE_MAX_POLES, elem, "dispersive edges", err, errlen))))
+        || cpu_samples_init(&c->samples, m, elem, err, errlen)) {
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    for (int j = 0; j < m->ny; j++) {
+        const uint8_t *row = m->mat + (size_t)j * (size_t)m->nx;
+        bool vac = true;
+        for (int i = 0; i < m->nx && vac; i++)
+            vac = row[i] == 0;
+        c->f.vacuum_row[j] = vac;
+    }
+    if (!(c->f.fuse_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))) {
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    for (int j = 0; j < m->ny; j++)
+        c->f.fuse_row[j] = elem == 4 ? he_fuse_f(&c->f, m, j) : he_fuse_d(&c->f, m, j);
+    for (int k = 0; k < m->nmats; k++) {
+        c->cezh_f[k] = m->mats[k].cb_f;
+        c->cezh_d[k] = m->mats[k].cb;
+        c->ca_f[k] = m->mats[k].ca_f;
+        c->ca_d[k] = m->mats[k].ca;
+    }
+    for (int j = 0; m->hmat && j < m->ny; j++) {
+        const uint8_t *hx = m->hmat + (size_t)j * (size_t)m->nx, *hy = hx + m->ncells;
+        bool vac = true;
+        for (int i = 0; i < m->nx && vac; i++)
+            vac = hx[i] == 0 && hy[i] == 0;
+        c->f.hvac_row[j] = vac;
+    }
+    for (int k = 0; k < m->nhmats; k++) {
+        c->hc_f[k] = m->hmats[k].ch_f;
+        c->hc_d[k] = m->hmats[k].ch;
+        c->hca_f[k] = m->hmats[k].ca_f;
+        c->hca_d[k] = m->hmats[k].ca;
+    }
+    const bool single = o->precision == PRECISION_SINGLE;
+    c->f.hc = single ? (const void *)c->hc_f : (const void *)c->hc_d;
+    c->f.hca = !m->hlossy ? NULL : single ? (const void *)c->hca_f : (const void *)c->hca_d;
     if (c->tb_k > 1 && tb_ok(m, c->threads)) {
         if (!(c->tb_slot_v = xcalloc((size_t)c->tb_k * (m->nslots ? m->nslots : 1), elem,
                                      "slot values", err, errlen))
@@ -419,13 +479,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             cpu_set_denormal_mode(e->opt.denormals);
             update_tecut_f(&c->f, m);
             update_disp_f(&c->f, m, m->ch_f);
-            apply_slots_f(c->f.ez, m, c->slot_v);
+            apply_slots_f(&c->f, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
-                ez[pc] = yee_add_f(ez[pc], (float)model_point_value(m, t));
+                ez[fcell(&c->f, m->nx, pc)] = yee_add_f(ez[fcell(&c->f, m->nx, pc)],
+                                                        (float)model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
-                dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
+                dft_accumulate_f(&c->f, q, c->f.nfield, (float)wr[q], (float)wi[q], e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
             model_disp_values_d(m, t, c->f.disp_v);
@@ -444,13 +505,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             cpu_set_denormal_mode(e->opt.denormals);
             update_tecut_d(&c->f, m);
             update_disp_d(&c->f, m, m->ch);
-            apply_slots_d(c->f.ez, m, c->slot_v);
+            apply_slots_d(&c->f, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
-                ez[pc] = yee_add_d(ez[pc], model_point_value(m, t));
+                ez[fcell(&c->f, m->nx, pc)] = yee_add_d(ez[fcell(&c->f, m->nx, pc)],
+                                                        model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
-                dft_accumulate_d(&c->f, q, m->ncells, wr[q], wi[q], e->opt.denormals);
+                dft_accumulate_d(&c->f, q, c->f.nfield, wr[q], wi[q], e->opt.denormals);
         }
         void *const fields[8] = {[FIELD_EZ] = c->f.ez, [FIELD_HX] = c->f.hx, [FIELD_HY] = c->f.hy};
         cpu_samples_take(&c->samples, m, fields, 0, precision_size(e->opt.precision));
@@ -462,7 +524,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 static void *cpu_field(struct cpu_engine *c, enum field f)
 {
     const int k = field_dft_index(f);
-    const size_t es = precision_size(c->base.opt.precision), n = c->base.model->ncells;
+    const size_t es = precision_size(c->base.opt.precision), n = c->f.nfield;
     if (k >= 0)
         return !c->f.dft_re || k >= c->base.model->scene->dft_nfreq ? NULL
                : (char *)(f == field_dft(k, 1) ? c->f.dft_im : c->f.dft_re) + (size_t)k * n * es;
@@ -476,13 +538,29 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     }
 }
 
+/* A field between the engine's array (row pitch nxp) and a plain
+ * [ny][nx] one: out = 1 from the engine's to plain, 0 back. */
+static void copy_field(const struct cpu_engine *c, void *plain, void *field, int out)
+{
+    const struct model *m = c->base.model;
+    const size_t es = precision_size(c->base.opt.precision), row = (size_t)m->nx * es;
+    if (c->f.nxp == (size_t)m->nx) {
+        memcpy(out ? plain : field, out ? field : plain, m->ncells * es);
+        return;
+    }
+    for (int j = 0; j < m->ny; j++) {
+        char *p = (char *)plain + (size_t)j * row, *q = (char *)field + (size_t)j * c->f.nxp * es;
+        memcpy(out ? p : q, out ? q : p, row);
+    }
+}
+
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    const void *src = cpu_field((struct cpu_engine *)e, f);
+    void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
         return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
                       f >= FIELD_EZ_DFT_RE ? " (it has no [monitor.dft])" : "");
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    copy_field((struct cpu_engine *)e, dst, src, 1);
     return 0;
 }
 
@@ -492,7 +570,7 @@ static int cpu_write_field(struct engine *e, enum field f, const void *src, char
     void *dst = cpu_field((struct cpu_engine *)e, f);
     if (!dst)
         return seterr(err, errlen, "cpu engine: no field %d", (int)f);
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    copy_field((struct cpu_engine *)e, (void *)src, dst, 0);
     return 0;
 }
 
@@ -502,13 +580,14 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
     (void)err;
     (void)errlen;
     struct cpu_engine *c = (struct cpu_engine *)e;
-    const size_t n = e->model->ncells;
+    /* the padding of a pitched array stays 0 (nothing writes it) */
+    const size_t n = c->f.nfield;
     for (int k = 0; k < FIELD_COUNT; k++) {
         const size_t q = cpu_first_bad(cpu_field(c, (enum field)k), n, e->opt.precision,
                                        c->threads);
         if (q < n) {
             *f = (enum field)k;
-            *cell = q;
+            *cell = q / c->f.nxp * (size_t)e->model->nx + q % c->f.nxp;
             return 1;
         }
     }
@@ -546,9 +625,32 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
         {"ez_dft_re", c->f.dft_re, n * (size_t)m->scene->dft_nfreq},
         {"ez_dft_im", c->f.dft_im, n * (size_t)m->scene->dft_nfreq},
     };
-    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
-        if (a[k].data && io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
+    const size_t es = precision_size(e->opt.precision);
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) {
+        if (!a[k].data)
+            continue;
+        /* the pitched arrays (ez, hx, hy, the DFT sums; cpu_fields nxp)
+         * go through a plain copy, out and back in */
+        const bool pitched = c->f.nxp != (size_t)m->nx
+                             && (k < 3 || !strncmp(a[k].name, "ez_dft", 6));
+        if (!pitched) {
+            if (io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
+                return -1;
+            continue;
+        }
+        char *tmp = xcalloc(a[k].count, es, "state", err, errlen);
+        if (!tmp)
             return -1;
+        const size_t blocks = a[k].count / n;
+        for (size_t b = 0; b < blocks; b++)
+            copy_field(c, tmp + b * n * es, (char *)a[k].data + b * c->f.nfield * es, 1);
+        const int rc = io->array(io, a[k].name, tmp, a[k].count, err, errlen);
+        for (size_t b = 0; rc == 0 && b < blocks; b++)
+            copy_field(c, tmp + b * n * es, (char *)a[k].data + b * c->f.nfield * es, 0);
+        free(tmp);
+        if (rc)
+            return -1;
+    }
     return 0;
 }
 
