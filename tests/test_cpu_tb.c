@@ -269,6 +269,134 @@ Test(cpu_tb, random_start)
     random_start = false;
 }
 
+/* A row pitch padded against cache-set conflicts (cpu2d.c row_pitch: the
+ * tiled sweep's arrays where nx elements come near a multiple of 1 KiB):
+ * 256 floats, 128 doubles a row; the same bits, and the fields read and
+ * written as plain [ny][nx] arrays (randomize writes them). */
+Test(cpu_tb, padded_pitch)
+{
+    random_start = true;
+    tiled("40", "skew");
+    same(PLANE, "type = cpml\ncells = 6", 256, 45, "8", 1, 29, 29);
+    same(POINT, "type = mur", 128, 45, "5", 1, 23, 23);
+    tiled("37", "split");
+    same(PLANE, "type = cpml\ncells = 6", 256, 45, "6", 2, 29, 11);
+    same(PLANE, "type = pec", 250, 40, "4", 3, 23, 23);
+    tiled(NULL, NULL);
+    random_start = false;
+    same(PLANE, "type = cpml\ncells = 6", 256, 45, "8", 1, 300, 300);
+}
+
+/* A state_io that keeps the arrays in memory: saved by name, loaded back. */
+struct mem_state {
+    char name[24][32];
+    void *data[24];
+    size_t bytes[24];
+    int n;
+    size_t elem;
+};
+
+static int mem_array(struct state_io *io, const char *name, void *data, size_t count, char *err,
+                     size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct mem_state *s = io->ctx;
+    const size_t bytes = count * s->elem;
+    for (int k = 0; k < s->n; k++) {
+        if (strcmp(s->name[k], name))
+            continue;
+        cr_assert_eq(s->bytes[k], bytes, "%s: %zu bytes, saved %zu", name, bytes, s->bytes[k]);
+        if (io->load)
+            memcpy(data, s->data[k], bytes);
+        else
+            memcpy(s->data[k], data, bytes);
+        return 0;
+    }
+    cr_assert(!io->load, "%s: not saved", name);
+    cr_assert_lt(s->n, 24);
+    snprintf(s->name[s->n], sizeof s->name[s->n], "%s", name);
+    s->data[s->n] = malloc(bytes);
+    cr_assert(s->data[s->n]);
+    memcpy(s->data[s->n], data, bytes);
+    s->bytes[s->n++] = bytes;
+    return 0;
+}
+
+/* The state of a padded tiled run taken after 13 steps (not a multiple of
+ * K = 8) and loaded into a plain-sweep engine (unpadded), and the other way
+ * round: both go on 19 steps, and every field matches a run of 32 steps on
+ * the plain sweep.  The state is the plain [ny][nx] layout, then, and the
+ * padded engine's check for NaN names the model's cell. */
+Test(cpu_tb, padded_state_and_finite_check)
+{
+    char text[4096], err[ERRLEN];
+    const int nx = 256, ny = 45;
+    snprintf(text, sizeof text, scene_fmt, nx, ny, PLANE, "type = cpml\ncells = 6", nx * 0.41,
+             ny * 0.5 + 0.3, nx * 0.7, ny * 0.35, nx * 0.55, ny * 0.72);
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const size_t bytes = t.model.ncells * sizeof(float);
+    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH,
+                               .device = -1, .threads = 1};
+    struct engine *ref, *e[2];
+    setenv("TEXFDTD_CPU_TB", "1", 1);
+    cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(engine_step(ref, 32, err, sizeof err), 0, "%s", err);
+    for (int way = 0; way < 2; way++) {
+        /* way 0: tiled -> plain; way 1: plain -> tiled */
+        for (int q = 0; q < 2; q++) {
+            const bool tiled_run = (q == 0) == (way == 0);
+            setenv("TEXFDTD_CPU_TB", tiled_run ? "8" : "1", 1);
+            setenv("TEXFDTD_CPU_TB_TILE", "48", 1);
+            cr_assert_eq(engine_create("cpu", &t.model, &o, &e[q], err, sizeof err), 0, "%s",
+                         err);
+            unsetenv("TEXFDTD_CPU_TB_TILE");
+            struct engine_info info;
+            engine_describe(e[q], &info);
+            cr_assert(!tiled_run == !strstr(info.detail, "tiles of 48"), "%s", info.detail);
+        }
+        struct mem_state ms = {.elem = sizeof(float)};
+        struct state_io save = {.load = false, .array = mem_array, .ctx = &ms};
+        struct state_io load = {.load = true, .array = mem_array, .ctx = &ms};
+        cr_assert_eq(engine_step(e[0], 13, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_state(e[0], &save, 13, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(engine_state(e[1], &load, 13, err, sizeof err), 0, "%s", err);
+        for (int q = 0; q < 2; q++)
+            cr_assert_eq(engine_step(e[q], 19, err, sizeof err), 0, "%s", err);
+        const enum field fl[5] = {FIELD_EZ, FIELD_HX, FIELD_HY, field_dft(0, 0), field_dft(2, 1)};
+        float *a = malloc(bytes), *b = malloc(bytes);
+        cr_assert(a && b);
+        for (int k = 0; k < 5; k++) {
+            cr_assert_eq(engine_read(ref, fl[k], a, err, sizeof err), 0, "%s", err);
+            for (int q = 0; q < 2; q++) {
+                cr_assert_eq(engine_read(e[q], fl[k], b, err, sizeof err), 0, "%s", err);
+                cr_expect(!memcmp(a, b, bytes), "way %d, engine %d, field %d differs", way, q, k);
+            }
+        }
+        /* a NaN at model cell (i, j) = (200, 30) of Hy */
+        const size_t cell = 30 * (size_t)nx + 200;
+        for (int q = 0; q < 2; q++) {
+            cr_assert_eq(engine_read(e[q], FIELD_HY, b, err, sizeof err), 0, "%s", err);
+            b[cell] = NAN;
+            cr_assert_eq(engine_write(e[q], FIELD_HY, b, err, sizeof err), 0, "%s", err);
+            enum field bad;
+            size_t at;
+            cr_expect_eq(engine_check_finite(e[q], &bad, &at, err, sizeof err), 1);
+            cr_expect_eq(bad, FIELD_HY);
+            cr_expect_eq(at, cell, "NaN reported at %zu, written at %zu", at, cell);
+            engine_destroy(e[q]);
+        }
+        free(a);
+        free(b);
+        for (int k = 0; k < ms.n; k++)
+            free(ms.data[k]);
+    }
+    unsetenv("TEXFDTD_CPU_TB");
+    engine_destroy(ref);
+    setup_free(&t);
+}
+
 /* The default sweep (cpu2d.c tb_default): on one thread blocked, K = 8, 1
  * row a position, where the three field arrays pass 32 MiB, plain below;
  * on more threads plain; TEXFDTD_CPU_TB = 1 forces the plain sweep, K > 1
