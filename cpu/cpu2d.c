@@ -155,19 +155,20 @@ static bool tb_ok(const struct model *m, int threads)
 }
 
 /* The tile width of the tiled sweep (update2d.inc tb_tiled_sweep) at kk
- * steps a sweep: the tile's rows in flight (2 kk rows of lag, of W + kk
- * columns: the skewed tile's reach) of every array the wavefront touches
- * (Ez, Hx, Hy, the material row; the DFT sums, 2 a frequency) to fill half
- * of a core's L2 (sysconf, 1 MiB where it does not say), leaving the other
- * half to the rows streaming in and out; a multiple of 16 columns, at least
- * 2 kk + 4 (the trapezoids' least, cpu2d.c) and at most nx. */
+ * steps a sweep: the rows in flight in a tile (kk + 2: one row of lag a
+ * level, and the rows on either side) of W + kk columns (the skewed tile's
+ * reach) of every array the wavefront touches (Ez, Hx, Hy, the material
+ * row; the DFT sums, 2 a frequency) fill half of a core's L2 (sysconf; 1
+ * MiB where it does not say), the other half left to the rows streaming in
+ * and out; a multiple of 16 columns, at least 2 kk + 4 (the trapezoids'
+ * least) and at most nx (one tile: the band of rows alone fits). */
 static int tb_tile_width(const struct model *m, size_t elem, int kk)
 {
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     if (l2 <= 0)
         l2 = 1 << 20;
     const size_t cell = 3 * elem + 1 + (m->scene->dft ? 2 * (size_t)m->scene->dft_nfreq * elem : 0);
-    long w = (long)((size_t)l2 / 2 / (2 * (size_t)kk * cell)) - kk;
+    long w = (long)((size_t)l2 / 2 / ((size_t)(kk + 2) * cell)) - kk;
     w = w / 16 * 16;
     if (w < 2 * kk + 4)
         w = 2 * kk + 4;
@@ -339,7 +340,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_destroy(&c->base);
         return -1;
     }
-    for (int j = 0; j < m->ny; j++)
+    /* the fused row kernel where a row allows it (TEXFDTD_CPU_FUSE=0: never,
+     * the three row kernels apart; for tests and measurements) */
+    const char *fz = getenv("TEXFDTD_CPU_FUSE");
+    for (int j = 0; j < m->ny && !(fz && !strcmp(fz, "0")); j++)
         c->f.fuse_row[j] = elem == 4 ? he_fuse_f(&c->f, m, j) : he_fuse_d(&c->f, m, j);
     for (int k = 0; k < m->nmats; k++) {
         c->cezh_f[k] = m->mats[k].cb_f;

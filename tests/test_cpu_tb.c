@@ -75,10 +75,15 @@ static void run(const struct model *m, enum precision p, int threads, const char
         setenv("TEXFDTD_CPU_TB_SHAPE", tb_shape, 1);
     else
         unsetenv("TEXFDTD_CPU_TB_SHAPE");
+    /* the reference (tb NULL): the plain sweep with the three row kernels
+     * apart, no fused row (TEXFDTD_CPU_FUSE=0) */
+    if (!tb)
+        setenv("TEXFDTD_CPU_FUSE", "0", 1);
     struct engine_options o = {.precision = p, .denormals = DENORMALS_FLUSH, .device = -1,
                                .threads = threads};
     struct engine *e;
     cr_assert_eq(engine_create("cpu", m, &o, &e, err, sizeof err), 0, "%s", err);
+    unsetenv("TEXFDTD_CPU_FUSE");
     unsetenv("TEXFDTD_CPU_TB");
     unsetenv("TEXFDTD_CPU_TB_ROWS");
     unsetenv("TEXFDTD_CPU_TB_TILE");
@@ -217,6 +222,40 @@ static void tiled(const char *tile, const char *shape)
     tb_shape = shape;
 }
 
+/* The plain sweep with the fused row kernel (update2d.inc he_row, the
+ * default) against the three kernels apart: "1" is TEXFDTD_CPU_TB = 1, the
+ * plain sweep, which same() expects to be blocked: so by hand here. */
+Test(cpu_tb, fused_plain_sweep)
+{
+    char text[4096];
+    const int sizes[3][2] = {{61, 53}, {47, 45}, {256, 45}};
+    const char *bnd[3] = {"type = cpml\ncells = 6", "type = mur", "type = pec"};
+    for (int q = 0; q < 3; q++) {
+        const int nx = sizes[q][0], ny = sizes[q][1];
+        snprintf(text, sizeof text, scene_fmt, nx, ny, q == 1 ? POINT : PLANE, bnd[q], nx * 0.41,
+                 ny * 0.5 + 0.3, nx * 0.7, ny * 0.35, nx * 0.55, ny * 0.72);
+        struct test_setup t;
+        setup_from_text(&t, text, NULL, 0);
+        random_start = true;
+        for (int th = 1; th <= 3; th += 2) {
+            void *a[9], *b[9];
+            int na, nb;
+            char da[512], db[512];
+            run(&t.model, PRECISION_SINGLE, th, NULL, 41, 41, a, &na, da, sizeof da);
+            run(&t.model, PRECISION_SINGLE, th, "1", 41, 41, b, &nb, db, sizeof db);
+            cr_expect(!strstr(db, "temporal blocking"), "%s", db);
+            for (int k = 0; k < na; k++) {
+                cr_expect(!memcmp(a[k], b[k], t.model.ncells * sizeof(float)),
+                          "%dx%d, %s, %d threads: field %d differs", nx, ny, bnd[q], th, k);
+                free(a[k]);
+                free(b[k]);
+            }
+        }
+        random_start = false;
+        setup_free(&t);
+    }
+}
+
 Test(cpu_tb, tiled_skewed)
 {
     const char *w[] = {"16", "23", "5", "7", "1", "2", "61"};
@@ -341,7 +380,9 @@ Test(cpu_tb, padded_state_and_finite_check)
                                .device = -1, .threads = 1};
     struct engine *ref, *e[2];
     setenv("TEXFDTD_CPU_TB", "1", 1);
+    setenv("TEXFDTD_CPU_FUSE", "0", 1);
     cr_assert_eq(engine_create("cpu", &t.model, &o, &ref, err, sizeof err), 0, "%s", err);
+    unsetenv("TEXFDTD_CPU_FUSE");
     cr_assert_eq(engine_step(ref, 32, err, sizeof err), 0, "%s", err);
     for (int way = 0; way < 2; way++) {
         /* way 0: tiled -> plain; way 1: plain -> tiled */
