@@ -8,7 +8,9 @@
  * TEXFDTD_CPU_TB = K, TEXFDTD_CPU_TB_ROWS = B), ISA:K:wW or ISA:K:wW:SHAPE
  * (the tiled one: TEXFDTD_CPU_TB_TILE = W, a number or "auto", and
  * TEXFDTD_CPU_TB_SHAPE = skew or split, default by the threads) or
- * ISA:default (the engine's default sweep, none of these variables set),
+ * ISA:default (the engine's default sweep, none of these variables set) or
+ * ISA:unfused (the plain sweep with the three row kernels apart:
+ * TEXFDTD_CPU_FUSE=0, the plain sweep before the fused row kernel),
  * ISA one of sse2, avx2, avx512 (TEXFDTD_CPU_ISA).
  * The scene is bench/cpu.sh's: scenes/takada_square.ini on N x N cells (a
  * plane wave on a PEC square, PEC walls), single precision, denormals
@@ -74,7 +76,7 @@ static double copy_gbs(int threads)
 
 struct config {
     char isa[16], k[8], b[8], w[8], shape[8];
-    bool dflt;
+    bool dflt, unfused;
     double gcells[64];
 };
 
@@ -97,6 +99,8 @@ int main(int argc, char **argv)
             snprintf(c->isa, sizeof c->isa, "%.*s", p ? (int)(p - a) : (int)strlen(a), a);
             if (p && !strcmp(p + 1, "default"))
                 c->dflt = true;
+            else if (p && !strcmp(p + 1, "unfused"))
+                c->unfused = true;
             else if (p && sscanf(p + 1, "%7[0-9]:w%7[a-z0-9]:%7[a-z]", c->k, c->w, c->shape) >= 2)
                 ;
             else if (p && sscanf(p + 1, "%7[0-9]:%7[0-9]", c->k, c->b) == 2)
@@ -138,6 +142,10 @@ int main(int argc, char **argv)
             unsetenv("TEXFDTD_CPU_TB_ROWS");
             unsetenv("TEXFDTD_CPU_TB_TILE");
             unsetenv("TEXFDTD_CPU_TB_SHAPE");
+            if (c->unfused)
+                setenv("TEXFDTD_CPU_FUSE", "0", 1);
+            else
+                unsetenv("TEXFDTD_CPU_FUSE");
             if (c->k[0]) {
                 setenv("TEXFDTD_CPU_TB", c->k, 1);
                 if (c->b[0])
@@ -170,6 +178,8 @@ int main(int argc, char **argv)
         const double med = bench_median(c->gcells, repeats);
         if (c->dflt)
             printf("| %s default", c->isa);
+        else if (c->unfused)
+            printf("| %s plain, unfused", c->isa);
         else if (c->k[0] && c->w[0])
             printf("| %s K=%s tiled W=%s%s%s", c->isa, c->k, c->w, c->shape[0] ? " " : "",
                    c->shape);

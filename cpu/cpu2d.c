@@ -160,15 +160,21 @@ static bool tb_ok(const struct model *m, int threads)
  * reach) of every array the wavefront touches (Ez, Hx, Hy, the material
  * row; the DFT sums, 2 a frequency) fill half of a core's L2 (sysconf; 1
  * MiB where it does not say), the other half left to the rows streaming in
- * and out; a multiple of 16 columns, at least 2 kk + 4 (the trapezoids'
- * least) and at most nx (one tile: the band of rows alone fits). */
-static int tb_tile_width(const struct model *m, size_t elem, int kk)
+ * and out; for the split tiles (several threads) at most nx / (2 threads),
+ * so that each thread has two up tiles and two down ones at least (at
+ * 4096² and 8192², two threads, K = 16, 1024 and 2048 columns were the
+ * fastest measured, docs/performance.md); a multiple of 16 columns, at
+ * least 2 kk + 4 (the trapezoids' least) and at most nx (one tile: the band
+ * of rows alone fits). */
+static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads, int shape)
 {
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     if (l2 <= 0)
         l2 = 1 << 20;
     const size_t cell = 3 * elem + 1 + (m->scene->dft ? 2 * (size_t)m->scene->dft_nfreq * elem : 0);
     long w = (long)((size_t)l2 / 2 / ((size_t)(kk + 2) * cell)) - kk;
+    if (shape == TB_SHAPE_SPLIT && threads > 1 && w > m->nx / (2 * threads))
+        w = m->nx / (2 * threads);
     w = w / 16 * 16;
     if (w < 2 * kk + 4)
         w = 2 * kk + 4;
@@ -176,22 +182,22 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk)
 }
 
 /* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
- * docs/performance.md ("CPU row kernels per instruction set, and the
- * default sweep"): on one thread, where the three field arrays do not fit
- * the last-level cache (TB_DEFAULT_BYTES: 32 MiB, that of the machine
- * measured; the plain sweep then streams them from memory every step), the
- * blocked sweep, K = 8 steps, one row a position: 1.56 to 1.7 times the
- * plain sweep at 2048² to 8192².  Everywhere else the plain sweep: in cache
- * it is faster, and on several threads the blocked sweep (a barrier per
- * position) was as often slower as faster there (0.45 to 1.6 times,
- * bimodal from one process to the next). */
+ * docs/performance.md ("CPU temporal blocking in tiles"): where the three
+ * field arrays do not fit the last-level cache (TB_DEFAULT_BYTES: 32 MiB,
+ * that of the machine measured; the plain sweep then streams them from
+ * memory every step), the tiled sweep, K = 16 steps, tiles of
+ * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.7 to
+ * 3.2 times the plain sweep on one thread, 1.7 to 2.7 on two, at 2048² to
+ * 8192².  Where they fit, the plain sweep (with the fused row kernel): in
+ * cache it is as fast or faster (1024²: 2.97 against 2.78 Gcells/s on one
+ * thread, 6.05 against 3.27 on two). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
-static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows,
-                       int *tile)
+static void tb_default(const struct model *m, size_t elem, int *k, int *rows, int *tile)
 {
-    *k = threads == 1 && 3 * m->ncells * elem > TB_DEFAULT_BYTES ? 8 : 1;
+    const bool big = 3 * m->ncells * elem > TB_DEFAULT_BYTES;
+    *k = big ? 16 : 1;
     *rows = 1;
-    *tile = 0;
+    *tile = big ? -1 : 0;
 }
 
 /* The three field arrays start staggered (elements from a 64-byte
@@ -237,29 +243,28 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     c->threads = 1;
 #endif
     /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one),
-     * TEXFDTD_CPU_TB_ROWS = B (the untiled sweep's rows a position) and
      * TEXFDTD_CPU_TB_TILE = W (0: the untiled sweep, tb_sweep; "auto": the
-     * width of tb_tile_width) where set, else tb_default's choice (K set
-     * alone: the untiled sweep, B = 1); TEXFDTD_CPU_TB_SHAPE = skew or
-     * split (default: skew on one thread, split on more) */
+     * width of tb_tile_width) and TEXFDTD_CPU_TB_ROWS = B (the untiled
+     * sweep's rows a position; set without W: the untiled sweep) where set,
+     * else tb_default's choice (K set alone: the tiled sweep, width auto);
+     * TEXFDTD_CPU_TB_SHAPE = skew or split (default: skew on one thread,
+     * split on more) */
     const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
     const char *tt = getenv("TEXFDTD_CPU_TB_TILE"), *ts = getenv("TEXFDTD_CPU_TB_SHAPE");
-    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows, &c->tb_tile);
+    tb_default(m, elem, &c->tb_k, &c->tb_rows, &c->tb_tile);
     if (tb && *tb) {
         c->tb_k = atoi(tb);
         c->tb_rows = 1;
+        c->tb_tile = -1;
+    }
+    if (tr && *tr) {
+        c->tb_rows = atoi(tr);
         c->tb_tile = 0;
     }
-    if (tr && *tr)
-        c->tb_rows = atoi(tr);
     if (c->tb_k < 1 || c->tb_k > 64)
         c->tb_k = 1;
     if (c->tb_rows < 1 || c->tb_rows > 64)
         c->tb_rows = 1;
-    if (tt && *tt)
-        c->tb_tile = !strcmp(tt, "auto") ? -1 : atoi(tt);
-    if (c->tb_tile < 0)
-        c->tb_tile = tb_tile_width(m, elem, c->tb_k);
     c->tb_shape = c->threads == 1 ? TB_SHAPE_SKEW : TB_SHAPE_SPLIT;
     if (ts && !strcmp(ts, "skew"))
         c->tb_shape = TB_SHAPE_SKEW;
@@ -270,6 +275,10 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_destroy(&c->base);
         return -1;
     }
+    if (tt && *tt)
+        c->tb_tile = !strcmp(tt, "auto") ? -1 : atoi(tt);
+    if (c->tb_tile < 0)
+        c->tb_tile = tb_tile_width(m, elem, c->tb_k, c->threads, c->tb_shape);
     /* the trapezoids' tiles at least 2 K + 4 columns (update2d.inc) */
     if (c->tb_tile && c->tb_shape == TB_SHAPE_SPLIT && c->tb_tile < 2 * c->tb_k + 4)
         c->tb_tile = 2 * c->tb_k + 4;

@@ -8,6 +8,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <unistd.h>
 
 /* A scene: the grid (odd sizes), its walls, objects across strip and row
  * borders, and a DFT at three frequencies starting mid-run. */
@@ -67,8 +68,9 @@ static void run(const struct model *m, enum precision p, int threads, const char
         setenv("TEXFDTD_CPU_TB_ROWS", tb_rows, 1);
     else
         unsetenv("TEXFDTD_CPU_TB_ROWS");
-    if (tb && tb_tile)
-        setenv("TEXFDTD_CPU_TB_TILE", tb_tile, 1);
+    /* no tile given: the untiled sweep (tb_sweep) */
+    if (tb)
+        setenv("TEXFDTD_CPU_TB_TILE", tb_tile ? tb_tile : "0", 1);
     else
         unsetenv("TEXFDTD_CPU_TB_TILE");
     if (tb && tb_shape)
@@ -438,11 +440,14 @@ Test(cpu_tb, padded_state_and_finite_check)
     setup_free(&t);
 }
 
-/* The default sweep (cpu2d.c tb_default): on one thread blocked, K = 8, 1
- * row a position, where the three field arrays pass 32 MiB, plain below;
- * on more threads plain; TEXFDTD_CPU_TB = 1 forces the plain sweep, K > 1
- * the blocked one, and TEXFDTD_CPU_TB_ROWS alone keeps the default K.
- * (That both sweeps give the same bits is proven above.) */
+/* The default sweep (cpu2d.c tb_default): where the three field arrays
+ * pass 32 MiB the tiled sweep, K = 16, tiles of cpu2d.c tb_tile_width
+ * (here: float, 1 MiB of L2 where sysconf says so: half of it over 18 rows
+ * of 13 bytes, less 16, = 2224 columns, at most nx; on two threads at most
+ * nx / 4), skewed on one thread, split on two; below, the plain sweep.
+ * TEXFDTD_CPU_TB = 1 forces the plain sweep, K > 1 the tiled one,
+ * TEXFDTD_CPU_TB_ROWS alone the untiled one with the default K.  (That
+ * every sweep gives the same bits is proven above.) */
 static void default_sweep(int n, enum precision p, int threads, const char *tb, const char *rows,
                           const char *want)
 {
@@ -474,13 +479,20 @@ static void default_sweep(int n, enum precision p, int threads, const char *tb, 
 
 Test(cpu_tb, default_by_grid_size)
 {
-    /* 3 x 1700² floats = 34.7 MB > 32 MiB = 33.6 MB; 3 x 1650² = 32.7 MB */
-    default_sweep(1700, PRECISION_SINGLE, 1, NULL, NULL, "8 steps a sweep, 1 row a position");
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    char want[96];
+    const int w1 = (int)((l2 > 0 ? l2 : 1 << 20) / 2 / (18 * 13)) - 16;
+    /* 3 x 2300² floats = 63.5 MB > 32 MiB = 33.6 MB; 3 x 1650² = 32.7 MB */
+    snprintf(want, sizeof want, "16 steps a sweep, tiles of %d columns, skewed",
+             w1 / 16 * 16 < 2300 ? w1 / 16 * 16 : 2300);
+    default_sweep(2300, PRECISION_SINGLE, 1, NULL, NULL, want);
+    default_sweep(1700, PRECISION_SINGLE, 1, NULL, NULL, "tiles of 1700 columns, skewed");
     default_sweep(1650, PRECISION_SINGLE, 1, NULL, NULL, NULL);
-    default_sweep(1700, PRECISION_SINGLE, 2, NULL, NULL, NULL);
-    default_sweep(1200, PRECISION_DOUBLE, 1, NULL, NULL, "8 steps a sweep, 1 row");
+    default_sweep(1700, PRECISION_SINGLE, 2, NULL, NULL, "16 steps a sweep, tiles of 416 columns, split");
+    default_sweep(1650, PRECISION_SINGLE, 2, NULL, NULL, NULL);
+    default_sweep(1200, PRECISION_DOUBLE, 1, NULL, NULL, "16 steps a sweep, tiles of");
     default_sweep(1150, PRECISION_DOUBLE, 1, NULL, NULL, NULL);
     default_sweep(1700, PRECISION_SINGLE, 1, "1", NULL, NULL);
-    default_sweep(1700, PRECISION_SINGLE, 2, "4", NULL, "4 steps a sweep, 1 row a position");
-    default_sweep(1700, PRECISION_SINGLE, 1, NULL, "3", "8 steps a sweep, 3 rows");
+    default_sweep(1650, PRECISION_SINGLE, 2, "4", NULL, "4 steps a sweep, tiles of 400 columns, split");
+    default_sweep(1700, PRECISION_SINGLE, 1, NULL, "3", "16 steps a sweep, 3 rows");
 }
