@@ -161,11 +161,11 @@ static bool tb_ok(const struct model *m, int threads)
  * row; the DFT sums, 2 a frequency) fill half of a core's L2 (sysconf; 1
  * MiB where it does not say), the other half left to the rows streaming in
  * and out; for the split tiles (several threads) at most nx / (2 threads),
- * so that each thread has two up tiles and two down ones at least (at
- * 4096² and 8192², two threads, K = 16, 1024 and 2048 columns were the
- * fastest measured, docs/performance.md); a multiple of 16 columns, at
- * least 2 kk + 4 (the trapezoids' least) and at most nx (one tile: the band
- * of rows alone fits). */
+ * two sub-tiles to a thread's trapezoid (at 4096² and 8192², two threads,
+ * K = 16, 1024 and 2048 columns were the fastest measured, and one
+ * sub-tile of 2048 at 4096² was slower: 4.77 against 5.42 Gcells/s,
+ * docs/performance.md); a multiple of 16 columns, at least 16, at most nx
+ * (one tile: the band of rows alone fits). */
 static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads, int shape)
 {
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -176,8 +176,8 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads
     if (shape == TB_SHAPE_SPLIT && threads > 1 && w > m->nx / (2 * threads))
         w = m->nx / (2 * threads);
     w = w / 16 * 16;
-    if (w < 2 * kk + 4)
-        w = 2 * kk + 4;
+    if (w < 16)
+        w = 16;
     return w < m->nx ? (int)w : m->nx;
 }
 
@@ -279,9 +279,6 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->tb_tile = !strcmp(tt, "auto") ? -1 : atoi(tt);
     if (c->tb_tile < 0)
         c->tb_tile = tb_tile_width(m, elem, c->tb_k, c->threads, c->tb_shape);
-    /* the trapezoids' tiles at least 2 K + 4 columns (update2d.inc) */
-    if (c->tb_tile && c->tb_shape == TB_SHAPE_SPLIT && c->tb_tile < 2 * c->tb_k + 4)
-        c->tb_tile = 2 * c->tb_k + 4;
     /* the row pitch of the field arrays: nx, or for the tiled sweep, where
      * nx elements come within 2 cache lines of a multiple of 1 KiB (a power
      * of two: every row of a tile's band in the same L1 sets, every 8th or
