@@ -187,10 +187,10 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads
  * that of the machine measured; the plain sweep then streams them from
  * memory every step), the tiled sweep, K = 16 steps, tiles of
  * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.4 to
- * 2.6 times the plain sweep (with the fused row kernel) on one thread, 1.6
- * to 2.7 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
- * cache it is as fast or faster (1024²: 3.00 against 2.92 Gcells/s on one
- * thread, 5.63 against 2.25 on two). */
+ * 2.5 times the plain sweep (with the fused row kernel) on one thread, 1.7
+ * to 2.8 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
+ * cache it is as fast on one thread (1024²: 3.08 against 3.13 Gcells/s)
+ * and faster on two (6.00 against 3.77). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
 static void tb_default(const struct model *m, size_t elem, int *k, int *rows, int *tile)
 {
