@@ -235,13 +235,7 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_destroy(&c->base);
         return -1;
     }
-    c->threads = o->threads;
-#ifdef _OPENMP
-    if (c->threads <= 0)
-        c->threads = omp_get_max_threads();
-#else
-    c->threads = 1;
-#endif
+    c->threads = cpu_threads(o->threads);
     /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one),
      * TEXFDTD_CPU_TB_TILE = W (0: the untiled sweep, tb_sweep; "auto": the
      * width of tb_tile_width) and TEXFDTD_CPU_TB_ROWS = B (the untiled

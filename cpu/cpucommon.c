@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xmmintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MXCSR_DAZ 0x0040u
 #define MXCSR_FTZ 0x8000u
@@ -20,6 +23,16 @@ void cpu_set_denormal_mode(enum denormals dn)
     else
         csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
     _mm_setcsr(csr);
+}
+
+int cpu_threads(int requested)
+{
+#ifdef _OPENMP
+    return requested > 0 ? requested : omp_get_max_threads();
+#else
+    (void)requested;
+    return 1;
+#endif
 }
 
 void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)

@@ -13,6 +13,10 @@
  * per thread, so every thread that steps sets it. */
 void cpu_set_denormal_mode(enum denormals dn);
 
+/* The OpenMP threads an engine steps on: `requested` where positive, else
+ * all (omp_get_max_threads); 1 without OpenMP. */
+int cpu_threads(int requested);
+
 /* n elements of elem bytes, zeroed, 64-byte aligned; NULL with err filled. */
 void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen);
 
