@@ -282,9 +282,9 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         c->f.nxp = row_pitch(m->nx, elem);
     c->f.nfield = c->f.nxp * (size_t)m->ny;
     const size_t nf = c->f.nfield;
-    if (!(c->f.ez_mem = cpu_alloc_field(nf + ARRAY_STAGGER(0, elem), elem, "Ez", err, errlen))
-        || !(c->f.hx_mem = cpu_alloc_field(nf + ARRAY_STAGGER(1, elem), elem, "Hx", err, errlen))
-        || !(c->f.hy_mem = cpu_alloc_field(nf + ARRAY_STAGGER(2, elem), elem, "Hy", err, errlen))
+    if (!(c->f.ez_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(0, elem), elem, "Ez", err, errlen))
+        || !(c->f.hx_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(1, elem), elem, "Hx", err, errlen))
+        || !(c->f.hy_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(2, elem), elem, "Hy", err, errlen))
         || !(c->f.ez = (char *)c->f.ez_mem + ARRAY_STAGGER(0, elem) * elem)
         || !(c->f.hx = (char *)c->f.hx_mem + ARRAY_STAGGER(1, elem) * elem)
         || !(c->f.hy = (char *)c->f.hy_mem + ARRAY_STAGGER(2, elem) * elem)
@@ -305,8 +305,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             && (!(c->f.tecut_old = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))
                 || !(c->f.tecut_v = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))))
         || (m->scene->dft
-            && (!(c->f.dft_re = cpu_alloc_field(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = cpu_alloc_field(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
+            && (!(c->f.dft_re = cpu_alloc_huge(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = cpu_alloc_huge(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
         || (m->hmat
             && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
                 || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
