@@ -186,11 +186,11 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads
  * field arrays do not fit the last-level cache (TB_DEFAULT_BYTES: 32 MiB,
  * that of the machine measured; the plain sweep then streams them from
  * memory every step), the tiled sweep, K = 16 steps, tiles of
- * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.4 to
- * 2.5 times the plain sweep (with the fused row kernel) on one thread, 1.7
- * to 2.8 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
- * cache it is as fast on one thread (1024²: 3.08 against 3.13 Gcells/s)
- * and faster on two (6.00 against 3.77). */
+ * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.2 to
+ * 2.4 times the plain sweep (with the fused row kernel) on one thread, 1.3
+ * to 2.4 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
+ * cache it is about as fast on one thread (1024²: 2.92 against 2.83
+ * Gcells/s) and faster on two (5.83 against 2.50 to 3.8). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
 static void tb_default(const struct model *m, size_t elem, int *k, int *rows, int *tile)
 {
