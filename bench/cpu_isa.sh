@@ -10,6 +10,10 @@
 # Usage: bench/cpu_isa.sh [SIZES]        e.g. bench/cpu_isa.sh "1024 4096 8192"
 #   ISAS="sse2 avx2 avx512"  KS="4 8"  BS="1 8 16"  REPEATS=5  THREADS="1 2"
 #   STEPS_N: steps at size N (default 2^29 / N^2, at least 16)
+#   CONFIGS="avx2:unfused avx2 avx2:8:1 avx2:16:wauto avx2:default": the
+#   configurations themselves (cpu_isa_bench's syntax: ISA, ISA:K:B,
+#   ISA:K:wW[:skew|split], ISA:unfused, ISA:default), in place of the
+#   ISAS x KS x BS product
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${1:-"1024 4096 8192"}
@@ -21,8 +25,8 @@ THREADS=${THREADS:-"1 $(nproc)"}
 BENCH=build/bench/cpu_isa_bench
 [ -x "$BENCH" ] || make -s "$BENCH"
 
-configs=""
-for isa in $ISAS; do
+configs=${CONFIGS:-}
+[ -n "$configs" ] || for isa in $ISAS; do
     configs="$configs $isa"
     for k in $KS; do
         for b in $BS; do

@@ -4,8 +4,14 @@
  *
  *   cpu_isa_bench [--threads T] [--repeats R] N STEPS CONFIG...
  *
- * CONFIG is ISA (the plain sweep) or ISA:K:B (TEXFDTD_CPU_TB = K,
- * TEXFDTD_CPU_TB_ROWS = B), ISA one of sse2, avx2, avx512 (TEXFDTD_CPU_ISA).
+ * CONFIG is ISA (the plain sweep), ISA:K:B (the untiled blocked sweep:
+ * TEXFDTD_CPU_TB = K, TEXFDTD_CPU_TB_ROWS = B), ISA:K:wW or ISA:K:wW:SHAPE
+ * (the tiled one: TEXFDTD_CPU_TB_TILE = W, a number or "auto", and
+ * TEXFDTD_CPU_TB_SHAPE = skew or split, default by the threads) or
+ * ISA:default (the engine's default sweep, none of these variables set) or
+ * ISA:unfused (the plain sweep with the three row kernels apart:
+ * TEXFDTD_CPU_FUSE=0, the plain sweep before the fused row kernel),
+ * ISA one of sse2, avx2, avx512 (TEXFDTD_CPU_ISA).
  * The scene is bench/cpu.sh's: scenes/takada_square.ini on N x N cells (a
  * plane wave on a PEC square, PEC walls), single precision, denormals
  * flushed.  Each round creates every configuration's engine in turn, steps
@@ -69,7 +75,8 @@ static double copy_gbs(int threads)
 }
 
 struct config {
-    char isa[16], k[8], b[8];
+    char isa[16], k[8], b[8], w[8], shape[8];
+    bool dflt, unfused;
     double gcells[64];
 };
 
@@ -88,8 +95,18 @@ int main(int argc, char **argv)
             steps = atoi(argv[k]), pos++;
         } else if (nc < 64) {
             struct config *c = &cf[nc++];
-            if (sscanf(argv[k], "%15[a-z0-9]:%7[0-9]:%7[0-9]", c->isa, c->k, c->b) == 1)
-                c->k[0] = c->b[0] = 0;
+            const char *a = argv[k], *p = strchr(a, ':');
+            snprintf(c->isa, sizeof c->isa, "%.*s", p ? (int)(p - a) : (int)strlen(a), a);
+            if (p && !strcmp(p + 1, "default"))
+                c->dflt = true;
+            else if (p && !strcmp(p + 1, "unfused"))
+                c->unfused = true;
+            else if (p && sscanf(p + 1, "%7[0-9]:w%7[a-z0-9]:%7[a-z]", c->k, c->w, c->shape) >= 2)
+                ;
+            else if (p && sscanf(p + 1, "%7[0-9]:%7[0-9]", c->k, c->b) == 2)
+                ;
+            else if (p)
+                return fprintf(stderr, "config %s: not ISA[:K:B|:K:wW[:SHAPE]|:default]\n", a), 2;
         }
     }
     if (n < 64 || steps < 1 || !nc || repeats < 1 || repeats > 64 || threads < 1) {
@@ -121,12 +138,24 @@ int main(int argc, char **argv)
         for (int q = 0; q < nc; q++) {
             struct config *c = &cf[q];
             setenv("TEXFDTD_CPU_ISA", c->isa, 1);
+            unsetenv("TEXFDTD_CPU_TB");
+            unsetenv("TEXFDTD_CPU_TB_ROWS");
+            unsetenv("TEXFDTD_CPU_TB_TILE");
+            unsetenv("TEXFDTD_CPU_TB_SHAPE");
+            if (c->unfused)
+                setenv("TEXFDTD_CPU_FUSE", "0", 1);
+            else
+                unsetenv("TEXFDTD_CPU_FUSE");
             if (c->k[0]) {
                 setenv("TEXFDTD_CPU_TB", c->k, 1);
-                setenv("TEXFDTD_CPU_TB_ROWS", c->b, 1);
-            } else {
+                if (c->b[0])
+                    setenv("TEXFDTD_CPU_TB_ROWS", c->b, 1);
+                if (c->w[0])
+                    setenv("TEXFDTD_CPU_TB_TILE", c->w, 1);
+                if (c->shape[0])
+                    setenv("TEXFDTD_CPU_TB_SHAPE", c->shape, 1);
+            } else if (!c->dflt) {
                 setenv("TEXFDTD_CPU_TB", "1", 1);
-                unsetenv("TEXFDTD_CPU_TB_ROWS");
             }
             struct engine *e;
             if (engine_create("cpu", &m, &o, &e, err, sizeof err)) {
@@ -147,7 +176,14 @@ int main(int argc, char **argv)
     for (int q = 0; q < nc; q++) {
         struct config *c = &cf[q];
         const double med = bench_median(c->gcells, repeats);
-        if (c->k[0])
+        if (c->dflt)
+            printf("| %s default", c->isa);
+        else if (c->unfused)
+            printf("| %s plain, unfused", c->isa);
+        else if (c->k[0] && c->w[0])
+            printf("| %s K=%s tiled W=%s%s%s", c->isa, c->k, c->w, c->shape[0] ? " " : "",
+                   c->shape);
+        else if (c->k[0])
             printf("| %s K=%s B=%s", c->isa, c->k, c->b);
         else
             printf("| %s plain", c->isa);

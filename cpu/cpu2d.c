@@ -23,7 +23,14 @@
 struct cpu_fields {
     enum cpu_isa isa;   /* the row kernels' instruction set (update2d.inc ROWS) */
     void *ez, *hx, *hy; /* REAL[ny][nx] each */
+    void *ez_mem, *hx_mem, *hy_mem; /* their allocations (ARRAY_STAGGER) */
+    /* the row pitch of ez, hx, hy and each DFT sum (elements; nx but for
+     * the tiled sweep: cpu_create), and their size nxp ny: cell c = i + j nx
+     * of the model is element i + j nxp (model arrays: mat, slots, keep nx;
+     * the scenes of the row extras and the monitors never run padded) */
+    size_t nxp, nfield;
     bool *vacuum_row;   /* row j holds vacuum cells only */
+    bool *fuse_row;     /* row j takes the fused row kernel (update2d.inc he_fuse) */
     /* CPML memory, only inside the slabs (N = model->pml_n):
      * psi_hxy, psi_ezy: [2 sides][N rows][nx]; psi_hyx, psi_ezx: [2][ny][N] */
     void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
@@ -66,28 +73,43 @@ struct cpu_engine {
      * [tb_k][nslots], the slots' first index per row [ny + 1] */
     int tb_k;
     int tb_rows; /* rows of a wavefront position (TEXFDTD_CPU_TB_ROWS; tb_default) */
+    /* the tiled sweep (update2d.inc tb_tiled_sweep): tiles of about tb_tile
+     * columns (TEXFDTD_CPU_TB_TILE; 0: tb_sweep, the full width), shaped
+     * TB_SHAPE_SKEW or TB_SHAPE_SPLIT (TEXFDTD_CPU_TB_SHAPE) */
+    int tb_tile, tb_shape;
     void *tb_slot_v;
     size_t *slot_row;
 };
 
+/* Model cell c (c = i + j nx) in the field arrays (pitch nxp). */
+static inline size_t fcell(const struct cpu_fields *f, int nx, size_t c)
+{
+    return f->nxp == (size_t)nx ? c : c / (size_t)nx * f->nxp + c % (size_t)nx;
+}
+
 #define REAL float
+#define REAL_SIZE 4
 #define SUFFIX _f
 #include "update2d.inc"
 #undef REAL
+#undef REAL_SIZE
 #undef SUFFIX
 #define REAL double
+#define REAL_SIZE 8
 #define SUFFIX _d
 #include "update2d.inc"
 #undef REAL
+#undef REAL_SIZE
 #undef SUFFIX
 
 static void cpu_destroy(struct engine *e)
 {
     struct cpu_engine *c = (struct cpu_engine *)e;
-    free(c->f.ez);
-    free(c->f.hx);
-    free(c->f.hy);
+    free(c->f.ez_mem);
+    free(c->f.hx_mem);
+    free(c->f.hy_mem);
     free(c->f.vacuum_row);
+    free(c->f.fuse_row);
     free(c->f.psi_hxy);
     free(c->f.psi_ezy);
     free(c->f.psi_hyx);
@@ -132,21 +154,74 @@ static bool tb_ok(const struct model *m, int threads)
            && !m->nhdisp && !m->nsamples && m->ny >= 3 && m->nx >= 2 * threads;
 }
 
-/* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
- * docs/performance.md ("CPU row kernels per instruction set, and the
- * default sweep"): on one thread, where the three field arrays do not fit
- * the last-level cache (TB_DEFAULT_BYTES: 32 MiB, that of the machine
- * measured; the plain sweep then streams them from memory every step), the
- * blocked sweep, K = 8 steps, one row a position: 1.56 to 1.7 times the
- * plain sweep at 2048² to 8192².  Everywhere else the plain sweep: in cache
- * it is faster, and on several threads the blocked sweep (a barrier per
- * position) was as often slower as faster there (0.45 to 1.6 times,
- * bimodal from one process to the next). */
-#define TB_DEFAULT_BYTES ((size_t)32 << 20)
-static void tb_default(const struct model *m, size_t elem, int threads, int *k, int *rows)
+/* The tile width of the tiled sweep (update2d.inc tb_tiled_sweep) at kk
+ * steps a sweep: the rows in flight in a tile (kk + 2: one row of lag a
+ * level, and the rows on either side) of W + kk columns (the skewed tile's
+ * reach) of every array the wavefront touches (Ez, Hx, Hy, the material
+ * row; the DFT sums, 2 a frequency) fill half of a core's L2 (sysconf; 1
+ * MiB where it does not say), the other half left to the rows streaming in
+ * and out; for the split tiles (several threads) at most nx / (2 threads),
+ * two sub-tiles to a thread's trapezoid (at 4096² and 8192², two threads,
+ * K = 16, 1024 and 2048 columns were the fastest measured, and one
+ * sub-tile of 2048 at 4096² was slower: 4.77 against 5.42 Gcells/s,
+ * docs/performance.md); a multiple of 16 columns, at least 16, at most nx
+ * (one tile: the band of rows alone fits). */
+static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads, int shape)
 {
-    *k = threads == 1 && 3 * m->ncells * elem > TB_DEFAULT_BYTES ? 8 : 1;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 <= 0)
+        l2 = 1 << 20;
+    const size_t cell = 3 * elem + 1 + (m->scene->dft ? 2 * (size_t)m->scene->dft_nfreq * elem : 0);
+    long w = (long)((size_t)l2 / 2 / ((size_t)(kk + 2) * cell)) - kk;
+    if (shape == TB_SHAPE_SPLIT && threads > 1 && w > m->nx / (2 * threads))
+        w = m->nx / (2 * threads);
+    w = w / 16 * 16;
+    if (w < 16)
+        w = 16;
+    return w < m->nx ? (int)w : m->nx;
+}
+
+/* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
+ * docs/performance.md ("CPU temporal blocking in tiles"): where the three
+ * field arrays do not fit the last-level cache (TB_DEFAULT_BYTES: 32 MiB,
+ * that of the machine measured; the plain sweep then streams them from
+ * memory every step), the tiled sweep, K = 16 steps, tiles of
+ * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.2 to
+ * 2.4 times the plain sweep (with the fused row kernel) on one thread, 1.3
+ * to 2.4 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
+ * cache it is about as fast on one thread (1024²: 2.92 against 2.83
+ * Gcells/s) and faster on two (5.83 against 2.50 to 3.8). */
+#define TB_DEFAULT_BYTES ((size_t)32 << 20)
+static void tb_default(const struct model *m, size_t elem, int *k, int *rows, int *tile)
+{
+    const bool big = 3 * m->ncells * elem > TB_DEFAULT_BYTES;
+    *k = big ? 16 : 1;
     *rows = 1;
+    *tile = big ? -1 : 0;
+}
+
+/* The three field arrays start staggered (elements from a 64-byte
+ * boundary): array k at k (43 KiB + 21 cache lines), so that row j of Ez,
+ * Hx and Hy fall in different sets of the L1 (4 KiB a way) and the L2
+ * (128 KiB a way at 1 MiB, 8 ways) when nx is a power of two; the tiled
+ * sweep keeps a band of a few rows of each live (update2d.inc). */
+#define ARRAY_STAGGER(k, elem) ((size_t)(k) * (43 * 1024 + 21 * 64) / (elem))
+
+/* The row pitch for nx elements of elem bytes: nx, or where nx elem lies
+ * within 2 cache lines of a multiple of 1 KiB, the next multiple of a
+ * cache line that lies 2 lines clear: rows then step through the L1's 64
+ * sets (4 KiB a way) and the L2's 2048 (128 KiB a way) instead of landing
+ * on a few. */
+static size_t row_pitch(int nx, size_t elem)
+{
+    size_t p = (size_t)nx;
+    const size_t line = 64 / elem;
+    for (;;) {
+        const size_t r = p * elem % 1024;
+        if (r >= 128 && r <= 1024 - 128)
+            return p;
+        p = (p + line) / line * line;
+    }
 }
 
 static int cpu_create(const struct model *m, const struct engine_options *o, struct engine **out,
@@ -160,9 +235,59 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_destroy(&c->base);
         return -1;
     }
-    if (!(c->f.ez = cpu_alloc_field(m->ncells, elem, "Ez", err, errlen))
-        || !(c->f.hx = cpu_alloc_field(m->ncells, elem, "Hx", err, errlen))
-        || !(c->f.hy = cpu_alloc_field(m->ncells, elem, "Hy", err, errlen))
+    c->threads = cpu_threads(o->threads);
+    /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one),
+     * TEXFDTD_CPU_TB_TILE = W (0: the untiled sweep, tb_sweep; "auto": the
+     * width of tb_tile_width) and TEXFDTD_CPU_TB_ROWS = B (the untiled
+     * sweep's rows a position; set without W: the untiled sweep) where set,
+     * else tb_default's choice (K set alone: the tiled sweep, width auto);
+     * TEXFDTD_CPU_TB_SHAPE = skew or split (default: skew on one thread,
+     * split on more) */
+    const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
+    const char *tt = getenv("TEXFDTD_CPU_TB_TILE"), *ts = getenv("TEXFDTD_CPU_TB_SHAPE");
+    tb_default(m, elem, &c->tb_k, &c->tb_rows, &c->tb_tile);
+    if (tb && *tb) {
+        c->tb_k = atoi(tb);
+        c->tb_rows = 1;
+        c->tb_tile = -1;
+    }
+    if (tr && *tr) {
+        c->tb_rows = atoi(tr);
+        c->tb_tile = 0;
+    }
+    if (c->tb_k < 1 || c->tb_k > 64)
+        c->tb_k = 1;
+    if (c->tb_rows < 1 || c->tb_rows > 64)
+        c->tb_rows = 1;
+    c->tb_shape = c->threads == 1 ? TB_SHAPE_SKEW : TB_SHAPE_SPLIT;
+    if (ts && !strcmp(ts, "skew"))
+        c->tb_shape = TB_SHAPE_SKEW;
+    else if (ts && !strcmp(ts, "split"))
+        c->tb_shape = TB_SHAPE_SPLIT;
+    else if (ts && *ts) {
+        seterr(err, errlen, "TEXFDTD_CPU_TB_SHAPE=%s: not skew or split", ts);
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    if (tt && *tt)
+        c->tb_tile = !strcmp(tt, "auto") ? -1 : atoi(tt);
+    if (c->tb_tile < 0)
+        c->tb_tile = tb_tile_width(m, elem, c->tb_k, c->threads, c->tb_shape);
+    /* the row pitch of the field arrays: nx, or for the tiled sweep, where
+     * nx elements come within 2 cache lines of a multiple of 1 KiB (a power
+     * of two: every row of a tile's band in the same L1 sets, every 8th or
+     * 4th in the same L2 sets), the next pitch clear of that (row_pitch) */
+    c->f.nxp = (size_t)m->nx;
+    if (c->tb_k > 1 && c->tb_tile && tb_ok(m, c->threads))
+        c->f.nxp = row_pitch(m->nx, elem);
+    c->f.nfield = c->f.nxp * (size_t)m->ny;
+    const size_t nf = c->f.nfield;
+    if (!(c->f.ez_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(0, elem), elem, "Ez", err, errlen))
+        || !(c->f.hx_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(1, elem), elem, "Hx", err, errlen))
+        || !(c->f.hy_mem = cpu_alloc_huge(nf + ARRAY_STAGGER(2, elem), elem, "Hy", err, errlen))
+        || !(c->f.ez = (char *)c->f.ez_mem + ARRAY_STAGGER(0, elem) * elem)
+        || !(c->f.hx = (char *)c->f.hx_mem + ARRAY_STAGGER(1, elem) * elem)
+        || !(c->f.hy = (char *)c->f.hy_mem + ARRAY_STAGGER(2, elem) * elem)
         || !(c->f.vacuum_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
         || !(c->slot_v = xcalloc(m->nslots, elem, "slot values", err, errlen))
         || (m->pml_n
@@ -180,8 +305,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             && (!(c->f.tecut_old = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))
                 || !(c->f.tecut_v = xcalloc(m->ntecut, elem, "TE cut cells", err, errlen))))
         || (m->scene->dft
-            && (!(c->f.dft_re = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
-                || !(c->f.dft_im = cpu_alloc_field(m->ncells * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
+            && (!(c->f.dft_re = cpu_alloc_huge(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))
+                || !(c->f.dft_im = cpu_alloc_huge(nf * (size_t)m->scene->dft_nfreq, elem, "DFT", err, errlen))))
         || (m->hmat
             && (!(c->f.hvac_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
                 || !(c->f.hslot_v = xcalloc(m->nhslots, elem, "H slot values", err, errlen))))
@@ -211,6 +336,15 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             vac = row[i] == 0;
         c->f.vacuum_row[j] = vac;
     }
+    if (!(c->f.fuse_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))) {
+        cpu_destroy(&c->base);
+        return -1;
+    }
+    /* the fused row kernel where a row allows it (TEXFDTD_CPU_FUSE=0: never,
+     * the three row kernels apart; for tests and measurements) */
+    const char *fz = getenv("TEXFDTD_CPU_FUSE");
+    for (int j = 0; j < m->ny && !(fz && !strcmp(fz, "0")); j++)
+        c->f.fuse_row[j] = elem == 4 ? he_fuse_f(&c->f, m, j) : he_fuse_d(&c->f, m, j);
     for (int k = 0; k < m->nmats; k++) {
         c->cezh_f[k] = m->mats[k].cb_f;
         c->cezh_d[k] = m->mats[k].cb;
@@ -233,28 +367,6 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     const bool single = o->precision == PRECISION_SINGLE;
     c->f.hc = single ? (const void *)c->hc_f : (const void *)c->hc_d;
     c->f.hca = !m->hlossy ? NULL : single ? (const void *)c->hca_f : (const void *)c->hca_d;
-    c->threads = o->threads;
-#ifdef _OPENMP
-    if (c->threads <= 0)
-        c->threads = omp_get_max_threads();
-#else
-    c->threads = 1;
-#endif
-    /* the sweep: TEXFDTD_CPU_TB = K (1: the plain one) and
-     * TEXFDTD_CPU_TB_ROWS = B where set (B defaults to 1 then), else
-     * tb_default's choice */
-    const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
-    tb_default(m, elem, c->threads, &c->tb_k, &c->tb_rows);
-    if (tb && *tb) {
-        c->tb_k = atoi(tb);
-        c->tb_rows = 1;
-    }
-    if (tr && *tr)
-        c->tb_rows = atoi(tr);
-    if (c->tb_k < 1 || c->tb_k > 64)
-        c->tb_k = 1;
-    if (c->tb_rows < 1 || c->tb_rows > 64)
-        c->tb_rows = 1;
     if (c->tb_k > 1 && tb_ok(m, c->threads)) {
         if (!(c->tb_slot_v = xcalloc((size_t)c->tb_k * (m->nslots ? m->nslots : 1), elem,
                                      "slot values", err, errlen))
@@ -299,12 +411,17 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
         cpu_set_denormal_mode(c->base.opt.denormals);                                             \
         for (int l = 0; l < kk; l++)                                                              \
             lv[l].point = point ? (REAL)model_point_value(m, t + l) : 0;                          \
-        tb_sweep##SUFFIX(&c->f, m, sizeof(REAL) == 4 ? (REAL)m->ch_f : (REAL)m->ch,              \
-                         sizeof(REAL) == 4 ? (const REAL *)c->cezh_f : (const REAL *)c->cezh_d,   \
-                         !elossy ? NULL                                                           \
-                         : sizeof(REAL) == 4 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d,     \
-                         sizeof(REAL) == 4 ? (REAL)m->mur_k_f : (REAL)m->mur_k,                   \
-                         c->base.opt.denormals, kk, c->tb_rows, lv, c->slot_row, point, pc);      \
+        const bool f32 = sizeof(REAL) == 4;                                                       \
+        const REAL ch = f32 ? (REAL)m->ch_f : (REAL)m->ch;                                        \
+        const REAL mur_k = f32 ? (REAL)m->mur_k_f : (REAL)m->mur_k;                               \
+        const REAL *cezh = f32 ? (const REAL *)c->cezh_f : (const REAL *)c->cezh_d;               \
+        const REAL *ca = !elossy ? NULL : f32 ? (const REAL *)c->ca_f : (const REAL *)c->ca_d;    \
+        if (c->tb_tile)                                                                           \
+            tb_tiled_sweep##SUFFIX(&c->f, m, ch, cezh, ca, mur_k, c->base.opt.denormals, kk,      \
+                                   c->tb_shape, c->tb_tile, lv, c->slot_row, point, pc);          \
+        else                                                                                      \
+            tb_sweep##SUFFIX(&c->f, m, ch, cezh, ca, mur_k, c->base.opt.denormals, kk,            \
+                             c->tb_rows, lv, c->slot_row, point, pc);                             \
     }
 TB_STEPS(float, _f)
 TB_STEPS(double, _d)
@@ -366,13 +483,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             cpu_set_denormal_mode(e->opt.denormals);
             update_tecut_f(&c->f, m);
             update_disp_f(&c->f, m, m->ch_f);
-            apply_slots_f(c->f.ez, m, c->slot_v);
+            apply_slots_f(&c->f, m, c->slot_v);
             if (point) {
                 float *ez = c->f.ez;
-                ez[pc] = yee_add_f(ez[pc], (float)model_point_value(m, t));
+                ez[fcell(&c->f, m->nx, pc)] = yee_add_f(ez[fcell(&c->f, m->nx, pc)],
+                                                        (float)model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
-                dft_accumulate_f(&c->f, q, m->ncells, (float)wr[q], (float)wi[q], e->opt.denormals);
+                dft_accumulate_f(&c->f, q, c->f.nfield, (float)wr[q], (float)wi[q], e->opt.denormals);
         } else {
             model_slot_values_d(m, t, c->slot_v);
             model_disp_values_d(m, t, c->f.disp_v);
@@ -391,13 +509,14 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
             cpu_set_denormal_mode(e->opt.denormals);
             update_tecut_d(&c->f, m);
             update_disp_d(&c->f, m, m->ch);
-            apply_slots_d(c->f.ez, m, c->slot_v);
+            apply_slots_d(&c->f, m, c->slot_v);
             if (point) {
                 double *ez = c->f.ez;
-                ez[pc] = yee_add_d(ez[pc], model_point_value(m, t));
+                ez[fcell(&c->f, m->nx, pc)] = yee_add_d(ez[fcell(&c->f, m->nx, pc)],
+                                                        model_point_value(m, t));
             }
             for (int q = 0; dft && q < nf; q++)
-                dft_accumulate_d(&c->f, q, m->ncells, wr[q], wi[q], e->opt.denormals);
+                dft_accumulate_d(&c->f, q, c->f.nfield, wr[q], wi[q], e->opt.denormals);
         }
         void *const fields[8] = {[FIELD_EZ] = c->f.ez, [FIELD_HX] = c->f.hx, [FIELD_HY] = c->f.hy};
         cpu_samples_take(&c->samples, m, fields, 0, precision_size(e->opt.precision));
@@ -409,7 +528,7 @@ static int cpu_step(struct engine *e, int n, char *err, size_t errlen)
 static void *cpu_field(struct cpu_engine *c, enum field f)
 {
     const int k = field_dft_index(f);
-    const size_t es = precision_size(c->base.opt.precision), n = c->base.model->ncells;
+    const size_t es = precision_size(c->base.opt.precision), n = c->f.nfield;
     if (k >= 0)
         return !c->f.dft_re || k >= c->base.model->scene->dft_nfreq ? NULL
                : (char *)(f == field_dft(k, 1) ? c->f.dft_im : c->f.dft_re) + (size_t)k * n * es;
@@ -423,13 +542,29 @@ static void *cpu_field(struct cpu_engine *c, enum field f)
     }
 }
 
+/* A field between the engine's array (row pitch nxp) and a plain
+ * [ny][nx] one: out = 1 from the engine's to plain, 0 back. */
+static void copy_field(const struct cpu_engine *c, void *plain, void *field, int out)
+{
+    const struct model *m = c->base.model;
+    const size_t es = precision_size(c->base.opt.precision), row = (size_t)m->nx * es;
+    if (c->f.nxp == (size_t)m->nx) {
+        memcpy(out ? plain : field, out ? field : plain, m->ncells * es);
+        return;
+    }
+    for (int j = 0; j < m->ny; j++) {
+        char *p = (char *)plain + (size_t)j * row, *q = (char *)field + (size_t)j * c->f.nxp * es;
+        memcpy(out ? p : q, out ? q : p, row);
+    }
+}
+
 static int cpu_read_field(struct engine *e, enum field f, void *dst, char *err, size_t errlen)
 {
-    const void *src = cpu_field((struct cpu_engine *)e, f);
+    void *src = cpu_field((struct cpu_engine *)e, f);
     if (!src)
         return seterr(err, errlen, "cpu engine: no field %s in this scene%s", field_name(f),
                       f >= FIELD_EZ_DFT_RE ? " (it has no [monitor.dft])" : "");
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    copy_field((struct cpu_engine *)e, dst, src, 1);
     return 0;
 }
 
@@ -439,7 +574,7 @@ static int cpu_write_field(struct engine *e, enum field f, const void *src, char
     void *dst = cpu_field((struct cpu_engine *)e, f);
     if (!dst)
         return seterr(err, errlen, "cpu engine: no field %d", (int)f);
-    memcpy(dst, src, e->model->ncells * precision_size(e->opt.precision));
+    copy_field((struct cpu_engine *)e, (void *)src, dst, 0);
     return 0;
 }
 
@@ -449,13 +584,14 @@ static int cpu_check_finite(struct engine *e, enum field *f, size_t *cell, char 
     (void)err;
     (void)errlen;
     struct cpu_engine *c = (struct cpu_engine *)e;
-    const size_t n = e->model->ncells;
+    /* the padding of a pitched array stays 0 (nothing writes it) */
+    const size_t n = c->f.nfield;
     for (int k = 0; k < FIELD_COUNT; k++) {
         const size_t q = cpu_first_bad(cpu_field(c, (enum field)k), n, e->opt.precision,
                                        c->threads);
         if (q < n) {
             *f = (enum field)k;
-            *cell = q;
+            *cell = q / c->f.nxp * (size_t)e->model->nx + q % c->f.nxp;
             return 1;
         }
     }
@@ -493,9 +629,32 @@ static int cpu_state(struct engine *e, struct state_io *io, char *err, size_t er
         {"ez_dft_re", c->f.dft_re, n * (size_t)m->scene->dft_nfreq},
         {"ez_dft_im", c->f.dft_im, n * (size_t)m->scene->dft_nfreq},
     };
-    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
-        if (a[k].data && io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
+    const size_t es = precision_size(e->opt.precision);
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) {
+        if (!a[k].data)
+            continue;
+        /* the pitched arrays (ez, hx, hy, the DFT sums; cpu_fields nxp)
+         * go through a plain copy, out and back in */
+        const bool pitched = c->f.nxp != (size_t)m->nx
+                             && (k < 3 || !strncmp(a[k].name, "ez_dft", 6));
+        if (!pitched) {
+            if (io->array(io, a[k].name, a[k].data, a[k].count, err, errlen))
+                return -1;
+            continue;
+        }
+        char *tmp = xcalloc(a[k].count, es, "state", err, errlen);
+        if (!tmp)
             return -1;
+        const size_t blocks = a[k].count / n;
+        for (size_t b = 0; b < blocks; b++)
+            copy_field(c, tmp + b * n * es, (char *)a[k].data + b * c->f.nfield * es, 1);
+        const int rc = io->array(io, a[k].name, tmp, a[k].count, err, errlen);
+        for (size_t b = 0; rc == 0 && b < blocks; b++)
+            copy_field(c, tmp + b * n * es, (char *)a[k].data + b * c->f.nfield * es, 0);
+        free(tmp);
+        if (rc)
+            return -1;
+    }
     return 0;
 }
 
@@ -514,7 +673,13 @@ static void cpu_describe(const struct engine *e, struct engine_info *info)
     snprintf(info->engine, sizeof info->engine, "cpu");
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
-    if (c->tb_k > 1)
+    if (c->tb_k > 1 && c->tb_tile)
+        snprintf(info->detail, sizeof info->detail,
+                 "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, tiles of %d "
+                 "columns, %s",
+                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), c->tb_k, c->tb_tile,
+                 c->tb_shape == TB_SHAPE_SKEW ? "skewed" : "split");
+    else if (c->tb_k > 1)
         snprintf(info->detail, sizeof info->detail,
                  "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, %d row%s a "
                  "position",

@@ -385,13 +385,7 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
                                  "monitor sample rows", err, errlen)))
             goto fail;
     }
-    c->threads = o->threads;
-#ifdef _OPENMP
-    if (c->threads <= 0)
-        c->threads = omp_get_max_threads();
-#else
-    c->threads = 1;
-#endif
+    c->threads = cpu_threads(o->threads);
     char name[200], device[256];
     cpu_model_name(name, sizeof name);
     snprintf(device, sizeof device, "%s, %d thread%s", name, c->threads, c->threads == 1 ? "" : "s");

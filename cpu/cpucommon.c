@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <xmmintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MXCSR_DAZ 0x0040u
 #define MXCSR_FTZ 0x8000u
@@ -20,6 +24,33 @@ void cpu_set_denormal_mode(enum denormals dn)
     else
         csr &= ~(MXCSR_DAZ | MXCSR_FTZ);
     _mm_setcsr(csr);
+}
+
+void *cpu_alloc_huge(size_t n, size_t elem, const char *what, char *err, size_t errlen)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n * elem < 4 * huge)
+        return cpu_alloc_field(n, elem, what, err, errlen);
+    const size_t bytes = (n * elem + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, bytes);
+    if (!p) {
+        char b[32];
+        seterr(err, errlen, "cannot allocate %s: %s", what, fmt_bytes((double)bytes, b, sizeof b));
+        return NULL;
+    }
+    madvise(p, bytes, MADV_HUGEPAGE); /* a wish: refused, the pages stay small */
+    memset(p, 0, bytes);
+    return p;
+}
+
+int cpu_threads(int requested)
+{
+#ifdef _OPENMP
+    return requested > 0 ? requested : omp_get_max_threads();
+#else
+    (void)requested;
+    return 1;
+#endif
 }
 
 void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen)

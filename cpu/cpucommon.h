@@ -13,8 +13,19 @@
  * per thread, so every thread that steps sets it. */
 void cpu_set_denormal_mode(enum denormals dn);
 
+/* The OpenMP threads an engine steps on: `requested` where positive, else
+ * all (omp_get_max_threads); 1 without OpenMP. */
+int cpu_threads(int requested);
+
 /* n elements of elem bytes, zeroed, 64-byte aligned; NULL with err filled. */
 void *cpu_alloc_field(size_t n, size_t elem, const char *what, char *err, size_t errlen);
+
+/* The same, for the large arrays of the 2D engine (its fields and DFT
+ * sums): from 8 MiB on, 2 MiB aligned and marked for transparent huge pages
+ * (madvise, before the first touch), where the kernel allows them
+ * ("madvise" or "always" mode): fewer TLB misses for the tiled sweep's
+ * bands of rows, each row on its own 4 KiB page (docs/performance.md). */
+void *cpu_alloc_huge(size_t n, size_t elem, const char *what, char *err, size_t errlen);
 
 /* The lowest index q < n with p[q] (float or double) NaN or Inf, or n if
  * every value is finite: a min reduction over `threads` OpenMP threads, so

@@ -7,7 +7,8 @@
  *     a dielectric scene (the per-material ez path) with Mur walls and the
  *     point source;
  *   - 2D TE with lossy magnetic edges (the lossy H-node kernels);
- *   - the temporally blocked sweep (TEXFDTD_CPU_TB) with each set;
+ *   - the temporally blocked sweep (TEXFDTD_CPU_TB), untiled and tiled
+ *     (TEXFDTD_CPU_TB_TILE: the fused row kernel), with each set;
  *   - 3D (cpu3d): lossy, dispersive and magnetic sphere in a CPML, and a
  *     dielectric one between Mur walls.
  * The fields start random and tiny (every kernel does real work from the
@@ -21,7 +22,8 @@
 #include "cpu/cpucommon.h"
 
 /* Create the cpu engine with TEXFDTD_CPU_ISA = isa and, where tb is not
- * NULL, TEXFDTD_CPU_TB = tb, TEXFDTD_CPU_TB_ROWS = rows; the description
+ * NULL, TEXFDTD_CPU_TB = tb, TEXFDTD_CPU_TB_ROWS = rows (or, rows = "wW",
+ * TEXFDTD_CPU_TB_TILE = W); the description
  * names the set (and the blocking). */
 static struct engine *make(const struct model *m, enum precision p, enum denormals dn,
                            int threads, const char *isa, const char *tb, const char *rows)
@@ -30,7 +32,9 @@ static struct engine *make(const struct model *m, enum precision p, enum denorma
     setenv("TEXFDTD_CPU_ISA", isa, 1);
     if (tb) {
         setenv("TEXFDTD_CPU_TB", tb, 1);
-        setenv("TEXFDTD_CPU_TB_ROWS", rows, 1);
+        /* "wW": the tiled sweep, W columns a tile */
+        setenv(rows[0] == 'w' ? "TEXFDTD_CPU_TB_TILE" : "TEXFDTD_CPU_TB_ROWS",
+               rows + (rows[0] == 'w'), 1);
     }
     struct engine_options o = {.precision = p, .denormals = dn, .device = -1, .threads = threads};
     struct engine *e;
@@ -38,6 +42,7 @@ static struct engine *make(const struct model *m, enum precision p, enum denorma
     unsetenv("TEXFDTD_CPU_ISA");
     unsetenv("TEXFDTD_CPU_TB");
     unsetenv("TEXFDTD_CPU_TB_ROWS");
+    unsetenv("TEXFDTD_CPU_TB_TILE");
     cr_assert_eq(rc, 0, "TEXFDTD_CPU_ISA=%s: %s", isa, err);
     struct engine_info info;
     engine_describe(e, &info);
@@ -147,9 +152,10 @@ static bool fields_equal(const struct fields *a, const struct fields *b, int *fi
 
 static const char *const isa_names[CPU_ISA_COUNT] = {"sse2", "avx2", "avx512"};
 
-/* Every set of this CPU (and, where tb is not NULL, the blocked sweep with
- * each set, SSE2's included) against SSE2's plain sweep, in float and
- * double, flush and keep. */
+/* Every set of this CPU, SSE2's included (and, where tb is not NULL, the
+ * blocked sweep with each set) against SSE2's plain sweep with the three
+ * row kernels apart (TEXFDTD_CPU_FUSE=0: no fused row, rows2d.inc
+ * hez_vac), in float and double, flush and keep. */
 static void same_bits(const char *text, int threads, const char *tb, const char *rows, int steps,
                       int chunk)
 {
@@ -159,15 +165,18 @@ static void same_bits(const char *text, int threads, const char *tb, const char 
     for (int pr = 0; pr < 2; pr++) {
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         struct fields base[2];
+        /* the reference: SSE2, the three row kernels apart (no fused row) */
+        setenv("TEXFDTD_CPU_FUSE", "0", 1);
         for (int d = 0; d < 2; d++)
             run(&t.model, p, d ? DENORMALS_KEEP : DENORMALS_FLUSH, threads, "sse2", NULL, NULL,
                 steps, steps, &base[d]);
+        unsetenv("TEXFDTD_CPU_FUSE");
         int q = -1;
         cr_expect(!fields_equal(&base[0], &base[1], &q),
                   "%s: flush and keep gave the same bits: no subnormal reached",
                   pr ? "double" : "float");
         for (int k = 0; k < CPU_ISA_COUNT; k++) {
-            if (!cpu_isa_supported((enum cpu_isa)k) || (k == CPU_ISA_SSE2 && !tb))
+            if (!cpu_isa_supported((enum cpu_isa)k))
                 continue;
             sets += !pr;
             for (int d = 0; d < 2; d++) {
@@ -266,6 +275,15 @@ Test(cpu_isa, blocked_sweep, .timeout = 120)
 {
     same_bits(tm_tb, 2, "4", "1", 37, 37);
     same_bits(tm_tb, 1, "5", "3", 37, 9);
+}
+
+/* The tiled sweep (tb_tiled_sweep, with the fused row kernel hez_vac on
+ * GCC vectors of each set's width) likewise: skewed tiles on one thread,
+ * split ones on two. */
+Test(cpu_isa, tiled_sweep, .timeout = 120)
+{
+    same_bits(tm_tb, 1, "8", "w24", 37, 37);
+    same_bits(tm_tb, 2, "6", "w20", 37, 11);
 }
 
 /* 3D: a lossy, dispersive, magnetic sphere in a CPML (the lossy e and the
