@@ -215,14 +215,16 @@ tbinner)
     # the 3D temporal kernel with and without the inner tiles' kernel and
     # the one-axis psi kernel (TEXFDTD_CUDA3D_INNER=0: as before), beside the
     # fused kernel, 512^3, one process each (cuda_bench one: warm-up, median
-    # of 3 x 24 steps); TBI_CASES: "kind path K TY INNER" lines
+    # of 3 x 24 steps); TBI_CASES: "kind path K TY INNER [N]" lines (N: the
+    # interior cells a side, default 510, or 490 with the CPML: 512^3 in all)
     f="$OUT/tbinner.txt"
     : >"$f"
     mkdir -p /tmp/tbinner
-    while read -r kind path k ty inner; do
+    while read -r kind path k ty inner nn; do
         [ -n "$kind" ] || continue
         n=510
         [ "$kind" = A1 ] && n=490
+        [ -n "$nn" ] && n=$nn
         TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_INNER=$inner \
             timeout 120 $B/cuda_bench /tmp/tbinner one $kind $n 24 2>&1 | grep -v "^device-to-device" |
             sed "s/^/$kind $path K=$k TY=$ty INNER=$inner: /" | tee -a "$f"
