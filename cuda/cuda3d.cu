@@ -271,20 +271,21 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             free(c);
             return seterr(err, errlen, "TEXFDTD_CUDA3D=%s: expected two, fused or temporal", pe);
         }
-        /* the default for scenes without a CPML from 400^3 cells a rank
-         * on: the temporal path where it takes the scene (measured: PEC
-         * walls, 512^3 on the H100 1.33x the fused kernel, 1024^3 on an
-         * H200 1.19x, on 2 H200s 1.18x; with an A1 CPML, its z slabs in
-         * chunks of their own, 1.22x at 512^3 on the H100, 1.31x at 1024^3
-         * on an H200, and over 2 H200s 1.10x already with plain chunks;
-         * docs/performance.md).
+        /* the default for scenes without a CPML or with the A1 one from
+         * 256^3 cells a rank on: the temporal path where it takes the scene
+         * (measured on the H100 with 64-plane chunks, temporal against
+         * fused: PEC walls 1.16x at 256^3, 1.27x at 320^3, 1.35x at 384^3,
+         * 1.41x at 512^3; with a 10-cell A1 CPML 1.01x, 1.03x, 1.22x,
+         * 1.34x; 1024^3 PEC 1.19x on an H200, 1.18x on 2; A1 1.31x on an
+         * H200, 1.26x on 2; docs/performance.md).  Smaller grids: not
+         * measured, the fused kernel.
          * The size is the grid's over the ranks, the same on every rank
          * (the temporal path's choice is collective under MPI). */
         const bool big = (double)c->nx * c->ny * (c->k1 - c->k0) >= 400.0 * 400.0 * 400.0;
         const bool asked = pe && !strcmp(pe, "temporal");
         const bool temporal = asked || ((!pe || !*pe)
                                          && (c->N == 0 || c->strat == PML_COMBINED)
-                                         && (double)c->nx * c->ny * c->nz / c->dc.size >= 400.0 * 400.0 * 400.0);
+                                         && (double)c->nx * c->ny * c->nz / c->dc.size >= 256.0 * 256.0 * 256.0);
         if (temporal) {
             const char *kk = getenv("TEXFDTD_CUDA3D_K"), *ty = getenv("TEXFDTD_CUDA3D_TY"),
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");

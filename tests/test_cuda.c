@@ -652,25 +652,25 @@ Test(cuda3d, temporal_refuses_bad_parameters)
     setup_free(&t);
 }
 
-/* The default path (no TEXFDTD_CUDA3D): the temporal kernel from 400^3
+/* The default path (no TEXFDTD_CUDA3D): the temporal kernel from 256^3
  * cells on without a CPML or with the combined (A1) one (measured faster
  * there), not with A2 (regions) nor below that size; TEXFDTD_CUDA3D=fused
  * still forces the fused kernel.  Only the choice: the bits of the temporal
  * path are the tests above. */
-#define PT "[source]\ntype = point\ncenter_x = 200\ncenter_y = 200\ncenter_z = 200\n"
+#define PT "[source]\ntype = point\ncenter_x = 128\ncenter_y = 128\ncenter_z = 128\n"
 Test(cuda3d, temporal_is_the_default_for_large_scenes_without_cpml, .timeout = 300)
 {
     static const struct {
         const char *text, *env;
         bool tb;
     } cases[] = {
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, true},
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT, "fused", false},
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT
+        {"[grid]\nnx = 260\nny = 256\nnz = 256\nsteps = 3\n" PT, NULL, true},
+        {"[grid]\nnx = 260\nny = 256\nnz = 256\nsteps = 3\n" PT, "fused", false},
+        {"[grid]\nnx = 260\nny = 256\nnz = 256\nsteps = 3\n" PT
          "[boundary]\ntype = cpml\ncells = 10\n", NULL, true},
-        {"[grid]\nnx = 404\nny = 400\nnz = 400\nsteps = 3\n" PT
+        {"[grid]\nnx = 260\nny = 256\nnz = 256\nsteps = 3\n" PT
          "[boundary]\ntype = cpml\ncells = 10\nstrategy = regions\n", NULL, false},
-        {"[grid]\nnx = 396\nny = 400\nnz = 400\nsteps = 3\n" PT, NULL, false},
+        {"[grid]\nnx = 252\nny = 256\nnz = 256\nsteps = 3\n" PT, NULL, false},
     };
     tb_env(NULL, NULL, NULL);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
