@@ -262,7 +262,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * TEXFDTD_CUDA3D_TBZ = planes a block (0: all).  The defaults are the
      * H100's best at 512^3 with K = 3 (docs/performance.md, with the inner
      * and one-axis kernels): TY 16 and 64-plane chunks without a CPML
-     * (57.9 Gcells/s), TY 32 and 64-plane chunks with one (41.8, the z
+     * (57.9 Gcells/s), TY 32 and 64-plane chunks with one (45.5, the z
      * slabs in chunks of their own). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");

@@ -341,17 +341,34 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
         for (int q = 0; q < NP; q++)
             PS[s][q] = T(0);
+    /* one E map (no 3D smoothing) and TY 32: the material byte rides the
+     * queue too, as E does (MQ[0]: level 1's, loaded an iteration ahead with
+     * E of plane k1+1; MQ[s]: the one level s used last, level s+1's next),
+     * so each plane's byte is loaded once, not once a level.  Measured on
+     * the H100 at 512^3: that load and its use were the inner kernel's
+     * most stalled instructions; with the queue the A1 CPML cube ran 8.9 %
+     * faster at TY 32, but at TY 16 the inner kernel took 69 registers
+     * (one 512-thread block an SM instead of two) and ran 12 % slower, so
+     * TY 16 loads the byte at each level as before. */
+    constexpr bool MQON = !S && TY == 32;
+    uint8_t MQ[K];
+#pragma unroll
+    for (int s = 0; s < K; s++)
+        MQ[s] = 0;
     if (IN || (ok && zs >= 0)) {
         const long long c = cj + (long long)(zs - d.kb) * d.sz;
         EX[0] = d.ex[c];
         EY[0] = d.ey[c];
         EZ[0] = d.ez[c];
+        if (MQON)
+            MQ[0] = d.mat[c];
     }
     const int iters = (z1 - z0) + 2 * K - 1;
     for (int t = 0; t < iters; t++) {
         /* level 1's inputs: E of step n at planes k, k+1, H (and psi) at plane k */
         const int k1 = zs + t;
         T elx = EX[0], ely = EY[0], elz = EZ[0];
+        uint8_t ml = MQ[0]; /* level 1's material byte (MQON) */
         T ehx = T(0), ehy = T(0), ehz = T(0), hox = T(0), hoy = T(0), hoz = T(0);
         T po[NP]; /* the psi of the level before, this plane */
 #pragma unroll
@@ -362,6 +379,8 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             ehx = d.ex[c];
             ehy = d.ey[c];
             ehz = d.ez[c];
+            if (MQON)
+                MQ[0] = d.mat[c];
         }
         if (IN || (ok && k1 >= 0 && k1 < d.nz)) {
             const long long c = cj + (long long)(k1 - d.kb) * d.sz;
@@ -420,7 +439,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 ez = elz;
                 if (ok) {
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
-                    const uint8_t m0 = d.mat[c];
+                    const uint8_t m0 = MQON ? ml : d.mat[c];
                     if (PML)
                         e_q<T, F, L, S, PM>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                             s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
@@ -473,6 +492,9 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             if (s < K) {
                 /* level s+1 next: E of level s at plane k-1 (made in the
                  * previous iteration) and k (now), H and psi of level s at k-1 */
+                const uint8_t nm = MQ[s];
+                MQ[s] = ml;
+                ml = nm;
                 const T nex = EX[s], ney = EY[s], nez = EZ[s];
                 EX[s] = ex;
                 EY[s] = ey;
