@@ -142,8 +142,7 @@ static size_t psi_elems(const cuda3d_engine *c, int axis)
 {
     if (axis == 2)
         return (size_t)c->zsides * c->N * c->px * c->ny;
-    const size_t pnz = (size_t)(c->k1 - c->k0 + c->psi_lo + c->psi_hi);
-    return 2 * pnz * psi_xy_plane(c, axis);
+    return 2 * (size_t)psi_xy_planes(c) * psi_xy_plane(c, axis);
 }
 
 /* Does a ghost plane of the temporal path (K below k0, K above k1-1, where

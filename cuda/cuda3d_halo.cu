@@ -175,9 +175,8 @@ int halo_start(cuda3d_engine *c, bool up, void *const *fld, cudaStream_t after, 
 static char *psi_planes(const cuda3d_engine *c, int q, int side, int p, size_t *bytes)
 {
     const size_t pl = psi_xy_plane(c, psi_axis_of(q)) * c->dc.elem;
-    const size_t pnz = (size_t)(c->k1 - c->k0 + c->psi_lo + c->psi_hi);
     *bytes = (size_t)c->tbk * pl;
-    return (char *)c->psi[q] + ((size_t)side * pnz + (size_t)p) * pl;
+    return (char *)c->psi[q] + ((size_t)side * psi_xy_planes(c) + (size_t)p) * pl;
 }
 
 /* The host-staged exchange's psi: the K planes from plane p of both sides

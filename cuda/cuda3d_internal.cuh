@@ -282,6 +282,13 @@ static inline int dev_alloc0(void **p, size_t bytes, char *err, size_t errlen)
     return 0;
 }
 
+/* The planes the x and y psi arrays hold (from k0 - psi_lo): this rank's
+ * own, and the temporal path's ghost planes under MPI with a CPML. */
+static inline int psi_xy_planes(const cuda3d_engine *c)
+{
+    return c->k1 - c->k0 + c->psi_lo + c->psi_hi;
+}
+
 /* The kernels' view of the engine: its current arrays, sizes and slab. */
 template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, const struct model *m)
 {
@@ -318,15 +325,16 @@ template <typename T> static inline Dev3<T> dev_view(const cuda3d_engine *c, con
     d.nzo = c->k1 - c->k0;
     d.zs0 = c->zs0;
     d.pk0 = c->k0 - c->psi_lo;
-    d.pnz = d.nzo + c->psi_lo + c->psi_hi;
+    d.pnz = psi_xy_planes(c);
     return d;
 }
 
-/* The axis of psi q: 0 x, 1 y, 2 z (its derivative's; PSI_EXY: y). */
-static inline int psi_axis_of(int q)
+/* The axis of psi q: 0 x, 1 y, 2 z (its derivative's; PSI_EXY: y), for
+ * the host and the kernels: {1, 2, 0, 2, 0, 1} for the E psi, the same for
+ * the H psi. */
+__host__ __device__ __forceinline__ static int psi_axis_of(int q)
 {
-    static const int axis[PSI_COUNT] = {1, 2, 0, 2, 0, 1, 1, 2, 0, 2, 0, 1};
-    return axis[q];
+    return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
 }
 
 /* Elements of one plane of one side of an x (axis 0) or y (1) psi array:

@@ -85,7 +85,7 @@ template <typename T> struct Tb3Src {
      * slab and the K planes whose halo reaches it, and zm chunks of kz
      * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
     int zlo, zhi, zm;
-    int part; /* TB_ALL, or with a CPML the tiles of one kernel (TB_INTERIOR, TB_SLAB) */
+    int part; /* the tiles this launch takes (TB_ALL .. TB_SLABN) */
     /* the monitors' samples (NULL map: none this launch): the first sample
      * per padded cell (-1: none) and the next of the same cell, each one's
      * field (0 ex .. 5 hz), and the rows of steps 1 .. srows of this launch
@@ -134,12 +134,6 @@ __device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof,
     return Y::yee_pml_term(dd, d.pik[prof][pos], q);
 }
 
-/* The axis of psi q (0 x, 1 y, 2 z; cuda3d_internal.cuh psi_axis_of). */
-__device__ __forceinline__ int psi_axis(int q)
-{
-    return (q % 6 == 2 || q % 6 == 4) ? 0 : (q % 6 == 0 || q % 6 == 5) ? 1 : 2;
-}
-
 /* Which psi a slab tile carries in registers (PM): all 12 (a tile that
  * meets the slabs of two or three axes: TB_SLABN), or only the 4 of the one
  * axis ax whose slab it meets (TB_SLAB1: most slab tiles; the others' terms
@@ -152,7 +146,7 @@ template <int PM> __device__ __forceinline__ constexpr int tb_slot(int q) { retu
 /* Does the tile carry psi q? */
 template <int PM> __device__ __forceinline__ bool tb_has(int q, int ax)
 {
-    return PM == 2 || (PM == 1 && psi_axis(q) == ax);
+    return PM == 2 || (PM == 1 && psi_axis_of(q) == ax);
 }
 __device__ __forceinline__ int tb_psi_of(int l, int ax)
 {
@@ -166,7 +160,7 @@ __device__ __forceinline__ int tb_psi_of(int l, int ax)
 template <typename T>
 __device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, int j, int k)
 {
-    const int a = psi_axis(q), n = a == 0 ? d.nx : a == 1 ? d.ny : d.nz, pos = a == 0 ? i : a == 1 ? j : k;
+    const int a = psi_axis_of(q), n = a == 0 ? d.nx : a == 1 ? d.ny : d.nz, pos = a == 0 ? i : a == 1 ? j : k;
     int kk = 0;
     const int side = q >= PSI_HXY ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
     if (side < 0)
@@ -569,22 +563,19 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
     if (!c->N) {
         src.part = TB_OUTER;
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
-    } else {
-        bool done = false;
-        if constexpr (TY == 32) { /* (not built for TY 16: compile time) */
-            if (c->tb_inner) {
-                src.part = TB_SLAB1;
-                launch_tb3_p<T, F, K, TY, 1, false>(c, p, src);
-                src.part = TB_SLABN;
-                launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
-                done = true;
-            }
-        }
-        if (!done) {
-            src.part = TB_SLAB;
+        return;
+    }
+    if constexpr (TY == 32) { /* (the one-axis kernel is not built for TY 16: compile time) */
+        if (c->tb_inner) {
+            src.part = TB_SLAB1;
+            launch_tb3_p<T, F, K, TY, 1, false>(c, p, src);
+            src.part = TB_SLABN;
             launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
+            return;
         }
     }
+    src.part = TB_SLAB;
+    launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
 }
 
 template <typename T, bool F, int TY>
