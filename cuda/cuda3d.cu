@@ -297,12 +297,19 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
             c->tb_inner = !(in && !strcmp(in, "0"));
-            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0) {
+            /* rows a thread (k_tb3r) in the tiles without psi and in the
+             * slab tiles: 1 (k_tb3), 2 or 4 (TY 32 only) */
+            const char *tr = getenv("TEXFDTD_CUDA3D_TBR"), *trs = getenv("TEXFDTD_CUDA3D_TBRS");
+            c->tbr = tr && *tr ? atoi(tr) : 1;
+            c->tbrs = trs && *trs ? atoi(trs) : 1;
+            const bool rows_ok = (c->tbr == 1 || c->tbr == 2 || (c->tbr == 4 && c->tby == 32))
+                                 && (c->tbrs == 1 || c->tbrs == 2 || (c->tbrs == 4 && c->tby == 32));
+            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0 || !rows_ok) {
                 decomp_free(&c->dc);
                 free(c);
                 return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
                               "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
-                              "(0: all planes)");
+                              "(0: all planes), TEXFDTD_CUDA3D_TBR and _TBRS = 1, 2 or 4 (4: TY 32)");
             }
         }
         if (temporal || (pe && !strcmp(pe, "fused")))

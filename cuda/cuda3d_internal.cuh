@@ -179,6 +179,9 @@ struct cuda3d_engine {
      * (device, pinned host); with a CPML the E psi are pairs too (psib) */
     bool tb;
     int tbk, tby, tbz;
+    /* rows of the tile a thread: tbr in the tiles without psi, tbrs in the
+     * slab tiles; 1: k_tb3 (cuda3d_tb.cu), 2 or 4: k_tb3r (cuda3d_tbr.cu) */
+    int tbr, tbrs;
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
     int *tb_slot_map;

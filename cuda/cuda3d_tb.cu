@@ -67,188 +67,7 @@
  * slab in a rank's ghost planes.  Steps that are not a multiple of K: the
  * rest run on the fused path, after the blocks (the same bits).
  */
-#include "cuda3d_fused.cuh"
-
-template <typename T> struct Tb3Src {
-    long long pc; /* the point source's array index, or -1 */
-    T pv[4];      /* its values for the launch's K steps */
-    /* the source slots (NULL map: none): slot number per padded cell (-1
-     * elsewhere), per slot its kind (k_slots: 0 add, 1 set, 2 leave), the
-     * values [K][ns] of the launch's steps */
-    const int *slot_map;
-    const uint8_t *slot_kind;
-    const T *slot_v;
-    long long ns;
-    int kz;   /* planes per block (the z chunk) */
-    /* with a CPML: on a rank that holds the low (high) z face the first
-     * (last) chunk is the zlo (zhi) planes next to it, which hold the z
-     * slab and the K planes whose halo reaches it, and zm chunks of kz
-     * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
-    int zlo, zhi, zm;
-    int part; /* the tiles this launch takes (TB_ALL .. TB_SLABN) */
-    /* the monitors' samples (NULL map: none this launch): the first sample
-     * per padded cell (-1: none) and the next of the same cell, each one's
-     * field (0 ex .. 5 hz), and the rows of steps 1 .. srows of this launch
-     * (row s-1 at srow + (s-1) sn) */
-    const int *smap, *snext;
-    const uint8_t *sf;
-    T *srow;
-    long long sn;
-    int srows;
-};
-
-/* Which tiles a launch takes: all; with a CPML those whose cells, halo
- * included, meet no CPML slab (the kernel without psi) or the others;
- * without one the inner tiles (every cell they compute lies inside the
- * faces: the kernel without the face tests) or the others.  (With a CPML
- * of N >= 1 cells a tile that meets no slab is inner too.) */
-enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLAB1, TB_SLABN };
-
-/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
- * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
-__device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
-{
-    return a <= N - 1 || b >= n - 1 - N;
-}
-
-/* ---- CPML inside the block ----------------------------------------------
- * A cell's psi are state like its fields: psi of level s = b (psi of level
- * s-1) + c d, made by the statement that makes the field (update3d.inc),
- * from the cell's own psi of the level before.  So each level keeps, per
- * thread, the 12 psi of the plane it made last (PSI_* order), passed down the
- * levels as H is; level 1 reads them from the old psi, level K stores the
- * own cells' into the new (both H and E psi are pairs on this path: a halo
- * reads the old E psi of cells another block updates).  psi that do not
- * apply to the cell (no slab along their axis, or a component the step
- * leaves) pass through unchanged.  hx_q .. e_q are hx3 .. e3 of
- * cuda3d_fused.cuh with psi from these registers instead of memory: the
- * same statements, terms and roundings (term_q is term_pp's arithmetic). */
-
-/* psi = b o + c d (into q); d ik + psi. */
-template <typename T, bool F>
-__device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof, int pos)
-{
-    typedef Yee<T, F> Y;
-    const T b = d.pb[prof][pos], c = d.pc[prof][pos];
-    q = Y::yee_psi(o, b, c, dd);
-    return Y::yee_pml_term(dd, d.pik[prof][pos], q);
-}
-
-/* Which psi a slab tile carries in registers (PM): all 12 (a tile that
- * meets the slabs of two or three axes: TB_SLABN), or only the 4 of the one
- * axis ax whose slab it meets (TB_SLAB1: most slab tiles; the others' terms
- * are plain there).  Then psi q sits in slot q / 3 (the 4 of an axis, in
- * the enum's order, are E, E, H, H and q / 3 numbers them 0 .. 3 on every
- * axis), and slot l of axis ax holds psi tb_psi_of(l, ax).  measured: the
- * 12 psi a level spilled at 1024 threads a block (64 registers). */
-template <int PM> __host__ __device__ constexpr int tb_np() { return PM == 2 ? PSI_COUNT : PM == 1 ? 4 : 1; }
-template <int PM> __device__ __forceinline__ constexpr int tb_slot(int q) { return PM == 2 ? q : q / 3; }
-/* Does the tile carry psi q? */
-template <int PM> __device__ __forceinline__ bool tb_has(int q, int ax)
-{
-    return PM == 2 || (PM == 1 && psi_axis_of(q) == ax);
-}
-__device__ __forceinline__ int tb_psi_of(int l, int ax)
-{
-    const int x[4] = {PSI_EYX, PSI_EZX, PSI_HYX, PSI_HZX}, y[4] = {PSI_EXY, PSI_EZY, PSI_HXY, PSI_HZY},
-              z[4] = {PSI_EXZ, PSI_EYZ, PSI_HXZ, PSI_HYZ};
-    return ax == 0 ? x[l] : ax == 1 ? y[l] : z[l];
-}
-
-/* The array index of psi q of cell (i, j, k), or -1 where the cell lies in
- * no slab along q's axis (H psi: dslab_h, E psi: dslab_e). */
-template <typename T>
-__device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, int j, int k)
-{
-    const int a = psi_axis_of(q), n = a == 0 ? d.nx : a == 1 ? d.ny : d.nz, pos = a == 0 ? i : a == 1 ? j : k;
-    int kk = 0;
-    const int side = q >= PSI_HXY ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
-    if (side < 0)
-        return -1;
-    return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
-}
-
-/* hx_q .. e_q: hx3 .. e3 with the psi of the PM slots (o: the level
- * before's, q: this level's); ax: the one axis (PM = 1). */
-template <typename T, bool F, int PM>
-__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q, int ax)
-{
-    typedef Yee<T, F> Y;
-    (void)i;
-    if (j > d.ny - 2 || k > d.nz - 2)
-        return h;
-    int kk;
-    const T ty = tb_has<PM>(PSI_HXY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
-                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HXY)], q[tb_slot<PM>(PSI_HXY)], P_YH, j) : dy;
-    const T tz = tb_has<PM>(PSI_HXZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
-                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HXZ)], q[tb_slot<PM>(PSI_HXZ)], P_ZH, k) : dz;
-    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
-}
-template <typename T, bool F, int PM>
-__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q, int ax)
-{
-    typedef Yee<T, F> Y;
-    (void)j;
-    if (i > d.nx - 2 || k > d.nz - 2)
-        return h;
-    int kk;
-    const T tz = tb_has<PM>(PSI_HYZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
-                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HYZ)], q[tb_slot<PM>(PSI_HYZ)], P_ZH, k) : dz;
-    const T tx = tb_has<PM>(PSI_HYX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
-                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HYX)], q[tb_slot<PM>(PSI_HYX)], P_XH, i) : dx;
-    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
-}
-template <typename T, bool F, int PM>
-__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q, int ax)
-{
-    typedef Yee<T, F> Y;
-    (void)k;
-    if (i > d.nx - 2 || j > d.ny - 2)
-        return h;
-    int kk;
-    const T tx = tb_has<PM>(PSI_HZX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
-                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HZX)], q[tb_slot<PM>(PSI_HZX)], P_XH, i) : dx;
-    const T ty = tb_has<PM>(PSI_HZY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
-                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HZY)], q[tb_slot<PM>(PSI_HZY)], P_YH, j) : dy;
-    return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
-}
-/* e3's E of a cell (its arguments), psi from o into q. */
-template <typename T, bool F, bool L, bool S, int PM>
-__device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8_t m0, const uint8_t *mc,
-                                    T &ex, T &ey, T &ez, T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km,
-                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q, int ax)
-{
-    typedef Yee<T, F> Y;
-    int kk;
-    const bool xs = dslab_e(d.nx, d.N, i, &kk) >= 0, ys = dslab_e(d.ny, d.N, j, &kk) >= 0,
-               zs = dslab_e(d.nz, d.N, k, &kk) >= 0;
-    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
-               iin = i >= 1 && i <= d.nx - 2;
-    if (i <= d.nx - 2 && jin && kin) {
-        const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
-        const T ty = tb_has<PM>(PSI_EXY, ax) && ys
-                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EXY)], q[tb_slot<PM>(PSI_EXY)], P_YE, j) : dy;
-        const T tz = tb_has<PM>(PSI_EXZ, ax) && zs
-                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EXZ)], q[tb_slot<PM>(PSI_EXZ)], P_ZE, k) : dz;
-        ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
-    }
-    if (iin && j <= d.ny - 2 && kin) {
-        const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
-        const T tz = tb_has<PM>(PSI_EYZ, ax) && zs
-                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EYZ)], q[tb_slot<PM>(PSI_EYZ)], P_ZE, k) : dz;
-        const T tx = tb_has<PM>(PSI_EYX, ax) && xs
-                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EYX)], q[tb_slot<PM>(PSI_EYX)], P_XE, i) : dx;
-        ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
-    }
-    if (iin && jin && k <= d.nz - 2) {
-        const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
-        const T tx = tb_has<PM>(PSI_EZX, ax) && xs
-                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EZX)], q[tb_slot<PM>(PSI_EZX)], P_XE, i) : dx;
-        const T ty = tb_has<PM>(PSI_EZY, ax) && ys
-                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EZY)], q[tb_slot<PM>(PSI_EZY)], P_YE, j) : dy;
-        ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
-    }
-}
+#include "cuda3d_tb.cuh"
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes
  * blockIdx.z * kz .. +kz-1.  L: the lossy update, S: three E maps (3D
@@ -271,44 +90,14 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
     const int i = i0 + lane;
     const int j = j0 + w;
-    /* this rank's planes k0 .. k0+nzo-1 (one rank: all), in chunks of kz
-     * (or zlo, zm x kz, zhi) */
-    const int b = (int)blockIdx.z, zend = d.k0 + d.nzo;
     int z0, z1;
-    if (src.zlo == 0 && src.zhi == 0) {
-        z0 = d.k0 + b * src.kz;
-        z1 = min(z0 + src.kz, zend);
-    } else if (src.zlo && b == 0) {
-        z0 = d.k0;
-        z1 = d.k0 + src.zlo;
-    } else if (b - (src.zlo ? 1 : 0) < src.zm) {
-        z0 = d.k0 + src.zlo + (b - (src.zlo ? 1 : 0)) * src.kz;
-        z1 = min(z0 + src.kz, zend - src.zhi);
-    } else {
-        z0 = zend - src.zhi;
-        z1 = zend;
-    }
+    tb_chunk(d, src, (int)blockIdx.z, &z0, &z1);
     const int zs = z0 - K; /* level 1's first plane: the z halo */
-    if (src.part != TB_ALL) { /* the same for the whole block */
-        /* every cell the block computes: its columns, rows, and planes zs ..
-         * z1 + K - 2 (level 1's last; it reads E of z1 + K - 1) */
-        bool take;
-        if (src.part == TB_INTERIOR || src.part == TB_SLAB || src.part == TB_SLAB1 || src.part == TB_SLABN) {
-            const int axes = tb_meets(i0, i0 + 31, d.nx, d.N) + tb_meets(j0, j0 + TY - 1, d.ny, d.N)
-                             + tb_meets(zs, z1 + K - 2, d.nz, d.N);
-            take = src.part == TB_INTERIOR ? axes == 0 : src.part == TB_SLAB ? axes > 0
-                   : src.part == TB_SLAB1 ? axes == 1 : axes > 1;
-        } else {
-            const bool inner = i0 >= 1 && i0 + 31 <= d.nx - 2 && j0 >= 1 && j0 + TY - 1 <= d.ny - 2
-                               && zs >= 1 && z1 + K - 1 <= d.nz - 2;
-            take = inner == (src.part == TB_INNER);
-        }
-        if (!take)
-            return;
-    }
+    if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
+        return;
     const bool ok = IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny);
     /* PM = 1: the axis whose slab the tile meets, and its 4 psi arrays */
-    const int ax = PM != 1 ? -1 : tb_meets(i0, i0 + 31, d.nx, d.N) ? 0 : tb_meets(j0, j0 + TY - 1, d.ny, d.N) ? 1 : 2;
+    const int ax = PM != 1 ? -1 : tb_axis<T, TY>(d, i0, j0);
     const T *pin[NP];
     T *pout[NP];
 #pragma unroll
@@ -518,15 +307,16 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     }
 }
 
-/* The tiles along x and y of one launch. */
-static int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
 
 template <typename T, bool F, int K, int TY, int PM, bool IN>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
-    const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K),
-                            (unsigned)(src.zlo || src.zhi ? src.zm + (src.zlo > 0) + (src.zhi > 0)
-                                                          : (c->k1 - c->k0 + src.kz - 1) / src.kz));
+    const int rows = PM ? c->tbrs : c->tbr;
+    if (rows > 1) {
+        launch_tb3r<T, F>(c, p, src, rows, PM, IN);
+        return;
+    }
+    const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
         k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b>>>(p, src);
     else if (c->lossy)
@@ -743,7 +533,7 @@ static int tb_sample_map(cuda3d_engine *c, char *err, size_t errlen)
  * slot map (slot number per padded cell) and the K-step slot buffers. */
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen)
 {
-    if (cezh_upload(c, err, errlen))
+    if (cezh_upload(c, err, errlen) || tbr_set_cezh(c, err, errlen))
         return -1;
     if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;

@@ -408,21 +408,30 @@ static void tb_vs(const struct model *m, enum precision p, const int *calls, int
     }
 }
 
-/* TEXFDTD_CUDA3D=temporal with K, TY and TBZ; k NULL: unset all four. */
-static void tb_env(const char *k, const char *ty, const char *tbz)
+/* TEXFDTD_CUDA3D=temporal with K, TY, TBZ and the rows a thread (TBR in
+ * the tiles without psi, TBRS in the slab tiles: "1" k_tb3, "2" or "4"
+ * k_tb3r; NULL: unset); k NULL: unset all. */
+static void tb_env_rows(const char *k, const char *ty, const char *tbz, const char *tbr, const char *tbrs)
 {
-    static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ"};
-    const char *v[] = {k, ty, tbz};
+    static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ",
+                                        "TEXFDTD_CUDA3D_TBR", "TEXFDTD_CUDA3D_TBRS"};
+    const char *v[] = {k, ty, tbz, tbr, tbrs};
     if (!k)
         unsetenv("TEXFDTD_CUDA3D");
     else
         setenv("TEXFDTD_CUDA3D", "temporal", 1);
-    for (int q = 0; q < 3; q++) {
-        if (k)
+    for (int q = 0; q < 5; q++) {
+        if (k && v[q])
             setenv(names[q], v[q], 1);
         else
             unsetenv(names[q]);
     }
+}
+
+/* The same with the default rows a thread. */
+static void tb_env(const char *k, const char *ty, const char *tbz)
+{
+    tb_env_rows(k, ty, tbz, NULL, NULL);
 }
 
 /* Every K, TY and z chunk on one scene, float (flush) and double. */
@@ -446,19 +455,24 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
         total += calls[k];
     static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
                              *const tbz[] = {"0", "8", "7"};
+    /* rows a thread, tiles without psi / slab tiles: k_tb3 alone, k_tb3r
+     * alone, and the two in one launch (TY 16: 1 or 2 rows; TY 32: 4 too) */
+    static const char *const rows[][2] = {{"1", "1"}, {"2", "2"}, {"2", "1"}, {"4", "4"}, {"4", "2"}};
     for (int pr = 0; pr < 2; pr++) {
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         void *ref[6];
         const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
-                for (int z = 0; z < 3; z++) {
-                    char what[128];
-                    tb_env(ks[a], tys[b], tbz[z]);
-                    snprintf(what, sizeof what, "K %s TY %s TBZ %s", ks[a], tys[b], tbz[z]);
-                    cr_log_info("3D temporal %s %s", what, precision_name(p));
-                    tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
-                }
+                for (int z = 0; z < 3; z++)
+                    for (int r = 0; r < (b ? 5 : 3); r++) {
+                        char what[128];
+                        tb_env_rows(ks[a], tys[b], tbz[z], rows[r][0], rows[r][1]);
+                        snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s/%s", ks[a], tys[b], tbz[z],
+                                 rows[r][0], rows[r][1]);
+                        cr_log_info("3D temporal %s %s", what, precision_name(p));
+                        tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
+                    }
         tb_env(NULL, NULL, NULL);
         for (int q = 0; q < n; q++)
             free(ref[q]);
@@ -566,8 +580,9 @@ Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
             cr_assert_eq(engine_step(a, calls[k], err, sizeof err), 0, "%s", err);
         size_t na;
         const double *ra = monitors_probe_rows(a->mon, &na);
-        for (int q = 0; q < 3; q++) {
-            tb_env(ks[q], "16", "8");
+        for (int q = 0; q < 6; q++) {
+            /* k_tb3, then k_tb3r (2 rows a thread) */
+            tb_env_rows(ks[q % 3], "16", "8", q < 3 ? "1" : "2", q < 3 ? "1" : "2");
             cr_assert_eq(engine_create("cuda", &t.model, &o, &b, err, sizeof err), 0, "%s", err);
             struct engine_info info;
             engine_describe(b, &info);
@@ -579,8 +594,9 @@ Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
             const double *rb = monitors_probe_rows(b->mon, &nb);
             cr_assert_eq(na, nb, "%zu rows against %zu", nb, na);
             cr_assert_eq(memcmp(ra, rb, na * (2 + t.model.plan->ncols) * sizeof *ra), 0,
-                         "K %s %s: the probe rows differ", ks[q], precision_name(p));
-            cr_log_info("3D temporal K %s %s: %zu probe rows bit-identical", ks[q],
+                         "K %s rows %d %s: the probe rows differ", ks[q % 3], q < 3 ? 1 : 2,
+                         precision_name(p));
+            cr_log_info("3D temporal K %s %s: %zu probe rows bit-identical", ks[q % 3],
                         precision_name(p), nb);
             engine_destroy(b);
         }
@@ -626,7 +642,8 @@ Test(cuda3d, temporal_declines_mur_and_a2, .timeout = 300)
     }
 }
 
-/* A K, TY or TBZ the kernel is not made for is refused at create. */
+/* A K, TY, TBZ or rows a thread the kernels are not made for is refused at
+ * create. */
 Test(cuda3d, temporal_refuses_bad_parameters)
 {
     char text[2048];
@@ -637,15 +654,17 @@ Test(cuda3d, temporal_refuses_bad_parameters)
         setup_free(&t);
         return;
     }
-    static const char *const bad[][3] = {{"5", "32", "0"}, {"1", "32", "0"}, {"2", "8", "0"},
-                                         {"2", "32", "-3"}};
+    static const char *const bad[][5] = {{"5", "32", "0", "1", "1"}, {"1", "32", "0", "1", "1"},
+                                         {"2", "8", "0", "1", "1"}, {"2", "32", "-3", "1", "1"},
+                                         {"2", "32", "0", "3", "1"}, {"2", "16", "0", "4", "1"},
+                                         {"2", "16", "0", "1", "4"}, {"2", "32", "0", "1", "0"}};
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 8; k++) {
         struct engine *e;
         char err[ERRLEN];
-        tb_env(bad[k][0], bad[k][1], bad[k][2]);
-        cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "K %s TY %s TBZ %s",
-                      bad[k][0], bad[k][1], bad[k][2]);
+        tb_env_rows(bad[k][0], bad[k][1], bad[k][2], bad[k][3], bad[k][4]);
+        cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0,
+                      "K %s TY %s TBZ %s rows %s/%s", bad[k][0], bad[k][1], bad[k][2], bad[k][3], bad[k][4]);
         cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
     }
     tb_env(NULL, NULL, NULL);
