@@ -49,8 +49,8 @@
 #                               512^3 beside the fused kernel (CB_TB_KIND = pec or A1)
 #   bench/device_run.sh tbinner the 3D temporal kernel's inner-tile and one-axis psi
 #                               kernels against the old launch and the fused kernel, 512^3
-#   bench/device_run.sh tbrows  the 3D temporal kernels with 1, 2 or 4 rows of the tile
-#                               a thread (k_tb3, k_tb3r; TBR_CASES), 512^3
+#   bench/device_run.sh tbrows  the 3D temporal kernels with 1 or 2 rows of the tile a
+#                               thread (k_tb3, k_tb3r; TBR_CASES), 512^3
 #   bench/device_run.sh ncu3d   Nsight Compute counters of the 3D kernels at 512^3
 #                               (NCU_CASES: which kernels, paths, K, TY)
 #   bench/device_run.sh mapping cuda_bench mapping: the 256^3 cavity with the
@@ -244,33 +244,34 @@ A1 temporal 3 16 1
 pec fused 3 16 1}"
     ;;
 tbrows)
-    # the 3D temporal kernels with 1 (k_tb3), 2 or 4 (k_tb3r) rows of the
-    # tile a thread, in the tiles without psi (TBR) and the slab tiles
-    # (TBRS), beside the fused kernel, 512^3, one process each (cuda_bench
-    # one: warm-up, median of 3 x 24 steps); TBR_CASES: "kind K TY TBR TBRS
-    # [N]" lines (TBR "fused": the fused kernel; N as tbinner)
+    # the 3D temporal kernels with 1 (k_tb3) or 2 (k_tb3r) rows of the tile
+    # a thread in the tiles without psi (TBR), beside the fused kernel,
+    # 512^3, one process each (cuda_bench one: warm-up, median of 3 x 24
+    # steps); TBR_CASES: "kind K TY TBR [N [VAR=value ...]]" lines (TBR
+    # "fused": the fused kernel; N as tbinner, "-" for its default; the VARs
+    # set for that case only)
     f="$OUT/tbrows.txt"
     : >"$f"
     mkdir -p /tmp/tbrows
-    while read -r kind k ty tbr tbrs nn; do
+    while read -r kind k ty tbr nn extra; do
         [ -n "$kind" ] || continue
         n=510
         [ "$kind" = A1 ] && n=490
-        [ -n "$nn" ] && n=$nn
+        [ -n "$nn" ] && [ "$nn" != - ] && n=$nn
         path=temporal
-        [ "$tbr" = fused ] && path=fused tbr=1 tbrs=1
-        TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_TBR=$tbr \
-            TEXFDTD_CUDA3D_TBRS=$tbrs timeout ${TBR_TIMEOUT:-120} $B/cuda_bench /tmp/tbrows one $kind $n 24 2>&1 |
-            grep -v "^device-to-device" | sed "s/^/$kind $path K=$k TY=$ty rows=$tbr\/$tbrs: /" | tee -a "$f"
-    done <<<"${TBR_CASES:-pec 3 16 1 1
-pec 3 16 2 2
-pec 3 32 2 2
-pec 3 32 4 4
-A1 3 32 1 1
-A1 3 32 4 1
-A1 3 32 2 2
-A1 3 32 4 2
-pec 3 16 fused}"
+        [ "$tbr" = fused ] && path=fused tbr=1
+        # shellcheck disable=SC2086 # extra: VAR=value words
+        env TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_TBR=$tbr \
+            $extra timeout ${TBR_TIMEOUT:-120} $B/cuda_bench /tmp/tbrows one $kind $n 24 2>&1 |
+            grep -v "^device-to-device" | sed "s/^/$kind $path K=$k TY=$ty rows=$tbr $extra: /" | tee -a "$f"
+    done <<<"${TBR_CASES:-pec 3 16 1
+pec 3 16 2
+pec 3 16 2 - TEXFDTD_CUDA3D_SLABCHUNK=0
+pec 3 32 2
+A1 3 32 1
+A1 3 32 2
+pec 3 16 fused
+A1 3 32 fused}"
     ;;
 ncu3d)
     # hardware counters (Nsight Compute, clocks left alone) of the 3D

@@ -163,6 +163,13 @@ static int field_index(enum field f);
 
 /* The source slots of cells first .. end-1: a run *s0, *ns of the model's
  * list (in cell order). */
+/* The rows of a tile a thread of the temporal path's tiles without psi
+ * computes: 2 (k_tb3r) where asked and the precision is float, else 1. */
+static int tb_rows(const cuda3d_engine *c, const struct engine_options *o)
+{
+    return c->tbr == 2 && o->precision != PRECISION_DOUBLE ? 2 : 1;
+}
+
 static void slot_run(const struct model *m, size_t first, size_t end, size_t *s0, size_t *ns)
 {
     size_t a = 0, b;
@@ -297,19 +304,17 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
             c->tb_inner = !(in && !strcmp(in, "0"));
-            /* rows a thread (k_tb3r) in the tiles without psi and in the
-             * slab tiles: 1 (k_tb3), 2 or 4 (TY 32 only) */
-            const char *tr = getenv("TEXFDTD_CUDA3D_TBR"), *trs = getenv("TEXFDTD_CUDA3D_TBRS");
-            c->tbr = tr && *tr ? atoi(tr) : 1;
-            c->tbrs = trs && *trs ? atoi(trs) : 1;
-            const bool rows_ok = (c->tbr == 1 || c->tbr == 2 || (c->tbr == 4 && c->tby == 32))
-                                 && (c->tbrs == 1 || c->tbrs == 2 || (c->tbrs == 4 && c->tby == 32));
-            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0 || !rows_ok) {
+            /* rows a thread in the tiles without psi: 2 (k_tb3r, float; the
+             * default) or 1 (k_tb3) */
+            const char *tr = getenv("TEXFDTD_CUDA3D_TBR");
+            c->tbr = tr && *tr ? atoi(tr) : 2;
+            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0
+                || (c->tbr != 1 && c->tbr != 2)) {
                 decomp_free(&c->dc);
                 free(c);
                 return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
                               "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
-                              "(0: all planes), TEXFDTD_CUDA3D_TBR and _TBRS = 1, 2 or 4 (4: TY 32)");
+                              "(0: all planes), TEXFDTD_CUDA3D_TBR = 1 or 2");
             }
         }
         if (temporal || (pe && !strcmp(pe, "fused")))
@@ -376,7 +381,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
         }
         if (c->tb)
             log_info("cuda 3D: temporal path (%d steps per launch, tiles 32 x %d, %d planes a "
-                     "block)", c->tbk, c->tby, c->tbz > 0 ? c->tbz : c->nz);
+                     "block, %d rows a thread%s)", c->tbk, c->tby, c->tbz > 0 ? c->tbz : c->nz,
+                     tb_rows(c, o), c->N ? " without psi" : "");
         else
             log_info("cuda 3D: %s%s", c->fused ? "fused path (one kernel per step)" : "two kernels per step",
                      c->uncoalesced ? ", un-coalesced thread mapping" : "");
@@ -771,8 +777,8 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
              e->opt.precision == PRECISION_DOUBLE ? "keep (double)" : denormals_name(e->opt.denormals));
     if (c->tb)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
-                 "; %d steps per launch, tiles 32 x %d, %d planes a block", c->tbk, c->tby,
-                 c->tbz > 0 ? c->tbz : c->nz);
+                 "; %d steps per launch, tiles 32 x %d, %d planes a block, %d rows a thread%s", c->tbk,
+                 c->tby, c->tbz > 0 ? c->tbz : c->nz, tb_rows(c, &e->opt), c->N ? " in the tiles without psi" : "");
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,

@@ -179,9 +179,9 @@ struct cuda3d_engine {
      * (device, pinned host); with a CPML the E psi are pairs too (psib) */
     bool tb;
     int tbk, tby, tbz;
-    /* rows of the tile a thread: tbr in the tiles without psi, tbrs in the
-     * slab tiles; 1: k_tb3 (cuda3d_tb.cu), 2 or 4: k_tb3r (cuda3d_tbr.cu) */
-    int tbr, tbrs;
+    /* rows of the tile a thread in the tiles without psi: 1 (k_tb3,
+     * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
+    int tbr;
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
     int *tb_slot_map;

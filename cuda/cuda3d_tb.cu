@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
         return;
     const bool ok = IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny);
     /* PM = 1: the axis whose slab the tile meets, and its 4 psi arrays */
-    const int ax = PM != 1 ? -1 : tb_axis<T, TY>(d, i0, j0);
+    const int ax = PM != 1 ? -1 : tb_meets(i0, i0 + 31, d.nx, d.N) ? 0 : tb_meets(j0, j0 + TY - 1, d.ny, d.N) ? 1 : 2;
     const T *pin[NP];
     T *pout[NP];
 #pragma unroll
@@ -311,10 +311,11 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 template <typename T, bool F, int K, int TY, int PM, bool IN>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
-    const int rows = PM ? c->tbrs : c->tbr;
-    if (rows > 1) {
-        launch_tb3r<T, F>(c, p, src, rows, PM, IN);
-        return;
+    if constexpr (PM == 0 && sizeof(T) == 4) { /* tiles without psi, float: 2 rows a thread */
+        if (c->tbr == 2) {
+            launch_tb3r<T, F>(c, p, src, IN);
+            return;
+        }
     }
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
@@ -396,6 +397,11 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
         Tb3Src<T> src;
         memset(&src, 0, sizeof src);
         src.pc = c->tb_point ? c->pc : -1;
+        if (c->tb_point) { /* pc = i + (j + ny (k - kb)) px */
+            src.pi = (int)(c->pc % c->px);
+            src.pj = (int)(c->pc / c->px % c->ny);
+            src.pk = (int)(c->pc / c->px / c->ny) + c->kb;
+        }
         for (int q = 0; q < K && c->tb_point; q++)
             src.pv[q] = (T)(sizeof(T) == 4 ? (double)(float)model_point_value(m, t + q)
                                            : model_point_value(m, t + q));
@@ -423,8 +429,12 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
          * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench).
          * Under MPI the ranks that hold a z face (their planes begin at 0
          * or end at nz) take the chunk next to it; the others plain chunks */
-        if (c->tb_slabchunk && c->N) {
-            const int zlo = c->k0 == 0 ? c->N + K : 0, zhi = c->k1 == c->nz ? c->N + K : 0;
+        if (c->tb_slabchunk) {
+            /* without a CPML, chunks of K + 1 planes at the z faces: the next
+             * chunk's z halo then lies inside the faces, so its inner tiles
+             * run the kernel without the face tests (TB_INNER) */
+            const int face = c->N ? c->N + K : K + 1;
+            const int zlo = c->k0 == 0 ? face : 0, zhi = c->k1 == c->nz ? face : 0;
             const int mid = c->k1 - c->k0 - zlo - zhi;
             if ((zlo || zhi) && mid >= 1) {
                 src.zlo = zlo;

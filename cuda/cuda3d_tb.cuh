@@ -1,7 +1,7 @@
 /* cuda3d_tb.cuh - what the two temporally blocked kernels of the 3D CUDA
  * engine share: k_tb3 (cuda3d_tb.cu, a thread per column of the tile) and
- * k_tb3r (cuda3d_tbr.cu, a thread per R columns, x neighbours by warp
- * shuffles).  The launch's sources and samples (Tb3Src), the parts of the
+ * k_tb3r (cuda3d_tbr.cu, a thread per 2 rows of a column, x neighbours by
+ * warp shuffles).  The launch's sources and samples (Tb3Src), the parts of the
  * tiles a launch takes, a block's z chunk, and the per-cell functions with
  * the psi in registers (hx_q .. e_q).  docs/cuda.md, "3D temporal
  * blocking", explains them.
@@ -13,6 +13,7 @@
 
 template <typename T> struct Tb3Src {
     long long pc; /* the point source's array index, or -1 */
+    int pi, pj, pk; /* its column, row and (global) plane (k_tb3r) */
     T pv[4];      /* its values for the launch's K steps */
     /* the source slots (NULL map: none): slot number per padded cell (-1
      * elsewhere), per slot its kind (k_slots: 0 add, 1 set, 2 leave), the
@@ -233,12 +234,6 @@ __device__ __forceinline__ bool tb_take(const Dev3<T> &d, int part, int i0, int 
     return inner == (part == TB_INNER);
 }
 
-/* PM = 1: the axis whose slab the tile meets. */
-template <typename T, int TY>
-__device__ __forceinline__ int tb_axis(const Dev3<T> &d, int i0, int j0)
-{
-    return tb_meets(i0, i0 + 31, d.nx, d.N) ? 0 : tb_meets(j0, j0 + TY - 1, d.ny, d.N) ? 1 : 2;
-}
 
 /* The tiles along x and y of one launch (tiles width cells wide). */
 static inline int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
@@ -250,12 +245,12 @@ template <typename T> static inline unsigned tb_zblocks(const cuda3d_engine *c, 
                                          : (c->k1 - c->k0 + src.kz - 1) / src.kz);
 }
 
-/* cuda3d_tbr.cu: k_tb3r over the tiles of src.part, `rows` rows a thread
- * (c->tbk steps, tiles 32 x c->tby; tbr_rows_built says which are built),
- * with the psi of pm (0, 1, 2: tb_np) and, pm 0, inner tiles (in); and
- * that file's copy of the coefficient table. */
+/* cuda3d_tbr.cu (float only): k_tb3r over the tiles of src.part, which
+ * carry no psi, 2 rows a thread (c->tbk steps, tiles 32 x c->tby), inner
+ * tiles without the face tests (in); and that file's copy of the
+ * coefficient table. */
 template <typename T, bool F>
-void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, int rows, int pm, bool in);
+void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, bool in);
 int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);
 
 #endif

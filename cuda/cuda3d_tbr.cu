@@ -33,13 +33,13 @@
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes of
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
- * j0 + w R + r, r = 0 .. R-1.  L, S, PM, IN as k_tb3. */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, int PM, bool IN>
+ * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
+ * only (k_tb3 takes the slab tiles). */
+template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN>
 __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
-    constexpr bool PML = PM != 0;
-    constexpr int NP = tb_np<PM>(), TY = W * R, PK = PML ? K : 1, PR = PML ? R : 1;
+    constexpr int TY = W * R;
     const Dev3<T> &d = p.o;
     /* a warp's first row of E (level s-1: Ex, Ez, the next warp's j+1) and
      * its last row of H (level s: Hx, Hz, the next warp's j-1) */
@@ -52,41 +52,26 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
-    const int ax = PM != 1 ? -1 : tb_axis<T, TY>(d, i0, j0);
-    const T *pin[NP];
-    T *pout[NP];
-#pragma unroll
-    for (int l = 0; l < NP; l++) {
-        const int q = PM == 2 ? l : PM == 1 ? tb_psi_of(l, ax) : 0;
-        pin[l] = PML ? d.psi[q] : (const T *)0;
-        pout[l] = PML ? p.hpsi1[q] : (T *)0;
-    }
     const bool iok = IN || (i >= 0 && i < d.nx), lown = lane >= K && lane < 32 - K;
-    bool ok[R], own[R];
+    /* pt: the row's cell of this column is the point source's, in some plane */
+    bool ok[R], own[R], pt[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const int j = jw + r, row = w * R + r;
         ok[r] = IN || (iok && j >= 0 && j < d.ny);
         own[r] = ok[r] && lown && row >= K && row < TY - K;
+        pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
     /* the array index of (i, jw, 0), from which row r lies r sy further */
     const long long cw = (long long)i + (long long)jw * d.sy - (long long)d.kb * d.sz;
     /* per level and row: E of levels 0 .. K-1 and H of levels 1 .. K (index
-     * s-1) of the plane that level made last; PML: the psi of levels 1 .. K */
+     * s-1) of the plane that level made last */
     T EX[K][R], EY[K][R], EZ[K][R], HX[K][R], HY[K][R], HZ[K][R];
-    T PS[PK][PR][NP];
 #pragma unroll
     for (int s = 0; s < K; s++)
 #pragma unroll
         for (int r = 0; r < R; r++)
             EX[s][r] = EY[s][r] = EZ[s][r] = HX[s][r] = HY[s][r] = HZ[s][r] = T(0);
-#pragma unroll
-    for (int s = 0; s < PK; s++)
-#pragma unroll
-        for (int r = 0; r < PR; r++)
-#pragma unroll
-            for (int q = 0; q < NP; q++)
-                PS[s][r][q] = T(0);
 #pragma unroll
     for (int r = 0; r < R; r++)
         if (IN || (ok[r] && zs >= 0)) {
@@ -97,10 +82,9 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
         }
     const int iters = (z1 - z0) + 2 * K - 1;
     for (int t = 0; t < iters; t++) {
-        /* level 1's inputs: E of step n at planes k, k+1, H (and psi) at plane k */
+        /* level 1's inputs: E of step n at planes k, k+1, H at plane k */
         const int k1 = zs + t;
         T elx[R], ely[R], elz[R], ehx[R], ehy[R], ehz[R], hox[R], hoy[R], hoz[R];
-        T po[PR][NP]; /* the psi of the level before, this plane */
 #pragma unroll
         for (int r = 0; r < R; r++) {
             elx[r] = EX[0][r];
@@ -121,17 +105,6 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
             }
         }
 #pragma unroll
-        for (int r = 0; r < PR; r++)
-#pragma unroll
-            for (int q = 0; q < NP; q++) {
-                po[r][q] = T(0);
-                if (PML && ok[r] && k1 >= 0 && k1 < d.nz) {
-                    const long long at = psi_index(d, PM == 2 ? q : tb_psi_of(q, ax), i, jw + r, k1);
-                    if (at >= 0)
-                        po[r][q] = pin[q][at];
-                }
-            }
-#pragma unroll
         for (int r = 0; r < R; r++) {
             EX[0][r] = ehx[r];
             EY[0][r] = ehy[r];
@@ -142,7 +115,6 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
             const int k = k1 - (s - 1);
             const long long ck = cw + (long long)k * d.sz; /* row 0 of plane k */
             T ex[R], ey[R], ez[R], hx[R], hy[R], hz[R], nhx[R], nhy[R], nhz[R];
-            T pn[PR][NP]; /* this level's psi of plane k */
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 /* H of this level's previous plane k-1: the E below needs
@@ -152,11 +124,6 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                 nhz[r] = HZ[s - 1][r];
                 ex[r] = ey[r] = ez[r] = hx[r] = hy[r] = hz[r] = T(0);
             }
-#pragma unroll
-            for (int r = 0; r < PR; r++)
-#pragma unroll
-                for (int q = 0; q < NP; q++)
-                    pn[r][q] = po[r][q];
             if ((IN || (k >= 0 && k < d.nz)) && k >= zs) { /* the same for the whole block */
                 /* the material bytes first: their loads wait behind H */
                 uint8_t m0[R];
@@ -178,16 +145,12 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     const T dhx1 = Y::yee_diff(ezj, elz[r]), dhx2 = Y::yee_diff(ehy[r], ely[r]);
                     const T dhy1 = Y::yee_diff(ehx[r], elx[r]), dhy2 = Y::yee_diff(ezi, elz[r]);
                     const T dhz1 = Y::yee_diff(eyi, ely[r]), dhz2 = Y::yee_diff(exj, elx[r]);
+                    /* no psi: rd = own = false (the fused kernel's arguments
+                     * outside the CPML) */
                     const int j = jw + r;
-                    if (PML) {
-                        hx[r] = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox[r], po[PML ? r : 0], pn[PML ? r : 0], ax);
-                        hy[r] = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy[r], po[PML ? r : 0], pn[PML ? r : 0], ax);
-                        hz[r] = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz[r], po[PML ? r : 0], pn[PML ? r : 0], ax);
-                    } else {
-                        hx[r] = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox[r], false);
-                        hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
-                        hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
-                    }
+                    hx[r] = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox[r], false);
+                    hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
+                    hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
                 }
                 s_hx[w][lane] = hx[R - 1];
                 s_hz[w][lane] = hz[R - 1];
@@ -207,14 +170,8 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     ey[r] = ely[r];
                     ez[r] = elz[r];
                     if (ok[r]) {
-                        if (PML)
-                            e_q<T, F, L, S, PM>(d, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
-                                                hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm,
-                                                po[PML ? r : 0], pn[PML ? r : 0], ax);
-                        else
-                            e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r],
-                                                      hy[r], hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im,
-                                                      hx_jm);
+                        e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
+                                                  hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm);
                         /* this step's source slot and point source (k_tb3's order) */
                         if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
                             const int q = src.slot_map[c];
@@ -223,7 +180,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                                 ez[r] = src.slot_kind[q] ? v : Y::yee_add(ez[r], v);
                             }
                         }
-                        if (src.pc >= 0 && c == src.pc)
+                        if (pt[r] && k == src.pk) /* c == src.pc */
                             ez[r] = Y::yee_add(ez[r], src.pv[s - 1]);
                         if (src.smap && s <= src.srows && own[r] && k >= z0 && k < z1) {
                             for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
@@ -240,14 +197,6 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                         p.ex1[c] = ex[r];
                         p.ey1[c] = ey[r];
                         p.ez1[c] = ez[r];
-                        if (PML) {
-#pragma unroll
-                            for (int l = 0; l < NP; l++) {
-                                const long long at = psi_index(d, PM == 2 ? l : tb_psi_of(l, ax), i, j, k);
-                                if (at >= 0)
-                                    pout[l][at] = pn[PML ? r : 0][l];
-                            }
-                        }
                     }
                 }
             }
@@ -255,8 +204,8 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
             for (int r = 0; r < R; r++) {
                 if (s < K) {
                     /* level s+1 next: E of level s at plane k-1 (made in
-                     * the previous iteration) and k (now), H and psi of
-                     * level s at k-1 */
+                     * the previous iteration) and k (now), H of level s at
+                     * k-1 */
                     const T nex = EX[s][r], ney = EY[s][r], nez = EZ[s][r];
                     EX[s][r] = ex[r];
                     EY[s][r] = ey[r];
@@ -275,65 +224,41 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                 HY[s - 1][r] = hy[r];
                 HZ[s - 1][r] = hz[r];
             }
-            if (PML) {
-#pragma unroll
-                for (int r = 0; r < PR; r++)
-#pragma unroll
-                    for (int q = 0; q < NP; q++) {
-                        const T x = PS[PML ? s - 1 : 0][r][q];
-                        PS[PML ? s - 1 : 0][r][q] = pn[r][q];
-                        po[r][q] = x;
-                    }
-            }
         }
     }
 }
 
-template <typename T, bool F, int K, int W, int R, int PM, bool IN>
+template <typename T, bool F, int K, int TY, int R, bool IN>
 static void launch_r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
-    constexpr int TY = W * R;
+    constexpr int W = TY / R;
     const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
-        k_tb3r<T, F, K, W, R, true, true, PM, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, true, IN><<<g, b>>>(p, src);
     else if (c->lossy)
-        k_tb3r<T, F, K, W, R, true, false, PM, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, false, IN><<<g, b>>>(p, src);
     else if (c->ms)
-        k_tb3r<T, F, K, W, R, false, true, PM, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, true, IN><<<g, b>>>(p, src);
     else
-        k_tb3r<T, F, K, W, R, false, false, PM, IN><<<g, b>>>(p, src);
-}
-
-template <typename T, bool F, int K, int TY, int R>
-static void launch_rk(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, int pm, bool in)
-{
-    constexpr int W = TY / R;
-    if (pm == 2)
-        launch_r<T, F, K, W, R, 2, false>(c, p, src);
-    else if (pm == 1)
-        launch_r<T, F, K, W, R, 1, false>(c, p, src);
-    else if (in)
-        launch_r<T, F, K, W, R, 0, true>(c, p, src);
-    else
-        launch_r<T, F, K, W, R, 0, false>(c, p, src);
+        k_tb3r<T, F, K, W, R, false, false, IN><<<g, b>>>(p, src);
 }
 
 template <typename T, bool F>
-void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, int rows, int pm, bool in)
+void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, bool in)
 {
-    /* built: K 2, 3, 4; tiles 32 x 32 with 2 or 4 rows a thread (16 or 8
-     * warps), 32 x 16 with 2 (8 warps) */
-    const int K = c->tbk, TY = c->tby;
-#define TBR_CASE(KK, YY, RR)                                                                      \
-    if (K == KK && TY == YY && rows == RR) {                                                      \
-        launch_rk<T, F, KK, YY, RR>(c, p, src, pm, in);                                           \
+    /* built: K 2, 3, 4; 2 rows a thread, tiles 32 x 16 (8 warps) or 32 x
+     * 32 (16 warps).  (Measured on the H100 at 512^3 and not kept, to keep
+     * the build short: 4 rows a thread at TY 32, 2 at TY 24, and the psi
+     * kernels with 2 or 4 rows, all slower: docs/performance.md.) */
+#define TBR_CASE(KK, YY)                                                                          \
+    if (c->tbk == KK && c->tby == YY) {                                                           \
+        if (in)                                                                                   \
+            launch_r<T, F, KK, YY, 2, true>(c, p, src);                                           \
+        else                                                                                      \
+            launch_r<T, F, KK, YY, 2, false>(c, p, src);                                          \
         return;                                                                                   \
     }
-#define TBR_K(KK) TBR_CASE(KK, 32, 4) TBR_CASE(KK, 32, 2) TBR_CASE(KK, 16, 2)
-    TBR_K(2)
-    TBR_K(3)
-    TBR_K(4)
-#undef TBR_K
+    TBR_CASE(2, 16) TBR_CASE(3, 16) TBR_CASE(4, 16) TBR_CASE(2, 32) TBR_CASE(3, 32) TBR_CASE(4, 32)
 #undef TBR_CASE
 }
 
@@ -343,7 +268,6 @@ int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen)
     return cezh_upload(c, err, errlen);
 }
 
-#define INST(T, F)                                                                                 \
-    template void launch_tb3r<T, F>(const cuda3d_engine *, const PP3<T> &, const Tb3Src<T> &, int, int, bool);
-CUDA3D_INSTANTIATE_TF(INST)
-#undef INST
+/* float only: double runs k_tb3 (cuda3d_tb.cu launch_tb3_p) */
+template void launch_tb3r<float, true>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);
+template void launch_tb3r<float, false>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);

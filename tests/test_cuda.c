@@ -408,19 +408,19 @@ static void tb_vs(const struct model *m, enum precision p, const int *calls, int
     }
 }
 
-/* TEXFDTD_CUDA3D=temporal with K, TY, TBZ and the rows a thread (TBR in
- * the tiles without psi, TBRS in the slab tiles: "1" k_tb3, "2" or "4"
- * k_tb3r; NULL: unset); k NULL: unset all. */
-static void tb_env_rows(const char *k, const char *ty, const char *tbz, const char *tbr, const char *tbrs)
+/* TEXFDTD_CUDA3D=temporal with K, TY, TBZ and the rows a thread in the
+ * tiles without psi (TBR: "1" k_tb3, "2" k_tb3r; NULL: unset, the
+ * default); k NULL: unset all. */
+static void tb_env_rows(const char *k, const char *ty, const char *tbz, const char *tbr)
 {
     static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ",
-                                        "TEXFDTD_CUDA3D_TBR", "TEXFDTD_CUDA3D_TBRS"};
-    const char *v[] = {k, ty, tbz, tbr, tbrs};
+                                        "TEXFDTD_CUDA3D_TBR"};
+    const char *v[] = {k, ty, tbz, tbr};
     if (!k)
         unsetenv("TEXFDTD_CUDA3D");
     else
         setenv("TEXFDTD_CUDA3D", "temporal", 1);
-    for (int q = 0; q < 5; q++) {
+    for (int q = 0; q < 4; q++) {
         if (k && v[q])
             setenv(names[q], v[q], 1);
         else
@@ -431,7 +431,7 @@ static void tb_env_rows(const char *k, const char *ty, const char *tbz, const ch
 /* The same with the default rows a thread. */
 static void tb_env(const char *k, const char *ty, const char *tbz)
 {
-    tb_env_rows(k, ty, tbz, NULL, NULL);
+    tb_env_rows(k, ty, tbz, NULL);
 }
 
 /* Every K, TY and z chunk on one scene, float (flush) and double. */
@@ -454,22 +454,21 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
     for (int k = 0; k < ncalls; k++)
         total += calls[k];
     static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"},
-                             *const tbz[] = {"0", "8", "7"};
-    /* rows a thread, tiles without psi / slab tiles: k_tb3 alone, k_tb3r
-     * alone, and the two in one launch (TY 16: 1 or 2 rows; TY 32: 4 too) */
-    static const char *const rows[][2] = {{"1", "1"}, {"2", "2"}, {"2", "1"}, {"4", "4"}, {"4", "2"}};
+                             *const tbz[] = {"0", "8", "7"}, *const rows[] = {"1", "2"};
     for (int pr = 0; pr < 2; pr++) {
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         void *ref[6];
         const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
+        /* rows a thread in the tiles without psi: k_tb3 (1) and, in float,
+         * k_tb3r (2) beside k_tb3's slab tiles (double: k_tb3 both times) */
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
                 for (int z = 0; z < 3; z++)
-                    for (int r = 0; r < (b ? 5 : 3); r++) {
+                    for (int r = 0; r < 2; r++) {
                         char what[128];
-                        tb_env_rows(ks[a], tys[b], tbz[z], rows[r][0], rows[r][1]);
-                        snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s/%s", ks[a], tys[b], tbz[z],
-                                 rows[r][0], rows[r][1]);
+                        tb_env_rows(ks[a], tys[b], tbz[z], rows[r]);
+                        snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s", ks[a], tys[b], tbz[z],
+                                 rows[r]);
                         cr_log_info("3D temporal %s %s", what, precision_name(p));
                         tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
                     }
@@ -582,7 +581,7 @@ Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
         const double *ra = monitors_probe_rows(a->mon, &na);
         for (int q = 0; q < 6; q++) {
             /* k_tb3, then k_tb3r (2 rows a thread) */
-            tb_env_rows(ks[q % 3], "16", "8", q < 3 ? "1" : "2", q < 3 ? "1" : "2");
+            tb_env_rows(ks[q % 3], "16", "8", q < 3 ? "1" : "2");
             cr_assert_eq(engine_create("cuda", &t.model, &o, &b, err, sizeof err), 0, "%s", err);
             struct engine_info info;
             engine_describe(b, &info);
@@ -654,17 +653,16 @@ Test(cuda3d, temporal_refuses_bad_parameters)
         setup_free(&t);
         return;
     }
-    static const char *const bad[][5] = {{"5", "32", "0", "1", "1"}, {"1", "32", "0", "1", "1"},
-                                         {"2", "8", "0", "1", "1"}, {"2", "32", "-3", "1", "1"},
-                                         {"2", "32", "0", "3", "1"}, {"2", "16", "0", "4", "1"},
-                                         {"2", "16", "0", "1", "4"}, {"2", "32", "0", "1", "0"}};
+    static const char *const bad[][4] = {{"5", "32", "0", "2"}, {"1", "32", "0", "2"}, {"2", "8", "0", "2"},
+                                         {"2", "32", "-3", "2"}, {"2", "32", "0", "3"}, {"2", "16", "0", "0"},
+                                         {"2", "24", "0", "2"}};
     struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 7; k++) {
         struct engine *e;
         char err[ERRLEN];
-        tb_env_rows(bad[k][0], bad[k][1], bad[k][2], bad[k][3], bad[k][4]);
-        cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0,
-                      "K %s TY %s TBZ %s rows %s/%s", bad[k][0], bad[k][1], bad[k][2], bad[k][3], bad[k][4]);
+        tb_env_rows(bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
+        cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "K %s TY %s TBZ %s rows %s",
+                      bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
         cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
     }
     tb_env(NULL, NULL, NULL);
