@@ -75,8 +75,8 @@
  * an inner tile (TB_INNER, TB_INTERIOR), whose columns, rows and planes
  * all lie inside the faces, so no test for the grid's edges is compiled
  * (measured on the H100 at 512^3: 3.4 % faster without a CPML;
- * docs/performance.md).  PM: the psi the tile carries (0 none, 1 the 4 of
- * one axis, 2 all 12: tb_np). */
+ * docs/performance.md).  PM: the psi the tile carries (0 none, 2 all 12,
+ * 3 4 5 the 4 of the x, y or z axis: tb_np). */
 template <typename T, bool F, int K, int TY, bool L, bool S, int PM, bool IN>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
@@ -96,17 +96,30 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
     const bool ok = IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny);
-    /* PM = 1: the axis whose slab the tile meets, and its 4 psi arrays */
-    const int ax = PM != 1 ? -1 : tb_meets(i0, i0 + 31, d.nx, d.N) ? 0 : tb_meets(j0, j0 + TY - 1, d.ny, d.N) ? 1 : 2;
+    /* PM 3, 4, 5: the axis whose slab the tile meets, and its 4 psi arrays */
+    constexpr int ax = PM >= 3 ? PM - 3 : -1;
     const T *pin[NP];
     T *pout[NP];
 #pragma unroll
     for (int l = 0; l < NP; l++) {
-        const int q = PM == 2 ? l : PM == 1 ? tb_psi_of(l, ax) : 0;
+        const int q = PM == 2 ? l : PM >= 3 ? tb_psi_of(l, ax) : 0;
         pin[l] = PML ? d.psi[q] : (const T *)0;
         pout[l] = PML ? p.hpsi1[q] : (T *)0;
     }
     const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
+    /* PM 3 (4): this column's (row's) entries of the x (y) profiles, E then
+     * H (term_c), where the position lies in the grid */
+    T pc6[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+    if constexpr (PM == 3 || PM == 4) {
+        const int pos = PM == 3 ? i : j, pe = PM == 3 ? P_XE : P_YE;
+        if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                pc6[3 * h] = d.pb[pe + h][pos];
+                pc6[3 * h + 1] = d.pc[pe + h][pos];
+                pc6[3 * h + 2] = d.pik[pe + h][pos];
+            }
+    }
     const long long cj = ok ? i + j * d.sy : 0;
     /* neighbours in shared memory; at the tile's rim a thread reads its own
      * slot instead (the rim is halo: never valid after the first step) */
@@ -203,9 +216,9 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
                 const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
                 if (PML) {
-                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, ax);
-                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, ax);
-                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, ax);
+                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, pc6);
+                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, pc6);
+                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, pc6);
                 } else {
                     /* no psi: rd = own = false (the fused kernel's arguments
                      * outside the CPML) */
@@ -226,7 +239,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     if (PML)
                         e_q<T, F, L, S, PM>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                             s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
-                                            s_hx[wm][lane], po, pn, ax);
+                                            s_hx[wm][lane], po, pn, pc6);
                     else
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
@@ -358,8 +371,12 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
     }
     if constexpr (TY == 32) { /* (the one-axis kernel is not built for TY 16: compile time) */
         if (c->tb_inner) {
-            src.part = TB_SLAB1;
-            launch_tb3_p<T, F, K, TY, 1, false>(c, p, src);
+            src.part = TB_SLABX;
+            launch_tb3_p<T, F, K, TY, 3, false>(c, p, src);
+            src.part = TB_SLABY;
+            launch_tb3_p<T, F, K, TY, 4, false>(c, p, src);
+            src.part = TB_SLABZ;
+            launch_tb3_p<T, F, K, TY, 5, false>(c, p, src);
             src.part = TB_SLABN;
             launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
             return;

@@ -45,7 +45,7 @@ template <typename T> struct Tb3Src {
  * without one the inner tiles (every cell they compute lies inside the
  * faces: the kernel without the face tests) or the others.  (With a CPML
  * of N >= 1 cells a tile that meets no slab is inner too.) */
-enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLAB1, TB_SLABN };
+enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLABX, TB_SLABY, TB_SLABZ, TB_SLABN };
 
 /* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
  * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
@@ -77,19 +77,21 @@ __device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof,
     return Y::yee_pml_term(dd, d.pik[prof][pos], q);
 }
 
-/* Which psi a slab tile carries in registers (PM): all 12 (a tile that
- * meets the slabs of two or three axes: TB_SLABN), or only the 4 of the one
- * axis ax whose slab it meets (TB_SLAB1: most slab tiles; the others' terms
- * are plain there).  Then psi q sits in slot q / 3 (the 4 of an axis, in
- * the enum's order, are E, E, H, H and q / 3 numbers them 0 .. 3 on every
- * axis), and slot l of axis ax holds psi tb_psi_of(l, ax).  measured: the
- * 12 psi a level spilled at 1024 threads a block (64 registers). */
-template <int PM> __host__ __device__ constexpr int tb_np() { return PM == 2 ? PSI_COUNT : PM == 1 ? 4 : 1; }
+/* Which psi a slab tile carries in registers (PM): all 12 (PM 2: a tile
+ * that meets the slabs of two or three axes, TB_SLABN), or only the 4 of
+ * the one axis whose slab it meets (PM 3, 4, 5: x, y, z; TB_SLABX .. Z:
+ * most slab tiles; the others' terms are plain there).  Then psi q sits in
+ * slot q / 3 (the 4 of an axis, in the enum's order, are E, E, H, H and
+ * q / 3 numbers them 0 .. 3 on every axis), and slot l holds psi
+ * tb_psi_of(l, PM - 3).  measured: the 12 psi a level spilled at 1024
+ * threads a block (64 registers); the axis known at compile time leaves
+ * the other axes' tests out. */
+template <int PM> __host__ __device__ constexpr int tb_np() { return PM == 2 ? PSI_COUNT : PM >= 3 ? 4 : 1; }
 template <int PM> __device__ __forceinline__ constexpr int tb_slot(int q) { return PM == 2 ? q : q / 3; }
 /* Does the tile carry psi q? */
-template <int PM> __device__ __forceinline__ bool tb_has(int q, int ax)
+template <int PM> __device__ __forceinline__ bool tb_has(int q)
 {
-    return PM == 2 || (PM == 1 && psi_axis_of(q) == ax);
+    return PM == 2 || (PM >= 3 && psi_axis_of(q) == PM - 3);
 }
 __device__ __forceinline__ int tb_psi_of(int l, int ax)
 {
@@ -111,55 +113,73 @@ __device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, i
     return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
 }
 
-/* hx_q .. e_q: hx3 .. e3 with the psi of the PM slots (o: the level
- * before's, q: this level's); ax: the one axis (PM = 1). */
+/* psi = b o + c d (into q); d ik + psi: term_q, where PM 3 and 4 (x, y)
+ * take b, c, ik from pc6, the thread's entries of its column's (x) or
+ * row's (y) profile loaded once (E: 0 .. 2, H: 3 .. 5), since only that
+ * axis' terms occur in such a tile. */
 template <typename T, bool F, int PM>
-__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q, int ax)
+__device__ __forceinline__ T term_c(const Dev3<T> &d, T dd, T o, T &q, int prof, int pos, const T *pc6)
+{
+    if constexpr (PM == 3 || PM == 4) {
+        typedef Yee<T, F> Y;
+        const int h = prof == P_XH || prof == P_YH ? 3 : 0;
+        q = Y::yee_psi(o, pc6[h], pc6[h + 1], dd);
+        return Y::yee_pml_term(dd, pc6[h + 2], q);
+    } else {
+        (void)pc6;
+        return term_q<T, F>(d, dd, o, q, prof, pos);
+    }
+}
+
+/* hx_q .. e_q: hx3 .. e3 with the psi of the PM slots (o: the level
+ * before's, q: this level's); pc6: term_c. */
+template <typename T, bool F, int PM>
+__device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T dz, T h, const T *o, T *q, const T *pc6)
 {
     typedef Yee<T, F> Y;
     (void)i;
     if (j > d.ny - 2 || k > d.nz - 2)
         return h;
     int kk;
-    const T ty = tb_has<PM>(PSI_HXY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
-                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HXY)], q[tb_slot<PM>(PSI_HXY)], P_YH, j) : dy;
-    const T tz = tb_has<PM>(PSI_HXZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
-                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HXZ)], q[tb_slot<PM>(PSI_HXZ)], P_ZH, k) : dz;
+    const T ty = tb_has<PM>(PSI_HXY) && dslab_h(d.ny, d.N, j, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dy, o[tb_slot<PM>(PSI_HXY)], q[tb_slot<PM>(PSI_HXY)], P_YH, j, pc6) : dy;
+    const T tz = tb_has<PM>(PSI_HXZ) && dslab_h(d.nz, d.N, k, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_HXZ)], q[tb_slot<PM>(PSI_HXZ)], P_ZH, k, pc6) : dz;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(ty, tz));
 }
 template <typename T, bool F, int PM>
-__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q, int ax)
+__device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T dx, T h, const T *o, T *q, const T *pc6)
 {
     typedef Yee<T, F> Y;
     (void)j;
     if (i > d.nx - 2 || k > d.nz - 2)
         return h;
     int kk;
-    const T tz = tb_has<PM>(PSI_HYZ, ax) && dslab_h(d.nz, d.N, k, &kk) >= 0
-                     ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_HYZ)], q[tb_slot<PM>(PSI_HYZ)], P_ZH, k) : dz;
-    const T tx = tb_has<PM>(PSI_HYX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
-                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HYX)], q[tb_slot<PM>(PSI_HYX)], P_XH, i) : dx;
+    const T tz = tb_has<PM>(PSI_HYZ) && dslab_h(d.nz, d.N, k, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_HYZ)], q[tb_slot<PM>(PSI_HYZ)], P_ZH, k, pc6) : dz;
+    const T tx = tb_has<PM>(PSI_HYX) && dslab_h(d.nx, d.N, i, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_HYX)], q[tb_slot<PM>(PSI_HYX)], P_XH, i, pc6) : dx;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tz, tx));
 }
 template <typename T, bool F, int PM>
-__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q, int ax)
+__device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T dy, T h, const T *o, T *q, const T *pc6)
 {
     typedef Yee<T, F> Y;
     (void)k;
     if (i > d.nx - 2 || j > d.ny - 2)
         return h;
     int kk;
-    const T tx = tb_has<PM>(PSI_HZX, ax) && dslab_h(d.nx, d.N, i, &kk) >= 0
-                     ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_HZX)], q[tb_slot<PM>(PSI_HZX)], P_XH, i) : dx;
-    const T ty = tb_has<PM>(PSI_HZY, ax) && dslab_h(d.ny, d.N, j, &kk) >= 0
-                     ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_HZY)], q[tb_slot<PM>(PSI_HZY)], P_YH, j) : dy;
+    const T tx = tb_has<PM>(PSI_HZX) && dslab_h(d.nx, d.N, i, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_HZX)], q[tb_slot<PM>(PSI_HZX)], P_XH, i, pc6) : dx;
+    const T ty = tb_has<PM>(PSI_HZY) && dslab_h(d.ny, d.N, j, &kk) >= 0
+                     ? term_c<T, F, PM>(d, dy, o[tb_slot<PM>(PSI_HZY)], q[tb_slot<PM>(PSI_HZY)], P_YH, j, pc6) : dy;
     return Y::yee_sub_mul(h, d.ch, Y::yee_diff(tx, ty));
 }
 /* e3's E of a cell (its arguments), psi from o into q. */
 template <typename T, bool F, bool L, bool S, int PM>
 __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8_t m0, const uint8_t *mc,
                                     T &ex, T &ey, T &ez, T hx, T hy, T hz, T hz_jm, T hy_km, T hx_km,
-                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q, int ax)
+                                    T hz_im, T hy_im, T hx_jm, const T *o, T *q, const T *pc6)
 {
     typedef Yee<T, F> Y;
     int kk;
@@ -169,26 +189,26 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
                iin = i >= 1 && i <= d.nx - 2;
     if (i <= d.nx - 2 && jin && kin) {
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
-        const T ty = tb_has<PM>(PSI_EXY, ax) && ys
-                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EXY)], q[tb_slot<PM>(PSI_EXY)], P_YE, j) : dy;
-        const T tz = tb_has<PM>(PSI_EXZ, ax) && zs
-                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EXZ)], q[tb_slot<PM>(PSI_EXZ)], P_ZE, k) : dz;
+        const T ty = tb_has<PM>(PSI_EXY) && ys
+                         ? term_c<T, F, PM>(d, dy, o[tb_slot<PM>(PSI_EXY)], q[tb_slot<PM>(PSI_EXY)], P_YE, j, pc6) : dy;
+        const T tz = tb_has<PM>(PSI_EXZ) && zs
+                         ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_EXZ)], q[tb_slot<PM>(PSI_EXZ)], P_ZE, k, pc6) : dz;
         ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
     }
     if (iin && j <= d.ny - 2 && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
-        const T tz = tb_has<PM>(PSI_EYZ, ax) && zs
-                         ? term_q<T, F>(d, dz, o[tb_slot<PM>(PSI_EYZ)], q[tb_slot<PM>(PSI_EYZ)], P_ZE, k) : dz;
-        const T tx = tb_has<PM>(PSI_EYX, ax) && xs
-                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EYX)], q[tb_slot<PM>(PSI_EYX)], P_XE, i) : dx;
+        const T tz = tb_has<PM>(PSI_EYZ) && zs
+                         ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_EYZ)], q[tb_slot<PM>(PSI_EYZ)], P_ZE, k, pc6) : dz;
+        const T tx = tb_has<PM>(PSI_EYX) && xs
+                         ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_EYX)], q[tb_slot<PM>(PSI_EYX)], P_XE, i, pc6) : dx;
         ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
     }
     if (iin && jin && k <= d.nz - 2) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
-        const T tx = tb_has<PM>(PSI_EZX, ax) && xs
-                         ? term_q<T, F>(d, dx, o[tb_slot<PM>(PSI_EZX)], q[tb_slot<PM>(PSI_EZX)], P_XE, i) : dx;
-        const T ty = tb_has<PM>(PSI_EZY, ax) && ys
-                         ? term_q<T, F>(d, dy, o[tb_slot<PM>(PSI_EZY)], q[tb_slot<PM>(PSI_EZY)], P_YE, j) : dy;
+        const T tx = tb_has<PM>(PSI_EZX) && xs
+                         ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_EZX)], q[tb_slot<PM>(PSI_EZX)], P_XE, i, pc6) : dx;
+        const T ty = tb_has<PM>(PSI_EZY) && ys
+                         ? term_c<T, F, PM>(d, dy, o[tb_slot<PM>(PSI_EZY)], q[tb_slot<PM>(PSI_EZY)], P_YE, j, pc6) : dy;
         ez = e_upd<T, F, L>(ez, 2, S ? mc[2 * d.ms] : m0, Y::yee_diff(tx, ty));
     }
 }
@@ -223,11 +243,12 @@ __device__ __forceinline__ bool tb_take(const Dev3<T> &d, int part, int i0, int 
 {
     if (part == TB_ALL)
         return true;
-    if (part == TB_INTERIOR || part == TB_SLAB || part == TB_SLAB1 || part == TB_SLABN) {
-        const int axes = tb_meets(i0, i0 + 31, d.nx, d.N) + tb_meets(j0, j0 + TY - 1, d.ny, d.N)
-                         + tb_meets(zs, z1 + K - 2, d.nz, d.N);
-        return part == TB_INTERIOR ? axes == 0 : part == TB_SLAB ? axes > 0
-               : part == TB_SLAB1 ? axes == 1 : axes > 1;
+    if (part != TB_INNER && part != TB_OUTER) {
+        const bool mx = tb_meets(i0, i0 + 31, d.nx, d.N), my = tb_meets(j0, j0 + TY - 1, d.ny, d.N),
+                   mz = tb_meets(zs, z1 + K - 2, d.nz, d.N);
+        const int axes = mx + my + mz;
+        return part == TB_INTERIOR ? axes == 0 : part == TB_SLAB ? axes > 0 : part == TB_SLABN ? axes > 1
+               : axes == 1 && (part == TB_SLABX ? mx : part == TB_SLABY ? my : mz);
     }
     const bool inner = i0 >= 1 && i0 + 31 <= d.nx - 2 && j0 >= 1 && j0 + TY - 1 <= d.ny - 2
                        && zs >= 1 && z1 + K - 1 <= d.nz - 2;
