@@ -269,7 +269,9 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * H100's best at 512^3 with K = 3 (docs/performance.md, with the inner
      * and one-axis kernels): TY 16 and 64-plane chunks without a CPML
      * (57.9 Gcells/s), TY 32 and 64-plane chunks with one (45.5, the z
-     * slabs in chunks of their own). */
+     * slabs in chunks of their own); with two rows a thread in the tiles
+     * without psi (k_tb3r, TEXFDTD_CUDA3D_TBR = 2, float) and the z faces
+     * in chunks of their own: 73.8 and 47.9 (2026-11-28). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
