@@ -182,6 +182,14 @@ struct cuda3d_engine {
     /* rows of the tile a thread in the tiles without psi: 1 (k_tb3,
      * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
     int tbr;
+    /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
+     * others) each on a stream of its own beside the tiles clear of the
+     * slabs on the default stream, forked from it and joined back
+     * (cuda3d_tb.cu launch_tb3_k); TEXFDTD_CUDA3D_TBSTREAMS=0: all on the
+     * default stream (bench) */
+    bool tb_streams;
+    cudaStream_t tb_st[4];
+    cudaEvent_t tb_fork, tb_join[4];
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
     int *tb_slot_map;

@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 
 
 template <typename T, bool F, int K, int TY, int PM, bool IN>
-static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st = 0)
 {
     if constexpr (PM == 0 && sizeof(T) == 4) { /* tiles without psi, float: 2 rows a thread */
         if (c->tbr == 2) {
@@ -332,13 +332,31 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
     }
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
-        k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b, 0, st>>>(p, src);
     else if (c->lossy)
-        k_tb3<T, F, K, TY, true, false, PM, IN><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, true, false, PM, IN><<<g, b, 0, st>>>(p, src);
     else if (c->ms)
-        k_tb3<T, F, K, TY, false, true, PM, IN><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, true, PM, IN><<<g, b, 0, st>>>(p, src);
     else
-        k_tb3<T, F, K, TY, false, false, PM, IN><<<g, b>>>(p, src);
+        k_tb3<T, F, K, TY, false, false, PM, IN><<<g, b, 0, st>>>(p, src);
+}
+
+/* With a CPML at TY 32: the slab tiles, the one-axis ones (x, y, z: the
+ * axis known when compiled) and the others (12 psi), each part on stream
+ * st[q].  (The one-axis kernel is not built for TY 16: compile time.) */
+template <typename T, bool F, int K, int TY>
+static void launch_slabs(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src, const cudaStream_t *st)
+{
+    if constexpr (TY == 32) {
+        src.part = TB_SLABX;
+        launch_tb3_p<T, F, K, TY, 3, false>(c, p, src, st[0]);
+        src.part = TB_SLABY;
+        launch_tb3_p<T, F, K, TY, 4, false>(c, p, src, st[1]);
+        src.part = TB_SLABZ;
+        launch_tb3_p<T, F, K, TY, 5, false>(c, p, src, st[2]);
+        src.part = TB_SLABN;
+        launch_tb3_p<T, F, K, TY, 2, false>(c, p, src, st[3]);
+    }
 }
 
 /* Launches over the tiles, each taking its part: without a CPML the inner
@@ -359,6 +377,24 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
+    /* With a CPML (TY 32) the slab parts go first, each on a stream of its
+     * own forked from the default stream, then the tiles clear of the slabs
+     * on the default stream: the slab parts are few blocks each, marching
+     * long columns, and so their tails overlap the others' work instead of
+     * idling the GPU between launches (measured: below).  All read the old
+     * buffers and write disjoint cells; the default stream then waits for
+     * all four before what follows.  (Errors: step_tb's cudaGetLastError.) */
+    const bool split = TY == 32 && c->N && c->tb_inner;
+    cudaStream_t st[4] = {0, 0, 0, 0};
+    if (split && c->tb_streams) {
+        cudaEventRecord(c->tb_fork, 0);
+        for (int q = 0; q < 4; q++) {
+            st[q] = c->tb_st[q];
+            cudaStreamWaitEvent(st[q], c->tb_fork, 0);
+        }
+    }
+    if (split)
+        launch_slabs<T, F, K, TY>(c, p, src, st);
     src.part = c->N ? TB_INTERIOR : TB_INNER;
     if (c->tb_inner)
         launch_tb3_p<T, F, K, TY, 0, true>(c, p, src);
@@ -369,18 +405,12 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
-    if constexpr (TY == 32) { /* (the one-axis kernel is not built for TY 16: compile time) */
-        if (c->tb_inner) {
-            src.part = TB_SLABX;
-            launch_tb3_p<T, F, K, TY, 3, false>(c, p, src);
-            src.part = TB_SLABY;
-            launch_tb3_p<T, F, K, TY, 4, false>(c, p, src);
-            src.part = TB_SLABZ;
-            launch_tb3_p<T, F, K, TY, 5, false>(c, p, src);
-            src.part = TB_SLABN;
-            launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
-            return;
+    if (split) {
+        for (int q = 0; q < 4 && c->tb_streams; q++) {
+            cudaEventRecord(c->tb_join[q], st[q]);
+            cudaStreamWaitEvent(0, c->tb_join[q], 0);
         }
+        return;
     }
     src.part = TB_SLAB;
     launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
@@ -571,6 +601,16 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
                 return seterr(err, errlen, "cuda 3D: cannot allocate the temporal path's "
                               "exchange planes (%zu bytes pinned)", bytes);
     }
+    if (c->tb && c->N) { /* the slab parts' streams (launch_tb3_k) */
+        const char *sv = getenv("TEXFDTD_CUDA3D_TBSTREAMS"); /* bench: 0 = one stream */
+        c->tb_streams = !(sv && !strcmp(sv, "0"));
+        for (int q = 0; q < 4 && c->tb_streams; q++)
+            if (cudaStreamCreateWithFlags(&c->tb_st[q], cudaStreamNonBlocking) != cudaSuccess
+                || cudaEventCreateWithFlags(&c->tb_join[q], cudaEventDisableTiming) != cudaSuccess)
+                return seterr(err, errlen, "cuda 3D: cannot create the temporal path's streams");
+        if (c->tb_streams && cudaEventCreateWithFlags(&c->tb_fork, cudaEventDisableTiming) != cudaSuccess)
+            return seterr(err, errlen, "cuda 3D: cannot create the temporal path's streams");
+    }
     if (!c->tb || !c->tb_ns)
         return 0;
     /* the slot number (in tb_s0 ..) of each padded local cell, -1 elsewhere;
@@ -622,6 +662,14 @@ void tb_free(cuda3d_engine *c)
     cudaFree(c->tb_slot_pec);
     for (int q = 0; q < 2; q++)
         cudaFreeHost(c->tb_stage[q]);
+    for (int q = 0; q < 4; q++) {
+        if (c->tb_st[q])
+            cudaStreamDestroy(c->tb_st[q]);
+        if (c->tb_join[q])
+            cudaEventDestroy(c->tb_join[q]);
+    }
+    if (c->tb_fork)
+        cudaEventDestroy(c->tb_fork);
 }
 
 #define INST(T, F) template int step_tb<T, F>(cuda3d_engine *, const struct model *, int, char *, size_t);
