@@ -271,7 +271,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * (57.9 Gcells/s), TY 32 and 64-plane chunks with one (45.5, the z
      * slabs in chunks of their own); with two rows a thread in the tiles
      * without psi (k_tb3r, TEXFDTD_CUDA3D_TBR = 2, float) and the z faces
-     * in chunks of their own: 73.8 and 47.9 (2026-11-28). */
+     * in chunks of their own, and with a CPML the slab parts on streams
+     * of their own: 73.8 and 54.2 (2026-11-28). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {
