@@ -89,6 +89,22 @@ fi
     >"$OUT/device-$stage.txt" 2>&1
 head -3 "$OUT/device-$stage.txt"
 
+# one3d FILE LABEL KIND N [VAR=value ...]: cuda_bench one (warm-up, median of
+# 3 x 24 steps) of the 3D cube KIND (pec or A1) with N interior cells a side
+# ("" or "-": 510, or 490 with the CPML: 512^3 in all) and the VARs set, its
+# lines prefixed with LABEL, appended to FILE
+one3d() {
+    local f=$1 label=$2 kind=$3 n=$4
+    shift 4
+    if [ -z "$n" ] || [ "$n" = - ]; then
+        n=510
+        [ "$kind" = A1 ] && n=490
+    fi
+    mkdir -p /tmp/one3d
+    env "$@" timeout "${TBR_TIMEOUT:-120}" $B/cuda_bench /tmp/one3d one "$kind" "$n" 24 2>&1 |
+        grep -v "^device-to-device" | sed "s|^|$label: |" | tee -a "$f"
+}
+
 case $stage in
 tests)
     # DEVICE_TESTS: suites (names or globs, space-separated), default all;
@@ -221,15 +237,10 @@ tbinner)
     # interior cells a side, default 510, or 490 with the CPML: 512^3 in all)
     f="$OUT/tbinner.txt"
     : >"$f"
-    mkdir -p /tmp/tbinner
     while read -r kind path k ty inner nn; do
         [ -n "$kind" ] || continue
-        n=510
-        [ "$kind" = A1 ] && n=490
-        [ -n "$nn" ] && n=$nn
-        TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_INNER=$inner \
-            timeout 120 $B/cuda_bench /tmp/tbinner one $kind $n 24 2>&1 | grep -v "^device-to-device" |
-            sed "s/^/$kind $path K=$k TY=$ty INNER=$inner: /" | tee -a "$f"
+        one3d "$f" "$kind $path K=$k TY=$ty INNER=$inner" "$kind" "$nn" TEXFDTD_CUDA3D="$path" \
+            TEXFDTD_CUDA3D_K="$k" TEXFDTD_CUDA3D_TY="$ty" TEXFDTD_CUDA3D_INNER="$inner"
     done <<<"${TBI_CASES:-pec fused 3 16 1
 pec temporal 3 16 0
 pec temporal 3 16 1
@@ -252,18 +263,13 @@ tbrows)
     # set for that case only)
     f="$OUT/tbrows.txt"
     : >"$f"
-    mkdir -p /tmp/tbrows
     while read -r kind k ty tbr nn extra; do
         [ -n "$kind" ] || continue
-        n=510
-        [ "$kind" = A1 ] && n=490
-        [ -n "$nn" ] && [ "$nn" != - ] && n=$nn
         path=temporal
         [ "$tbr" = fused ] && path=fused tbr=1
         # shellcheck disable=SC2086 # extra: VAR=value words
-        env TEXFDTD_CUDA3D=$path TEXFDTD_CUDA3D_K=$k TEXFDTD_CUDA3D_TY=$ty TEXFDTD_CUDA3D_TBR=$tbr \
-            $extra timeout ${TBR_TIMEOUT:-120} $B/cuda_bench /tmp/tbrows one $kind $n 24 2>&1 |
-            grep -v "^device-to-device" | sed "s/^/$kind $path K=$k TY=$ty rows=$tbr $extra: /" | tee -a "$f"
+        one3d "$f" "$kind $path K=$k TY=$ty rows=$tbr $extra" "$kind" "$nn" TEXFDTD_CUDA3D=$path \
+            TEXFDTD_CUDA3D_K="$k" TEXFDTD_CUDA3D_TY="$ty" TEXFDTD_CUDA3D_TBR="$tbr" $extra
     done <<<"${TBR_CASES:-pec 3 16 1
 pec 3 16 2
 pec 3 16 2 - TEXFDTD_CUDA3D_SLABCHUNK=0
