@@ -791,6 +791,54 @@ static bool has_e_slot(const struct material *t)
                 && t->sigma == 0.0);
 }
 
+/* m->slot_rep (model.h), where the plane wave's sin theta is 0: then
+ * inc_at's phase i cos + j sin is i cos + 0 for every j >= 0, so the slots
+ * of one column i and one material (the only other inputs of slot_value)
+ * have the same value at every step.  A hash of (material, i) finds each
+ * slot's first; kept only where at most half the slots are firsts (else
+ * the values are computed one by one, in parallel, as before). */
+static int slot_reps(struct model *m, char *err, size_t errlen)
+{
+    free(m->slot_rep);
+    m->slot_rep = NULL;
+    if (m->inc.kind != INC_PLANE || m->inc.sin_t != 0.0 || m->nslots < 2)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * m->nslots)
+        cap *= 2;
+    size_t *key = xcalloc(cap, sizeof *key, "source slots", err, errlen);
+    size_t *first = xcalloc(cap, sizeof *first, "source slots", err, errlen);
+    size_t *rep = xcalloc(m->nslots, sizeof *rep, "source slots", err, errlen);
+    if (!key || !first || !rep) {
+        free(key);
+        free(first);
+        free(rep);
+        return -1;
+    }
+    size_t nfirst = 0;
+    const size_t nx = (size_t)m->nx;
+    for (size_t k = 0; k < m->nslots; k++) {
+        const size_t c = m->slot_cell[k], mat = m->slot_mat ? m->slot_mat[k] : m->mat[c];
+        const size_t kv = (mat * nx + c % nx) + 1; /* 0: an empty entry */
+        size_t h = (kv * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (key[h] && key[h] != kv)
+            h = (h + 1) & (cap - 1);
+        if (!key[h]) {
+            key[h] = kv;
+            first[h] = k;
+            nfirst++;
+        }
+        rep[k] = first[h];
+    }
+    free(key);
+    free(first);
+    if (2 * nfirst > m->nslots)
+        free(rep);
+    else
+        m->slot_rep = rep;
+    return 0;
+}
+
 int model_index_cells(struct model *m, char *err, size_t errlen)
 {
     const struct scene *s = m->scene;
@@ -859,7 +907,7 @@ int model_index_cells(struct model *m, char *err, size_t errlen)
         m->nslots = ns;
         m->ndisp = nd;
     }
-    return 0;
+    return slot_reps(m, err, errlen);
 }
 
 int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
@@ -933,6 +981,8 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         .inv_pulse_tau = pulse_tau > 0.0 ? 1.0 / pulse_tau : 0.0,
         .ramp_steps = ramp_steps,
     };
+    if (slot_reps(m, err, errlen)) /* (model_index_cells ran before the wave was set) */
+        goto fail;
     if (monitor_plan_build(m, err, errlen))
         goto fail;
     return 0;
@@ -947,6 +997,8 @@ void model_free(struct model *m)
     free(m->mat);
     free(m->slot_cell);
     free(m->slot_mat);
+    free(m->slot_rep);
+    m->slot_rep = NULL;
     free(m->esm_q);
     free(m->esm_mat);
     free(m->disp_cell);
@@ -1208,24 +1260,59 @@ void model_hslot_values_d(const struct model *m, int n, double *out)
     model_hslot_range_d(m, n, 0, m->nhslots, out);
 }
 
+/* The slot values of slots first .. first+count-1: fill_values, or with
+ * m->slot_rep each column and material's value once, copied to the slots
+ * that share it (the same value, so the same bits).  (Measured: the
+ * takada_square scene's 1 000 PEC slots took 38 us a step on the host,
+ * 11 % of the cpu engine's step at 1024^2; docs/performance.md.) */
+static void fill_slots(const struct model *m, int n, size_t first, size_t count, void *out, bool single)
+{
+    if (!m->slot_rep) {
+        fill_values(m, slot_value, n, first, count, out, single);
+        return;
+    }
+#ifdef __SSE__
+    const unsigned csr = _mm_getcsr(); /* as fill_values */
+    _mm_setcsr(csr & ~0x8040u);
+#endif
+    for (size_t q = 0; q < count; q++) {
+        const size_t k = first + q, r = m->slot_rep[k];
+        if (r >= first && r < k) { /* its first, computed above */
+            if (single)
+                ((float *)out)[q] = ((float *)out)[r - first];
+            else
+                ((double *)out)[q] = ((double *)out)[r - first];
+            continue;
+        }
+        const double v = slot_value(m, k, n);
+        if (single)
+            ((float *)out)[q] = (float)v;
+        else
+            ((double *)out)[q] = v;
+    }
+#ifdef __SSE__
+    _mm_setcsr(csr);
+#endif
+}
+
 void model_slot_values_f(const struct model *m, int n, float *out)
 {
-    fill_values(m, slot_value, n, 0, m->nslots, out, true);
+    fill_slots(m, n, 0, m->nslots, out, true);
 }
 
 void model_slot_values_d(const struct model *m, int n, double *out)
 {
-    fill_values(m, slot_value, n, 0, m->nslots, out, false);
+    fill_slots(m, n, 0, m->nslots, out, false);
 }
 
 void model_slot_range_f(const struct model *m, int n, size_t first, size_t count, float *out)
 {
-    fill_values(m, slot_value, n, first, count, out, true);
+    fill_slots(m, n, first, count, out, true);
 }
 
 void model_slot_range_d(const struct model *m, int n, size_t first, size_t count, double *out)
 {
-    fill_values(m, slot_value, n, first, count, out, false);
+    fill_slots(m, n, first, count, out, false);
 }
 
 void model_dft_weight_k(const struct model *m, int k, int n, double *re, double *im)

@@ -169,6 +169,11 @@ struct model {
     size_t nslots;
     size_t *slot_cell;
     uint8_t *slot_mat;
+    /* Where the plane wave travels along +x (sin theta = 0: its value at a
+     * cell does not depend on j), slot_rep[k] is the first slot of slot k's
+     * column and material, whose value slot k shares, bit for bit
+     * (model_slot_values_*); NULL where few slots would share. */
+    size_t *slot_rep;
 
     /* Dispersive cells (materials with dcoef), in increasing cell order; they
      * are no source slots: the dispersive pass takes Ei^{n+1} itself

@@ -385,3 +385,63 @@ Test(cpu, slot_values_independent_of_threads)
     free(db);
     setup_free(&t);
 }
+
+/* With the wave along +x (angle 0) the slots of one column and material
+ * share one computed value (model.h slot_rep): every slot must still get
+ * the value of its own cell, inc_slot's definition (core/incident.h) from
+ * the incident field there: PEC -Ei^{n+1}, a dielectric cinc (Ei^{n+1} -
+ * Ei^n), a lossy one cdiff (Ei^{n+1} - Ei^n) + csum (Ei^{n+1} + Ei^n);
+ * and a range that starts inside a column (its first slot outside the
+ * range) the same values as the whole list.  At 30 degrees nothing is
+ * shared. */
+Test(cpu, shared_slot_values_are_each_cells_own)
+{
+    static const char text[] =
+        "[grid]\nnx = 120\nny = 90\nsteps = 10\n"
+        "[source]\ntype = plane_wave\nfront_offset = 5\n"
+        "[object.a]\nshape = rectangle\nmaterial = pec\ncenter_x = 30\ncenter_y = 30\n"
+        "width = 14\nheight = 20\n"
+        "[object.b]\nshape = circle\nmaterial = dielectric\neps_r = 3\ncenter_x = 70\n"
+        "center_y = 50\nradius = 15\n"
+        "[material.wet]\neps_r = 2\nsigma = 0.01\n"
+        "[object.c]\nshape = rectangle\nmaterial = wet\n"
+        "center_x = 100\ncenter_y = 30\nwidth = 10\nheight = 30\n";
+    struct test_setup t;
+    setup_from_text(&t, text, NULL, 0);
+    const struct model *m = &t.model;
+    cr_assert_not_null(m->slot_rep, "angle 0: the slots share values");
+    const size_t ns = m->nslots, nx = (size_t)m->nx;
+    double *v = malloc(ns * sizeof *v), *r = malloc(ns * sizeof *r);
+    float *vf = malloc(ns * sizeof *vf);
+    int kinds[3] = {0, 0, 0};
+    for (int n = 0; n < 200; n += 7) {
+        model_slot_values_d(m, n, v);
+        model_slot_values_f(m, n, vf);
+        for (size_t k = 0; k < ns; k++) {
+            const size_t c = m->slot_cell[k];
+            const double i = (double)(c % nx), j = (double)(c / nx);
+            const struct material *mt = &m->mats[m->mat[c]];
+            const double e1 = model_incident(m, i, j, n + 1.0), e0 = model_incident(m, i, j, n);
+            const int kind = mt->kind == MATERIAL_PEC ? 0 : mt->sigma != 0.0 ? 2 : 1;
+            const double want = kind == 0 ? -e1
+                                : kind == 2 ? mt->cinc_diff * (e1 - e0) + mt->cinc_sum * (e1 + e0)
+                                            : mt->cinc * (e1 - e0);
+            kinds[kind]++;
+            cr_assert(memcmp(&v[k], &want, sizeof want) == 0 && vf[k] == (float)want,
+                      "step %d slot %zu (%g, %g): %.17g, its own %.17g", n, k, i, j, v[k], want);
+        }
+        const size_t first = ns / 3 + 1, count = ns - first;
+        model_slot_range_d(m, n, first, count, r);
+        cr_assert_eq(memcmp(r, v + first, count * sizeof *r), 0, "range from %zu, step %d", first, n);
+    }
+    cr_assert(kinds[0] && kinds[1] && kinds[2], "PEC %d, dielectric %d, lossy %d slots", kinds[0],
+              kinds[1], kinds[2]);
+    free(v);
+    free(r);
+    free(vf);
+    setup_free(&t);
+    const char *oblique[] = {"source.angle=30"};
+    setup_from_text(&t, text, oblique, 1);
+    cr_assert_null(t.model.slot_rep, "at 30 degrees nothing is shared");
+    setup_free(&t);
+}
