@@ -1262,9 +1262,9 @@ void model_hslot_values_d(const struct model *m, int n, double *out)
 
 /* The slot values of slots first .. first+count-1: fill_values, or with
  * m->slot_rep each column and material's value once, copied to the slots
- * that share it (the same value, so the same bits).  (Measured: the
- * takada_square scene's 1 000 PEC slots took 38 us a step on the host,
- * 11 % of the cpu engine's step at 1024^2; docs/performance.md.) */
+ * that share it (the same value, so the same bits).  (Measured with the
+ * takada_square scene's PEC square, about 1 000 slots in 32 columns: the
+ * cpu engine's step at 256^2 from 60 to 37 us; docs/performance.md.) */
 static void fill_slots(const struct model *m, int n, size_t first, size_t count, void *out, bool single)
 {
     if (!m->slot_rep) {
