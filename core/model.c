@@ -1161,6 +1161,15 @@ static double hoff_value(const struct model *m, size_t k, int n)
 
 typedef double (*value_fn)(const struct model *m, size_t k, int n);
 
+/* out[q] = v, in float (rounded once) or double. */
+static inline void put_value(void *out, size_t q, double v, bool single)
+{
+    if (single)
+        ((float *)out)[q] = (float)v;
+    else
+        ((double *)out)[q] = v;
+}
+
 /* out[q] = f(m, first + q, n) for q < count, as float (single) or double. */
 static void fill_values(const struct model *m, value_fn f, int n, size_t first, size_t count,
                         void *out, bool single)
@@ -1172,13 +1181,8 @@ static void fill_values(const struct model *m, value_fn f, int n, size_t first, 
         _mm_setcsr(csr & ~0x8040u);
 #endif
 #pragma omp for schedule(static)
-        for (size_t q = 0; q < count; q++) {
-            const double v = f(m, first + q, n);
-            if (single)
-                ((float *)out)[q] = (float)v;
-            else
-                ((double *)out)[q] = v;
-        }
+        for (size_t q = 0; q < count; q++)
+            put_value(out, q, f(m, first + q, n), single);
 #ifdef __SSE__
         _mm_setcsr(csr);
 #endif
@@ -1284,11 +1288,7 @@ static void fill_slots(const struct model *m, int n, size_t first, size_t count,
                 ((double *)out)[q] = ((double *)out)[r - first];
             continue;
         }
-        const double v = slot_value(m, k, n);
-        if (single)
-            ((float *)out)[q] = (float)v;
-        else
-            ((double *)out)[q] = v;
+        put_value(out, q, slot_value(m, k, n), single);
     }
 #ifdef __SSE__
     _mm_setcsr(csr);
