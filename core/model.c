@@ -801,6 +801,7 @@ static int slot_reps(struct model *m, char *err, size_t errlen)
 {
     free(m->slot_rep);
     m->slot_rep = NULL;
+    m->nslot_rep = 0;
     if (m->inc.kind != INC_PLANE || m->inc.sin_t != 0.0 || m->nslots < 2)
         return 0;
     size_t cap = 16;
@@ -832,10 +833,12 @@ static int slot_reps(struct model *m, char *err, size_t errlen)
     }
     free(key);
     free(first);
-    if (2 * nfirst > m->nslots)
+    if (2 * nfirst > m->nslots) {
         free(rep);
-    else
+    } else {
         m->slot_rep = rep;
+        m->nslot_rep = m->nslots;
+    }
     return 0;
 }
 
@@ -1271,7 +1274,7 @@ void model_hslot_values_d(const struct model *m, int n, double *out)
  * cpu engine's step at 256^2 from 60 to 37 us; docs/performance.md.) */
 static void fill_slots(const struct model *m, int n, size_t first, size_t count, void *out, bool single)
 {
-    if (!m->slot_rep) {
+    if (!m->slot_rep || m->nslot_rep != m->nslots) {
         fill_values(m, slot_value, n, first, count, out, single);
         return;
     }

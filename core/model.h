@@ -172,8 +172,13 @@ struct model {
     /* Where the plane wave travels along +x (sin theta = 0: its value at a
      * cell does not depend on j), slot_rep[k] is the first slot of slot k's
      * column and material, whose value slot k shares, bit for bit
-     * (model_slot_values_*); NULL where few slots would share. */
+     * (model_slot_values_*); NULL where few slots would share.  Made by
+     * model_index_cells for the nslot_rep slots of that moment: code that
+     * changes slot_cell or the materials afterwards calls it again (or
+     * frees slot_rep and sets it NULL); a count that no longer matches
+     * turns the sharing off. */
     size_t *slot_rep;
+    size_t nslot_rep;
 
     /* Dispersive cells (materials with dcoef), in increasing cell order; they
      * are no source slots: the dispersive pass takes Ei^{n+1} itself

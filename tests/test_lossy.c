@@ -223,6 +223,8 @@ static void extruded_lossy(enum precision prec)
     for (size_t k = 0; k < nz; k++)
         memcpy(t3.model.mat + k * n2, t2.model.mat, n2);
     free(t3.model.slot_cell);
+    free(t3.model.slot_rep); /* made for the old list (model.h) */
+    t3.model.slot_rep = NULL;
     t3.model.nslots = 0;
     for (size_t c = 0; c < t3.model.ncells; c++)
         t3.model.nslots += t3.model.mat[c] != 0;
