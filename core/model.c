@@ -913,45 +913,10 @@ int model_index_cells(struct model *m, char *err, size_t errlen)
     return slot_reps(m, err, errlen);
 }
 
-int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
+/* m->inc, the plane wave (core/incident.h): the scene's angle, waveform and
+ * timing; the wave front enters at the grid corner it meets first. */
+static void incident_build(struct model *m, const struct scene *s)
 {
-    memset(m, 0, sizeof *m);
-    m->scene = s;
-    m->nx = s->nx;
-    m->ny = s->ny;
-    m->nz = s->nz;
-    m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
-    m->pml_n = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 0;
-    m->ch = s->courant;
-    m->ch_f = (float)m->ch;
-    if (paint_material(m, MATERIAL_VACUUM, 1.0, 0.0, err, errlen) < 0)
-        return -1;
-
-    m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
-    if (!m->mat)
-        return -1;
-    if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
-        goto fail;
-    if (s->conformal_pec && !s->te && paint_cut_edges(m, err, errlen))
-        goto fail;
-    if (m->nz == 1 && build_hnodes(m, err, errlen))
-        goto fail;
-    if (model_index_cells(m, err, errlen))
-        goto fail;
-
-    m->mur_k = (s->courant - 1.0) / (s->courant + 1.0);
-    m->mur_k_f = (float)m->mur_k;
-    if (s->boundary == BOUNDARY_CPML) {
-        m->pml_n = s->cpml_cells;
-        if (pml_axis_build(&m->pml_xe, s, m->nx, 0.0, err, errlen)
-            || pml_axis_build(&m->pml_xh, s, m->nx, 0.5, err, errlen)
-            || pml_axis_build(&m->pml_ye, s, m->ny, 0.0, err, errlen)
-            || pml_axis_build(&m->pml_yh, s, m->ny, 0.5, err, errlen)
-            || (m->nz > 1 && (pml_axis_build(&m->pml_ze, s, m->nz, 0.0, err, errlen)
-                              || pml_axis_build(&m->pml_zh, s, m->nz, 0.5, err, errlen))))
-            goto fail;
-    }
-    /* The wave front enters at the grid corner it meets first. */
     const double th = s->angle_deg * M_PI / 180.0, cos_t = cos(th), sin_t = sin(th);
     const double xs[2] = {0.0, (double)(m->nx - 1)}, ys[2] = {0.0, (double)(m->ny - 1)};
     double d0 = INFINITY;
@@ -984,8 +949,47 @@ int model_build(struct model *m, const struct scene *s, char *err, size_t errlen
         .inv_pulse_tau = pulse_tau > 0.0 ? 1.0 / pulse_tau : 0.0,
         .ramp_steps = ramp_steps,
     };
-    if (slot_reps(m, err, errlen)) /* (model_index_cells ran before the wave was set) */
+}
+
+int model_build(struct model *m, const struct scene *s, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->scene = s;
+    m->nx = s->nx;
+    m->ny = s->ny;
+    m->nz = s->nz;
+    m->ncells = (size_t)s->nx * (size_t)s->ny * (size_t)s->nz;
+    m->pml_n = s->boundary == BOUNDARY_CPML ? s->cpml_cells : 0;
+    m->ch = s->courant;
+    m->ch_f = (float)m->ch;
+    if (paint_material(m, MATERIAL_VACUUM, 1.0, 0.0, err, errlen) < 0)
+        return -1;
+
+    m->mat = xcalloc(m->ncells, 1, "material map", err, errlen);
+    if (!m->mat)
+        return -1;
+    if (model_check_materials(s, err, errlen) || paint_objects(m, err, errlen))
         goto fail;
+    if (s->conformal_pec && !s->te && paint_cut_edges(m, err, errlen))
+        goto fail;
+    if (m->nz == 1 && build_hnodes(m, err, errlen))
+        goto fail;
+    incident_build(m, s); /* before the cells' index: slot_reps reads it */
+    if (model_index_cells(m, err, errlen))
+        goto fail;
+
+    m->mur_k = (s->courant - 1.0) / (s->courant + 1.0);
+    m->mur_k_f = (float)m->mur_k;
+    if (s->boundary == BOUNDARY_CPML) {
+        m->pml_n = s->cpml_cells;
+        if (pml_axis_build(&m->pml_xe, s, m->nx, 0.0, err, errlen)
+            || pml_axis_build(&m->pml_xh, s, m->nx, 0.5, err, errlen)
+            || pml_axis_build(&m->pml_ye, s, m->ny, 0.0, err, errlen)
+            || pml_axis_build(&m->pml_yh, s, m->ny, 0.5, err, errlen)
+            || (m->nz > 1 && (pml_axis_build(&m->pml_ze, s, m->nz, 0.0, err, errlen)
+                              || pml_axis_build(&m->pml_zh, s, m->nz, 0.5, err, errlen))))
+            goto fail;
+    }
     if (monitor_plan_build(m, err, errlen))
         goto fail;
     return 0;
@@ -1002,6 +1006,7 @@ void model_free(struct model *m)
     free(m->slot_mat);
     free(m->slot_rep);
     m->slot_rep = NULL;
+    m->nslot_rep = 0;
     free(m->esm_q);
     free(m->esm_mat);
     free(m->disp_cell);
