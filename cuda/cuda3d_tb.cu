@@ -381,7 +381,8 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
      * own forked from the default stream, then the tiles clear of the slabs
      * on the default stream: the slab parts are few blocks each, marching
      * long columns, and so their tails overlap the others' work instead of
-     * idling the GPU between launches (measured: below).  All read the old
+     * idling the GPU between launches (measured: docs/performance.md,
+     * "The slab parts, one by one").  All read the old
      * buffers and write disjoint cells; the default stream then waits for
      * all four before what follows.  (Errors: step_tb's cudaGetLastError.) */
     const bool split = TY == 32 && c->N && c->tb_inner;
@@ -601,7 +602,7 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
                 return seterr(err, errlen, "cuda 3D: cannot allocate the temporal path's "
                               "exchange planes (%zu bytes pinned)", bytes);
     }
-    if (c->tb && c->N) { /* the slab parts' streams (launch_tb3_k) */
+    if (c->tb && c->N && c->tby == 32 && c->tb_inner) { /* the slab parts' streams (launch_tb3_k's split) */
         const char *sv = getenv("TEXFDTD_CUDA3D_TBSTREAMS"); /* bench: 0 = one stream */
         c->tb_streams = !(sv && !strcmp(sv, "0"));
         for (int q = 0; q < 4 && c->tb_streams; q++)
