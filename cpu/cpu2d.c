@@ -31,6 +31,13 @@ struct cpu_fields {
     size_t nxp, nfield;
     bool *vacuum_row;   /* row j holds vacuum cells only */
     bool *fuse_row;     /* row j takes the fused row kernel (update2d.inc he_fuse) */
+    /* the runs of one material along the rows that the fused kernel may
+     * take (update2d.inc he_row): row j's runs start at the columns
+     * run_at[run_row[j]] .. run_at[run_row[j + 1] - 1], the first at 0, each
+     * up to the next (the last to nx); a row without runs here (run_row[j]
+     * = run_row[j + 1]) never takes the fused kernel (runs_build) */
+    int *run_at;
+    size_t *run_row;
     /* CPML memory, only inside the slabs (N = model->pml_n):
      * psi_hxy, psi_ezy: [2 sides][N rows][nx]; psi_hyx, psi_ezx: [2][ny][N] */
     void *psi_hxy, *psi_ezy, *psi_hyx, *psi_ezx;
@@ -102,6 +109,44 @@ static inline size_t fcell(const struct cpu_fields *f, int nx, size_t c)
 #undef REAL_SIZE
 #undef SUFFIX
 
+/* The runs of one material along each row that the fused row kernel may
+ * take (cpu_fields run_at, run_row): a vacuum row (one run), and, in a
+ * scene whose E update has no ca (not a lossy TM scene: the fused kernel
+ * computes ez + cb curl, yee_curl_add, as ez_plain does there for every
+ * material), a row whose runs are 16 cells long on the average or more
+ * (shorter ones cost the fused kernel a call and a scalar head and tail
+ * each; the kernels apart take such a row). */
+static int runs_build(struct cpu_fields *f, const struct model *m, char *err, size_t errlen)
+{
+    const int nx = m->nx, ny = m->ny;
+    const bool elossy = m->lossy && !m->scene->te;
+    if (!(f->run_row = xcalloc((size_t)ny + 1, sizeof *f->run_row, "material runs", err, errlen)))
+        return -1;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = 0;
+        for (int j = 0; j < ny; j++) {
+            const uint8_t *row = m->mat + (size_t)j * (size_t)nx;
+            int runs = 1;
+            for (int i = 1; i < nx; i++)
+                runs += row[i] != row[i - 1];
+            f->run_row[j] = n;
+            if (!(runs == 1 && row[0] == 0) && (elossy || (long)runs * 16 > nx))
+                continue;
+            for (int i = 0; i < nx; i++)
+                if (i == 0 || row[i] != row[i - 1]) {
+                    if (pass)
+                        f->run_at[n] = i;
+                    n++;
+                }
+        }
+        f->run_row[ny] = n;
+        if (!pass && !(f->run_at = xcalloc(n ? n : 1, sizeof *f->run_at, "material runs", err,
+                                          errlen)))
+            return -1;
+    }
+    return 0;
+}
+
 static void cpu_destroy(struct engine *e)
 {
     struct cpu_engine *c = (struct cpu_engine *)e;
@@ -110,6 +155,8 @@ static void cpu_destroy(struct engine *e)
     free(c->f.hy_mem);
     free(c->f.vacuum_row);
     free(c->f.fuse_row);
+    free(c->f.run_at);
+    free(c->f.run_row);
     free(c->f.psi_hxy);
     free(c->f.psi_ezy);
     free(c->f.psi_hyx);
@@ -336,7 +383,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
             vac = row[i] == 0;
         c->f.vacuum_row[j] = vac;
     }
-    if (!(c->f.fuse_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))) {
+    if (!(c->f.fuse_row = xcalloc((size_t)m->ny, 1, "row flags", err, errlen))
+        || runs_build(&c->f, m, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
     }
@@ -668,26 +716,28 @@ static int cpu_read_samples(struct engine *e, void *dst, int rows, char *err, si
 static void cpu_describe(const struct engine *e, struct engine_info *info)
 {
     const struct cpu_engine *c = (const struct cpu_engine *)e;
-    char name[200];
+    char name[200], blocking[160] = "";
     cpu_model_name(name, sizeof name);
     snprintf(info->engine, sizeof info->engine, "cpu");
     snprintf(info->device, sizeof info->device, "%s, %d thread%s", name, c->threads,
              c->threads == 1 ? "" : "s");
     if (c->tb_k > 1 && c->tb_tile)
-        snprintf(info->detail, sizeof info->detail,
-                 "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, tiles of %d "
-                 "columns, %s",
-                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), c->tb_k, c->tb_tile,
-                 c->tb_shape == TB_SHAPE_SKEW ? "skewed" : "split");
+        snprintf(blocking, sizeof blocking,
+                 "; temporal blocking, %d steps a sweep, tiles of %d columns, %s", c->tb_k,
+                 c->tb_tile, c->tb_shape == TB_SHAPE_SKEW ? "skewed" : "split");
     else if (c->tb_k > 1)
-        snprintf(info->detail, sizeof info->detail,
-                 "denormals %s; row kernels %s; temporal blocking, %d steps a sweep, %d row%s a "
-                 "position",
-                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), c->tb_k, c->tb_rows,
-                 c->tb_rows == 1 ? "" : "s");
-    else
-        snprintf(info->detail, sizeof info->detail, "denormals %s; row kernels %s",
-                 denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa));
+        snprintf(blocking, sizeof blocking, "; temporal blocking, %d steps a sweep, %d row%s a position",
+                 c->tb_k, c->tb_rows, c->tb_rows == 1 ? "" : "s");
+    /* the rows the fused row kernel takes, and those of them with objects */
+    int fused = 0, objects = 0;
+    for (int j = 0; j < e->model->ny; j++) {
+        fused += c->f.fuse_row[j];
+        objects += c->f.fuse_row[j] && !c->f.vacuum_row[j];
+    }
+    snprintf(info->detail, sizeof info->detail,
+             "denormals %s; row kernels %s%s; fused rows %d of %d, %d with objects",
+             denormals_name(e->opt.denormals), cpu_isa_name(c->f.isa), blocking, fused,
+             e->model->ny, objects);
 }
 
 const struct engine_ops cpu_engine_ops = {

@@ -286,6 +286,87 @@ Test(cpu_isa, tiled_sweep, .timeout = 120)
     same_bits(tm_tb, 2, "6", "w20", 37, 11);
 }
 
+/* Rows with objects through the fused row kernel, one call a run of one
+ * material (update2d.inc he_row), and PEC walls (its edge columns without
+ * the calls, he_cols): a PEC and a dielectric rectangle side by side, a
+ * dielectric rod, a comb of one-cell PEC posts on three rows (runs of 1
+ * and 2 cells: those rows the kernels apart) and a sparser one on one row,
+ * the plane wave along +x (the
+ * shared slots) and at 30 degrees.  Every set, plain (one and two threads)
+ * and tiled, against SSE2's three kernels apart; and the rows the engine
+ * says it fuses are those a count of the runs here gives: the rows 1 ..
+ * ny - 3 whose runs are 16 cells long on the average or more. */
+static const char *tm_runs =
+    "[grid]\nnx = 161\nny = 49\nsteps = 40\ncourant = 0.5\ncells_per_wavelength = 12\n"
+    "[source]\ntype = plane_wave\nangle = %d\nfrequency_hz = 1e9\n"
+    "[boundary]\ntype = pec\n"
+    "[object.sq]\nshape = rectangle\nmaterial = pec\ncenter_x = 20.5\ncenter_y = 14.5\n"
+    "width = 9\nheight = 8\n"
+    "[object.die]\nshape = rectangle\nmaterial = dielectric\neps_r = 3\ncenter_x = 29.5\n"
+    "center_y = 16.5\nwidth = 9\nheight = 10\n"
+    "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 4\ncenter_x = 45.2\n"
+    "center_y = 33.1\nradius = 6.4\n"
+    "%s";
+
+Test(cpu_isa, fused_rows_with_objects, .timeout = 120)
+{
+    char comb[8192] = "", text[12288];
+    for (int k = 0; k < 20; k++) {
+        char o[160];
+        snprintf(o, sizeof o,
+                 "[object.post%d]\nshape = rectangle\nmaterial = pec\ncenter_x = %d.5\n"
+                 "center_y = 41\nwidth = 1\nheight = 2\n",
+                 k, 4 + 3 * k);
+        strcat(comb, o);
+    }
+    /* and a sparse one: 7 posts, 15 runs (the kernels apart; fused, were
+     * the rule 8 cells on the average) */
+    for (int k = 0; k < 7; k++) {
+        char o[160];
+        snprintf(o, sizeof o,
+                 "[object.sparse%d]\nshape = rectangle\nmaterial = pec\ncenter_x = %d.5\n"
+                 "center_y = 6.5\nwidth = 1\nheight = 1\n",
+                 k, 10 + 20 * k);
+        strcat(comb, o);
+    }
+    for (int angle = 0; angle <= 30; angle += 30) {
+        snprintf(text, sizeof text, tm_runs, angle, comb);
+        struct test_setup t;
+        setup_from_text(&t, text, NULL, 0);
+        const struct model *m = &t.model;
+        /* the rows to fuse, from the material rows */
+        int want = 0, want_obj = 0, combs = 0, sparse = 0;
+        for (int j = 1; j <= m->ny - 3; j++) {
+            const uint8_t *row = m->mat + (size_t)j * (size_t)m->nx;
+            int runs = 1;
+            for (int i = 1; i < m->nx; i++)
+                runs += row[i] != row[i - 1];
+            const bool vac = runs == 1 && row[0] == 0;
+            combs += runs > 20;
+            sparse += runs > 10 && runs <= 20;
+            if (vac || runs * 16 <= m->nx) {
+                want++;
+                want_obj += !vac;
+            }
+        }
+        cr_assert(want_obj >= 8 && combs >= 2 && sparse >= 1,
+                  "the scene: %d object rows to fuse, %d comb rows, %d sparse", want_obj, combs,
+                  sparse);
+        struct engine *e = make(m, PRECISION_SINGLE, DENORMALS_FLUSH, 1, "sse2", NULL, NULL);
+        struct engine_info info;
+        engine_describe(e, &info);
+        char says[96];
+        snprintf(says, sizeof says, "fused rows %d of %d, %d with objects", want, m->ny, want_obj);
+        cr_expect(strstr(info.detail, says), "want \"%s\" in %s", says, info.detail);
+        engine_destroy(e);
+        same_bits(text, 1, NULL, NULL, 40, 40);
+        same_bits(text, 2, NULL, NULL, 40, 13);
+        same_bits(text, 1, "7", "w24", 37, 37);
+        same_bits(text, 2, "5", "w20", 37, 11);
+        setup_free(&t);
+    }
+}
+
 /* 3D: a lossy, dispersive, magnetic sphere in a CPML (the lossy e and the
  * H-node kernels), and a dielectric sphere between Mur walls with the
  * point source (the plain ones). */
