@@ -42,13 +42,14 @@ $cuda << EOD
 EOD
 
 # docs/performance.md, "CPU engine" table: 1 thread, 2 threads (AMD EPYC,
-# 2-core VM, gcc 12.2, 2026-11-22), and Meep 1.25 (one core, double) from the
-# paragraph below it (256, 512, 1024 only).
+# 2-core VM, gcc 12.2, 2026-11-28, 090e838), and Meep 1.25 (one core,
+# double) from the first run's paragraph (256, 512, 1024 only).
 $cpu << EOD
-256  1640  893 422
-512  2424 3060 414
-1024 2754 5087 374
-2048 1808 3082 NaN
+256  2170 3079 422
+512  3196 5275 414
+1024 3633 6176 374
+2048 3303 4472 NaN
+4096 3284 5455 NaN
 EOD
 
 # docs/performance.md, "Speed on llvmpipe" (Gcells/s, here x 1000): gl k=1,
