@@ -308,27 +308,27 @@ static const char *tm_runs =
     "center_y = 33.1\nradius = 6.4\n"
     "%s";
 
+/* n PEC posts of width 1 and height h at columns x0, x0 + dx, ... on the
+ * row centre cy, appended to text (sections post<tag>0 ..). */
+static void add_posts(char *text, const char *tag, int n, int x0, int dx, double cy, double h)
+{
+    for (int k = 0; k < n; k++) {
+        char o[160];
+        snprintf(o, sizeof o,
+                 "[object.post%s%d]\nshape = rectangle\nmaterial = pec\ncenter_x = %d.5\n"
+                 "center_y = %g\nwidth = 1\nheight = %g\n",
+                 tag, k, x0 + dx * k, cy, h);
+        strcat(text, o);
+    }
+}
+
 Test(cpu_isa, fused_rows_with_objects, .timeout = 120)
 {
     char comb[8192] = "", text[12288];
-    for (int k = 0; k < 20; k++) {
-        char o[160];
-        snprintf(o, sizeof o,
-                 "[object.post%d]\nshape = rectangle\nmaterial = pec\ncenter_x = %d.5\n"
-                 "center_y = 41\nwidth = 1\nheight = 2\n",
-                 k, 4 + 3 * k);
-        strcat(comb, o);
-    }
+    add_posts(comb, "a", 20, 4, 3, 41, 2);
     /* and a sparse one: 7 posts, 15 runs (the kernels apart; fused, were
      * the rule 8 cells on the average) */
-    for (int k = 0; k < 7; k++) {
-        char o[160];
-        snprintf(o, sizeof o,
-                 "[object.sparse%d]\nshape = rectangle\nmaterial = pec\ncenter_x = %d.5\n"
-                 "center_y = 6.5\nwidth = 1\nheight = 1\n",
-                 k, 10 + 20 * k);
-        strcat(comb, o);
-    }
+    add_posts(comb, "b", 7, 10, 20, 6.5, 1);
     for (int angle = 0; angle <= 30; angle += 30) {
         snprintf(text, sizeof text, tm_runs, angle, comb);
         struct test_setup t;
