@@ -244,14 +244,37 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
                                               s_hx[wm][lane]);
-                    /* then the step's sources and samples */
-                    tb_cell_sources<T, F>(src, s, c, S ? d.mat[c + 2 * d.ms] : m0,
-                                          src.pc >= 0 && c == src.pc, own && k >= z0 && k < z1,
-                                          ex, ey, ez, hx, hy, hz);
+                    /* then this step's source slot (only an Ez edge of a
+                     * material other than vacuum has one: model_index_cells)
+                     * and the point source, as sources_apply */
+                    if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0) != 0) {
+                        const int q = src.slot_map[c];
+                        if (q >= 0 && src.slot_kind[q] != 2) {
+                            const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
+                            ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
+                        }
+                    }
+                    if (src.pc >= 0 && c == src.pc)
+                        ez = Y::yee_add(ez, src.pv[s - 1]);
+                    /* the step's samples of the own cells of the own planes
+                     * (each cell and step once), the values the fields hold
+                     * after the step, as take_samples */
+                    if (src.smap && s <= src.srows && own && k >= z0 && k < z1) {
+                        for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                            const int f = src.sf[q];
+                            src.srow[(long long)(s - 1) * src.sn + q] =
+                                f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
+                        }
+                    }
                 }
                 if (s == K && own && k >= z0) {
                     const long long c = cj + (long long)(k - d.kb) * d.sz;
-                    tb_store(p, c, ex, ey, ez, hx, hy, hz);
+                    p.hx1[c] = hx;
+                    p.hy1[c] = hy;
+                    p.hz1[c] = hz;
+                    p.ex1[c] = ex;
+                    p.ey1[c] = ey;
+                    p.ez1[c] = ez;
                     if (PML) {
 #pragma unroll
                         for (int l = 0; l < NP; l++) {

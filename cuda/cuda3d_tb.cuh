@@ -213,48 +213,6 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
     }
 }
 
-/* What follows a cell's E at level s (step n + s), in both kernels: this
- * step's source slot (only an Ez edge of a material other than vacuum has
- * one: model_index_cells; mz is that edge's material byte) and the point
- * source (pt: the cell is its cell), as sources_apply; then, where samp
- * (an own cell of an own plane: each cell and step once), the step's
- * samples of the cell, the values the fields hold after the step, as
- * take_samples. */
-template <typename T, bool F>
-__device__ __forceinline__ void tb_cell_sources(const Tb3Src<T> &src, int s, long long c, uint8_t mz,
-                                                bool pt, bool samp, T ex, T ey, T &ez, T hx, T hy, T hz)
-{
-    typedef Yee<T, F> Y;
-    if (src.slot_map && mz != 0) {
-        const int q = src.slot_map[c];
-        if (q >= 0 && src.slot_kind[q] != 2) {
-            const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
-            ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
-        }
-    }
-    if (pt)
-        ez = Y::yee_add(ez, src.pv[s - 1]);
-    if (src.smap && s <= src.srows && samp) {
-        for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
-            const int f = src.sf[q];
-            src.srow[(long long)(s - 1) * src.sn + q] =
-                f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
-        }
-    }
-}
-
-/* An own cell's fields after the launch's K steps, into the new arrays. */
-template <typename T>
-__device__ __forceinline__ void tb_store(const PP3<T> &p, long long c, T ex, T ey, T ez, T hx, T hy, T hz)
-{
-    p.hx1[c] = hx;
-    p.hy1[c] = hy;
-    p.hz1[c] = hz;
-    p.ex1[c] = ex;
-    p.ey1[c] = ey;
-    p.ez1[c] = ez;
-}
-
 /* The planes z0 .. z1-1 of block z-index b: this rank's planes k0 ..
  * k0+nzo-1 (one rank: all) in chunks of kz (or zlo, zm x kz, zhi). */
 template <typename T>

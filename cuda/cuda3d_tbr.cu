@@ -172,14 +172,32 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     if (ok[r]) {
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
                                                   hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm);
-                        /* the step's sources and samples (pt[r] && k == src.pk:
-                         * c == src.pc) */
-                        tb_cell_sources<T, F>(src, s, c, S ? d.mat[c + 2 * d.ms] : m0[r],
-                                              pt[r] && k == src.pk, own[r] && k >= z0 && k < z1,
-                                              ex[r], ey[r], ez[r], hx[r], hy[r], hz[r]);
+                        /* this step's source slot and point source (k_tb3's order) */
+                        if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
+                            const int q = src.slot_map[c];
+                            if (q >= 0 && src.slot_kind[q] != 2) {
+                                const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
+                                ez[r] = src.slot_kind[q] ? v : Y::yee_add(ez[r], v);
+                            }
+                        }
+                        if (pt[r] && k == src.pk) /* c == src.pc */
+                            ez[r] = Y::yee_add(ez[r], src.pv[s - 1]);
+                        if (src.smap && s <= src.srows && own[r] && k >= z0 && k < z1) {
+                            for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                                const int f = src.sf[q];
+                                src.srow[(long long)(s - 1) * src.sn + q] =
+                                    f == 0 ? ex[r] : f == 1 ? ey[r] : f == 2 ? ez[r] : f == 3 ? hx[r] : f == 4 ? hy[r] : hz[r];
+                            }
+                        }
                     }
-                    if (s == K && own[r] && k >= z0)
-                        tb_store(p, c, ex[r], ey[r], ez[r], hx[r], hy[r], hz[r]);
+                    if (s == K && own[r] && k >= z0) {
+                        p.hx1[c] = hx[r];
+                        p.hy1[c] = hy[r];
+                        p.hz1[c] = hz[r];
+                        p.ex1[c] = ex[r];
+                        p.ey1[c] = ey[r];
+                        p.ez1[c] = ez[r];
+                    }
                 }
             }
 #pragma unroll
