@@ -297,7 +297,12 @@ struct gl_engine {
      * where values_why says why not, on the host */
     bool dev_values;
     char values_why[256];
-    GLuint val_prog, val_coef_buf, val_entry_buf, val_host_buf;
+    GLuint val_prog, val_coef_buf, val_entry_buf;
+    /* the host's values of the batch of slot k (cut edges, TE cut cells,
+     * off-diagonal edges), one buffer per batch slot as slot_buf: the
+     * upload for batch n + 1 must not reach the buffer that batch n's
+     * values dispatch, maybe still queued, reads (values.c) */
+    GLuint val_host_buf[2];
     GLint val_t_first, val_s_first, val_max_z;
     GLuint val_gx, val_gy; /* work groups per step */
     /* slot_buf[ahead_k] already holds the slot values of steps ahead_t0 ..

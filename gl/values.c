@@ -208,10 +208,12 @@ int gl2d_values_init(struct gl_engine *g, const struct model *m, char *err, size
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_entry_buf);
     glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(g->stride * 8), ent, GL_STATIC_DRAW);
     if (nhost) {
-        glGenBuffers(1, &g->val_host_buf);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf);
-        glBufferData(GL_SHADER_STORAGE_BUFFER,
-                     (GLsizeiptr)((size_t)g->slot_cap_steps * nhost * 4), NULL, GL_STREAM_DRAW);
+        glGenBuffers(2, g->val_host_buf);
+        for (int k = 0; k < 2; k++) {
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf[k]);
+            glBufferData(GL_SHADER_STORAGE_BUFFER,
+                         (GLsizeiptr)((size_t)g->slot_cap_steps * nhost * 4), NULL, GL_STREAM_DRAW);
+        }
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     free(coef);
@@ -225,8 +227,15 @@ void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int
     const size_t nhost = m->ncut + g->ntecut + g->nhoff;
     if (nhost) {
         /* the batch's b^n of the cut edges and TE cut cells from the host,
-         * [step][cut edges | TE cut cells | off-diagonal edges] (batch.c) */
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf);
+         * [step][cut edges | TE cut cells | off-diagonal edges] (batch.c),
+         * into the buffer of batch slot k: the other one may still be read
+         * by the batch in flight's dispatch.  (With one buffer for both,
+         * measured on the H100 and the H200, driver 580.159.04: the upload
+         * for the next batch reached it before that dispatch had read it,
+         * and a TM conformal scene's fields went wrong in 4 to 6 runs of
+         * 12 to 15; glMemoryBarrier(GL_ALL_BARRIER_BITS) did not help, a
+         * glFinish before or after the dispatch did.) */
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->val_host_buf[k]);
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)((size_t)b * nhost * 4),
                         g->slot_host);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
@@ -235,7 +244,7 @@ void gl2d_values_dispatch(struct gl_engine *g, const struct model *m, int k, int
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_COEF, g->val_coef_buf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_ENTRY, g->val_entry_buf);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, SSBO_INC_HOST,
-                     nhost ? g->val_host_buf : g->val_coef_buf);
+                     nhost ? g->val_host_buf[k] : g->val_coef_buf);
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, SSBO_INC_OUT, g->slot_buf[k], 0,
                       (GLsizeiptr)((size_t)b * g->stride * 4));
     /* the passes of the batch before last read this buffer through texture
@@ -258,7 +267,7 @@ void gl2d_values_free(struct gl_engine *g)
     glDeleteProgram(g->val_prog);
     glDeleteBuffers(1, &g->val_coef_buf);
     glDeleteBuffers(1, &g->val_entry_buf);
-    glDeleteBuffers(1, &g->val_host_buf);
+    glDeleteBuffers(2, g->val_host_buf);
 }
 
 /* ---- the probe: core/incident.h's functions at given points ---- */

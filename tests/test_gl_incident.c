@@ -258,12 +258,15 @@ static float *read_field(struct engine *e, enum field f)
 /* `name` with TEXFDTD_GL_VALUES=mode: its Ez, Hx, Hy after `steps` (in
  * batches of 7 steps: several dispatches, both slot buffers) into f, its
  * denormal mode into dn. */
+/* The batch length the GL runs take (TEXFDTD_GL_BATCH_STEPS). */
+static const char *batch_steps = "7";
+
 static void run_gl_in(const char *name, const char *mode, const char *shader_dir,
                       const char *want, const struct model *m, int steps, float *f[3],
                       enum denormals *dn)
 {
     setenv("TEXFDTD_GL_VALUES", mode, 1);
-    setenv("TEXFDTD_GL_BATCH_STEPS", "7", 1);
+    setenv("TEXFDTD_GL_BATCH_STEPS", batch_steps, 1);
     struct engine_options o = {0};
     o.precision = PRECISION_SINGLE;
     o.denormals = DENORMALS_FLUSH;
@@ -483,6 +486,23 @@ Test(gl_incident, conformal_pec_gl_compute_equals_cpu, .timeout = 120)
                       "[object.rod]\nshape = circle\nmaterial = dielectric\neps_r = 3\n"
                       "center_x = 20\ncenter_y = 22\nradius = 5\n",
                  120, true, false, false);
+}
+/* The same with batches of one step: the host's b^n of the next batch are
+ * uploaded while the batch before may not have run its values dispatch yet
+ * (two batches in flight), 120 times.  With one host-value buffer for both
+ * batch slots the upload reached that dispatch's inputs on the H100 and
+ * the H200 (gl/values.c); each slot has its own now. */
+Test(gl_incident, conformal_pec_batches_of_one_equal_cpu, .timeout = 120)
+{
+    batch_steps = "1";
+    for (int k = 0; k < 2; k++)
+        values_agree(k ? "gl" : "gl-compute",
+                     GRID "conformal_pec = true\n"
+                          "[source]\ntype = plane_wave\nangle = 15\n"
+                          "[boundary]\ntype = cpml\ncells = 8\n"
+                          "[object.pec]\nshape = circle\nmaterial = pec\ncenter_x = 40.3\n"
+                          "center_y = 31.1\nradius = 9.4\n",
+                     120, true, false, false);
 }
 Test(gl_incident, conformal_pec_gl_equals_cpu, .timeout = 120)
 {
