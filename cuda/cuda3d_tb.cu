@@ -246,7 +246,10 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                                               s_hx[wm][lane]);
                     /* then this step's source slot (only an Ez edge of a
                      * material other than vacuum has one: model_index_cells)
-                     * and the point source, as sources_apply */
+                     * and the point source, as sources_apply.  (From here to
+                     * the stores k_tb3r, cuda3d_tbr.cu, has the same tail:
+                     * change both.  One shared function cost registers and
+                     * speed: docs/performance.md "One shared tail".) */
                     if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0) != 0) {
                         const int q = src.slot_map[c];
                         if (q >= 0 && src.slot_kind[q] != 2) {

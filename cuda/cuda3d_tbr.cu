@@ -172,7 +172,9 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     if (ok[r]) {
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
                                                   hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm);
-                        /* this step's source slot and point source (k_tb3's order) */
+                        /* this step's source slot and point source (k_tb3's order;
+                         * from here to the stores the same tail as k_tb3's:
+                         * change both, docs/performance.md "One shared tail") */
                         if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
                             const int q = src.slot_map[c];
                             if (q >= 0 && src.slot_kind[q] != 2) {
