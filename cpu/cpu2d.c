@@ -229,19 +229,30 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads
 }
 
 /* The default sweep (TEXFDTD_CPU_TB unset), from the measurements of
- * docs/performance.md ("CPU temporal blocking in tiles"): where the three
- * field arrays do not fit the last-level cache (TB_DEFAULT_BYTES: 32 MiB,
- * that of the machine measured; the plain sweep then streams them from
- * memory every step), the tiled sweep, K = 16 steps, tiles of
- * tb_tile_width (tile = -1), skewed on one thread, split on more: 2.2 to
- * 2.4 times the plain sweep (with the fused row kernel) on one thread, 1.3
- * to 2.4 on two, at 2048² to 8192².  Where they fit, the plain sweep: in
- * cache it is about as fast on one thread (1024²: 2.92 against 2.83
- * Gcells/s) and faster on two (5.83 against 2.50 to 3.8). */
+ * docs/performance.md ("CPU temporal blocking in tiles", "AVX-512 on an
+ * Intel CPU"): where the three field arrays do not fit the last-level
+ * cache (TB_DEFAULT_BYTES: 32 MiB, that of the machines measured; the plain
+ * sweep then streams them from memory every step), the tiled sweep, K = 16
+ * steps, tiles of tb_tile_width (tile = -1), skewed on one thread, split on
+ * more: 2.2 to 2.4 times the plain sweep (with the fused row kernel) on
+ * one thread, 1.3 to 2.4 on two, at 2048² to 8192² (AMD Zen 4; 1.7 to 2.2
+ * on an Intel Cascade Lake).  Where they fit, the plain sweep: in cache it
+ * is about as fast on one thread (Zen 4, 1024²: 2.92 against 2.83 Gcells/s)
+ * and faster on two (5.83 against 2.50 to 3.8).  But on one thread with
+ * the AVX-512 kernels (isa; an Intel CPU's default), the tiled sweep from
+ * where the arrays pass 1.5 times the L2: its band of rows stays in the
+ * L2 where the plain sweep streams from the L3 (Cascade Lake, 384² to
+ * 1024²: 1.06 to 1.18 times the plain sweep; 320², inside: 0.98). */
 #define TB_DEFAULT_BYTES ((size_t)32 << 20)
-static void tb_default(const struct model *m, size_t elem, int *k, int *rows, int *tile)
+static void tb_default(const struct model *m, size_t elem, enum cpu_isa isa, int threads, int *k,
+                       int *rows, int *tile)
 {
-    const bool big = 3 * m->ncells * elem > TB_DEFAULT_BYTES;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 <= 0)
+        l2 = 1 << 20;
+    const size_t bytes = 3 * m->ncells * elem;
+    const bool big = bytes > TB_DEFAULT_BYTES
+                     || (threads == 1 && isa == CPU_ISA_AVX512 && bytes > (size_t)l2 * 3 / 2);
     *k = big ? 16 : 1;
     *rows = 1;
     *tile = big ? -1 : 0;
@@ -278,7 +289,7 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     if (!c)
         return -1;
     const size_t elem = precision_size(o->precision);
-    if (cpu_isa_choose(&c->f.isa, err, errlen)) {
+    if (cpu_isa_choose(&c->f.isa, true, err, errlen)) {
         cpu_destroy(&c->base);
         return -1;
     }
@@ -292,7 +303,7 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
      * split on more) */
     const char *tb = getenv("TEXFDTD_CPU_TB"), *tr = getenv("TEXFDTD_CPU_TB_ROWS");
     const char *tt = getenv("TEXFDTD_CPU_TB_TILE"), *ts = getenv("TEXFDTD_CPU_TB_SHAPE");
-    tb_default(m, elem, &c->tb_k, &c->tb_rows, &c->tb_tile);
+    tb_default(m, elem, c->f.isa, c->threads, &c->tb_k, &c->tb_rows, &c->tb_tile);
     if (tb && *tb) {
         c->tb_k = atoi(tb);
         c->tb_rows = 1;

@@ -327,7 +327,7 @@ static int cpu3d_create(const struct model *m, const struct engine_options *o, s
         return -1;
     const size_t elem = precision_size(o->precision);
     struct decomp *d = &c->f.d;
-    if (cpu_isa_choose(&c->f.isa, err, errlen))
+    if (cpu_isa_choose(&c->f.isa, false, err, errlen))
         goto fail;
     if (decomp_slab(d, m->nx, m->ny, m->nz, elem, err, errlen))
         goto fail;

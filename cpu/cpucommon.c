@@ -85,20 +85,34 @@ int cpu_isa_supported(enum cpu_isa isa)
     }
 }
 
-/* The default: AVX2 where the CPU has it, else SSE2 (what the loader picked
- * when the kernels were GCC target_clones).  Not AVX-512: on the Zen 4
- * measured it was never faster, and 10-25 % slower in cache
- * (docs/performance.md, "CPU row kernels per instruction set"). */
-static enum cpu_isa cpu_isa_auto(void)
+/* The default, from measurements (docs/performance.md, "CPU row kernels per
+ * instruction set" and "AVX-512 on an Intel CPU"): on the AMD Zen 4
+ * measured AVX-512 was never faster than AVX2 and 10-25 % slower in cache
+ * (a 512-bit operation runs as two 256-bit halves there), so AVX2 (SSE2
+ * without it, what the loader picked when the kernels were GCC
+ * target_clones).  On the Intel Xeon (Cascade Lake) measured, the 2D
+ * engine's tiled sweep ran 1.17-1.26 times faster with AVX-512 (its band of
+ * rows in the L2) and the plain sweep as fast, but the 3D engine 8-12 %
+ * slower: so AVX-512 for the 2D engine (wide) on Intel CPUs that have it. */
+enum cpu_isa cpu_isa_pick(bool intel, bool avx2, bool avx512, bool wide)
 {
-    return cpu_isa_supported(CPU_ISA_AVX2) ? CPU_ISA_AVX2 : CPU_ISA_SSE2;
+    if (wide && intel && avx512)
+        return CPU_ISA_AVX512;
+    return avx2 ? CPU_ISA_AVX2 : CPU_ISA_SSE2;
 }
 
-int cpu_isa_choose(enum cpu_isa *isa, char *err, size_t errlen)
+static enum cpu_isa cpu_isa_auto(bool wide)
+{
+    __builtin_cpu_init();
+    return cpu_isa_pick(__builtin_cpu_is("intel"), cpu_isa_supported(CPU_ISA_AVX2),
+                        cpu_isa_supported(CPU_ISA_AVX512), wide);
+}
+
+int cpu_isa_choose(enum cpu_isa *isa, bool wide, char *err, size_t errlen)
 {
     const char *v = getenv("TEXFDTD_CPU_ISA");
     if (!v || !*v || !strcmp(v, "auto")) {
-        *isa = cpu_isa_auto();
+        *isa = cpu_isa_auto(wide);
         return 0;
     }
     for (int k = 0; k < CPU_ISA_COUNT; k++) {

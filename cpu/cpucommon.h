@@ -64,11 +64,16 @@ enum cpu_isa { CPU_ISA_SSE2, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
 const char *cpu_isa_name(enum cpu_isa isa);
 /* Whether this CPU (and its OS) runs the set. */
 int cpu_isa_supported(enum cpu_isa isa);
+/* The default set for a CPU of this vendor (intel: GenuineIntel) and these
+ * sets, for the 2D engine (wide) or the 3D one: AVX-512 for the 2D engine
+ * on an Intel CPU that has it, else AVX2 where the CPU has it, else SSE2
+ * (cpucommon.c says why: measured). */
+enum cpu_isa cpu_isa_pick(bool intel, bool avx2, bool avx512, bool wide);
 /* The set an engine runs: TEXFDTD_CPU_ISA=sse2|avx2|avx512 forces one (an
  * error, -1 with err filled, where this CPU lacks it or the name is
- * unknown); unset, empty or "auto" picks the default (cpucommon.c
- * cpu_isa_auto says which, and why). */
-int cpu_isa_choose(enum cpu_isa *isa, char *err, size_t errlen);
+ * unknown); unset, empty or "auto" picks cpu_isa_pick's for this CPU, wide
+ * for the 2D engine. */
+int cpu_isa_choose(enum cpu_isa *isa, bool wide, char *err, size_t errlen);
 
 /* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
 void cpu_model_name(char *buf, size_t len);

@@ -6,6 +6,8 @@
  * (column strips) and step counts that are not multiples of K. */
 #include "helpers.h"
 
+#include "cpu/cpucommon.h"
+
 #include <complex.h>
 #include <math.h>
 #include <unistd.h>
@@ -446,14 +448,15 @@ Test(cpu_tb, padded_state_and_finite_check)
  * TEXFDTD_CPU_TB = 1 forces the plain sweep, K > 1 the tiled one,
  * TEXFDTD_CPU_TB_ROWS alone the untiled one with the default K.  (That
  * every sweep gives the same bits is proven above.) */
-static void default_sweep(int n, enum precision p, int threads, const char *tb, const char *rows,
-                          const char *want)
+static void default_sweep_isa(int n, enum precision p, int threads, const char *tb,
+                              const char *rows, const char *isa, const char *want)
 {
     char text[256], err[ERRLEN];
     snprintf(text, sizeof text, "[grid]\nnx = %d\nny = %d\nsteps = 1\n[boundary]\ntype = pec\n", n,
              n);
     struct test_setup t;
     setup_from_text(&t, text, NULL, 0);
+    setenv("TEXFDTD_CPU_ISA", isa, 1);
     if (tb)
         setenv("TEXFDTD_CPU_TB", tb, 1);
     if (rows)
@@ -464,6 +467,7 @@ static void default_sweep(int n, enum precision p, int threads, const char *tb, 
     cr_assert_eq(engine_create("cpu", &t.model, &o, &e, err, sizeof err), 0, "%s", err);
     unsetenv("TEXFDTD_CPU_TB");
     unsetenv("TEXFDTD_CPU_TB_ROWS");
+    unsetenv("TEXFDTD_CPU_ISA");
     struct engine_info info;
     engine_describe(e, &info);
     if (want)
@@ -473,6 +477,15 @@ static void default_sweep(int n, enum precision p, int threads, const char *tb, 
                   info.detail);
     engine_destroy(e);
     setup_free(&t);
+}
+
+/* The rule below with the AVX2 kernels, as on the AMD CPU measured (SSE2
+ * where the CPU lacks AVX2: the rule is the same) */
+static void default_sweep(int n, enum precision p, int threads, const char *tb, const char *rows,
+                          const char *want)
+{
+    default_sweep_isa(n, p, threads, tb, rows,
+                      cpu_isa_supported(CPU_ISA_AVX2) ? "avx2" : "sse2", want);
 }
 
 Test(cpu_tb, default_by_grid_size)
@@ -493,4 +506,21 @@ Test(cpu_tb, default_by_grid_size)
     default_sweep(1700, PRECISION_SINGLE, 1, "1", NULL, NULL);
     default_sweep(1650, PRECISION_SINGLE, 2, "4", NULL, "4 steps a sweep, tiles of 400 columns, split");
     default_sweep(1700, PRECISION_SINGLE, 1, NULL, "3", "16 steps a sweep, 3 rows");
+    /* with the AVX-512 kernels on one thread, the tiled sweep from 1.5 times
+     * the L2 on (3 n² floats against 1.5 l2 bytes; here n = 1.02 and 0.98
+     * times the size where they are equal), the plain one below it and on
+     * two threads */
+    if (!cpu_isa_supported(CPU_ISA_AVX512)) {
+        cr_log_info("no AVX-512 here: its default sweep not checked");
+        return;
+    }
+    const int n15 = (int)sqrt(1.5 * (double)(l2 > 0 ? l2 : 1 << 20) / 12.0);
+    const int nb = n15 * 102 / 100, ns = n15 * 98 / 100;
+    snprintf(want, sizeof want, "16 steps a sweep, tiles of %d columns, skewed",
+             w1 / 16 * 16 < nb ? w1 / 16 * 16 : nb);
+    default_sweep_isa(nb, PRECISION_SINGLE, 1, NULL, NULL, "avx512", want);
+    default_sweep_isa(ns, PRECISION_SINGLE, 1, NULL, NULL, "avx512", NULL);
+    default_sweep_isa(nb, PRECISION_SINGLE, 2, NULL, NULL, "avx512", NULL);
+    default_sweep_isa(1650, PRECISION_SINGLE, 2, NULL, NULL, "avx512", NULL);
+    default_sweep_isa(1700, PRECISION_SINGLE, 2, NULL, NULL, "avx512", "tiles of 416 columns, split");
 }
