@@ -8,7 +8,9 @@
  * TEXFDTD_CPU_TB = K, TEXFDTD_CPU_TB_ROWS = B), ISA:K:wW or ISA:K:wW:SHAPE
  * (the tiled one: TEXFDTD_CPU_TB_TILE = W, a number or "auto", and
  * TEXFDTD_CPU_TB_SHAPE = skew or split, default by the threads) or
- * ISA:default (the engine's default sweep, none of these variables set) or
+ * ISA:default (the engine's default sweep, none of these variables set),
+ * ISA:single (the default sweep with the fused kernel's first and last
+ * cells of a row segment one by one: TEXFDTD_CPU_PART=0) or
  * ISA:unfused (the plain sweep with the three row kernels apart:
  * TEXFDTD_CPU_FUSE=0, the plain sweep before the fused row kernel),
  * ISA one of sse2, avx2, avx512 (TEXFDTD_CPU_ISA).
@@ -125,7 +127,7 @@ static double l2_stream_gbs(void)
 
 struct config {
     char isa[16], k[8], b[8], w[8], shape[8];
-    bool dflt, unfused;
+    bool dflt, unfused, single;
     double gcells[64];
 };
 
@@ -150,12 +152,14 @@ int main(int argc, char **argv)
                 c->dflt = true;
             else if (p && !strcmp(p + 1, "unfused"))
                 c->unfused = true;
+            else if (p && !strcmp(p + 1, "single"))
+                c->dflt = c->single = true;
             else if (p && sscanf(p + 1, "%7[0-9]:w%7[a-z0-9]:%7[a-z]", c->k, c->w, c->shape) >= 2)
                 ;
             else if (p && sscanf(p + 1, "%7[0-9]:%7[0-9]", c->k, c->b) == 2)
                 ;
             else if (p)
-                return fprintf(stderr, "config %s: not ISA[:K:B|:K:wW[:SHAPE]|:default]\n", a), 2;
+                return fprintf(stderr, "config %s: not ISA[:K:B|:K:wW[:SHAPE]|:default|:unfused|:single]\n", a), 2;
         }
     }
     if (n < 64 || steps < 1 || !nc || repeats < 1 || repeats > 64 || threads < 1) {
@@ -195,6 +199,10 @@ int main(int argc, char **argv)
                 setenv("TEXFDTD_CPU_FUSE", "0", 1);
             else
                 unsetenv("TEXFDTD_CPU_FUSE");
+            if (c->single)
+                setenv("TEXFDTD_CPU_PART", "0", 1);
+            else
+                unsetenv("TEXFDTD_CPU_PART");
             if (c->k[0]) {
                 setenv("TEXFDTD_CPU_TB", c->k, 1);
                 if (c->b[0])
@@ -226,7 +234,7 @@ int main(int argc, char **argv)
         struct config *c = &cf[q];
         const double med = bench_median(c->gcells, repeats);
         if (c->dflt)
-            printf("| %s default", c->isa);
+            printf("| %s default%s", c->isa, c->single ? ", segment ends one by one" : "");
         else if (c->unfused)
             printf("| %s plain, unfused", c->isa);
         else if (c->k[0] && c->w[0])

@@ -31,6 +31,10 @@ struct cpu_fields {
     size_t nxp, nfield;
     bool *vacuum_row;   /* row j holds vacuum cells only */
     bool *fuse_row;     /* row j takes the fused row kernel (update2d.inc he_fuse) */
+    /* the fused kernel's first and last cells of a row segment as part
+     * vectors (rows2d.inc hez_part), not one by one (TEXFDTD_CPU_PART=0:
+     * one by one; for measurements) */
+    bool part_vec;
     /* the runs of one material along the rows that the fused kernel may
      * take (update2d.inc he_row): row j's runs start at the columns
      * run_at[run_row[j]] .. run_at[run_row[j + 1] - 1], the first at 0, each
@@ -401,7 +405,8 @@ static int cpu_create(const struct model *m, const struct engine_options *o, str
     }
     /* the fused row kernel where a row allows it (TEXFDTD_CPU_FUSE=0: never,
      * the three row kernels apart; for tests and measurements) */
-    const char *fz = getenv("TEXFDTD_CPU_FUSE");
+    const char *fz = getenv("TEXFDTD_CPU_FUSE"), *pv = getenv("TEXFDTD_CPU_PART");
+    c->f.part_vec = !(pv && !strcmp(pv, "0"));
     for (int j = 0; j < m->ny && !(fz && !strcmp(fz, "0")); j++)
         c->f.fuse_row[j] = elem == 4 ? he_fuse_f(&c->f, m, j) : he_fuse_d(&c->f, m, j);
     for (int k = 0; k < m->nmats; k++) {
