@@ -205,6 +205,13 @@ static bool tb_ok(const struct model *m, int threads)
            && !m->nhdisp && !m->nsamples && m->ny >= 3 && m->nx >= 2 * threads;
 }
 
+/* A core's L2 in bytes (sysconf; 1 MiB where it does not say). */
+static long l2_bytes(void)
+{
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? l2 : 1 << 20;
+}
+
 /* The tile width of the tiled sweep (update2d.inc tb_tiled_sweep) at kk
  * steps a sweep: the rows in flight in a tile (kk + 2: one row of lag a
  * level, and the rows on either side) of W + kk columns (the skewed tile's
@@ -219,9 +226,7 @@ static bool tb_ok(const struct model *m, int threads)
  * (one tile: the band of rows alone fits). */
 static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads, int shape)
 {
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 <= 0)
-        l2 = 1 << 20;
+    const long l2 = l2_bytes();
     const size_t cell = 3 * elem + 1 + (m->scene->dft ? 2 * (size_t)m->scene->dft_nfreq * elem : 0);
     long w = (long)((size_t)l2 / 2 / ((size_t)(kk + 2) * cell)) - kk;
     if (shape == TB_SHAPE_SPLIT && threads > 1 && w > m->nx / (2 * threads))
@@ -251,9 +256,7 @@ static int tb_tile_width(const struct model *m, size_t elem, int kk, int threads
 static void tb_default(const struct model *m, size_t elem, enum cpu_isa isa, int threads, int *k,
                        int *rows, int *tile)
 {
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 <= 0)
-        l2 = 1 << 20;
+    const long l2 = l2_bytes();
     const size_t bytes = 3 * m->ncells * elem;
     const bool big = bytes > TB_DEFAULT_BYTES
                      || (threads == 1 && isa == CPU_ISA_AVX512 && bytes > (size_t)l2 * 3 / 2);
