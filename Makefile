@@ -93,9 +93,20 @@ else
 # result (~/.nv/ComputeCache).  Machine code for sm_80 as well doubled the
 # build's longest step (cuda3d_tb.cu: 311 s against 232 on one core), and
 # a binary with machine code only ran on no GPU newer than the H100.
-# tests/test_cuda.c passes with CUDA_FORCE_PTX_JIT=1 (the PTX path) on the
-# H200: docs/accuracy.md.
+# The PTX path gives the same bits (tests/test_cuda.c with CUDA_FORCE_PTX_JIT=1
+# on the H200, docs/accuracy.md) but its compile is slow: there about 12 s a
+# process for the 2D engine and 60 s for the 3D one, each time (the forced
+# JIT found nothing in the driver's cache).  So a build on a machine with
+# another GPU (nvidia-smi's compute_cap, where nvcc knows it) also gets
+# that GPU's machine code: built where it runs, texfdtd never waits for
+# the JIT.  CUDA_HOST_SM= (empty) leaves it out.
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+CUDA_HOST_SM ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+ifneq ($(filter-out 90,$(CUDA_HOST_SM)),)
+ifneq ($(filter sm_$(CUDA_HOST_SM),$(shell $(NVCC) --list-gpu-code 2>/dev/null)),)
+NVCCFLAGS += -gencode arch=compute_$(CUDA_HOST_SM),code=sm_$(CUDA_HOST_SM)
+endif
+endif
 NVCCFLAGS += -std=c++17 -I. -Xcompiler -Wall,-Wextra,-ffp-contract=off,-fPIC,-fvisibility=hidden
 CFLAGS  += -DTEXFDTD_HAVE_CUDA
 LDLIBS  += -L$(CUDART_DIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
