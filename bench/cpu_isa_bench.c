@@ -32,7 +32,10 @@
  * thread, the tiled sweep's traffic without its arithmetic, from buffers
  * that stay in the L2 and not the L1 (l2_stream_gbs): the bandwidth that
  * bounds the tiled sweep, whose band of rows lives in the L2
- * (docs/performance.md, "AVX-512 on an Intel CPU").
+ * (docs/performance.md, "AVX-512 on an Intel CPU").  Last, the L1 row
+ * kernel line: the engine's fused row kernel on rows that stay in the L1
+ * (l1_row_gcells), the ceiling of any sweep on this core
+ * (docs/performance.md, "A third CPU: AMD Zen 3").
  */
 #define _GNU_SOURCE
 #include "bench/common.h"
@@ -40,7 +43,9 @@
 #include "core/model.h"
 #include "core/scene.h"
 #include "core/util.h"
+#include "cpu/cpucommon.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +126,52 @@ static double l2_stream_gbs(void)
         const double gbs = 28.0 * (double)n * reps / (now() - t0) / 1e9;
         best = gbs > best ? gbs : best;
     }
+    free(buf);
+    return best;
+}
+
+/* The fused row kernel's own rate (cpu/rows2d.inc hez_vac, the engine's
+ * default set, float, denormals flushed) on rows that stay in the L1: rows
+ * 1 .. 6 of Ez, Hx and Hy, 8 rows of 272 floats each (26 KiB), columns 16
+ * .. 255, 400 000 passes, best of 5; Gcells/s.  No tile edges, no other
+ * kernel, no cache misses: the ceiling of every sweep on this core.  The
+ * fields start random in [-0.5, 0.5) where updated and 0 around (rows 0
+ * and 7, the other columns: a closed box, fixed), and stay bounded (ch =
+ * cz = 0.5, a Courant number of 0.5; checked at the end). */
+static double l1_row_gcells(enum cpu_isa *isa)
+{
+    enum { P = 272, R = 8, A = 16, B = 256, REPS = 400000 };
+    char err[ERRLEN];
+    unsetenv("TEXFDTD_CPU_ISA");
+    if (cpu_isa_choose(isa, true, err, sizeof err))
+        return 0;
+    const cpu_hez_vac_f hez = cpu2d_hez_vac_f(*isa);
+    float *buf = aligned_alloc(64, 3 * P * R * sizeof *buf);
+    if (!buf)
+        return 0;
+    float *e = buf, *x = e + P * R, *y = x + P * R;
+    srand(1);
+    for (int k = 0; k < 3 * P * R; k++) {
+        const int j = k / P % R, i = k % P;
+        buf[k] = j > 0 && j < R - 1 && i >= A && i < B ? (float)rand() / (float)RAND_MAX - 0.5f
+                                                       : 0;
+    }
+    cpu_set_denormal_mode(DENORMALS_FLUSH);
+    double best = 0;
+    for (int r = 0; r < 5; r++) {
+        const double t0 = now();
+        for (int k = 0; k < REPS; k++)
+            for (int j = 1; j < R - 1; j++)
+                hez(e + j * P, e + (j + 1) * P, x + j * P, x + (j - 1) * P, y + j * P, A, B,
+                    0.5f, 0.5f, true);
+        const double g = (double)(R - 2) * (B - A) * REPS / (now() - t0) / 1e9;
+        best = g > best ? g : best;
+    }
+    float m = 0;
+    for (int k = 0; k < 3 * P * R; k++)
+        m = fabsf(buf[k]) > m ? fabsf(buf[k]) : m;
+    if (!(m < 1e3f))
+        fprintf(stderr, "L1 row kernel: the fields grew to %g\n", m);
     free(buf);
     return best;
 }
@@ -249,6 +300,9 @@ int main(int argc, char **argv)
     }
     printf("copy, %d thread%s: %.1f GB/s\n", threads, threads == 1 ? "" : "s", copy_gbs(threads));
     printf("L2 stream, 1 thread: %.1f GB/s\n", l2_stream_gbs());
+    enum cpu_isa isa = CPU_ISA_SSE2;
+    const double l1 = l1_row_gcells(&isa);
+    printf("L1 row kernel (%s), 1 thread: %.2f Gcells/s\n", cpu_isa_name(isa), l1);
     model_free(&m);
     scene_free(&s);
     return 0;

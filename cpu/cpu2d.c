@@ -105,6 +105,10 @@ static inline size_t fcell(const struct cpu_fields *f, int nx, size_t c)
 #undef REAL
 #undef REAL_SIZE
 #undef SUFFIX
+cpu_hez_vac_f cpu2d_hez_vac_f(enum cpu_isa isa)
+{
+    return rows2d_sets_f[isa]->hez_vac;
+}
 #define REAL double
 #define REAL_SIZE 8
 #define SUFFIX _d

@@ -3,6 +3,7 @@
 #ifndef TEXFDTD_CPUCOMMON_H
 #define TEXFDTD_CPUCOMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/engine.h"
@@ -74,6 +75,14 @@ enum cpu_isa cpu_isa_pick(bool intel, bool avx2, bool avx512, bool wide);
  * unknown); unset, empty or "auto" picks cpu_isa_pick's for this CPU, wide
  * for the 2D engine. */
 int cpu_isa_choose(enum cpu_isa *isa, bool wide, char *err, size_t errlen);
+
+/* The 2D engine's fused row kernel in float (cpu/rows2d.inc hez_vac) of
+ * set isa, as the engine calls it: for bench/cpu_isa_bench's L1 line (the
+ * kernel's rate on rows in the L1 cache), not for stepping. */
+typedef void (*cpu_hez_vac_f)(float *restrict e, const float *restrict en, float *restrict x,
+                              const float *restrict xs, float *restrict y, int a, int b,
+                              float ch, float cz, bool part);
+cpu_hez_vac_f cpu2d_hez_vac_f(enum cpu_isa isa);
 
 /* "AMD EPYC ..." from /proc/cpuinfo, or "x86_64 CPU". */
 void cpu_model_name(char *buf, size_t len);
