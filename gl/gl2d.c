@@ -884,40 +884,30 @@ int gl_engine_steps_per_pass(const struct engine *e)
     return g->compute ? g->tb_k : g->k;
 }
 
+/* What both GL engines run (one texture layout, one physics: only the
+ * passes differ), and the functions they share but create. */
+#define GL2D_CAPS                                                                                 \
+    (ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT | ENGINE_CAP_CONFORMAL \
+     | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY | ENGINE_CAP_TE             \
+     | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY                         \
+     | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG)
+#define GL2D_OPS                                                                                  \
+    .step = gl2d_step, .read_field = gl2d_read_field, .write_field = gl2d_write_field,           \
+    .describe = gl_describe, .destroy = gl_destroy, .render_rgba = gl2d_render_rgba,             \
+    .check_finite = gl2d_check_finite, .state = gl2d_state, .read_samples = gl2d_read_samples
+
 const struct engine_ops gl_engine_ops = {
     .name = "gl",
-    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
-            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
-            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG,
+    .caps = GL2D_CAPS,
     .summary = "OpenGL fragment passes over float textures (EGL, headless), float32",
     .create = gl_create,
-    .step = gl2d_step,
-    .read_field = gl2d_read_field,
-    .write_field = gl2d_write_field,
-    .describe = gl_describe,
-    .destroy = gl_destroy,
-    .render_rgba = gl2d_render_rgba,
-    .check_finite = gl2d_check_finite,
-    .state = gl2d_state,
-    .read_samples = gl2d_read_samples,
+    GL2D_OPS,
 };
 
 const struct engine_ops gl_compute_engine_ops = {
     .name = "gl-compute",
-    .caps = ENGINE_CAP_CPML | ENGINE_CAP_MUR | ENGINE_CAP_DFT | ENGINE_CAP_POINT
-            | ENGINE_CAP_CONFORMAL | ENGINE_CAP_MONITORS | ENGINE_CAP_DFT_MULTI | ENGINE_CAP_LOSSY
-            | ENGINE_CAP_TE | ENGINE_CAP_MAGNETIC | ENGINE_CAP_DISPERSIVE | ENGINE_CAP_TE_LOSSY
-            | ENGINE_CAP_TE_DISPERSIVE | ENGINE_CAP_TE_CONFORMAL | ENGINE_CAP_TE_OFFDIAG,
+    .caps = GL2D_CAPS,
     .summary = "OpenGL 4.3 compute dispatches on the same textures, float32",
     .create = gl_compute_create,
-    .step = gl2d_step,
-    .read_field = gl2d_read_field,
-    .write_field = gl2d_write_field,
-    .describe = gl_describe,
-    .destroy = gl_destroy,
-    .render_rgba = gl2d_render_rgba,
-    .check_finite = gl2d_check_finite,
-    .state = gl2d_state,
-    .read_samples = gl2d_read_samples,
+    GL2D_OPS,
 };
