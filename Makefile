@@ -90,18 +90,22 @@ else
 # Machine code for sm_90 (H100, H200: the GPUs measured), and PTX for
 # compute_80, which the driver compiles at first use on any other GPU from
 # the A100 (sm_80) on, newer ones (sm_100, sm_120) included; it caches the
-# result (~/.nv/ComputeCache).  Machine code for sm_80 as well doubled the
-# build's longest step (cuda3d_tb.cu: 311 s against 232 on one core), and
+# result (~/.nv/ComputeCache).  Machine code for sm_80 as well made the
+# build's longest step a third longer (cuda3d_tb.cu: 311 s against 232 on
+# one core), and
 # a binary with machine code only ran on no GPU newer than the H100.
 # The PTX path gives the same bits (tests/test_cuda.c with CUDA_FORCE_PTX_JIT=1
 # on the H200, docs/accuracy.md) but its compile is slow: there about 12 s a
-# process for the 2D engine and 60 s for the 3D one, each time (the forced
-# JIT found nothing in the driver's cache).  So a build on a machine with
-# another GPU (nvidia-smi's compute_cap, where nvcc knows it) also gets
-# that GPU's machine code: built where it runs, texfdtd never waits for
-# the JIT.  CUDA_HOST_SM= (empty) leaves it out.
+# process for the 2D engine and 58 s for the 3D one, each time (the driver's
+# cache did not spare a second run: docs/cuda.md).  So a build on a machine
+# with another GPU (nvidia-smi's compute_cap, where nvcc knows it) also
+# gets that GPU's machine code: built where it runs, texfdtd never waits
+# for the JIT.  CUDA_HOST_SM= (empty) leaves it out.  Asked once a make
+# (:=), not at each use of the variable.
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
-CUDA_HOST_SM ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+ifeq ($(origin CUDA_HOST_SM),undefined)
+CUDA_HOST_SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+endif
 ifneq ($(filter-out 90,$(CUDA_HOST_SM)),)
 ifneq ($(filter sm_$(CUDA_HOST_SM),$(shell $(NVCC) --list-gpu-code 2>/dev/null)),)
 NVCCFLAGS += -gencode arch=compute_$(CUDA_HOST_SM),code=sm_$(CUDA_HOST_SM)
