@@ -311,26 +311,13 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
              * default) or 1 (k_tb3) */
             const char *tr = getenv("TEXFDTD_CUDA3D_TBR");
             c->tbr = tr && *tr ? atoi(tr) : 2;
-            /* k_tb3r's blocks a thread block cluster along y: 1 (none), 2,
-             * 4 or 8, on GPUs that launch clusters (sm_90 on) */
-            const char *tc = getenv("TEXFDTD_CUDA3D_TBC");
-            c->tbc = tc && *tc ? atoi(tc) : 1;
-            const char *tcap = getenv("TEXFDTD_CUDA3D_TBCAP"); /* bench only: 1 = the capped kernel */
-            c->tbcap = tcap && !strcmp(tcap, "1");
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0
-                || (c->tbr != 1 && c->tbr != 2) || (c->tbc != 1 && c->tbc != 2 && c->tbc != 4 && c->tbc != 8)) {
+                || (c->tbr != 1 && c->tbr != 2)) {
                 decomp_free(&c->dc);
                 free(c);
                 return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
                               "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
-                              "(0: all planes), TEXFDTD_CUDA3D_TBR = 1 or 2, TEXFDTD_CUDA3D_TBC = 1, "
-                              "2, 4 or 8");
-            }
-            int cl = 0;
-            if (c->tbc > 1 && (cudaDeviceGetAttribute(&cl, cudaDevAttrClusterLaunch, dev) != cudaSuccess || !cl)) {
-                log_info("cuda 3D: TEXFDTD_CUDA3D_TBC=%d: this GPU launches no thread block clusters "
-                         "(sm_90 on); none", c->tbc);
-                c->tbc = 1;
+                              "(0: all planes), TEXFDTD_CUDA3D_TBR = 1 or 2");
             }
         }
         if (temporal || (pe && !strcmp(pe, "fused")))
@@ -795,9 +782,6 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; %d steps per launch, tiles 32 x %d, %d planes a block, %d rows a thread%s", c->tbk,
                  c->tby, c->tbz > 0 ? c->tbz : c->nz, tb_rows(c, &e->opt), c->N ? " in the tiles without psi" : "");
-    if (c->tb && tb_rows(c, &e->opt) == 2 && tb_cluster(c) > 1)
-        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
-                 ", clusters of %d blocks", tb_cluster(c));
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,

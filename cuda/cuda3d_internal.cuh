@@ -182,13 +182,6 @@ struct cuda3d_engine {
     /* rows of the tile a thread in the tiles without psi: 1 (k_tb3,
      * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
     int tbr;
-    /* k_tb3r's blocks a thread block cluster along y (sm_90 and later,
-     * cuda3d_tbr.cu): 1 (none: each block recomputes its own y halo), 2,
-     * 4 or 8 (the cluster's blocks pass their edge rows through
-     * distributed shared memory and share one halo); tbcap: their kernel
-     * with its registers capped for 3 blocks an SM (bench only) */
-    int tbc;
-    bool tbcap;
     /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
      * others) each on a stream of its own beside the tiles clear of the
      * slabs on the default stream, forked from it and joined back
@@ -435,15 +428,5 @@ int halo_wait(cuda3d_engine *c, bool up, cudaStream_t st, char *err, size_t errl
 int halo_timer_take(cuda3d_engine *c, int q, char *err, size_t errlen);
 /* The exchange's log line, staging planes, events, NCCL communicator, stream. */
 void halo_free(cuda3d_engine *c);
-
-/* The blocks a cluster of this launch: c->tbc (cuda3d.cu has checked the
- * GPU) where built (K 3, TY 16, no loss, one E map) and without a CPML
- * (whose slab tiles, k_tb3's, take part in the same partition of the
- * cells into tiles of 32 x TY), else 1 (cuda3d_tbr.cu). */
-static inline int tb_cluster(const cuda3d_engine *c)
-{
-    return c->tbk == 3 && c->tby == 16 && !c->lossy && !c->ms && !c->N ? c->tbc : 1;
-}
-
 
 #endif

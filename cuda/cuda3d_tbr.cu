@@ -22,18 +22,6 @@
  * 32 x TY: so the parts of one launch (cuda3d_tb.cu launch_tb3_k) may take
  * either kernel, and their own columns still partition the plane.
  *
- * Clusters (C > 1, sm_90 and later): C blocks along y form one thread
- * block cluster whose tile is 32 x C TY.  A block's first and last warps
- * put their E and H edge rows into the neighbouring block's shared memory
- * (distributed shared memory: __cluster_map_shared_rank), where its edge
- * warps read them instead of the rim, and the two barriers a level are
- * the cluster's.  So
- * only the cluster recomputes a y halo, not each block: at K 3 and TY 16 a
- * stored cell costs 512 / (26 x 10) = 1.97 computed ones alone, 1.36 in a
- * cluster of 4.  Blocks exchanging their edge data directly instead of
- * recomputing it is the idea of the systolic scheme of Lu et al. 2025
- * (arXiv:2502.20610), here within a cluster only.
- *
  * Bits: every H and E value is made by the same per-cell functions as in
  * k_tb3 (hx3 .. e3, hx_q .. e_q) from the same inputs, then the same
  * sources and samples; only where the inputs come from differs (a
@@ -43,73 +31,35 @@
  */
 #include "cuda3d_tb.cuh"
 
-/* The two barriers of a level: the block's, or with C > 1 the cluster's
- * (its arrive releases and its wait acquires: each block's shared-memory
- * stores before it are visible to the others after it). */
-template <int C> __device__ __forceinline__ void tbr_sync()
-{
-    if constexpr (C == 1) {
-        __syncthreads();
-    } else {
-#if __CUDA_ARCH__ >= 900
-        __cluster_barrier_arrive();
-        __cluster_barrier_wait();
-#else
-        __trap(); /* the host launches C > 1 on sm_90 and later only */
-#endif
-    }
-}
-
-/* Store x into shared variable *v of block `rank` of the cluster. */
-template <typename T> __device__ __forceinline__ void tbr_put(T *v, int rank, T x)
-{
-#if __CUDA_ARCH__ >= 900
-    *(T *)__cluster_map_shared_rank(v, (unsigned)rank) = x;
-#else
-    (void)v;
-    (void)rank;
-    (void)x;
-    __trap();
-#endif
-}
-
-/* K steps over the own columns of tile (blockIdx.x, blockIdx.y / C),
- * planes of z chunk blockIdx.z; block b = blockIdx.y % C of the tile's
- * cluster (C 1: the block is the tile), thread (lane, w) computes column
- * i0 + lane of rows j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the
- * tiles without psi only (k_tb3 takes the slab tiles). */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, int C = 1, int M = 0>
-__global__ void __launch_bounds__(32 * W, M) k_tb3r(PP3<T> p, Tb3Src<T> src)
+/* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes of
+ * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
+ * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
+ * only (k_tb3 takes the slab tiles). */
+template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN>
+__global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
-    constexpr int TY = W * R, TC = C * TY; /* a block's rows, the tile's */
+    constexpr int TY = W * R;
     const Dev3<T> &d = p.o;
     /* a warp's first row of E (level s-1: Ex, Ez, the next warp's j+1) and
-     * its last row of H (level s: Hx, Hz, the next warp's j-1).  With C >
-     * 1 one slot more: s_ex[W] holds the next block's first row (it puts
-     * it there) and s_hx[0] the previous block's last, warp w's own H row
-     * at w + 1; at the tile's rim the edge warp's own row (so every warp
-     * reads one slot of its own block, the same way) */
-    constexpr int WS = C > 1 ? W + 1 : W;
-    __shared__ T s_ex[WS][32], s_ez[WS][32], s_hx[WS][32], s_hz[WS][32];
+     * its last row of H (level s: Hx, Hz, the next warp's j-1) */
+    __shared__ T s_ex[W][32], s_ez[W][32], s_hx[W][32], s_hz[W][32];
     const int lane = threadIdx.x, w = threadIdx.y;
-    const int b = C > 1 ? (int)blockIdx.y % C : 0;
-    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, jt = (int)(blockIdx.y / C) * (TC - 2 * K) - K;
-    const int i = i0 + lane, jw = jt + b * TY + w * R;
+    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
+    const int i = i0 + lane, jw = j0 + w * R;
     int z0, z1;
     tb_chunk(d, src, (int)blockIdx.z, &z0, &z1);
     const int zs = z0 - K; /* level 1's first plane: the z halo */
-    /* the same for the whole cluster: it returns or marches as one */
-    if (!tb_take<T, K, TC>(d, src.part, i0, jt, zs, z1))
+    if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
     const bool iok = IN || (i >= 0 && i < d.nx), lown = lane >= K && lane < 32 - K;
     /* pt: the row's cell of this column is the point source's, in some plane */
     bool ok[R], own[R], pt[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        const int j = jw + r, row = b * TY + w * R + r; /* row of the tile */
+        const int j = jw + r, row = w * R + r;
         ok[r] = IN || (iok && j >= 0 && j < d.ny);
-        own[r] = ok[r] && lown && row >= K && row < TC - K;
+        own[r] = ok[r] && lown && row >= K && row < TY - K;
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
     /* the array index of (i, jw, 0), from which row r lies r sy further */
@@ -182,20 +132,11 @@ __global__ void __launch_bounds__(32 * W, M) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     m0[r] = ok[r] ? d.mat[ck + (long long)r * d.sy] : 0;
                 s_ex[w][lane] = elx[0];
                 s_ez[w][lane] = elz[0];
-                if constexpr (C > 1) {
-                    if (w == 0 && b > 0) {
-                        tbr_put(&s_ex[W][lane], b - 1, elx[0]);
-                        tbr_put(&s_ez[W][lane], b - 1, elz[0]);
-                    } else if (w == W - 1 && b == C - 1) {
-                        s_ex[W][lane] = elx[R - 1];
-                        s_ez[W][lane] = elz[R - 1];
-                    }
-                }
-                tbr_sync<C>();
+                __syncthreads();
                 /* row R-1's j+1: the next warp's first row (the tile's last
                  * row: its own, the rim) */
-                const T exn = C > 1 || w < W - 1 ? s_ex[w + 1][lane] : elx[R - 1];
-                const T ezn = C > 1 || w < W - 1 ? s_ez[w + 1][lane] : elz[R - 1];
+                const T exn = w < W - 1 ? s_ex[w + 1][lane] : elx[R - 1];
+                const T ezn = w < W - 1 ? s_ez[w + 1][lane] : elz[R - 1];
 #pragma unroll
                 for (int r = 0; r < R; r++) {
                     const T ezj = r < R - 1 ? elz[r + 1] : ezn, exj = r < R - 1 ? elx[r + 1] : exn;
@@ -211,23 +152,13 @@ __global__ void __launch_bounds__(32 * W, M) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
                     hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
                 }
-                constexpr int HW = C > 1 ? 1 : 0; /* warp w's H row: slot w + HW */
-                s_hx[w + HW][lane] = hx[R - 1];
-                s_hz[w + HW][lane] = hz[R - 1];
-                if constexpr (C > 1) {
-                    if (w == W - 1 && b < C - 1) {
-                        tbr_put(&s_hx[0][lane], b + 1, hx[R - 1]);
-                        tbr_put(&s_hz[0][lane], b + 1, hz[R - 1]);
-                    } else if (w == 0 && b == 0) {
-                        s_hx[0][lane] = hx[0];
-                        s_hz[0][lane] = hz[0];
-                    }
-                }
-                tbr_sync<C>();
+                s_hx[w][lane] = hx[R - 1];
+                s_hz[w][lane] = hz[R - 1];
+                __syncthreads();
                 /* row 0's j-1: the previous warp's last row (the tile's
                  * first row: its own) */
-                const T hxp = C > 1 || w > 0 ? s_hx[w - 1 + HW][lane] : hx[0];
-                const T hzp = C > 1 || w > 0 ? s_hz[w - 1 + HW][lane] : hz[0];
+                const T hxp = w > 0 ? s_hx[w - 1][lane] : hx[0];
+                const T hzp = w > 0 ? s_hz[w - 1][lane] : hz[0];
 #pragma unroll
                 for (int r = 0; r < R; r++) {
                     const T hz_jm = r > 0 ? hz[r - 1] : hzp, hx_jm = r > 0 ? hx[r - 1] : hxp;
@@ -297,69 +228,26 @@ __global__ void __launch_bounds__(32 * W, M) k_tb3r(PP3<T> p, Tb3Src<T> src)
             }
         }
     }
-    /* (with C > 1 a block may leave now: every store into another block's
-     * shared memory came before the last barrier, and after it each block
-     * reads only its own) */
 }
 
-/* k_tb3r<..., C, M> over g (its y count a multiple of C) in clusters of C
- * blocks along y (C 1: a plain launch). */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, int C, int M = 0>
-static void launch_c(dim3 g, dim3 b, const PP3<T> &p, const Tb3Src<T> &src)
-{
-    if constexpr (C == 1) {
-        k_tb3r<T, F, K, W, R, L, S, IN><<<g, b>>>(p, src);
-    } else {
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeClusterDimension;
-        at[0].val.clusterDim.x = 1;
-        at[0].val.clusterDim.y = C;
-        at[0].val.clusterDim.z = 1;
-        cfg.gridDim = g;
-        cfg.blockDim = b;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
-        cudaLaunchKernelEx(&cfg, k_tb3r<T, F, K, W, R, L, S, IN, C, M>, p, src); /* errors: step_tb's check */
-    }
-}
-
-template <typename T, bool F, int K, int TY, int R, bool IN, int C = 1>
+template <typename T, bool F, int K, int TY, int R, bool IN>
 static void launch_r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     constexpr int W = TY / R;
-    const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, C * TY, K) * C,
-                           tb_zblocks(c, src));
-    if constexpr (C > 1) { /* built for the plain scenes only: tb_cluster */
-        if (c->tbcap) /* registers capped for 3 blocks an SM (bench) */
-            launch_c<T, F, K, W, R, false, false, IN, C, 3>(g, b, p, src);
-        else
-            launch_c<T, F, K, W, R, false, false, IN, C>(g, b, p, src);
-    }
-    else if (c->lossy && c->ms)
-        launch_c<T, F, K, W, R, true, true, IN, 1>(g, b, p, src);
+    const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
+    if (c->lossy && c->ms)
+        k_tb3r<T, F, K, W, R, true, true, IN><<<g, b>>>(p, src);
     else if (c->lossy)
-        launch_c<T, F, K, W, R, true, false, IN, 1>(g, b, p, src);
+        k_tb3r<T, F, K, W, R, true, false, IN><<<g, b>>>(p, src);
     else if (c->ms)
-        launch_c<T, F, K, W, R, false, true, IN, 1>(g, b, p, src);
+        k_tb3r<T, F, K, W, R, false, true, IN><<<g, b>>>(p, src);
     else
-        launch_c<T, F, K, W, R, false, false, IN, 1>(g, b, p, src);
+        k_tb3r<T, F, K, W, R, false, false, IN><<<g, b>>>(p, src);
 }
 
 template <typename T, bool F>
 void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, bool in)
 {
-    /* clusters (measured: docs/performance.md, "Clusters") */
-#define TBC_CASE(CC)                                                                              \
-    if (tb_cluster(c) == CC) {                                                                   \
-        if (in)                                                                                   \
-            launch_r<T, F, 3, 16, 2, true, CC>(c, p, src);                                        \
-        else                                                                                      \
-            launch_r<T, F, 3, 16, 2, false, CC>(c, p, src);                                       \
-        return;                                                                                   \
-    }
-    TBC_CASE(2) TBC_CASE(4) TBC_CASE(8)
-#undef TBC_CASE
     /* built: K 2, 3, 4; 2 rows a thread, tiles 32 x 16 (8 warps) or 32 x
      * 32 (16 warps).  (Measured on the H100 at 512^3 and not kept, to keep
      * the build short: 4 rows a thread at TY 32, 2 at TY 24, and the psi

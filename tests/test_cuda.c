@@ -364,10 +364,6 @@ static void tb_fill(struct engine *e, const struct model *m, enum precision p)
     free(buf);
 }
 
-/* When not NULL, the text the cuda engine's description must hold in
- * tb_run (the clusters' test). */
-static const char *tb_detail;
-
 /* Engine `name` from the random fields, stepped in calls[0 .. ncalls-1]
  * steps; its fields into f (malloc'ed).  tb: 1 the description must name
  * the temporal kernel, 0 it must not, -1 either. */
@@ -387,8 +383,6 @@ static int tb_run(const char *name, const struct model *m, enum precision p, con
     if (tb >= 0)
         cr_assert_eq(strstr(info.detail, "temporally blocked") != NULL, tb == 1, "%s: %s", name,
                      info.detail);
-    if (tb_detail && !strcmp(name, "cuda"))
-        cr_assert(strstr(info.detail, tb_detail), "%s: expected \"%s\" in: %s", name, tb_detail, info.detail);
     enum field ids[6];
     const int n = scene_fields(m->scene, ids);
     for (int q = 0; q < n; q++) {
@@ -611,75 +605,6 @@ Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
     setup_free(&t);
 }
 
-/* The GPU's compute capability times ten (sm_90: 90) from the cuda
- * engine's device line ("... (sm_90, ...)"), 0 where not found. */
-static int cuda_sm(const struct model *m)
-{
-    char err[ERRLEN];
-    struct engine *e;
-    struct engine_options o = {.precision = PRECISION_SINGLE, .denormals = DENORMALS_FLUSH};
-    cr_assert_eq(engine_create("cuda", m, &o, &e, err, sizeof err), 0, "%s", err);
-    struct engine_info info;
-    engine_describe(e, &info);
-    engine_destroy(e);
-    const char *p = strstr(info.device, "(sm_");
-    return p ? atoi(p + 4) : 0;
-}
-
-/* Thread block clusters of k_tb3r's blocks along y (TEXFDTD_CUDA3D_TBC 2, 4
- * and 8; their kernel with its registers capped and not: TBCAP; K 3, TY 16,
- * float, the scenes they are built for: no loss, one E map), from the
- * random fields with the point source, 23 steps, against cpu3d bit for bit:
- * on 45 x 37, where every cluster's tile (32 x 32 .. 32 x 128) hangs over
- * the faces; on 64 x 130, where tiles of clusters of 2 and 4 lie inside
- * the faces, halo included (the kernel without the face tests); on 64 x
- * 250, where one of 8 does (rows 119 .. 246); chunks of all planes and of
- * 7.  Where the GPU launches clusters (sm_90 on) the description must name
- * them, so that a silent fallback to one block a tile cannot pass. */
-Test(cuda3d, temporal_clusters_match_cpu, .timeout = 600)
-{
-    static const char *const grids[][2] = {{"grid.nx=45", "grid.ny=37"}, {"grid.nx=64", "grid.ny=130"},
-                                           {"grid.nx=64", "grid.ny=250"}};
-    static const char *const cs[] = {"2", "4", "8"}, *const caps[] = {"0", "1"}, *const tbz[] = {"0", "7"};
-    char text[2048];
-    snprintf(text, sizeof text, tb3d_fmt, tb3d_point);
-    for (int g = 0; g < 3; g++) {
-        const char *sets[] = {grids[g][0], grids[g][1], "grid.subpixel=false"};
-        struct test_setup t;
-        setup_from_text(&t, text, sets, 3);
-        cr_assert(!t.model.lossy && t.model.nesm == 0, "the scene the clusters are built for");
-        if (!gpu_or_skip(&t.model)) {
-            setup_free(&t);
-            return;
-        }
-        const bool clusters = cuda_sm(&t.model) >= 90;
-        const int calls[] = {23};
-        void *ref[6];
-        const int n = tb_run("cpu", &t.model, PRECISION_SINGLE, calls, 1, ref, -1);
-        for (int c = 0; c < 3; c++)
-            for (int a = 0; a < 2; a++)
-                for (int z = 0; z < 2; z++) {
-                    char what[128], detail[64];
-                    tb_env_rows("3", "16", tbz[z], "2");
-                    setenv("TEXFDTD_CUDA3D_TBC", cs[c], 1);
-                    setenv("TEXFDTD_CUDA3D_TBCAP", caps[a], 1);
-                    snprintf(detail, sizeof detail, "clusters of %s blocks", cs[c]);
-                    tb_detail = clusters ? detail : NULL;
-                    snprintf(what, sizeof what, "%s %s TBC %s cap %s TBZ %s", grids[g][0], grids[g][1], cs[c],
-                             caps[a], tbz[z]);
-                    cr_log_info("3D temporal %s", what);
-                    tb_vs(&t.model, PRECISION_SINGLE, calls, 1, ref, 1, what);
-                }
-        tb_detail = NULL;
-        unsetenv("TEXFDTD_CUDA3D_TBC");
-        unsetenv("TEXFDTD_CUDA3D_TBCAP");
-        tb_env(NULL, NULL, NULL);
-        for (int q = 0; q < n; q++)
-            free(ref[q]);
-        setup_free(&t);
-    }
-}
-
 /* The scenes the temporal kernel cannot take run one step a launch (fused,
  * or two kernels for A2) under TEXFDTD_CUDA3D=temporal, never wrongly: the
  * description names no temporal kernel and the bits are cpu3d's. */
@@ -740,14 +665,6 @@ Test(cuda3d, temporal_refuses_bad_parameters)
                       bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
         cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
     }
-    /* clusters of 3 blocks: not built */
-    struct engine *e;
-    char err[ERRLEN];
-    tb_env_rows("3", "16", "0", "2");
-    setenv("TEXFDTD_CUDA3D_TBC", "3", 1);
-    cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "TBC 3");
-    cr_assert(strstr(err, "TEXFDTD_CUDA3D_TBC"), "message: %s", err);
-    unsetenv("TEXFDTD_CUDA3D_TBC");
     tb_env(NULL, NULL, NULL);
     setup_free(&t);
 }
