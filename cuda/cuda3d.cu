@@ -782,6 +782,9 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; %d steps per launch, tiles 32 x %d, %d planes a block, %d rows a thread%s", c->tbk,
                  c->tby, c->tbz > 0 ? c->tbz : c->nz, tb_rows(c, &e->opt), c->N ? " in the tiles without psi" : "");
+    if (c->tb && tb_rows(c, &e->opt) == 2 && !c->tb_ix32)
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 ", 64-bit array indices");
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,

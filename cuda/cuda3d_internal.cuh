@@ -182,6 +182,10 @@ struct cuda3d_engine {
     /* rows of the tile a thread in the tiles without psi: 1 (k_tb3,
      * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
     int tbr;
+    /* k_tb3r's array indices in 32 bits: where every index it forms (the
+     * padded local cells and K planes either side) fits, and not asked
+     * otherwise (TEXFDTD_CUDA3D_IX64=1, bench only); tb_setup */
+    bool tb_ix32;
     /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
      * others) each on a stream of its own beside the tiles clear of the
      * slabs on the default stream, forked from it and joined back

@@ -596,6 +596,11 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
 {
     if (cezh_upload(c, err, errlen) || tbr_set_cezh(c, err, errlen))
         return -1;
+    {
+        const char *w = getenv("TEXFDTD_CUDA3D_IX64");
+        c->tb_ix32 = !(w && !strcmp(w, "1"))
+                     && (double)c->cells + 2.0 * (c->tbk + 1) * (double)c->plane < 2147483647.0;
+    }
     if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;
     if (c->tb && c->dc.size > 1) { /* the host-staged exchange's planes, and their psi */

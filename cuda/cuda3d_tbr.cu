@@ -35,7 +35,7 @@
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
  * only (k_tb3 takes the slab tiles). */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN>
+template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX>
 __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
     /* the array index of (i, jw, 0), from which row r lies r sy further */
-    const long long cw = (long long)i + (long long)jw * d.sy - (long long)d.kb * d.sz;
+    const IX cw = (IX)i + (IX)jw * (IX)d.sy - (IX)d.kb * (IX)d.sz;
     /* per level and row: E of levels 0 .. K-1 and H of levels 1 .. K (index
      * s-1) of the plane that level made last */
     T EX[K][R], EY[K][R], EZ[K][R], HX[K][R], HY[K][R], HZ[K][R];
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
     for (int r = 0; r < R; r++)
         if (IN || (ok[r] && zs >= 0)) {
-            const long long c = cw + (long long)r * d.sy + (long long)zs * d.sz;
+            const IX c = cw + (IX)r * (IX)d.sy + (IX)zs * (IX)d.sz;
             EX[0][r] = d.ex[c];
             EY[0][r] = d.ey[c];
             EZ[0][r] = d.ez[c];
@@ -92,13 +92,13 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
             elz[r] = EZ[0][r];
             ehx[r] = ehy[r] = ehz[r] = hox[r] = hoy[r] = hoz[r] = T(0);
             if (IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)) {
-                const long long c = cw + (long long)r * d.sy + (long long)(k1 + 1) * d.sz;
+                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1) * (IX)d.sz;
                 ehx[r] = d.ex[c];
                 ehy[r] = d.ey[c];
                 ehz[r] = d.ez[c];
             }
             if (IN || (ok[r] && k1 >= 0 && k1 < d.nz)) {
-                const long long c = cw + (long long)r * d.sy + (long long)k1 * d.sz;
+                const IX c = cw + (IX)r * (IX)d.sy + (IX)k1 * (IX)d.sz;
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
                 hoz[r] = d.hz[c];
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
         for (int s = 1; s <= K; s++) {
             const int k = k1 - (s - 1);
-            const long long ck = cw + (long long)k * d.sz; /* row 0 of plane k */
+            const IX ck = cw + (IX)k * (IX)d.sz; /* row 0 of plane k */
             T ex[R], ey[R], ez[R], hx[R], hy[R], hz[R], nhx[R], nhy[R], nhz[R];
 #pragma unroll
             for (int r = 0; r < R; r++) {
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                 uint8_t m0[R];
 #pragma unroll
                 for (int r = 0; r < R; r++)
-                    m0[r] = ok[r] ? d.mat[ck + (long long)r * d.sy] : 0;
+                    m0[r] = ok[r] ? d.mat[ck + (IX)r * (IX)d.sy] : 0;
                 s_ex[w][lane] = elx[0];
                 s_ez[w][lane] = elz[0];
                 __syncthreads();
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                     const T hz_im = __shfl_up_sync(FULL_MASK3, hz[r], 1);
                     const T hy_im = __shfl_up_sync(FULL_MASK3, hy[r], 1);
                     const int j = jw + r;
-                    const long long c = ck + (long long)r * d.sy;
+                    const IX c = ck + (IX)r * (IX)d.sy;
                     ex[r] = elx[r];
                     ey[r] = ely[r];
                     ez[r] = elz[r];
@@ -230,19 +230,30 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
     }
 }
 
-template <typename T, bool F, int K, int TY, int R, bool IN>
-static void launch_r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+template <typename T, bool F, int K, int TY, int R, bool IN, typename IX>
+static void launch_ix(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     constexpr int W = TY / R;
     const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
-        k_tb3r<T, F, K, W, R, true, true, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, true, IN, IX><<<g, b>>>(p, src);
     else if (c->lossy)
-        k_tb3r<T, F, K, W, R, true, false, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, false, IN, IX><<<g, b>>>(p, src);
     else if (c->ms)
-        k_tb3r<T, F, K, W, R, false, true, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, true, IN, IX><<<g, b>>>(p, src);
     else
-        k_tb3r<T, F, K, W, R, false, false, IN><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, false, IN, IX><<<g, b>>>(p, src);
+}
+
+/* 32-bit array indices where every index the kernel forms fits
+ * (c->tb_ix32: tb_setup), else 64-bit. */
+template <typename T, bool F, int K, int TY, int R, bool IN>
+static void launch_r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+{
+    if (c->tb_ix32)
+        launch_ix<T, F, K, TY, R, IN, int>(c, p, src);
+    else
+        launch_ix<T, F, K, TY, R, IN, long long>(c, p, src);
 }
 
 template <typename T, bool F>

@@ -364,6 +364,9 @@ static void tb_fill(struct engine *e, const struct model *m, enum precision p)
     free(buf);
 }
 
+/* When not NULL, text the cuda engine's description must hold in tb_run. */
+static const char *tb_detail;
+
 /* Engine `name` from the random fields, stepped in calls[0 .. ncalls-1]
  * steps; its fields into f (malloc'ed).  tb: 1 the description must name
  * the temporal kernel, 0 it must not, -1 either. */
@@ -383,6 +386,8 @@ static int tb_run(const char *name, const struct model *m, enum precision p, con
     if (tb >= 0)
         cr_assert_eq(strstr(info.detail, "temporally blocked") != NULL, tb == 1, "%s: %s", name,
                      info.detail);
+    if (tb_detail && !strcmp(name, "cuda"))
+        cr_assert(strstr(info.detail, tb_detail), "%s: expected \"%s\" in: %s", name, tb_detail, info.detail);
     enum field ids[6];
     const int n = scene_fields(m->scene, ids);
     for (int q = 0; q < n; q++) {
@@ -603,6 +608,49 @@ Test(cuda3d, temporal_probes_match_cpu, .timeout = 300)
         engine_destroy(a);
     }
     setup_free(&t);
+}
+
+/* k_tb3r with 64-bit array indices (TEXFDTD_CUDA3D_IX64=1; the engine
+ * takes 32-bit ones wherever they fit, as on every grid of the tests
+ * above, and 64-bit ones only on grids of 2^31 padded cells and more):
+ * the point source on the random fields, 23 steps, K 2 .. 4, TY 16 and
+ * 32, all planes and chunks of 7, at 45 x 37 and at 64 x 64 (inner tiles
+ * too), float, against cpu3d bit for bit. */
+Test(cuda3d, temporal_wide_indices_match_cpu, .timeout = 600)
+{
+    static const char *const grids[][2] = {{"grid.nx=45", "grid.ny=37"}, {"grid.nx=64", "grid.ny=64"}};
+    static const char *const ks[] = {"2", "3", "4"}, *const tys[] = {"16", "32"}, *const tbz[] = {"0", "7"};
+    char text[2048];
+    snprintf(text, sizeof text, tb3d_fmt, tb3d_point);
+    for (int g = 0; g < 2; g++) {
+        struct test_setup t;
+        setup_from_text(&t, text, grids[g], 2);
+        if (!gpu_or_skip(&t.model)) {
+            setup_free(&t);
+            return;
+        }
+        const int calls[] = {23};
+        void *ref[6];
+        const int n = tb_run("cpu", &t.model, PRECISION_SINGLE, calls, 1, ref, -1);
+        setenv("TEXFDTD_CUDA3D_IX64", "1", 1);
+        tb_detail = "64-bit array indices";
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 2; b++)
+                for (int z = 0; z < 2; z++) {
+                    char what[128];
+                    tb_env_rows(ks[a], tys[b], tbz[z], "2");
+                    snprintf(what, sizeof what, "%s %s K %s TY %s TBZ %s 64-bit indices", grids[g][0],
+                             grids[g][1], ks[a], tys[b], tbz[z]);
+                    cr_log_info("3D temporal %s", what);
+                    tb_vs(&t.model, PRECISION_SINGLE, calls, 1, ref, 1, what);
+                }
+        tb_detail = NULL;
+        unsetenv("TEXFDTD_CUDA3D_IX64");
+        tb_env(NULL, NULL, NULL);
+        for (int q = 0; q < n; q++)
+            free(ref[q]);
+        setup_free(&t);
+    }
 }
 
 /* The scenes the temporal kernel cannot take run one step a launch (fused,
