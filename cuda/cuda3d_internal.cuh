@@ -186,6 +186,9 @@ struct cuda3d_engine {
      * padded local cells and K planes either side) fits, and not asked
      * otherwise (TEXFDTD_CUDA3D_IX64=1, bench only); tb_setup */
     bool tb_ix32;
+    /* k_tb3r: every block runs the per-cell source tail, quiet or not
+     * (TEXFDTD_CUDA3D_QUIET=0, bench only) */
+    bool tb_loud;
     /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
      * others) each on a stream of its own beside the tiles clear of the
      * slabs on the default stream, forked from it and joined back

@@ -448,6 +448,7 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
         Tb3Src<T> src;
         memset(&src, 0, sizeof src);
         src.pc = c->tb_point ? c->pc : -1;
+        src.loud = c->tb_loud;
         if (c->tb_point) { /* pc = i + (j + ny (k - kb)) px */
             src.pi = (int)(c->pc % c->px);
             src.pj = (int)(c->pc / c->px % c->ny);
@@ -596,8 +597,12 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
 {
     if (cezh_upload(c, err, errlen) || tbr_set_cezh(c, err, errlen))
         return -1;
-    {
+    { /* k_tb3r's indices (i + j sy + (k - kb) sz, the local planes k - kb
+       * from -K - 1 to nzl + K, the tile's columns and rows a little past
+       * the grid's) lie within cells + 2 (K + 1) planes of 0 */
         const char *w = getenv("TEXFDTD_CUDA3D_IX64");
+        const char *q = getenv("TEXFDTD_CUDA3D_QUIET"); /* bench: 0 = every block runs the tail */
+        c->tb_loud = q && !strcmp(q, "0");
         c->tb_ix32 = !(w && !strcmp(w, "1"))
                      && (double)c->cells + 2.0 * (c->tbk + 1) * (double)c->plane < 2147483647.0;
     }

@@ -36,7 +36,7 @@
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
  * only (k_tb3 takes the slab tiles). */
 template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX>
-__global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
+__global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
     constexpr int TY = W * R;
@@ -62,8 +62,17 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
         own[r] = ok[r] && lown && row >= K && row < TY - K;
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
+    /* Does the block meet a source or a sample at all (the same for the
+     * whole block: source slots or samples in this launch, or the point
+     * source's column and row among the block's)?  Where it does not, as
+     * in most tiles, the per-cell tail below (slots, point source,
+     * samples) is skipped whole: one uniform test a cell and level
+     * instead of some 25 instructions (docs/performance.md, "Quiet
+     * tiles"). */
+    const bool loud = src.loud || src.slot_map || src.smap
+                      || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* the array index of (i, jw, 0), from which row r lies r sy further */
-    const IX cw = (IX)i + (IX)jw * (IX)d.sy - (IX)d.kb * (IX)d.sz;
+    const IX cw = (IX)i + (IX)jw * (IX)d.sy; /* and (k - kb) sz for plane k */
     /* per level and row: E of levels 0 .. K-1 and H of levels 1 .. K (index
      * s-1) of the plane that level made last */
     T EX[K][R], EY[K][R], EZ[K][R], HX[K][R], HY[K][R], HZ[K][R];
@@ -75,7 +84,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
     for (int r = 0; r < R; r++)
         if (IN || (ok[r] && zs >= 0)) {
-            const IX c = cw + (IX)r * (IX)d.sy + (IX)zs * (IX)d.sz;
+            const IX c = cw + (IX)r * (IX)d.sy + (IX)(zs - d.kb) * (IX)d.sz;
             EX[0][r] = d.ex[c];
             EY[0][r] = d.ey[c];
             EZ[0][r] = d.ez[c];
@@ -92,13 +101,13 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
             elz[r] = EZ[0][r];
             ehx[r] = ehy[r] = ehz[r] = hox[r] = hoy[r] = hoz[r] = T(0);
             if (IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)) {
-                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1) * (IX)d.sz;
+                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1 - d.kb) * (IX)d.sz;
                 ehx[r] = d.ex[c];
                 ehy[r] = d.ey[c];
                 ehz[r] = d.ez[c];
             }
             if (IN || (ok[r] && k1 >= 0 && k1 < d.nz)) {
-                const IX c = cw + (IX)r * (IX)d.sy + (IX)k1 * (IX)d.sz;
+                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 - d.kb) * (IX)d.sz;
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
                 hoz[r] = d.hz[c];
@@ -113,7 +122,7 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
         for (int s = 1; s <= K; s++) {
             const int k = k1 - (s - 1);
-            const IX ck = cw + (IX)k * (IX)d.sz; /* row 0 of plane k */
+            const IX ck = cw + (IX)(k - d.kb) * (IX)d.sz; /* row 0 of plane k */
             T ex[R], ey[R], ez[R], hx[R], hy[R], hz[R], nhx[R], nhy[R], nhz[R];
 #pragma unroll
             for (int r = 0; r < R; r++) {
@@ -175,20 +184,24 @@ __global__ void __launch_bounds__(32 * W) k_tb3r(PP3<T> p, Tb3Src<T> src)
                         /* this step's source slot and point source (k_tb3's order;
                          * from here to the stores the same tail as k_tb3's:
                          * change both, docs/performance.md "One shared tail") */
-                        if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
-                            const int q = src.slot_map[c];
-                            if (q >= 0 && src.slot_kind[q] != 2) {
-                                const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
-                                ez[r] = src.slot_kind[q] ? v : Y::yee_add(ez[r], v);
+                        /* (in k_tb3r inside `if (loud)`: in a block that
+                         * meets none they would do nothing) */
+                        if (loud) {
+                            if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
+                                const int q = src.slot_map[c];
+                                if (q >= 0 && src.slot_kind[q] != 2) {
+                                    const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
+                                    ez[r] = src.slot_kind[q] ? v : Y::yee_add(ez[r], v);
+                                }
                             }
-                        }
-                        if (pt[r] && k == src.pk) /* c == src.pc */
-                            ez[r] = Y::yee_add(ez[r], src.pv[s - 1]);
-                        if (src.smap && s <= src.srows && own[r] && k >= z0 && k < z1) {
-                            for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
-                                const int f = src.sf[q];
-                                src.srow[(long long)(s - 1) * src.sn + q] =
-                                    f == 0 ? ex[r] : f == 1 ? ey[r] : f == 2 ? ez[r] : f == 3 ? hx[r] : f == 4 ? hy[r] : hz[r];
+                            if (pt[r] && k == src.pk) /* c == src.pc */
+                                ez[r] = Y::yee_add(ez[r], src.pv[s - 1]);
+                            if (src.smap && s <= src.srows && own[r] && k >= z0 && k < z1) {
+                                for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                                    const int f = src.sf[q];
+                                    src.srow[(long long)(s - 1) * src.sn + q] =
+                                        f == 0 ? ex[r] : f == 1 ? ey[r] : f == 2 ? ez[r] : f == 3 ? hx[r] : f == 4 ? hy[r] : hz[r];
+                                }
                             }
                         }
                     }
