@@ -34,7 +34,11 @@
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes of
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
- * only (k_tb3 takes the slab tiles). */
+ * only (k_tb3 takes the slab tiles).  IX: the array indices' type (int
+ * where they fit: launch_r).  With 8 warps (TY 16) the kernel asks for 3
+ * blocks an SM, 80 registers (without it, 86 and 2 blocks: measured
+ * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
+ * chooses (a written-out bound there spilled: "More blocks an SM"). */
 template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX>
 __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
