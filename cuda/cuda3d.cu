@@ -273,7 +273,7 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
      * without psi (k_tb3r, TEXFDTD_CUDA3D_TBR = 2, float) and the z faces
      * in chunks of their own, and with a CPML the slab parts on streams
      * of their own: 73.8 and 54.2 (2026-11-28); with 32-bit indices and
-     * quiet tiles in k_tb3r 90.9 and 60.9 on an H200 (2026-11-29). */
+     * quiet tiles 91 and 62.1 on an H200 (2026-11-29). */
     {
         const char *pe = getenv("TEXFDTD_CUDA3D"), *ke = getenv("TEXFDTD_CUDA3D_KZ");
         if (pe && *pe && strcmp(pe, "two") && strcmp(pe, "fused") && strcmp(pe, "temporal")) {

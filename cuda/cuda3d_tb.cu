@@ -107,6 +107,10 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
         pout[l] = PML ? p.hpsi1[q] : (T *)0;
     }
     const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
+    /* does the block meet a source or a sample at all (as k_tb3r: where it
+     * does not, the per-cell tail below is skipped whole) */
+    const bool loud = src.loud || src.slot_map || src.smap
+                      || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* PM 3 (4): this column's (row's) entries of the x (y) profiles, E then
      * H (term_c), where the position lies in the grid */
     T pc6[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
@@ -250,23 +254,25 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                      * the stores k_tb3r, cuda3d_tbr.cu, has the same tail:
                      * change both.  One shared function cost registers and
                      * speed: docs/performance.md "One shared tail".) */
-                    if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0) != 0) {
-                        const int q = src.slot_map[c];
-                        if (q >= 0 && src.slot_kind[q] != 2) {
-                            const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
-                            ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
+                    if (loud) { /* (k_tb3r: the same) */
+                        if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0) != 0) {
+                            const int q = src.slot_map[c];
+                            if (q >= 0 && src.slot_kind[q] != 2) {
+                                const T v = src.slot_v[(long long)(s - 1) * src.ns + q];
+                                ez = src.slot_kind[q] ? v : Y::yee_add(ez, v);
+                            }
                         }
-                    }
-                    if (src.pc >= 0 && c == src.pc)
-                        ez = Y::yee_add(ez, src.pv[s - 1]);
-                    /* the step's samples of the own cells of the own planes
-                     * (each cell and step once), the values the fields hold
-                     * after the step, as take_samples */
-                    if (src.smap && s <= src.srows && own && k >= z0 && k < z1) {
-                        for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
-                            const int f = src.sf[q];
-                            src.srow[(long long)(s - 1) * src.sn + q] =
-                                f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
+                        if (src.pc >= 0 && c == src.pc)
+                            ez = Y::yee_add(ez, src.pv[s - 1]);
+                        /* the step's samples of the own cells of the own planes
+                         * (each cell and step once), the values the fields hold
+                         * after the step, as take_samples */
+                        if (src.smap && s <= src.srows && own && k >= z0 && k < z1) {
+                            for (int q = src.smap[c]; q >= 0; q = src.snext[q]) {
+                                const int f = src.sf[q];
+                                src.srow[(long long)(s - 1) * src.sn + q] =
+                                    f == 0 ? ex : f == 1 ? ey : f == 2 ? ez : f == 3 ? hx : f == 4 ? hy : hz;
+                            }
                         }
                     }
                 }
