@@ -134,8 +134,16 @@ endif
 PREFIX  ?= /usr/local
 CFLAGS  += -DTEXFDTD_SHADER_DIR_DEFAULT=$(PREFIX)/share/texfdtd/shaders
 
+# The commit, only in the files that write it (the CLI's version line, the
+# library's version string, the outputs' and checkpoints' attributes,
+# compare's report), with a stamp of its own: a commit rebuilds those five
+# objects, not every object (the CUDA ones take minutes) as when it was
+# part of CFLAGS and so of cflags.
 GIT_HASH := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-CFLAGS  += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
+HASH_OBJ := $(BUILD)/core/cli.o $(BUILD)/core/output.o $(BUILD)/core/checkpoint.o $(BUILD)/core/api.o \
+            $(BUILD)/compare/compare.o
+$(HASH_OBJ): private CFLAGS += -DTEXFDTD_GIT_HASH='"$(GIT_HASH)"'
+$(HASH_OBJ): $(BUILD)/githash
 
 LIB_SRC := $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard cpu/*.c) $(GL_SRC) \
            $(wildcard compare/*.c)
@@ -161,6 +169,9 @@ all: $(BIN)/texfdtd $(BUILD)/libtexfdtd.so
 $(BUILD)/cflags: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' > $@
+$(BUILD)/githash: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_HASH)' | cmp -s - $@ || echo '$(GIT_HASH)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
