@@ -183,11 +183,11 @@ struct cuda3d_engine {
      * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
     int tbr;
     /* k_tb3r's array indices in 32 bits: where every index it forms (the
-     * padded local cells and K planes either side) fits, and not asked
+     * padded local cells and K + 1 planes either side) fits, and not asked
      * otherwise (TEXFDTD_CUDA3D_IX64=1, bench only); tb_setup */
     bool tb_ix32;
-    /* k_tb3r: every block runs the per-cell source tail, quiet or not
-     * (TEXFDTD_CUDA3D_QUIET=0, bench only) */
+    /* k_tb3 and k_tb3r: every block runs the per-cell source tail, quiet
+     * or not (TEXFDTD_CUDA3D_QUIET=0, bench only) */
     bool tb_loud;
     /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
      * others) each on a stream of its own beside the tiles clear of the

@@ -107,8 +107,11 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
         pout[l] = PML ? p.hpsi1[q] : (T *)0;
     }
     const bool own = ok && lane >= K && lane < 32 - K && w >= K && w < TY - K;
-    /* does the block meet a source or a sample at all (as k_tb3r: where it
-     * does not, the per-cell tail below is skipped whole) */
+    /* does the block meet a source or a sample at all (halo included)?
+     * Where it does not, the per-cell tail below is skipped whole.  The
+     * same test as k_tb3r's, written out in each: one shared function
+     * changed the register allocation (docs/performance.md, "Quiet
+     * tiles"). */
     const bool loud = src.loud || src.slot_map || src.smap
                       || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* PM 3 (4): this column's (row's) entries of the x (y) profiles, E then
@@ -607,10 +610,12 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
        * from -K - 1 to nzl + K, the tile's columns and rows a little past
        * the grid's) lie within cells + 2 (K + 1) planes of 0 */
         const char *w = getenv("TEXFDTD_CUDA3D_IX64");
-        const char *q = getenv("TEXFDTD_CUDA3D_QUIET"); /* bench: 0 = every block runs the tail */
-        c->tb_loud = q && !strcmp(q, "0");
         c->tb_ix32 = !(w && !strcmp(w, "1"))
                      && (double)c->cells + 2.0 * (c->tbk + 1) * (double)c->plane < 2147483647.0;
+    }
+    { /* bench: 0 = every block of k_tb3 and k_tb3r runs the per-cell source tail */
+        const char *q = getenv("TEXFDTD_CUDA3D_QUIET");
+        c->tb_loud = q && !strcmp(q, "0");
     }
     if (c->tb && c->nown && tb_sample_map(c, err, errlen))
         return -1;

@@ -29,7 +29,7 @@ template <typename T> struct Tb3Src {
      * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
     int zlo, zhi, zm;
     int part; /* the tiles this launch takes (TB_ALL .. TB_SLABN) */
-    int loud; /* k_tb3r: every block runs the per-cell source tail (bench) */
+    int loud; /* k_tb3, k_tb3r: every block runs the per-cell source tail (bench) */
     /* the monitors' samples (NULL map: none this launch): the first sample
      * per padded cell (-1: none) and the next of the same cell, each one's
      * field (0 ex .. 5 hz), and the rows of steps 1 .. srows of this launch

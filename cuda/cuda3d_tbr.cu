@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
      * in most tiles, the per-cell tail below (slots, point source,
      * samples) is skipped whole: one uniform test a cell and level
      * instead of some 25 instructions (docs/performance.md, "Quiet
-     * tiles"). */
+     * tiles").  k_tb3 has the same test, written out (see there). */
     const bool loud = src.loud || src.slot_map || src.smap
                       || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* the array index of (i, jw, 0), from which row r lies r sy further */
@@ -188,9 +188,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                         /* this step's source slot and point source (k_tb3's order;
                          * from here to the stores the same tail as k_tb3's:
                          * change both, docs/performance.md "One shared tail") */
-                        /* (in k_tb3r inside `if (loud)`: in a block that
-                         * meets none they would do nothing) */
-                        if (loud) {
+                        if (loud) { /* (k_tb3: the same) */
                             if (src.slot_map && (S ? d.mat[c + 2 * d.ms] : m0[r]) != 0) {
                                 const int q = src.slot_map[c];
                                 if (q >= 0 && src.slot_kind[q] != 2) {
