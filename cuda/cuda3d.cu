@@ -312,13 +312,17 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
              * default) or 1 (k_tb3) */
             const char *tr = getenv("TEXFDTD_CUDA3D_TBR");
             c->tbr = tr && *tr ? atoi(tr) : 2;
+            /* the same in the one-axis slab tiles (float, K 3, TY 32:
+             * tb_slab_rows2): 2 (the default) or 1 */
+            const char *trs = getenv("TEXFDTD_CUDA3D_TBRS");
+            c->tbrs = trs && *trs ? atoi(trs) : 2;
             if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0
-                || (c->tbr != 1 && c->tbr != 2)) {
+                || (c->tbr != 1 && c->tbr != 2) || (c->tbrs != 1 && c->tbrs != 2)) {
                 decomp_free(&c->dc);
                 free(c);
                 return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
                               "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
-                              "(0: all planes), TEXFDTD_CUDA3D_TBR = 1 or 2");
+                              "(0: all planes), TEXFDTD_CUDA3D_TBR and TEXFDTD_CUDA3D_TBRS = 1 or 2");
             }
         }
         if (temporal || (pe && !strcmp(pe, "fused")))
@@ -783,6 +787,9 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; %d steps per launch, tiles 32 x %d, %d planes a block, %d rows a thread%s", c->tbk,
                  c->tby, c->tbz > 0 ? c->tbz : c->nz, tb_rows(c, &e->opt), c->N ? " in the tiles without psi" : "");
+    if (c->tb && c->N && e->opt.precision != PRECISION_DOUBLE && tb_slab_rows2(c))
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 ", 2 in the one-axis slab tiles");
     if (c->tb && tb_rows(c, &e->opt) == 2 && !c->tb_ix32)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  ", 64-bit array indices");

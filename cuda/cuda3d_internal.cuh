@@ -182,6 +182,7 @@ struct cuda3d_engine {
     /* rows of the tile a thread in the tiles without psi: 1 (k_tb3,
      * cuda3d_tb.cu) or 2 (k_tb3r, cuda3d_tbr.cu; float only) */
     int tbr;
+    int tbrs; /* the same in the one-axis slab tiles, float (TEXFDTD_CUDA3D_TBRS: tb_slab_rows2) */
     /* k_tb3r's array indices in 32 bits: where every index it forms (the
      * padded local cells and K + 1 planes either side) fits, and not asked
      * otherwise (TEXFDTD_CUDA3D_IX64=1, bench only); tb_setup */
@@ -372,6 +373,14 @@ static inline size_t tb_psi_bytes(const cuda3d_engine *c, size_t es)
         if (psi_axis_of(q) != 2)
             n += 2 * (size_t)c->tbk * psi_xy_plane(c, psi_axis_of(q));
     return n * es;
+}
+
+/* Do the one-axis slab tiles of the temporal path run k_tb3r (2 rows a
+ * thread) in float?  Built only for K 3 at TY 32 with 32-bit indices, the
+ * CPML's defaults (compile time); otherwise, and in double, k_tb3. */
+static inline bool tb_slab_rows2(const cuda3d_engine *c)
+{
+    return c->tbrs == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32;
 }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */

@@ -342,6 +342,12 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
             return;
         }
     }
+    if constexpr (PM >= 3 && sizeof(T) == 4) { /* one-axis slab tiles, float: 2 rows a thread */
+        if (tb_slab_rows2(c)) {
+            launch_tb3r_slab<T, F, PM>(c, p, src, st);
+            return;
+        }
+    }
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
         k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b, 0, st>>>(p, src);
@@ -354,8 +360,9 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
 }
 
 /* With a CPML at TY 32: the slab tiles, the one-axis ones (x, y, z: the
- * axis known when compiled) and the others (12 psi), each part on stream
- * st[q].  (The one-axis kernel is not built for TY 16: compile time.) */
+ * axis known when compiled; in float at K 3 two rows a thread, k_tb3r:
+ * tb_slab_rows2) and the others (12 psi), each part on stream st[q].
+ * (The one-axis kernel is not built for TY 16: compile time.) */
 template <typename T, bool F, int K, int TY>
 static void launch_slabs(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src, const cudaStream_t *st)
 {

@@ -89,6 +89,11 @@ __device__ __forceinline__ T term_q(const Dev3<T> &d, T dd, T o, T &q, int prof,
  * the other axes' tests out. */
 template <int PM> __host__ __device__ constexpr int tb_np() { return PM == 2 ? PSI_COUNT : PM >= 3 ? 4 : 1; }
 template <int PM> __device__ __forceinline__ constexpr int tb_slot(int q) { return PM == 2 ? q : q / 3; }
+/* Is a tile of part PM inside the faces of axis a (0 x, 1 y, 2 z), halo
+ * included?  A one-axis slab tile (PM 3, 4, 5) meets no slab of the other
+ * two axes (tb_take), so along them its cells lie in [N, n - 2 - N]: there
+ * the face tests compile away, as in an inner tile (IN). */
+template <int PM> __host__ __device__ constexpr bool tb_in(int a) { return PM >= 3 && PM - 3 != a; }
 /* Does the tile carry psi q? */
 template <int PM> __device__ __forceinline__ bool tb_has(int q)
 {
@@ -139,7 +144,7 @@ __device__ __forceinline__ T hx_q(const Dev3<T> &d, int i, int j, int k, T dy, T
 {
     typedef Yee<T, F> Y;
     (void)i;
-    if (j > d.ny - 2 || k > d.nz - 2)
+    if ((!tb_in<PM>(1) && j > d.ny - 2) || (!tb_in<PM>(2) && k > d.nz - 2))
         return h;
     int kk;
     const T ty = tb_has<PM>(PSI_HXY) && dslab_h(d.ny, d.N, j, &kk) >= 0
@@ -153,7 +158,7 @@ __device__ __forceinline__ T hy_q(const Dev3<T> &d, int i, int j, int k, T dz, T
 {
     typedef Yee<T, F> Y;
     (void)j;
-    if (i > d.nx - 2 || k > d.nz - 2)
+    if ((!tb_in<PM>(0) && i > d.nx - 2) || (!tb_in<PM>(2) && k > d.nz - 2))
         return h;
     int kk;
     const T tz = tb_has<PM>(PSI_HYZ) && dslab_h(d.nz, d.N, k, &kk) >= 0
@@ -167,7 +172,7 @@ __device__ __forceinline__ T hz_q(const Dev3<T> &d, int i, int j, int k, T dx, T
 {
     typedef Yee<T, F> Y;
     (void)k;
-    if (i > d.nx - 2 || j > d.ny - 2)
+    if ((!tb_in<PM>(0) && i > d.nx - 2) || (!tb_in<PM>(1) && j > d.ny - 2))
         return h;
     int kk;
     const T tx = tb_has<PM>(PSI_HZX) && dslab_h(d.nx, d.N, i, &kk) >= 0
@@ -186,9 +191,9 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
     int kk;
     const bool xs = dslab_e(d.nx, d.N, i, &kk) >= 0, ys = dslab_e(d.ny, d.N, j, &kk) >= 0,
                zs = dslab_e(d.nz, d.N, k, &kk) >= 0;
-    const bool jin = j >= 1 && j <= d.ny - 2, kin = k >= 1 && k <= d.nz - 2,
-               iin = i >= 1 && i <= d.nx - 2;
-    if (i <= d.nx - 2 && jin && kin) {
+    const bool jin = tb_in<PM>(1) || (j >= 1 && j <= d.ny - 2), kin = tb_in<PM>(2) || (k >= 1 && k <= d.nz - 2),
+               iin = tb_in<PM>(0) || (i >= 1 && i <= d.nx - 2);
+    if ((tb_in<PM>(0) || i <= d.nx - 2) && jin && kin) {
         const T dy = Y::yee_diff(hz, hz_jm), dz = Y::yee_diff(hy, hy_km);
         const T ty = tb_has<PM>(PSI_EXY) && ys
                          ? term_c<T, F, PM>(d, dy, o[tb_slot<PM>(PSI_EXY)], q[tb_slot<PM>(PSI_EXY)], P_YE, j, pc6) : dy;
@@ -196,7 +201,7 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
                          ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_EXZ)], q[tb_slot<PM>(PSI_EXZ)], P_ZE, k, pc6) : dz;
         ex = e_upd<T, F, L>(ex, 0, m0, Y::yee_diff(ty, tz));
     }
-    if (iin && j <= d.ny - 2 && kin) {
+    if (iin && (tb_in<PM>(1) || j <= d.ny - 2) && kin) {
         const T dz = Y::yee_diff(hx, hx_km), dx = Y::yee_diff(hz, hz_im);
         const T tz = tb_has<PM>(PSI_EYZ) && zs
                          ? term_c<T, F, PM>(d, dz, o[tb_slot<PM>(PSI_EYZ)], q[tb_slot<PM>(PSI_EYZ)], P_ZE, k, pc6) : dz;
@@ -204,7 +209,7 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
                          ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_EYX)], q[tb_slot<PM>(PSI_EYX)], P_XE, i, pc6) : dx;
         ey = e_upd<T, F, L>(ey, 1, S ? mc[d.ms] : m0, Y::yee_diff(tz, tx));
     }
-    if (iin && jin && k <= d.nz - 2) {
+    if (iin && jin && (tb_in<PM>(2) || k <= d.nz - 2)) {
         const T dx = Y::yee_diff(hy, hy_im), dy = Y::yee_diff(hx, hx_jm);
         const T tx = tb_has<PM>(PSI_EZX) && xs
                          ? term_c<T, F, PM>(d, dx, o[tb_slot<PM>(PSI_EZX)], q[tb_slot<PM>(PSI_EZX)], P_XE, i, pc6) : dx;
@@ -273,6 +278,8 @@ template <typename T> static inline unsigned tb_zblocks(const cuda3d_engine *c, 
  * coefficient table. */
 template <typename T, bool F>
 void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, bool in);
+template <typename T, bool F, int PM>
+void launch_tb3r_slab(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st);
 int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);
 
 #endif

@@ -39,11 +39,15 @@
  * blocks an SM, 80 registers (without it, 86 and 2 blocks: measured
  * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
  * chooses (a written-out bound there spilled: "More blocks an SM"). */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX>
-__global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
+template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX, int PM>
+__global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
     constexpr int TY = W * R;
+    constexpr bool PML = PM != 0;
+    constexpr int NP = tb_np<PM>(), PK = PML ? K : 1, PR = PML ? R : 1;
+    static_assert(PM == 0 || PM >= 3, "k_tb3r: no psi or one axis' 4 (PM 3, 4, 5)");
+    constexpr int ax = PM >= 3 ? PM - 3 : 0;
     const Dev3<T> &d = p.o;
     /* a warp's first row of E (level s-1: Ex, Ez, the next warp's j+1) and
      * its last row of H (level s: Hx, Hz, the next warp's j-1) */
@@ -66,6 +70,42 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
         own[r] = ok[r] && lown && row >= K && row < TY - K;
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
+    /* PM 3, 4, 5: the one axis' 4 psi arrays (old, new), and (x, y) the
+     * column's or each row's profile entries (term_c) */
+    const T *pin[NP];
+    T *pout[NP];
+#pragma unroll
+    for (int l = 0; l < NP; l++) {
+        pin[l] = PML ? d.psi[tb_psi_of(l, ax)] : (const T *)0;
+        pout[l] = PML ? p.hpsi1[tb_psi_of(l, ax)] : (T *)0;
+    }
+    constexpr int PC = PM == 4 ? R : 1;
+    T pc6[PC][6];
+#pragma unroll
+    for (int r = 0; r < PC; r++) {
+#pragma unroll
+        for (int h = 0; h < 6; h++)
+            pc6[r][h] = T(0);
+        if constexpr (PM == 3 || PM == 4) {
+            const int pos = PM == 3 ? i : jw + r, pe = PM == 3 ? P_XE : P_YE;
+            if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    pc6[r][3 * h] = d.pb[pe + h][pos];
+                    pc6[r][3 * h + 1] = d.pc[pe + h][pos];
+                    pc6[r][3 * h + 2] = d.pik[pe + h][pos];
+                }
+        }
+    }
+    /* per level and row the psi of the plane that level made last */
+    T PS[PK][PR][NP];
+#pragma unroll
+    for (int s = 0; s < PK; s++)
+#pragma unroll
+        for (int r = 0; r < PR; r++)
+#pragma unroll
+            for (int q = 0; q < NP; q++)
+                PS[s][r][q] = T(0);
     /* Does the block meet a source or a sample at all (the same for the
      * whole block: source slots or samples in this launch, or the point
      * source's column and row among the block's)?  Where it does not, as
@@ -98,6 +138,12 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
         /* level 1's inputs: E of step n at planes k, k+1, H at plane k */
         const int k1 = zs + t;
         T elx[R], ely[R], elz[R], ehx[R], ehy[R], ehz[R], hox[R], hoy[R], hoz[R];
+        T po[PR][NP]; /* the psi of the level before, this plane */
+#pragma unroll
+        for (int r = 0; r < PR; r++)
+#pragma unroll
+            for (int q = 0; q < NP; q++)
+                po[r][q] = T(0);
 #pragma unroll
         for (int r = 0; r < R; r++) {
             elx[r] = EX[0][r];
@@ -115,6 +161,14 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
                 hoz[r] = d.hz[c];
+                if constexpr (PML) {
+#pragma unroll
+                    for (int l = 0; l < NP; l++) {
+                        const long long at = psi_index(d, tb_psi_of(l, ax), i, jw + r, k1);
+                        if (at >= 0)
+                            po[r][l] = pin[l][at];
+                    }
+                }
             }
         }
 #pragma unroll
@@ -128,6 +182,12 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
             const int k = k1 - (s - 1);
             const IX ck = cw + (IX)(k - d.kb) * (IX)d.sz; /* row 0 of plane k */
             T ex[R], ey[R], ez[R], hx[R], hy[R], hz[R], nhx[R], nhy[R], nhz[R];
+            T pn[PR][NP]; /* this level's psi of plane k */
+#pragma unroll
+            for (int r = 0; r < PR; r++)
+#pragma unroll
+                for (int q = 0; q < NP; q++)
+                    pn[r][q] = po[r][q];
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 /* H of this level's previous plane k-1: the E below needs
@@ -161,9 +221,16 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                     /* no psi: rd = own = false (the fused kernel's arguments
                      * outside the CPML) */
                     const int j = jw + r;
-                    hx[r] = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox[r], false);
-                    hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
-                    hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
+                    if constexpr (PML) {
+                        const T *c6 = pc6[PM == 4 ? r : 0];
+                        hx[r] = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox[r], po[r], pn[r], c6);
+                        hy[r] = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy[r], po[r], pn[r], c6);
+                        hz[r] = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz[r], po[r], pn[r], c6);
+                    } else {
+                        hx[r] = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox[r], false);
+                        hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
+                        hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
+                    }
                 }
                 s_hx[w][lane] = hx[R - 1];
                 s_hz[w][lane] = hz[R - 1];
@@ -183,8 +250,13 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                     ey[r] = ely[r];
                     ez[r] = elz[r];
                     if (ok[r]) {
-                        e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
-                                                  hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm);
+                        if constexpr (PML)
+                            e_q<T, F, L, S, PM>(d, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r], hy[r],
+                                                hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm, po[r], pn[r],
+                                                pc6[PM == 4 ? r : 0]);
+                        else
+                            e3<T, F, false, L, S, IN>(p, i, j, k, m0[r], d.mat + c, ex[r], ey[r], ez[r], hx[r],
+                                                      hy[r], hz[r], hz_jm, nhy[r], nhx[r], hz_im, hy_im, hx_jm);
                         /* this step's source slot and point source (k_tb3's order;
                          * from here to the stores the same tail as k_tb3's:
                          * change both, docs/performance.md "One shared tail") */
@@ -214,6 +286,14 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                         p.ex1[c] = ex[r];
                         p.ey1[c] = ey[r];
                         p.ez1[c] = ez[r];
+                        if constexpr (PML) {
+#pragma unroll
+                            for (int l = 0; l < NP; l++) {
+                                const long long at = psi_index(d, tb_psi_of(l, ax), i, j, k);
+                                if (at >= 0)
+                                    pout[l][at] = pn[r][l];
+                            }
+                        }
                     }
                 }
             }
@@ -241,23 +321,33 @@ __global__ void __launch_bounds__(32 * W, W == 8 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Sr
                 HY[s - 1][r] = hy[r];
                 HZ[s - 1][r] = hz[r];
             }
+            if constexpr (PML) {
+#pragma unroll
+                for (int r = 0; r < PR; r++)
+#pragma unroll
+                    for (int q = 0; q < NP; q++) {
+                        const T x = PS[s - 1][r][q];
+                        PS[s - 1][r][q] = pn[r][q];
+                        po[r][q] = x;
+                    }
+            }
         }
     }
 }
 
-template <typename T, bool F, int K, int TY, int R, bool IN, typename IX>
-static void launch_ix(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+template <typename T, bool F, int K, int TY, int R, bool IN, typename IX, int PM>
+static void launch_ix(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st)
 {
     constexpr int W = TY / R;
     const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
     if (c->lossy && c->ms)
-        k_tb3r<T, F, K, W, R, true, true, IN, IX><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, true, IN, IX, PM><<<g, b, 0, st>>>(p, src);
     else if (c->lossy)
-        k_tb3r<T, F, K, W, R, true, false, IN, IX><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, false, IN, IX, PM><<<g, b, 0, st>>>(p, src);
     else if (c->ms)
-        k_tb3r<T, F, K, W, R, false, true, IN, IX><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, true, IN, IX, PM><<<g, b, 0, st>>>(p, src);
     else
-        k_tb3r<T, F, K, W, R, false, false, IN, IX><<<g, b>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, false, IN, IX, PM><<<g, b, 0, st>>>(p, src);
 }
 
 /* 32-bit array indices where every index the kernel forms fits
@@ -266,9 +356,9 @@ template <typename T, bool F, int K, int TY, int R, bool IN>
 static void launch_r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
 {
     if (c->tb_ix32)
-        launch_ix<T, F, K, TY, R, IN, int>(c, p, src);
+        launch_ix<T, F, K, TY, R, IN, int, 0>(c, p, src, 0);
     else
-        launch_ix<T, F, K, TY, R, IN, long long>(c, p, src);
+        launch_ix<T, F, K, TY, R, IN, long long, 0>(c, p, src, 0);
 }
 
 template <typename T, bool F>
@@ -290,6 +380,15 @@ void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, 
 #undef TBR_CASE
 }
 
+/* The one-axis slab tiles (PM 3, 4, 5) with 2 rows a thread, on stream st,
+ * where tb_slab_rows2 (built only for K 3, TY 32, 32-bit indices: the
+ * CPML's defaults; compile time). */
+template <typename T, bool F, int PM>
+void launch_tb3r_slab(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st)
+{
+    launch_ix<T, F, 3, 32, 2, false, int, PM>(c, p, src, st);
+}
+
 /* This file's copy of the coefficient table (cuda3d_cell.cuh). */
 int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen)
 {
@@ -299,3 +398,12 @@ int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen)
 /* float only: double runs k_tb3 (cuda3d_tb.cu launch_tb3_p) */
 template void launch_tb3r<float, true>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);
 template void launch_tb3r<float, false>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);
+#define TBR_SLAB(PM)                                                                                      \
+    template void launch_tb3r_slab<float, true, PM>(const cuda3d_engine *, const PP3<float> &,                \
+                                                    const Tb3Src<float> &, cudaStream_t);                    \
+    template void launch_tb3r_slab<float, false, PM>(const cuda3d_engine *, const PP3<float> &,               \
+                                                     const Tb3Src<float> &, cudaStream_t);
+TBR_SLAB(3)
+TBR_SLAB(4)
+TBR_SLAB(5)
+#undef TBR_SLAB

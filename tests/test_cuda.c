@@ -414,18 +414,19 @@ static void tb_vs(const struct model *m, enum precision p, const int *calls, int
 }
 
 /* TEXFDTD_CUDA3D=temporal with K, TY, TBZ and the rows a thread in the
- * tiles without psi (TBR: "1" k_tb3, "2" k_tb3r; NULL: unset, the
- * default); k NULL: unset all. */
+ * tiles without psi and in the one-axis slab tiles (TBR and TBRS both:
+ * "1" k_tb3, "2" k_tb3r where built; NULL: unset, the default); k NULL:
+ * unset all. */
 static void tb_env_rows(const char *k, const char *ty, const char *tbz, const char *tbr)
 {
     static const char *const names[] = {"TEXFDTD_CUDA3D_K", "TEXFDTD_CUDA3D_TY", "TEXFDTD_CUDA3D_TBZ",
-                                        "TEXFDTD_CUDA3D_TBR"};
-    const char *v[] = {k, ty, tbz, tbr};
+                                        "TEXFDTD_CUDA3D_TBR", "TEXFDTD_CUDA3D_TBRS"};
+    const char *v[] = {k, ty, tbz, tbr, tbr};
     if (!k)
         unsetenv("TEXFDTD_CUDA3D");
     else
         setenv("TEXFDTD_CUDA3D", "temporal", 1);
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < 5; q++) {
         if (k && v[q])
             setenv(names[q], v[q], 1);
         else
@@ -464,19 +465,24 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
         const enum precision p = pr ? PRECISION_DOUBLE : PRECISION_SINGLE;
         void *ref[6];
         const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
-        /* rows a thread in the tiles without psi: k_tb3 (1) and, in float,
-         * k_tb3r (2) beside k_tb3's slab tiles (double: k_tb3 both times) */
+        /* rows a thread in the tiles without psi and in the one-axis slab
+         * tiles: k_tb3 (1) and, in float, k_tb3r (2; in the slab tiles at
+         * K 3 and TY 32 only, where the description says so; double:
+         * k_tb3 both times) */
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
                 for (int z = 0; z < 3; z++)
                     for (int r = 0; r < 2; r++) {
                         char what[128];
                         tb_env_rows(ks[a], tys[b], tbz[z], rows[r]);
+                        tb_detail = t.model.pml_n && !pr && a == 1 && b == 1 && r == 1
+                                        ? ", 2 in the one-axis slab tiles" : NULL;
                         snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s", ks[a], tys[b], tbz[z],
                                  rows[r]);
                         cr_log_info("3D temporal %s %s", what, precision_name(p));
                         tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
                     }
+        tb_detail = NULL;
         tb_env(NULL, NULL, NULL);
         for (int q = 0; q < n; q++)
             free(ref[q]);
@@ -713,6 +719,13 @@ Test(cuda3d, temporal_refuses_bad_parameters)
                       bad[k][0], bad[k][1], bad[k][2], bad[k][3]);
         cr_assert(strstr(err, "TEXFDTD_CUDA3D_K"), "message: %s", err);
     }
+    /* the slab tiles' rows alone */
+    tb_env_rows("3", "32", "0", "2");
+    setenv("TEXFDTD_CUDA3D_TBRS", "0", 1);
+    struct engine *e;
+    char err[ERRLEN];
+    cr_assert_neq(engine_create("cuda", &t.model, &o, &e, err, sizeof err), 0, "TBRS 0 taken");
+    cr_assert(strstr(err, "TEXFDTD_CUDA3D_TBRS"), "message: %s", err);
     tb_env(NULL, NULL, NULL);
     setup_free(&t);
 }
