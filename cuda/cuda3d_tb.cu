@@ -95,7 +95,14 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
-    const bool ok = IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny);
+    /* A one-axis slab tile (PM 3, 4, 5) lies inside the faces of the two
+     * axes whose slabs it does not meet (tb_in): their tests compile out
+     * below.  (The other kernels keep their expressions as before: the
+     * same tests written with these flags gave other PTX for the tiles
+     * without psi.) */
+    constexpr bool INX = IN || tb_in<PM>(0), INY = IN || tb_in<PM>(1), INZ = IN || tb_in<PM>(2);
+    const bool ok = PM < 3 ? IN || (i >= 0 && i < d.nx && j >= 0 && j < d.ny)
+                            : (INX || (i >= 0 && i < d.nx)) && (INY || (j >= 0 && j < d.ny));
     /* PM 3, 4, 5: the axis whose slab the tile meets, and its 4 psi arrays */
     constexpr int ax = PM >= 3 ? PM - 3 : -1;
     const T *pin[NP];
@@ -158,7 +165,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
     for (int s = 0; s < K; s++)
         MQ[s] = 0;
-    if (IN || (ok && zs >= 0)) {
+    if (PM < 3 ? IN || (ok && zs >= 0) : ok && (INZ || zs >= 0)) {
         const long long c = cj + (long long)(zs - d.kb) * d.sz;
         EX[0] = d.ex[c];
         EY[0] = d.ey[c];
@@ -177,7 +184,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
         for (int q = 0; q < NP; q++)
             po[q] = T(0);
-        if (IN || (ok && k1 + 1 >= 0 && k1 + 1 < d.nz)) {
+        if (PM < 3 ? IN || (ok && k1 + 1 >= 0 && k1 + 1 < d.nz) : ok && (INZ || (k1 + 1 >= 0 && k1 + 1 < d.nz))) {
             const long long c = cj + (long long)(k1 + 1 - d.kb) * d.sz;
             ehx = d.ex[c];
             ehy = d.ey[c];
@@ -185,7 +192,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             if (MQON)
                 MQ[0] = d.mat[c];
         }
-        if (IN || (ok && k1 >= 0 && k1 < d.nz)) {
+        if (PM < 3 ? IN || (ok && k1 >= 0 && k1 < d.nz) : ok && (INZ || (k1 >= 0 && k1 < d.nz))) {
             const long long c = cj + (long long)(k1 - d.kb) * d.sz;
             hox = d.hx[c];
             hoy = d.hy[c];
@@ -213,7 +220,8 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 #pragma unroll
             for (int q = 0; q < NP; q++)
                 pn[q] = po[q];
-            if ((IN || (k >= 0 && k < d.nz)) && k >= zs) { /* the same for the whole block */
+            if ((PM < 3 ? IN || (k >= 0 && k < d.nz) : INZ || (k >= 0 && k < d.nz))
+                && k >= zs) { /* the same for the whole block */
                 s_ex[w][lane] = elx;
                 s_ey[w][lane] = ely;
                 s_ez[w][lane] = elz;

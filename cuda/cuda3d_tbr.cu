@@ -40,7 +40,7 @@
  * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
  * chooses (a written-out bound there spilled: "More blocks an SM"). */
 template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX, int PM>
-__global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
+__global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
     constexpr int TY = W * R;
@@ -60,13 +60,20 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
-    const bool iok = IN || (i >= 0 && i < d.nx), lown = lane >= K && lane < 32 - K;
+    /* A one-axis slab tile (PM 3, 4, 5) lies inside the faces of the two
+     * axes whose slabs it does not meet (tb_in): their tests compile out
+     * below.  (The other kernels keep their expressions as before: the
+     * same tests written with these flags gave other PTX for the tiles
+     * without psi.) */
+    constexpr bool INX = IN || tb_in<PM>(0), INY = IN || tb_in<PM>(1), INZ = IN || tb_in<PM>(2);
+    const bool iok = PM < 3 ? IN || (i >= 0 && i < d.nx) : INX || (i >= 0 && i < d.nx);
+    const bool lown = lane >= K && lane < 32 - K;
     /* pt: the row's cell of this column is the point source's, in some plane */
     bool ok[R], own[R], pt[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const int j = jw + r, row = w * R + r;
-        ok[r] = IN || (iok && j >= 0 && j < d.ny);
+        ok[r] = PM < 3 ? IN || (iok && j >= 0 && j < d.ny) : iok && (INY || (j >= 0 && j < d.ny));
         own[r] = ok[r] && lown && row >= K && row < TY - K;
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
@@ -127,7 +134,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<
             EX[s][r] = EY[s][r] = EZ[s][r] = HX[s][r] = HY[s][r] = HZ[s][r] = T(0);
 #pragma unroll
     for (int r = 0; r < R; r++)
-        if (IN || (ok[r] && zs >= 0)) {
+        if (PM < 3 ? IN || (ok[r] && zs >= 0) : ok[r] && (INZ || zs >= 0)) {
             const IX c = cw + (IX)r * (IX)d.sy + (IX)(zs - d.kb) * (IX)d.sz;
             EX[0][r] = d.ex[c];
             EY[0][r] = d.ey[c];
@@ -150,13 +157,14 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<
             ely[r] = EY[0][r];
             elz[r] = EZ[0][r];
             ehx[r] = ehy[r] = ehz[r] = hox[r] = hoy[r] = hoz[r] = T(0);
-            if (IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)) {
+            if (PM < 3 ? IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)
+                        : ok[r] && (INZ || (k1 + 1 >= 0 && k1 + 1 < d.nz))) {
                 const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1 - d.kb) * (IX)d.sz;
                 ehx[r] = d.ex[c];
                 ehy[r] = d.ey[c];
                 ehz[r] = d.ez[c];
             }
-            if (IN || (ok[r] && k1 >= 0 && k1 < d.nz)) {
+            if (PM < 3 ? IN || (ok[r] && k1 >= 0 && k1 < d.nz) : ok[r] && (INZ || (k1 >= 0 && k1 < d.nz))) {
                 const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 - d.kb) * (IX)d.sz;
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
@@ -197,7 +205,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM == 0 ? 3 : 0) k_tb3r(PP3<
                 nhz[r] = HZ[s - 1][r];
                 ex[r] = ey[r] = ez[r] = hx[r] = hy[r] = hz[r] = T(0);
             }
-            if ((IN || (k >= 0 && k < d.nz)) && k >= zs) { /* the same for the whole block */
+            if ((PM < 3 ? IN || (k >= 0 && k < d.nz) : INZ || (k >= 0 && k < d.nz))
+                && k >= zs) { /* the same for the whole block */
                 /* the material bytes first: their loads wait behind H */
                 uint8_t m0[R];
 #pragma unroll
