@@ -33,8 +33,10 @@
 
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes of
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
- * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3; the tiles without psi
- * only (k_tb3 takes the slab tiles).  IX: the array indices' type (int
+ * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3.  PM: 0 the tiles
+ * without psi; 3, 4, 5 the one-axis slab tiles of x, y, z with that
+ * axis' 4 psi per level and row in registers, as k_tb3's (the tiles of
+ * two or three axes, 12 psi, stay with k_tb3).  IX: the array indices' type (int
  * where they fit: launch_r).  With 8 warps (TY 16) the kernel asks for 3
  * blocks an SM, 80 registers (without it, 86 and 2 blocks: measured
  * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
