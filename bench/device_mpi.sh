@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/device_mpi.sh - the 3D CUDA engine over MPI ranks (one GPU a rank) on
-# a machine of several GPUs (the `run` tool's nvidia-h200-x2 or -x4), every
+# a machine of several GPUs (the `run` tool's nvidia-h200-x2 or -x4; on one
+# GPU, as nvidia-h200, the ranks share it: the tests' bits still), every
 # step under `timeout`, results under $OUT.  The tests take about 4 minutes
 # and the scaling about 4 more: one `run` call may take 10, so make two on
 # the warm machine (SKIP=scaling, then SKIP="cli tests cuda"):
@@ -160,9 +161,14 @@ if [ -n "${NCCL_DIR:-}" ] && [ -e "$NCCL_DIR/libnccl.so.2" ]; then
         say "libnccl.so.2 misses: $(ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep 'not found' | tr -s ' \t\n' ' '); with $NCCL_DIR:"
         LD_LIBRARY_PATH=$NCCL_DIR ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep 'not found' | tee -a "$OUT/setup.txt"
     fi
-    # the tests then demand NCCL where the library loads
-    LD_LIBRARY_PATH=$NCCL_DIR ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep -q 'not found' ||
+    # the tests then demand NCCL where the library loads, on two GPUs or
+    # more (on one, the ranks share it: NCCL takes no two ranks on one
+    # device, and the engine exchanges through the host)
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -lt 2 ]; then
+        say "one GPU: the ranks share it, NCCL is not demanded (host-staged exchange)"
+    elif ! LD_LIBRARY_PATH=$NCCL_DIR ldd "${NCCL_DIR%%:*}/libnccl.so.2" | grep -q 'not found'; then
         export TEXFDTD_REQUIRE_NCCL=1
+    fi
 else
     NCCL_DIR=
     say "NCCL: libnccl.so.2 not found: the halo exchange goes through the host"

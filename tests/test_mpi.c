@@ -675,11 +675,18 @@ Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
  * planes 0..16 and 17..31; 3: 0..9, 10..22, 23..31; the z slabs 0..2 and
  * 28..30), the x and y slabs through every plane; K = 3 and 4, chunks of 5
  * planes, 60 steps with a snapshot at 31 (one-step launches between blocks:
- * the ghost planes' psi refreshed before the next), against one process. */
+ * the ghost planes' psi refreshed before the next), against one process.
+ * At 40 x 36 every tile meets the x and the y slabs (the 12-psi kernel);
+ * then at 80 x 80, K 3, where tiles meet the slabs of one axis only (the
+ * one-axis kernels, in float two rows a thread: tb_slab_rows2) beside
+ * those of two and the ones clear of the slabs. */
 Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
 {
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3");
     check_cuda_tb_runs(cuda_cpml_scene, "4", "--set boundary.cells=3");
+    check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3 --set grid.nx=80 --set grid.ny=80");
+    cr_assert(strstr(cuda_last_out, ", 2 in the one-axis slab tiles"), "not two rows a thread there:\n%s",
+              cuda_last_out);
 }
 
 /* A ghost plane in a z CPML slab (its z psi are neither held nor
