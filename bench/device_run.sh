@@ -256,7 +256,8 @@ pec fused 3 16 1}"
     ;;
 tbrows)
     # the 3D temporal kernels with 1 (k_tb3) or 2 (k_tb3r) rows of the tile
-    # a thread in the tiles without psi (TBR), beside the fused kernel,
+    # a thread in the tiles without psi (TBR; in the one-axis slab tiles
+    # TEXFDTD_CUDA3D_TBRS, default 2), beside the fused kernel,
     # 512^3, one process each (cuda_bench one: warm-up, median of 3 x 24
     # steps); TBR_CASES: "kind K TY TBR [N [VAR=value ...]]" lines (TBR
     # "fused": the fused kernel; N as tbinner, "-" for its default; the VARs
@@ -276,6 +277,7 @@ pec 3 16 2 - TEXFDTD_CUDA3D_SLABCHUNK=0
 pec 3 32 2
 A1 3 32 1
 A1 3 32 2
+A1 3 32 2 - TEXFDTD_CUDA3D_TBRS=1
 pec 3 16 fused
 A1 3 32 fused}"
     ;;
