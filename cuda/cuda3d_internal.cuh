@@ -377,10 +377,12 @@ static inline size_t tb_psi_bytes(const cuda3d_engine *c, size_t es)
 
 /* Do the one-axis slab tiles of the temporal path run k_tb3r (2 rows a
  * thread) in float?  Built only for K 3 at TY 32 with 32-bit indices, the
- * CPML's defaults (compile time); otherwise, and in double, k_tb3. */
+ * CPML's defaults (compile time); otherwise, and in double, k_tb3.  (Such
+ * tiles are launched only where the tiles go by part, tb_inner: without
+ * it, TEXFDTD_CUDA3D_INNER=0, every slab tile takes the 12 psi.) */
 static inline bool tb_slab_rows2(const cuda3d_engine *c)
 {
-    return c->tbrs == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32;
+    return c->tbrs == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32 && c->tb_inner;
 }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */

@@ -123,17 +123,8 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                       || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* PM 3 (4): this column's (row's) entries of the x (y) profiles, E then
      * H (term_c), where the position lies in the grid */
-    T pc6[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
-    if constexpr (PM == 3 || PM == 4) {
-        const int pos = PM == 3 ? i : j, pe = PM == 3 ? P_XE : P_YE;
-        if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                pc6[3 * h] = d.pb[pe + h][pos];
-                pc6[3 * h + 1] = d.pc[pe + h][pos];
-                pc6[3 * h + 2] = d.pik[pe + h][pos];
-            }
-    }
+    T pc6[6];
+    tb_profile6<T, PM>(d, PM == 3 ? i : j, pc6);
     const long long cj = ok ? i + j * d.sy : 0;
     /* neighbours in shared memory; at the tile's rim a thread reads its own
      * slot instead (the rim is halo: never valid after the first step) */

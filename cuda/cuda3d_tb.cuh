@@ -137,6 +137,27 @@ __device__ __forceinline__ T term_c(const Dev3<T> &d, T dd, T o, T &q, int prof,
     }
 }
 
+/* pc6 for term_c: PM 3 (4) the entries of the x (y) profiles at column
+ * (row) pos, E then H, where pos lies in the grid; zeros elsewhere and for
+ * the other parts.  (k_tb3 and k_tb3r, once a thread or a row.) */
+template <typename T, int PM>
+__device__ __forceinline__ void tb_profile6(const Dev3<T> &d, int pos, T *pc6)
+{
+#pragma unroll
+    for (int h = 0; h < 6; h++)
+        pc6[h] = T(0);
+    if constexpr (PM == 3 || PM == 4) {
+        const int pe = PM == 3 ? P_XE : P_YE;
+        if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                pc6[3 * h] = d.pb[pe + h][pos];
+                pc6[3 * h + 1] = d.pc[pe + h][pos];
+                pc6[3 * h + 2] = d.pik[pe + h][pos];
+            }
+    }
+}
+
 /* hx_q .. e_q: hx3 .. e3 with the psi of the PM slots (o: the level
  * before's, q: this level's); pc6: term_c. */
 template <typename T, bool F, int PM>

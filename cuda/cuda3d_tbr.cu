@@ -91,21 +91,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
     constexpr int PC = PM == 4 ? R : 1;
     T pc6[PC][6];
 #pragma unroll
-    for (int r = 0; r < PC; r++) {
-#pragma unroll
-        for (int h = 0; h < 6; h++)
-            pc6[r][h] = T(0);
-        if constexpr (PM == 3 || PM == 4) {
-            const int pos = PM == 3 ? i : jw + r, pe = PM == 3 ? P_XE : P_YE;
-            if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    pc6[r][3 * h] = d.pb[pe + h][pos];
-                    pc6[r][3 * h + 1] = d.pc[pe + h][pos];
-                    pc6[r][3 * h + 2] = d.pik[pe + h][pos];
-                }
-        }
-    }
+    for (int r = 0; r < PC; r++)
+        tb_profile6<T, PM>(d, PM == 3 ? i : jw + r, pc6[r]);
     /* per level and row the psi of the plane that level made last */
     T PS[PK][PR][NP];
 #pragma unroll
@@ -229,8 +216,6 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                     const T dhx1 = Y::yee_diff(ezj, elz[r]), dhx2 = Y::yee_diff(ehy[r], ely[r]);
                     const T dhy1 = Y::yee_diff(ehx[r], elx[r]), dhy2 = Y::yee_diff(ezi, elz[r]);
                     const T dhz1 = Y::yee_diff(eyi, ely[r]), dhz2 = Y::yee_diff(exj, elx[r]);
-                    /* no psi: rd = own = false (the fused kernel's arguments
-                     * outside the CPML) */
                     const int j = jw + r;
                     if constexpr (PML) {
                         const T *c6 = pc6[PM == 4 ? r : 0];
@@ -238,6 +223,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                         hy[r] = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy[r], po[r], pn[r], c6);
                         hz[r] = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz[r], po[r], pn[r], c6);
                     } else {
+                        /* no psi: rd = own = false (the fused kernel's
+                         * arguments outside the CPML) */
                         hx[r] = hx3<T, F, false, IN>(p, i, j, k, false, dhx1, dhx2, hox[r], false);
                         hy[r] = hy3<T, F, false, IN>(p, i, j, k, false, dhy1, dhy2, hoy[r], false);
                         hz[r] = hz3<T, F, false, IN>(p, i, j, k, false, dhz1, dhz2, hoz[r], false);
