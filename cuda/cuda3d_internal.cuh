@@ -200,6 +200,12 @@ struct cuda3d_engine {
     cudaEvent_t tb_fork, tb_join[4];
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
+    /* with a CPML (tb_band_on): the tiles clear of the slabs as 32 x 16
+     * tiles in the band of rows tb_yb0 .. tb_yb1 - 1, the rows of the
+     * 32 x 32 tiles clear of the y slabs (tb_setup; empty: none);
+     * TEXFDTD_CUDA3D_TBBAND=0: 32 x 32 as the slab tiles (bench) */
+    bool tb_band;
+    int tb_yb0, tb_yb1;
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
     /* MPI: the blocks recompute K ghost planes each side (dc.lo, dc.hi = K
@@ -383,6 +389,16 @@ static inline size_t tb_psi_bytes(const cuda3d_engine *c, size_t es)
 static inline bool tb_slab_rows2(const cuda3d_engine *c)
 {
     return c->tbrs == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32 && c->tb_inner;
+}
+
+/* Do the tiles clear of the slabs run as 32 x 16 tiles of k_tb3r (the
+ * band: tb_yb0, tb_yb1) beside 32 x 32 slab tiles, in float?  Built for K
+ * 3 with 32-bit indices, where the tiles clear of the slabs take two rows
+ * a thread; with a CPML at TY 32 (the slab tiles' shape) only. */
+static inline bool tb_band_on(const cuda3d_engine *c)
+{
+    return c->tb_band && c->N && c->tbr == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32 && c->tb_inner
+           && c->tb_yb1 > c->tb_yb0;
 }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */

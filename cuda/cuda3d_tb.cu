@@ -415,7 +415,16 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
     if (split)
         launch_slabs<T, F, K, TY>(c, p, src, st);
     src.part = c->N ? TB_INTERIOR : TB_INNER;
-    if (c->tb_inner)
+    bool band = false;
+    if constexpr (sizeof(T) == 4 && K == 3 && TY == 32)
+        band = split && tb_band_on(c);
+    if (band) {
+        /* the tiles clear of the slabs as 32 x 16 tiles: 3 blocks an SM
+         * where the 32 x 32 tiles fit one (docs/cuda.md, "The band") */
+        src.yb0 = c->tb_yb0;
+        src.yb1 = c->tb_yb1;
+        launch_tb3r_band<T, F>(c, p, src);
+    } else if (c->tb_inner)
         launch_tb3_p<T, F, K, TY, 0, true>(c, p, src);
     else
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
@@ -631,6 +640,20 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
             if (cudaMallocHost(&c->tb_stage[q], bytes) != cudaSuccess)
                 return seterr(err, errlen, "cuda 3D: cannot allocate the temporal path's "
                               "exchange planes (%zu bytes pinned)", bytes);
+    }
+    { /* the band of the tiles clear of the slabs (tb_band_on): the rows
+       * of the 32 x 32 tiles that meet no y slab, halo included (a run of
+       * tiles: tb_take's test); TEXFDTD_CUDA3D_TBBAND=0 (bench): none */
+        const char *bv = getenv("TEXFDTD_CUDA3D_TBBAND");
+        c->tb_band = !(bv && !strcmp(bv, "0"));
+        c->tb_yb0 = c->tb_yb1 = 0;
+        const int w = c->tby - 2 * c->tbk;
+        for (int b = 0; c->tb && c->N && b < tb_tiles(c->ny, c->tby, c->tbk); b++)
+            if (!tb_meets(b * w - c->tbk, b * w - c->tbk + c->tby - 1, c->ny, c->N)) {
+                if (c->tb_yb1 == c->tb_yb0)
+                    c->tb_yb0 = b * w;
+                c->tb_yb1 = (b + 1) * w;
+            }
     }
     if (c->tb && c->N && c->tby == 32 && c->tb_inner) { /* the slab parts' streams (launch_tb3_k's split) */
         const char *sv = getenv("TEXFDTD_CUDA3D_TBSTREAMS"); /* bench: 0 = one stream */

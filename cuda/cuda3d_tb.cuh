@@ -39,6 +39,9 @@ template <typename T> struct Tb3Src {
     T *srow;
     long long sn;
     int srows;
+    /* the band of rows yb0 .. yb1 - 1 that launch_tb3r_band tiles with
+     * 32 x 16 tiles (tb_band; unused elsewhere) */
+    int yb0, yb1;
 };
 
 /* Which tiles a launch takes: all; with a CPML those whose cells, halo
@@ -50,7 +53,7 @@ enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLABX, TB_SLABY, TB_
 
 /* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
  * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
-__device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
+__host__ __device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
 {
     return a <= N - 1 || b >= n - 1 - N;
 }
@@ -299,6 +302,8 @@ template <typename T> static inline unsigned tb_zblocks(const cuda3d_engine *c, 
  * coefficient table. */
 template <typename T, bool F>
 void launch_tb3r(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, bool in);
+template <typename T, bool F>
+void launch_tb3r_band(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src);
 template <typename T, bool F, int PM>
 void launch_tb3r_slab(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st);
 int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen);

@@ -41,7 +41,7 @@
  * blocks an SM, 80 registers (without it, 86 and 2 blocks: measured
  * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
  * chooses (a written-out bound there spilled: "More blocks an SM"). */
-template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX, int PM>
+template <typename T, bool F, int K, int W, int R, bool L, bool S, bool IN, typename IX, int PM, bool BD>
 __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
@@ -55,7 +55,14 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
      * its last row of H (level s: Hx, Hz, the next warp's j-1) */
     __shared__ T s_ex[W][32], s_ez[W][32], s_hx[W][32], s_hz[W][32];
     const int lane = threadIdx.x, w = threadIdx.y;
-    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K, j0 = (int)blockIdx.y * (TY - 2 * K) - K;
+    /* BD: a tile of the band of 32 x 16 tiles (launch_tb3r_band): its own
+     * rows are oj .. oj + TY - 2K - 1 of the band's rows src.yb0 ..
+     * src.yb1 - 1, and the band's last tile sits TY - 2K rows below its
+     * end (its own rows cut at yb1), so that every row it computes lies
+     * within K rows of the band, as the 32 x 32 tiles' it replaces */
+    const int oj = BD ? src.yb0 + (int)blockIdx.y * (TY - 2 * K) : 0;
+    const int i0 = (int)blockIdx.x * (32 - 2 * K) - K,
+              j0 = BD ? min(oj, src.yb1 - (TY - 2 * K)) - K : (int)blockIdx.y * (TY - 2 * K) - K;
     const int i = i0 + lane, jw = j0 + w * R;
     int z0, z1;
     tb_chunk(d, src, (int)blockIdx.z, &z0, &z1);
@@ -76,7 +83,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
     for (int r = 0; r < R; r++) {
         const int j = jw + r, row = w * R + r;
         ok[r] = PM < 3 ? IN || (iok && j >= 0 && j < d.ny) : iok && (INY || (j >= 0 && j < d.ny));
-        own[r] = ok[r] && lown && row >= K && row < TY - K;
+        own[r] = ok[r] && lown && (BD ? j >= oj && j < min(oj + TY - 2 * K, src.yb1) : row >= K && row < TY - K);
         pt[r] = src.pc >= 0 && i == src.pi && j == src.pj;
     }
     /* PM 3, 4, 5: the one axis' 4 psi arrays (old, new), and (x, y) the
@@ -333,19 +340,20 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
     }
 }
 
-template <typename T, bool F, int K, int TY, int R, bool IN, typename IX, int PM>
+template <typename T, bool F, int K, int TY, int R, bool IN, typename IX, int PM, bool BD = false>
 static void launch_ix(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st)
 {
     constexpr int W = TY / R;
-    const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
+    const int ty = BD ? (src.yb1 - src.yb0 + TY - 2 * K - 1) / (TY - 2 * K) : tb_tiles(c->ny, TY, K);
+    const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)ty, tb_zblocks(c, src));
     if (c->lossy && c->ms)
-        k_tb3r<T, F, K, W, R, true, true, IN, IX, PM><<<g, b, 0, st>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, true, IN, IX, PM, BD><<<g, b, 0, st>>>(p, src);
     else if (c->lossy)
-        k_tb3r<T, F, K, W, R, true, false, IN, IX, PM><<<g, b, 0, st>>>(p, src);
+        k_tb3r<T, F, K, W, R, true, false, IN, IX, PM, BD><<<g, b, 0, st>>>(p, src);
     else if (c->ms)
-        k_tb3r<T, F, K, W, R, false, true, IN, IX, PM><<<g, b, 0, st>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, true, IN, IX, PM, BD><<<g, b, 0, st>>>(p, src);
     else
-        k_tb3r<T, F, K, W, R, false, false, IN, IX, PM><<<g, b, 0, st>>>(p, src);
+        k_tb3r<T, F, K, W, R, false, false, IN, IX, PM, BD><<<g, b, 0, st>>>(p, src);
 }
 
 /* 32-bit array indices where every index the kernel forms fits
@@ -387,6 +395,16 @@ void launch_tb3r_slab(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &
     launch_ix<T, F, 3, 32, 2, false, int, PM>(c, p, src, st);
 }
 
+/* The tiles clear of the slabs as 32 x 16 tiles in the band of rows
+ * src.yb0 .. src.yb1 - 1 (tb_band), without psi and face tests, where
+ * tb_band_on (built only for K 3 with 32-bit indices, as the slab tiles
+ * beside them). */
+template <typename T, bool F>
+void launch_tb3r_band(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+{
+    launch_ix<T, F, 3, 16, 2, true, int, 0, true>(c, p, src, 0);
+}
+
 /* This file's copy of the coefficient table (cuda3d_cell.cuh). */
 int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen)
 {
@@ -396,6 +414,8 @@ int tbr_set_cezh(const cuda3d_engine *c, char *err, size_t errlen)
 /* float only: double runs k_tb3 (cuda3d_tb.cu launch_tb3_p) */
 template void launch_tb3r<float, true>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);
 template void launch_tb3r<float, false>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &, bool);
+template void launch_tb3r_band<float, true>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &);
+template void launch_tb3r_band<float, false>(const cuda3d_engine *, const PP3<float> &, const Tb3Src<float> &);
 #define TBR_SLAB(PM)                                                                                      \
     template void launch_tb3r_slab<float, true, PM>(const cuda3d_engine *, const PP3<float> &,                \
                                                     const Tb3Src<float> &, cudaStream_t);                    \

@@ -467,8 +467,10 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
         const int n = tb_run("cpu", &t.model, p, &total, 1, ref, -1);
         /* rows a thread in the tiles without psi and in the one-axis slab
          * tiles: k_tb3 (1) and, in float, k_tb3r (2; in the slab tiles at
-         * K 3 and TY 32 only, where the description says so; double:
-         * k_tb3 both times) */
+         * K 3 and TY 32 only, where the description says so, and there the
+         * tiles clear of the slabs as 32 x 16 tiles in a band of rows, the
+         * band's last tile shifted back to end with it on the 80 x 80
+         * grids: 26 rows, 3 tiles; double: k_tb3 both times) */
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
                 for (int z = 0; z < 3; z++)
@@ -476,7 +478,8 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
                         char what[128];
                         tb_env_rows(ks[a], tys[b], tbz[z], rows[r]);
                         tb_detail = t.model.pml_n && !pr && a == 1 && b == 1 && r == 1
-                                        ? ", 2 in the one-axis slab tiles" : NULL;
+                                        ? ", 2 in the one-axis slab tiles; the tiles clear of the slabs 32 x 16"
+                                        : NULL;
                         snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s", ks[a], tys[b], tbz[z],
                                  rows[r]);
                         cr_log_info("3D temporal %s %s", what, precision_name(p));

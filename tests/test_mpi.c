@@ -679,7 +679,8 @@ Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
  * At 40 x 36 every tile meets the x and the y slabs (the 12-psi kernel);
  * then at 80 x 80, K 3, where tiles meet the slabs of one axis only (the
  * one-axis kernels, in float two rows a thread: tb_slab_rows2) beside
- * those of two and the ones clear of the slabs. */
+ * those of two and the ones clear of the slabs (32 x 16 tiles in the band
+ * of rows 26 .. 51: tb_band_on). */
 Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
 {
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3");
@@ -687,6 +688,8 @@ Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3 --set grid.nx=80 --set grid.ny=80");
     cr_assert(strstr(cuda_last_out, ", 2 in the one-axis slab tiles"), "not two rows a thread there:\n%s",
               cuda_last_out);
+    cr_assert(strstr(cuda_last_out, "; the tiles clear of the slabs 32 x 16"),
+              "the tiles clear of the slabs not 32 x 16:\n%s", cuda_last_out);
 }
 
 /* A ghost plane in a z CPML slab (its z psi are neither held nor
