@@ -793,6 +793,9 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c))
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; the tiles clear of the slabs 32 x 16");
+    if (c->tb && e->opt.precision != PRECISION_DOUBLE && c->tb_pss)
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 "; the 12-psi tiles' psi in shared memory");
     if (c->tb && tb_rows(c, &e->opt) == 2 && !c->tb_ix32)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  ", 64-bit array indices");

@@ -206,6 +206,10 @@ struct cuda3d_engine {
      * TEXFDTD_CUDA3D_TBBAND=0: 32 x 32 as the slab tiles (bench) */
     bool tb_band;
     int tb_yb0, tb_yb1;
+    /* with a CPML at TY 32, float: k_tb3 keeps the 12-psi tiles' psi in
+     * shared memory (PSS), where the device gives a block that much
+     * (tb_setup); TEXFDTD_CUDA3D_TBPSS=0: in registers (bench) */
+    bool tb_pss;
     int *tb_slot_map;
     void *tb_slot_vd, *tb_slot_vh;
     /* MPI: the blocks recompute K ghost planes each side (dc.lo, dc.hi = K

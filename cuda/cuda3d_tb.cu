@@ -76,13 +76,16 @@
  * all lie inside the faces, so no test for the grid's edges is compiled
  * (measured on the H100 at 512^3: 3.4 % faster without a CPML;
  * docs/performance.md).  PM: the psi the tile carries (0 none, 2 all 12,
- * 3 4 5 the 4 of the x, y or z axis: tb_np). */
-template <typename T, bool F, int K, int TY, bool L, bool S, int PM, bool IN>
+ * 3 4 5 the 4 of the x, y or z axis: tb_np).  PSS (PM 2 only): the psi
+ * of the K levels in dynamic shared memory (tb_pss_bytes) instead of
+ * registers. */
+template <typename T, bool F, int K, int TY, bool L, bool S, int PM, bool IN, bool PSS = false>
 __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
 {
     typedef Yee<T, F> Y;
     constexpr bool PML = PM != 0;
     constexpr int NP = tb_np<PM>();
+    static_assert(!PSS || PM == 2, "k_tb3: the psi in shared memory for the 12-psi tiles only");
     const Dev3<T> &d = p.o;
     /* one plane of E (level s-1) and of H (level s) of the tile */
     __shared__ T s_ex[TY][32], s_ey[TY][32], s_ez[TY][32], s_hx[TY][32], s_hy[TY][32], s_hz[TY][32];
@@ -133,15 +136,25 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     /* per level: E of levels 0 .. K-1 and H of levels 1 .. K (index s-1) of
      * the plane that level made last; PML: the psi of levels 1 .. K too */
     T EX[K], EY[K], EZ[K], HX[K], HY[K], HZ[K];
-    T PS[PML ? K : 1][NP];
+    /* PSS: the psi of level s+1, slot q at pss[(s NP + q) 32 TY + thread]
+     * (a thread's own words, a warp's 32 consecutive: no bank conflicts,
+     * no barrier), which at 1024 threads a block leaves the registers the
+     * 12-psi kernel spilled (docs/cuda.md, "CPML inside the block") */
+    T PS[PML && !PSS ? K : 1][NP];
+    extern __shared__ __align__(16) unsigned char tb_dyn[];
+    T *const pss = (T *)tb_dyn + (w * 32 + lane);
 #pragma unroll
     for (int s = 0; s < K; s++)
         EX[s] = EY[s] = EZ[s] = HX[s] = HY[s] = HZ[s] = T(0);
 #pragma unroll
     for (int s = 0; s < (PML ? K : 1); s++)
 #pragma unroll
-        for (int q = 0; q < NP; q++)
-            PS[s][q] = T(0);
+        for (int q = 0; q < NP; q++) {
+            if constexpr (PSS)
+                pss[(s * NP + q) * 32 * TY] = T(0);
+            else
+                PS[s][q] = T(0);
+        }
     /* one E map (no 3D smoothing) and TY 32: the material byte rides the
      * queue too, as E does (MQ[0]: level 1's, loaded an iteration ahead with
      * E of plane k1+1; MQ[s]: the one level s used last, level s+1's next),
@@ -319,9 +332,16 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
             if (PML) {
 #pragma unroll
                 for (int q = 0; q < NP; q++) {
-                    const T x = PS[PML ? s - 1 : 0][q];
-                    PS[PML ? s - 1 : 0][q] = pn[q];
-                    po[q] = x;
+                    if constexpr (PSS) {
+                        T *const a = pss + ((s - 1) * NP + q) * 32 * TY;
+                        const T x = *a;
+                        *a = pn[q];
+                        po[q] = x;
+                    } else {
+                        const T x = PS[PML ? s - 1 : 0][q];
+                        PS[PML ? s - 1 : 0][q] = pn[q];
+                        po[q] = x;
+                    }
                 }
             }
             HX[s - 1] = hx;
@@ -331,6 +351,21 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     }
 }
 
+
+/* k_tb3 for the scene's material flags (L, S), with dyn bytes of dynamic
+ * shared memory (PSS) */
+template <typename T, bool F, int K, int TY, int PM, bool IN, bool PSS>
+static void launch_k3(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st, size_t dyn)
+{
+    const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
+    void (*k)(PP3<T>, Tb3Src<T>) = c->lossy && c->ms ? k_tb3<T, F, K, TY, true, true, PM, IN, PSS>
+                                   : c->lossy        ? k_tb3<T, F, K, TY, true, false, PM, IN, PSS>
+                                   : c->ms           ? k_tb3<T, F, K, TY, false, true, PM, IN, PSS>
+                                                     : k_tb3<T, F, K, TY, false, false, PM, IN, PSS>;
+    if (dyn > 48 * 1024) /* above the default limit: asked for (errors: step_tb's cudaGetLastError) */
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn);
+    k<<<g, b, dyn, st>>>(p, src);
+}
 
 template <typename T, bool F, int K, int TY, int PM, bool IN>
 static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st = 0)
@@ -347,15 +382,13 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
             return;
         }
     }
-    const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
-    if (c->lossy && c->ms)
-        k_tb3<T, F, K, TY, true, true, PM, IN><<<g, b, 0, st>>>(p, src);
-    else if (c->lossy)
-        k_tb3<T, F, K, TY, true, false, PM, IN><<<g, b, 0, st>>>(p, src);
-    else if (c->ms)
-        k_tb3<T, F, K, TY, false, true, PM, IN><<<g, b, 0, st>>>(p, src);
-    else
-        k_tb3<T, F, K, TY, false, false, PM, IN><<<g, b, 0, st>>>(p, src);
+    if constexpr (PM == 2 && TY == 32 && sizeof(T) == 4) { /* the psi in shared memory */
+        if (c->tb_pss) {
+            launch_k3<T, F, K, TY, PM, IN, true>(c, p, src, st, tb_pss_bytes(K, TY, sizeof(T)));
+            return;
+        }
+    }
+    launch_k3<T, F, K, TY, PM, IN, false>(c, p, src, st, 0);
 }
 
 /* With a CPML at TY 32: the slab tiles, the one-axis ones (x, y, z: the
@@ -654,6 +687,18 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
                     c->tb_yb0 = b * w;
                 c->tb_yb1 = (b + 1) * w;
             }
+    }
+    if (c->tb && c->N && c->tby == 32 && es == 4) {
+        /* the 12-psi tiles' psi in shared memory, beside k_tb3's six planes
+         * of E and H, where a block may have that much (TEXFDTD_CUDA3D_TBPSS=0,
+         * bench: in registers) */
+        const char *pv = getenv("TEXFDTD_CUDA3D_TBPSS");
+        int dev = 0, optin = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess
+            || cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+            optin = 0;
+        c->tb_pss = !(pv && !strcmp(pv, "0"))
+                    && tb_pss_bytes(c->tbk, 32, es) + 6 * 32 * 32 * es <= (size_t)optin;
     }
     if (c->tb && c->N && c->tby == 32 && c->tb_inner) { /* the slab parts' streams (launch_tb3_k's split) */
         const char *sv = getenv("TEXFDTD_CUDA3D_TBSTREAMS"); /* bench: 0 = one stream */

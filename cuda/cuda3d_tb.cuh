@@ -286,6 +286,10 @@ __device__ __forceinline__ bool tb_take(const Dev3<T> &d, int part, int i0, int 
 }
 
 
+/* k_tb3's dynamic shared memory where the 12-psi tiles keep their psi
+ * there (PSS: K levels of 12 a thread, 32 x ty threads, es bytes each). */
+static inline size_t tb_pss_bytes(int K, int ty, size_t es) { return (size_t)K * PSI_COUNT * 32 * ty * es; }
+
 /* The tiles along x and y of one launch (tiles width cells wide). */
 static inline int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
 

@@ -366,6 +366,11 @@ static void tb_fill(struct engine *e, const struct model *m, enum precision p)
 
 /* When not NULL, text the cuda engine's description must hold in tb_run. */
 static const char *tb_detail;
+/* When set, tb_run's cuda engine must say it keeps the 12-psi tiles' psi
+ * in shared memory, on the devices known to give a block the 227 KiB that
+ * takes at K 4 (H100, H200; tb_setup asks the device, and elsewhere keeps
+ * them in registers). */
+static bool tb_pss_want;
 
 /* Engine `name` from the random fields, stepped in calls[0 .. ncalls-1]
  * steps; its fields into f (malloc'ed).  tb: 1 the description must name
@@ -388,6 +393,9 @@ static int tb_run(const char *name, const struct model *m, enum precision p, con
                      info.detail);
     if (tb_detail && !strcmp(name, "cuda"))
         cr_assert(strstr(info.detail, tb_detail), "%s: expected \"%s\" in: %s", name, tb_detail, info.detail);
+    if (tb_pss_want && !strcmp(name, "cuda") && (strstr(info.device, "H100") || strstr(info.device, "H200")))
+        cr_assert(strstr(info.detail, "; the 12-psi tiles' psi in shared memory"), "%s: psi not in shared memory: %s",
+                  info.device, info.detail);
     enum field ids[6];
     const int n = scene_fields(m->scene, ids);
     for (int q = 0; q < n; q++) {
@@ -470,7 +478,8 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
          * K 3 and TY 32 only, where the description says so, and there the
          * tiles clear of the slabs as 32 x 16 tiles in a band of rows, the
          * band's last tile shifted back to end with it on the 80 x 80
-         * grids: 26 rows, 3 tiles; double: k_tb3 both times) */
+         * grids: 26 rows, 3 tiles; double: k_tb3 both times).  In float at
+         * TY 32 k_tb3 keeps the 12-psi tiles' psi in shared memory. */
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
                 for (int z = 0; z < 3; z++)
@@ -480,12 +489,14 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
                         tb_detail = t.model.pml_n && !pr && a == 1 && b == 1 && r == 1
                                         ? ", 2 in the one-axis slab tiles; the tiles clear of the slabs 32 x 16"
                                         : NULL;
+                        tb_pss_want = t.model.pml_n && !pr && b == 1;
                         snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s", ks[a], tys[b], tbz[z],
                                  rows[r]);
                         cr_log_info("3D temporal %s %s", what, precision_name(p));
                         tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
                     }
         tb_detail = NULL;
+        tb_pss_want = false;
         tb_env(NULL, NULL, NULL);
         for (int q = 0; q < n; q++)
             free(ref[q]);
