@@ -301,9 +301,11 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
             c->tbk = kk && *kk ? atoi(kk) : 3;
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
-            /* chunks of 64 planes (with a CPML the z slabs get chunks of
-             * their own: cuda3d_tb.cu, step_tb) */
-            c->tbz = tz && *tz ? atoi(tz) : 64;
+            /* chunks of 64 planes, 40 with a CPML (the z slabs get chunks
+             * of their own: cuda3d_tb.cu, step_tb; measured the fastest at
+             * 512^3 on the H200 with the band of 32 x 16 tiles beside the
+             * slab tiles: docs/performance.md, "The band") */
+            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 40 : 64;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
