@@ -235,9 +235,9 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
                 const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
                 if (PML) {
-                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, pc6);
-                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, pc6);
-                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, pc6);
+                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, PM == 5 ? (const T *)0 : pc6);
+                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, PM == 5 ? (const T *)0 : pc6);
+                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, PM == 5 ? (const T *)0 : pc6);
                 } else {
                     /* no psi: rd = own = false (the fused kernel's arguments
                      * outside the CPML) */
@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     if (PML)
                         e_q<T, F, L, S, PM>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                             s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
-                                            s_hx[wm][lane], po, pn, pc6);
+                                            s_hx[wm][lane], po, pn, PM == 5 ? (const T *)0 : pc6);
                     else
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],

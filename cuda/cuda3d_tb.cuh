@@ -122,16 +122,50 @@ __device__ __forceinline__ long long psi_index(const Dev3<T> &d, int q, int i, i
     return a == 0 ? psi_x(d, side, k, j, kk) : a == 1 ? psi_y(d, side, k, kk, i) : psi_z(d, side, kk, j, i);
 }
 
+/* k_tb3r's psi indices, in IX (int where tb_ix32: every psi array is
+ * smaller than the fields), found once instead of at every load and store
+ * (psi_index).  PM 3, 4: whether the row's cell (column i, row j) has the
+ * E (h 0) or H (h 1) psi of the tile's axis (its column, or row, lies in
+ * a slab: the same on every plane), and their index at plane 0 (base);
+ * plane k lies tb_psi_step k further. */
+template <typename T, int PM, typename IX>
+__device__ __forceinline__ bool tb_psi_row(const Dev3<T> &d, int h, int i, int j, IX *base)
+{
+    int kk = 0;
+    const int n = PM == 3 ? d.nx : d.ny, pos = PM == 3 ? i : j;
+    const int side = h ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
+    *base = side < 0 ? IX(0)
+            : PM == 3 ? (((IX)side * d.pnz - d.pk0) * d.ny + j) * d.N + kk    /* psi_x less (k) ny N */
+                      : (((IX)side * d.pnz - d.pk0) * d.N + kk) * d.px + i; /* psi_y less (k) N px */
+    return side >= 0;
+}
+template <typename T, int PM, typename IX> __device__ __forceinline__ IX tb_psi_step(const Dev3<T> &d)
+{
+    return PM == 3 ? (IX)d.ny * d.N : (IX)d.N * d.px;
+}
+/* PM 5: the z psi's term of plane k, E (h 0) or H (h 1) (psi_z less
+ * j px + i), or -1 where plane k lies in no z slab of that kind. */
+template <typename T, typename IX> __device__ __forceinline__ IX tb_psi_plane(const Dev3<T> &d, int h, int k)
+{
+    int kk = 0;
+    const int side = h ? dslab_h(d.nz, d.N, k, &kk) : dslab_e(d.nz, d.N, k, &kk);
+    return side < 0 ? IX(-1) : ((IX)(side - d.zs0) * d.N + kk) * d.ny * d.px;
+}
+
 /* psi = b o + c d (into q); d ik + psi: term_q, where PM 3 and 4 (x, y)
  * take b, c, ik from pc6, the thread's entries of its column's (x) or
  * row's (y) profile loaded once (E: 0 .. 2, H: 3 .. 5), since only that
- * axis' terms occur in such a tile. */
+ * axis' terms occur in such a tile; and PM 5 (z) where pc6 is given, the
+ * entries of the level's plane (k_tb3r loads them once a level for both
+ * rows; k_tb3 passes NULL: term_q). */
 template <typename T, bool F, int PM>
 __device__ __forceinline__ T term_c(const Dev3<T> &d, T dd, T o, T &q, int prof, int pos, const T *pc6)
 {
-    if constexpr (PM == 3 || PM == 4) {
+    if constexpr (PM == 3 || PM == 4 || PM == 5) {
+        if (PM == 5 && !pc6)
+            return term_q<T, F>(d, dd, o, q, prof, pos);
         typedef Yee<T, F> Y;
-        const int h = prof == P_XH || prof == P_YH ? 3 : 0;
+        const int h = prof == P_XH || prof == P_YH || prof == P_ZH ? 3 : 0;
         q = Y::yee_psi(o, pc6[h], pc6[h + 1], dd);
         return Y::yee_pml_term(dd, pc6[h + 2], q);
     } else {
@@ -140,18 +174,19 @@ __device__ __forceinline__ T term_c(const Dev3<T> &d, T dd, T o, T &q, int prof,
     }
 }
 
-/* pc6 for term_c: PM 3 (4) the entries of the x (y) profiles at column
- * (row) pos, E then H, where pos lies in the grid; zeros elsewhere and for
- * the other parts.  (k_tb3 and k_tb3r, once a thread or a row.) */
+/* pc6 for term_c: PM 3 (4, 5) the entries of the x (y, z) profiles at
+ * column (row, plane) pos, E then H, where pos lies in the grid; zeros
+ * elsewhere and for the other parts.  (k_tb3 and k_tb3r, once a thread or
+ * a row; k_tb3r's z tiles once a level.) */
 template <typename T, int PM>
 __device__ __forceinline__ void tb_profile6(const Dev3<T> &d, int pos, T *pc6)
 {
 #pragma unroll
     for (int h = 0; h < 6; h++)
         pc6[h] = T(0);
-    if constexpr (PM == 3 || PM == 4) {
-        const int pe = PM == 3 ? P_XE : P_YE;
-        if (pos >= 0 && pos < (PM == 3 ? d.nx : d.ny))
+    if constexpr (PM == 3 || PM == 4 || PM == 5) {
+        const int pe = PM == 3 ? P_XE : PM == 4 ? P_YE : P_ZE;
+        if (pos >= 0 && pos < (PM == 3 ? d.nx : PM == 4 ? d.ny : d.nz))
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 pc6[3 * h] = d.pb[pe + h][pos];

@@ -96,10 +96,27 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
         pout[l] = PML ? p.hpsi1[tb_psi_of(l, ax)] : (T *)0;
     }
     constexpr int PC = PM == 4 ? R : 1;
-    T pc6[PC][6];
+    T pc6[PC][6]; /* (PM 5: those of the level's plane, loaded at each level) */
 #pragma unroll
     for (int r = 0; r < PC; r++)
         tb_profile6<T, PM>(d, PM == 3 ? i : jw + r, pc6[r]);
+    /* PM 3, 4: each row's E and H psi index at plane 0 (pat, where the row's
+     * cell has them: phas), plane k pst further; PM 5: the plane's term
+     * (tb_psi_plane) plus the row's pzr */
+    IX pat[PR][2], pzr[PR];
+    bool phas[PR][2];
+    const IX pst = PM == 3 || PM == 4 ? tb_psi_step<T, PM, IX>(d) : IX(0);
+#pragma unroll
+    for (int r = 0; r < PR; r++) {
+        pzr[r] = (IX)(jw + r) * (IX)d.px + (IX)i;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            pat[r][h] = IX(0);
+            phas[r][h] = false;
+            if constexpr (PM == 3 || PM == 4)
+                phas[r][h] = tb_psi_row<T, PM, IX>(d, h, i, jw + r, &pat[r][h]);
+        }
+    }
     /* per level and row the psi of the plane that level made last */
     T PS[PK][PR][NP];
 #pragma unroll
@@ -165,12 +182,14 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
                 hoz[r] = d.hz[c];
-                if constexpr (PML) {
+                if constexpr (PML) { /* psi l is E (h 0) for l = 0, 1, H for 2, 3 (tb_psi_of) */
+                    const IX zt[2] = {PM == 5 ? tb_psi_plane<T, IX>(d, 0, k1) : IX(-1),
+                                      PM == 5 ? tb_psi_plane<T, IX>(d, 1, k1) : IX(-1)};
 #pragma unroll
                     for (int l = 0; l < NP; l++) {
-                        const long long at = psi_index(d, tb_psi_of(l, ax), i, jw + r, k1);
-                        if (at >= 0)
-                            po[r][l] = pin[l][at];
+                        const int h = l >> 1;
+                        if (PM == 5 ? zt[h] >= 0 : phas[r][h])
+                            po[r][l] = pin[l][PM == 5 ? zt[h] + pzr[r] : pat[r][h] + (IX)k1 * pst];
                     }
                 }
             }
@@ -208,6 +227,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
 #pragma unroll
                 for (int r = 0; r < R; r++)
                     m0[r] = ok[r] ? d.mat[ck + (IX)r * (IX)d.sy] : 0;
+                if constexpr (PM == 5) /* the z profiles at plane k, for both rows */
+                    tb_profile6<T, PM>(d, k, pc6[0]);
                 s_ex[w][lane] = elx[0];
                 s_ez[w][lane] = elz[0];
                 __syncthreads();
@@ -292,11 +313,13 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                         p.ey1[c] = ey[r];
                         p.ez1[c] = ez[r];
                         if constexpr (PML) {
+                            const IX zt[2] = {PM == 5 ? tb_psi_plane<T, IX>(d, 0, k) : IX(-1),
+                                              PM == 5 ? tb_psi_plane<T, IX>(d, 1, k) : IX(-1)};
 #pragma unroll
                             for (int l = 0; l < NP; l++) {
-                                const long long at = psi_index(d, tb_psi_of(l, ax), i, j, k);
-                                if (at >= 0)
-                                    pout[l][at] = pn[r][l];
+                                const int h = l >> 1;
+                                if (PM == 5 ? zt[h] >= 0 : phas[r][h])
+                                    pout[l][PM == 5 ? zt[h] + pzr[r] : pat[r][h] + (IX)k * pst] = pn[r][l];
                             }
                         }
                     }
