@@ -36,8 +36,11 @@
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3.  PM: 0 the tiles
  * without psi; 3, 4, 5 the one-axis slab tiles of x, y, z with that
  * axis' 4 psi per level and row in registers, as k_tb3's (the tiles of
- * two or three axes, 12 psi, stay with k_tb3).  IX: the array indices' type (int
- * where they fit: launch_r).  With 8 warps (TY 16) the kernel asks for 3
+ * two or three axes, 12 psi, stay with k_tb3; their psi indices found
+ * once: tb_psi_row, tb_psi_plane).  IX: the array indices' type (int
+ * where they fit: launch_r).  BD: a tile of the band of 32 x 16 tiles
+ * that replaces the 32 x 32 tiles clear of the slabs (launch_tb3r_band;
+ * blockIdx.y numbers the band's tiles).  With 8 warps (TY 16) the kernel asks for 3
  * blocks an SM, 80 registers (without it, 86 and 2 blocks: measured
  * slower, docs/performance.md "Quiet tiles"); with 16, as the compiler
  * chooses (a written-out bound there spilled: "More blocks an SM"). */
