@@ -128,6 +128,9 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
      * H (term_c), where the position lies in the grid */
     T pc6[6];
     tb_profile6<T, PM>(d, PM == 3 ? i : j, pc6);
+    /* what term_c is given: none in the z tiles (their entries are the
+     * plane's: term_q loads them) */
+    const T *const c6 = PM == 5 ? (const T *)0 : pc6;
     const long long cj = ok ? i + j * d.sy : 0;
     /* neighbours in shared memory; at the tile's rim a thread reads its own
      * slot instead (the rim is halo: never valid after the first step) */
@@ -235,9 +238,9 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                 const T dhy1 = Y::yee_diff(ehx, elx), dhy2 = Y::yee_diff(ezi, elz);
                 const T dhz1 = Y::yee_diff(eyi, ely), dhz2 = Y::yee_diff(exj, elx);
                 if (PML) {
-                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, PM == 5 ? (const T *)0 : pc6);
-                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, PM == 5 ? (const T *)0 : pc6);
-                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, PM == 5 ? (const T *)0 : pc6);
+                    hx = hx_q<T, F, PM>(d, i, j, k, dhx1, dhx2, hox, po, pn, c6);
+                    hy = hy_q<T, F, PM>(d, i, j, k, dhy1, dhy2, hoy, po, pn, c6);
+                    hz = hz_q<T, F, PM>(d, i, j, k, dhz1, dhz2, hoz, po, pn, c6);
                 } else {
                     /* no psi: rd = own = false (the fused kernel's arguments
                      * outside the CPML) */
@@ -258,7 +261,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
                     if (PML)
                         e_q<T, F, L, S, PM>(d, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                             s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],
-                                            s_hx[wm][lane], po, pn, PM == 5 ? (const T *)0 : pc6);
+                                            s_hx[wm][lane], po, pn, c6);
                     else
                         e3<T, F, false, L, S, IN>(p, i, j, k, m0, d.mat + c, ex, ey, ez, hx, hy, hz,
                                               s_hz[wm][lane], nhy, nhx, s_hz[w][lm], s_hy[w][lm],

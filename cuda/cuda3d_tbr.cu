@@ -35,9 +35,9 @@
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3.  PM: 0 the tiles
  * without psi; 3, 4, 5 the one-axis slab tiles of x, y, z with that
- * axis' 4 psi per level and row in registers, as k_tb3's (the tiles of
- * two or three axes, 12 psi, stay with k_tb3; their psi indices found
- * once: tb_psi_row, tb_psi_plane).  IX: the array indices' type (int
+ * axis' 4 psi per level and row in registers, as k_tb3's, their array
+ * indices found once (tb_psi_row, tb_psi_plane; the tiles of two or
+ * three axes, 12 psi, stay with k_tb3).  IX: the array indices' type (int
  * where they fit: launch_r).  BD: a tile of the band of 32 x 16 tiles
  * that replaces the 32 x 32 tiles clear of the slabs (launch_tb3r_band;
  * blockIdx.y numbers the band's tiles).  With 8 warps (TY 16) the kernel asks for 3
@@ -120,6 +120,12 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                 phas[r][h] = tb_psi_row<T, PM, IX>(d, h, i, jw + r, &pat[r][h]);
         }
     }
+    /* Does row r's cell have an E (h 0) or H (h 1) psi at plane k (zt: the
+     * plane's z terms, PM 5), and where is it? */
+    auto psi_has = [&](int r, int h, const IX *zt) -> bool { return PM == 5 ? zt[h] >= 0 : phas[r][h]; };
+    auto psi_at = [&](int r, int h, int k, const IX *zt) -> IX {
+        return PM == 5 ? zt[h] + pzr[r] : pat[r][h] + (IX)k * pst;
+    };
     /* per level and row the psi of the plane that level made last */
     T PS[PK][PR][NP];
 #pragma unroll
@@ -190,9 +196,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                                       PM == 5 ? tb_psi_plane<T, IX>(d, 1, k1) : IX(-1)};
 #pragma unroll
                     for (int l = 0; l < NP; l++) {
-                        const int h = l >> 1;
-                        if (PM == 5 ? zt[h] >= 0 : phas[r][h])
-                            po[r][l] = pin[l][PM == 5 ? zt[h] + pzr[r] : pat[r][h] + (IX)k1 * pst];
+                        if (psi_has(r, l >> 1, zt))
+                            po[r][l] = pin[l][psi_at(r, l >> 1, k1, zt)];
                     }
                 }
             }
@@ -320,9 +325,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                                               PM == 5 ? tb_psi_plane<T, IX>(d, 1, k) : IX(-1)};
 #pragma unroll
                             for (int l = 0; l < NP; l++) {
-                                const int h = l >> 1;
-                                if (PM == 5 ? zt[h] >= 0 : phas[r][h])
-                                    pout[l][PM == 5 ? zt[h] + pzr[r] : pat[r][h] + (IX)k * pst] = pn[r][l];
+                                if (psi_has(r, l >> 1, zt))
+                                    pout[l][psi_at(r, l >> 1, k, zt)] = pn[r][l];
                             }
                         }
                     }
