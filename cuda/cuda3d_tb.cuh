@@ -134,9 +134,8 @@ __device__ __forceinline__ bool tb_psi_row(const Dev3<T> &d, int h, int i, int j
     int kk = 0;
     const int n = PM == 3 ? d.nx : d.ny, pos = PM == 3 ? i : j;
     const int side = h ? dslab_h(n, d.N, pos, &kk) : dslab_e(n, d.N, pos, &kk);
-    *base = side < 0 ? IX(0)
-            : PM == 3 ? (((IX)side * d.pnz - d.pk0) * d.ny + j) * d.N + kk    /* psi_x less (k) ny N */
-                      : (((IX)side * d.pnz - d.pk0) * d.N + kk) * d.px + i; /* psi_y less (k) N px */
+    /* psi_x, psi_y at plane 0 (once a thread: their 64-bit arithmetic) */
+    *base = side < 0 ? IX(0) : PM == 3 ? (IX)psi_x(d, side, 0, j, kk) : (IX)psi_y(d, side, 0, kk, i);
     return side >= 0;
 }
 template <typename T, int PM, typename IX> __device__ __forceinline__ IX tb_psi_step(const Dev3<T> &d)
