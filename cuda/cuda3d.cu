@@ -301,11 +301,27 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
                        *tz = getenv("TEXFDTD_CUDA3D_TBZ");
             c->tbk = kk && *kk ? atoi(kk) : 3;
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
-            /* chunks of 64 planes, 40 with a CPML (the z slabs get chunks
-             * of their own: cuda3d_tb.cu, step_tb; measured the fastest at
-             * 512^3 on the H200 with the band of 32 x 16 tiles beside the
-             * slab tiles: docs/performance.md, "The band") */
-            c->tbz = tz && *tz ? atoi(tz) : c->N > 0 ? 40 : 64;
+            /* chunks of 64 planes without a CPML.  With one the band's
+             * chunks are 40 planes (tb_bandz; measured the fastest at 512^3
+             * on the H200: docs/performance.md, "The band") and the slab
+             * parts' longer, fewer blocks marching further: as long as a
+             * block's march stays well inside the step (256 planes at
+             * 512^3 cells a rank on 132 SMs, in proportion to the cells an
+             * SM) and the rank's planes clear of the z faces make at least
+             * two chunks (a block of each slab tile at least twice); at
+             * least 40 (docs/performance.md, "The slab parts' chunks") */
+            int zdef = 64;
+            if (c->N > 0) {
+                const double per_sm = (double)c->nx * c->ny * (c->k1 - c->k0) / prop.multiProcessorCount;
+                const int mid = c->k1 - c->k0 - 2 * (c->N + c->tbk);
+                const double byrate = 256.0 * per_sm / (512.0 * 512.0 * 512.0 / 132.0);
+                zdef = (int)fmin(byrate, mid / 2);
+                if (zdef < 40)
+                    zdef = 40;
+            }
+            c->tbz = tz && *tz ? atoi(tz) : zdef;
+            const char *tzb = getenv("TEXFDTD_CUDA3D_TBZB");
+            c->tb_bandz = tzb && *tzb ? atoi(tzb) : c->N > 0 ? 40 : 0;
             const char *sc = getenv("TEXFDTD_CUDA3D_SLABCHUNK"); /* bench only: 0 = plain chunks */
             c->tb_slabchunk = !(sc && !strcmp(sc, "0"));
             const char *in = getenv("TEXFDTD_CUDA3D_INNER"); /* bench only: 0 = every tile tested */
@@ -318,13 +334,14 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
              * tb_slab_rows2): 2 (the default) or 1 */
             const char *trs = getenv("TEXFDTD_CUDA3D_TBRS");
             c->tbrs = trs && *trs ? atoi(trs) : 2;
-            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0
+            if (c->tbk < 2 || c->tbk > 4 || (c->tby != 16 && c->tby != 32) || c->tbz < 0 || c->tb_bandz < 0
                 || (c->tbr != 1 && c->tbr != 2) || (c->tbrs != 1 && c->tbrs != 2)) {
                 decomp_free(&c->dc);
                 free(c);
                 return seterr(err, errlen, "TEXFDTD_CUDA3D=temporal: expected TEXFDTD_CUDA3D_K = "
                               "2, 3 or 4, TEXFDTD_CUDA3D_TY = 16 or 32, TEXFDTD_CUDA3D_TBZ >= 0 "
-                              "(0: all planes), TEXFDTD_CUDA3D_TBR and TEXFDTD_CUDA3D_TBRS = 1 or 2");
+                              "(0: all planes), TEXFDTD_CUDA3D_TBZB >= 0 (0: as TBZ), "
+                              "TEXFDTD_CUDA3D_TBR and TEXFDTD_CUDA3D_TBRS = 1 or 2");
             }
         }
         if (temporal || (pe && !strcmp(pe, "fused")))
@@ -795,6 +812,12 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c))
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; the tiles clear of the slabs 32 x 16");
+    if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c) && tb_band_kz(c))
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 " in chunks of %d planes", tb_band_kz(c));
+    if (c->tb && c->tb_skip)
+        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                 "; parts left out (TEXFDTD_CUDA3D_TBSKIP=%d): timing only, the fields wrong", c->tb_skip);
     if (c->tb && e->opt.precision != PRECISION_DOUBLE && c->tb_pss)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; the 12-psi tiles' psi in shared memory");

@@ -190,6 +190,11 @@ struct cuda3d_engine {
     /* k_tb3 and k_tb3r: every block runs the per-cell source tail, quiet
      * or not (TEXFDTD_CUDA3D_QUIET=0, bench only) */
     bool tb_loud;
+    /* bench only, TEXFDTD_CUDA3D_TBSKIP: a mask of the CPML step's parts
+     * left out (1 x, 2 y, 4 z, 8 the 12-psi tiles, 16 the tiles clear of
+     * the slabs), to time what each adds beside the others; the fields are
+     * then wrong (the description says so) */
+    int tb_skip;
     /* with a CPML: the slab tiles' launches (one-axis x, y, z, and the
      * others) each on a stream of its own beside the tiles clear of the
      * slabs on the default stream, forked from it and joined back
@@ -203,9 +208,12 @@ struct cuda3d_engine {
     /* with a CPML (tb_band_on): the tiles clear of the slabs as 32 x 16
      * tiles in the band of rows tb_yb0 .. tb_yb1 - 1, the rows of the
      * 32 x 32 tiles clear of the y slabs (tb_setup; empty: none);
-     * TEXFDTD_CUDA3D_TBBAND=0: 32 x 32 as the slab tiles (bench) */
+     * TEXFDTD_CUDA3D_TBBAND=0: 32 x 32 as the slab tiles (bench);
+     * tb_bandz: the band's planes a block where its chunks may
+     * differ from the slab parts' (tb_band_chunks; 0: the same; the
+     * default 40 with a CPML, TEXFDTD_CUDA3D_TBZB) */
     bool tb_band;
-    int tb_yb0, tb_yb1;
+    int tb_yb0, tb_yb1, tb_bandz;
     /* with a CPML at TY 32, float: k_tb3 keeps the 12-psi tiles' psi in
      * shared memory (PSS), where the device gives a block that much
      * (tb_setup); TEXFDTD_CUDA3D_TBPSS=0: in registers (bench) */
@@ -403,6 +411,42 @@ static inline bool tb_band_on(const cuda3d_engine *c)
 {
     return c->tb_band && c->N && c->tbr == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32 && c->tb_inner
            && c->tb_yb1 > c->tb_yb0;
+}
+
+/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
+ * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
+__host__ __device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
+{
+    return a <= N - 1 || b >= n - 1 - N;
+}
+
+/* The rank's z face chunks (step_tb): with a CPML N + K planes at a z face
+ * (the next chunk's z halo, K planes below it, stays clear of the slab),
+ * without one K + 1 (the next chunk's tiles then lie inside the faces);
+ * none where the rank holds no face, or where no plane would be left
+ * between them, or with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench). */
+static inline void tb_faces(const cuda3d_engine *c, int *zlo, int *zhi)
+{
+    const int face = c->N ? c->N + c->tbk : c->tbk + 1;
+    *zlo = c->tb_slabchunk && c->k0 == 0 ? face : 0;
+    *zhi = c->tb_slabchunk && c->k1 == c->nz ? face : 0;
+    if (c->k1 - c->k0 - *zlo - *zhi < 1)
+        *zlo = *zhi = 0;
+}
+
+/* The band's planes a block where they differ from the slab parts'
+ * (c->tb_bandz), else 0: where the planes that no z face chunk holds (all
+ * of the rank's without them) lie, z halo included, clear of the z slabs,
+ * every chunk of them, of any length, is the band's whole (tb_take) and
+ * the z part takes none of them. */
+static inline int tb_band_kz(const cuda3d_engine *c)
+{
+    int zlo, zhi;
+    tb_faces(c, &zlo, &zhi);
+    const int a = c->k0 + zlo, b = c->k1 - zhi;
+    if (c->tb_bandz <= 0 || b - a < 1 || tb_meets(a - c->tbk, b + c->tbk - 2, c->nz, c->N))
+        return 0;
+    return c->tb_bandz;
 }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */

@@ -394,6 +394,18 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
     launch_k3<T, F, K, TY, PM, IN, false>(c, p, src, st, 0);
 }
 
+/* The band in chunks of its own where they may differ from the slab
+ * parts' (tb_band_kz). */
+template <typename T> static void tb_band_chunks(const cuda3d_engine *c, Tb3Src<T> *s)
+{
+    const int kz = tb_band_kz(c);
+    if (!kz)
+        return;
+    s->kz = kz;
+    if (s->zlo || s->zhi)
+        s->zm = (c->k1 - c->k0 - s->zlo - s->zhi + kz - 1) / kz;
+}
+
 /* With a CPML at TY 32: the slab tiles, the one-axis ones (x, y, z: the
  * axis known when compiled; in float at K 3 two rows a thread, k_tb3r:
  * tb_slab_rows2) and the others (12 psi), each part on stream st[q].
@@ -403,13 +415,17 @@ static void launch_slabs(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src,
 {
     if constexpr (TY == 32) {
         src.part = TB_SLABX;
-        launch_tb3_p<T, F, K, TY, 3, false>(c, p, src, st[0]);
+        if (!(c->tb_skip & 1))
+            launch_tb3_p<T, F, K, TY, 3, false>(c, p, src, st[0]);
         src.part = TB_SLABY;
-        launch_tb3_p<T, F, K, TY, 4, false>(c, p, src, st[1]);
+        if (!(c->tb_skip & 2))
+            launch_tb3_p<T, F, K, TY, 4, false>(c, p, src, st[1]);
         src.part = TB_SLABZ;
-        launch_tb3_p<T, F, K, TY, 5, false>(c, p, src, st[2]);
+        if (!(c->tb_skip & 4))
+            launch_tb3_p<T, F, K, TY, 5, false>(c, p, src, st[2]);
         src.part = TB_SLABN;
-        launch_tb3_p<T, F, K, TY, 2, false>(c, p, src, st[3]);
+        if (!(c->tb_skip & 8))
+            launch_tb3_p<T, F, K, TY, 2, false>(c, p, src, st[3]);
     }
 }
 
@@ -457,9 +473,12 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
     if (band) {
         /* the tiles clear of the slabs as 32 x 16 tiles: 3 blocks an SM
          * where the 32 x 32 tiles fit one (docs/cuda.md, "The band") */
-        src.yb0 = c->tb_yb0;
-        src.yb1 = c->tb_yb1;
-        launch_tb3r_band<T, F>(c, p, src);
+        Tb3Src<T> bs = src;
+        bs.yb0 = c->tb_yb0;
+        bs.yb1 = c->tb_yb1;
+        tb_band_chunks(c, &bs);
+        if (!(c->tb_skip & 16))
+            launch_tb3r_band<T, F>(c, p, bs);
     } else if (c->tb_inner)
         launch_tb3_p<T, F, K, TY, 0, true>(c, p, src);
     else
@@ -541,14 +560,14 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
          * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench).
          * Under MPI the ranks that hold a z face (their planes begin at 0
          * or end at nz) take the chunk next to it; the others plain chunks */
-        if (c->tb_slabchunk) {
+        {
             /* without a CPML, chunks of K + 1 planes at the z faces: the next
              * chunk's z halo then lies inside the faces, so its inner tiles
              * run the kernel without the face tests (TB_INNER) */
-            const int face = c->N ? c->N + K : K + 1;
-            const int zlo = c->k0 == 0 ? face : 0, zhi = c->k1 == c->nz ? face : 0;
+            int zlo, zhi;
+            tb_faces(c, &zlo, &zhi);
             const int mid = c->k1 - c->k0 - zlo - zhi;
-            if ((zlo || zhi) && mid >= 1) {
+            if (zlo || zhi) {
                 src.zlo = zlo;
                 src.zhi = zhi;
                 if (c->tbz <= 0)
@@ -663,6 +682,10 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
         const char *w = getenv("TEXFDTD_CUDA3D_IX64");
         c->tb_ix32 = !(w && !strcmp(w, "1"))
                      && (double)c->cells + 2.0 * (c->tbk + 1) * (double)c->plane < 2147483647.0;
+    }
+    { /* bench: the parts left out (tb_skip) */
+        const char *v = getenv("TEXFDTD_CUDA3D_TBSKIP");
+        c->tb_skip = v ? atoi(v) & 31 : 0;
     }
     { /* bench: 0 = every block of k_tb3 and k_tb3r runs the per-cell source tail */
         const char *q = getenv("TEXFDTD_CUDA3D_QUIET");

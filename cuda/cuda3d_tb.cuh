@@ -51,13 +51,6 @@ template <typename T> struct Tb3Src {
  * of N >= 1 cells a tile that meets no slab is inner too.) */
 enum { TB_ALL, TB_INTERIOR, TB_SLAB, TB_INNER, TB_OUTER, TB_SLABX, TB_SLABY, TB_SLABZ, TB_SLABN };
 
-/* Does [a, b] (positions along an axis of n cells) meet a CPML slab of N
- * cells, E or H: [0, N-1] or [n-1-N, n-2]?  (As the fused path's tiles.) */
-__host__ __device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
-{
-    return a <= N - 1 || b >= n - 1 - N;
-}
-
 /* ---- CPML inside the block ----------------------------------------------
  * A cell's psi are state like its fields: psi of level s = b (psi of level
  * s-1) + c d, made by the statement that makes the field (update3d.inc),

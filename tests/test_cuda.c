@@ -448,6 +448,28 @@ static void tb_env(const char *k, const char *ty, const char *tbz)
     tb_env_rows(k, ty, tbz, NULL);
 }
 
+/* The band in chunks of its own other than the default 40 planes (more
+ * than the 17 between the z face chunks, so one chunk, where the slab
+ * parts have 8, 7 or all): of 5 planes and of 64, where the band runs
+ * (tb_detail set), against the cpu fields ref. */
+static void tb_band_variants(const struct model *m, enum precision p, const int *calls, int ncalls,
+                             void *ref[6], const char *what)
+{
+    static const char *const zb[] = {"5", "64"};
+    const char *keep = tb_detail;
+    for (int z = 0; z < 2; z++) {
+        char w[192], detail[96];
+        setenv("TEXFDTD_CUDA3D_TBZB", zb[z], 1);
+        snprintf(detail, sizeof detail, "; the tiles clear of the slabs 32 x 16 in chunks of %s planes", zb[z]);
+        tb_detail = detail;
+        snprintf(w, sizeof w, "%s, the band's chunks %s", what, zb[z]);
+        cr_log_info("3D temporal %s %s", w, precision_name(p));
+        tb_vs(m, p, calls, ncalls, ref, 1, w);
+    }
+    unsetenv("TEXFDTD_CUDA3D_TBZB");
+    tb_detail = keep;
+}
+
 /* Every K, TY and z chunk on one scene, float (flush) and double. */
 static void tb_sweep(const char *source, const char *const *sets, int nsets, const int *calls,
                      int ncalls, bool slots, bool smoothed)
@@ -478,7 +500,8 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
          * K 3 and TY 32 only, where the description says so, and there the
          * tiles clear of the slabs as 32 x 16 tiles in a band of rows, the
          * band's last tile shifted back to end with it on the 80 x 80
-         * grids: 26 rows, 3 tiles; double: k_tb3 both times).  In float at
+         * grids: 26 rows, 3 tiles, in chunks of their own: tb_band_variants;
+         * double: k_tb3 both times).  In float at
          * TY 32 k_tb3 keeps the 12-psi tiles' psi in shared memory. */
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 2; b++)
@@ -487,13 +510,16 @@ static void tb_sweep(const char *source, const char *const *sets, int nsets, con
                         char what[128];
                         tb_env_rows(ks[a], tys[b], tbz[z], rows[r]);
                         tb_detail = t.model.pml_n && !pr && a == 1 && b == 1 && r == 1
-                                        ? ", 2 in the one-axis slab tiles; the tiles clear of the slabs 32 x 16"
+                                        ? ", 2 in the one-axis slab tiles; the tiles clear of the slabs 32 x 16 in "
+                                          "chunks of 40 planes"
                                         : NULL;
                         tb_pss_want = t.model.pml_n && !pr && b == 1;
                         snprintf(what, sizeof what, "K %s TY %s TBZ %s rows %s", ks[a], tys[b], tbz[z],
                                  rows[r]);
                         cr_log_info("3D temporal %s %s", what, precision_name(p));
                         tb_vs(&t.model, p, calls, ncalls, ref, 1, what);
+                        if (tb_detail)
+                            tb_band_variants(&t.model, p, calls, ncalls, ref, what);
                     }
         tb_detail = NULL;
         tb_pss_want = false;
