@@ -302,16 +302,16 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             c->tbk = kk && *kk ? atoi(kk) : 3;
             c->tby = ty && *ty ? atoi(ty) : c->N > 0 ? 32 : 16;
             /* chunks of 48 planes without a CPML (measured the fastest at
-             * 256^3, 512^3 and 1024^3 on the H200, 40 to 64 and more:
-             * docs/performance.md, "What each CPML part adds").  With one the band's
-             * chunks are 40 planes (tb_bandz; measured the fastest at 512^3
-             * on the H200: docs/performance.md, "The band") and the slab
-             * parts' longer, fewer blocks marching further: as long as a
-             * block's march stays well inside the step (256 planes at
-             * 512^3 cells a rank on 132 SMs, in proportion to the cells an
-             * SM) and the rank's planes clear of the z faces make at least
-             * two chunks (a block of each slab tile at least twice); at
-             * least 40 (docs/performance.md, "What each CPML part adds, and the slab parts' chunks") */
+             * 256^3, 512^3 and 1024^3 on the H200, against 40 to 170).
+             * With one, the band's chunks are 40 planes (tb_bandz; the
+             * fastest at 512^3 on the H200) and the slab parts' longer:
+             * fewer blocks marching further, as long as a block's march
+             * stays well inside the step (256 planes at 512^3 cells a rank
+             * on 132 SMs, in proportion to the cells an SM) and the rank's
+             * planes clear of the z faces make at least two chunks (a
+             * block of each slab tile at least twice); at least 40.  All
+             * measured in docs/performance.md, "What each CPML part adds,
+             * and the slab parts' chunks". */
             int zdef = 48;
             if (c->N > 0) {
                 const double per_sm = (double)c->nx * c->ny * (c->k1 - c->k0) / prop.multiProcessorCount;
