@@ -308,7 +308,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
              * fewer blocks marching further, as long as a block's march
              * stays well inside the step (256 planes at 512^3 cells a rank
              * on 132 SMs, in proportion to the cells an SM) and the rank's
-             * planes clear of the z faces make at least two chunks (a
+             * planes less two z face chunks (tb_faces' N + K each, whether
+             * or not the rank holds the faces) make at least two chunks (a
              * block of each slab tile at least twice); at least 40.  All
              * measured in docs/performance.md, "What each CPML part adds,
              * and the slab parts' chunks". */
@@ -811,12 +812,13 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     if (c->tb && c->N && e->opt.precision != PRECISION_DOUBLE && tb_slab_rows2(c))
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  ", 2 in the one-axis slab tiles");
-    if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c))
+    if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c)) {
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; the tiles clear of the slabs 32 x 16");
-    if (c->tb && e->opt.precision != PRECISION_DOUBLE && tb_band_on(c) && tb_band_kz(c))
-        snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
-                 " in chunks of %d planes", tb_band_kz(c));
+        if (tb_band_kz(c))
+            snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
+                     " in chunks of %d planes", tb_band_kz(c));
+    }
     if (c->tb && c->tb_skip)
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; parts left out (TEXFDTD_CUDA3D_TBSKIP=%d): timing only, the fields wrong", c->tb_skip);

@@ -210,7 +210,7 @@ struct cuda3d_engine {
      * 32 x 32 tiles clear of the y slabs (tb_setup; empty: none);
      * TEXFDTD_CUDA3D_TBBAND=0: 32 x 32 as the slab tiles (bench);
      * tb_bandz: the band's planes a block where its chunks may
-     * differ from the slab parts' (tb_mid_chunks; 0: the same; the
+     * differ from the slab parts' (tb_band_kz; 0: the same; the
      * default 40 with a CPML, TEXFDTD_CUDA3D_TBZB) */
     bool tb_band;
     int tb_yb0, tb_yb1, tb_bandz;
@@ -434,26 +434,22 @@ static inline void tb_faces(const cuda3d_engine *c, int *zlo, int *zhi)
         *zlo = *zhi = 0;
 }
 
-/* kz where a part may take chunks of kz planes of its own between the z
- * face chunks, else 0: where the planes that no z face chunk holds (all of
- * the rank's without them) lie, z halo included, clear of the z slabs,
- * every chunk of them, of any length, is whole in the part its x-y tile
- * belongs to (tb_take: the band, x, y, or the corner columns' 12-psi
- * tiles), and the z part takes none of them.  (Only the band's differ:
- * shorter chunks for the corner columns measured slower.) */
-static inline int tb_mid_kz(const cuda3d_engine *c, int kz)
+/* The band's planes a block where they differ from the slab parts'
+ * (c->tb_bandz), else 0: where the planes that no z face chunk holds (all
+ * of the rank's without them) lie, z halo included, clear of the z slabs,
+ * every chunk of them, of any length, is whole in the band's x-y tiles
+ * (tb_take), and the z part takes none of them.  (The corner columns'
+ * 12-psi tiles could take chunks of their own the same way: measured
+ * slower, docs/performance.md.) */
+static inline int tb_band_kz(const cuda3d_engine *c)
 {
     int zlo, zhi;
     tb_faces(c, &zlo, &zhi);
     const int a = c->k0 + zlo, b = c->k1 - zhi;
-    if (kz <= 0 || b - a < 1 || tb_meets(a - c->tbk, b + c->tbk - 2, c->nz, c->N))
+    if (c->tb_bandz <= 0 || b - a < 1 || tb_meets(a - c->tbk, b + c->tbk - 2, c->nz, c->N))
         return 0;
-    return kz;
+    return c->tb_bandz;
 }
-
-/* The band's planes a block where they differ from the slab parts'
- * (c->tb_bandz), else 0. */
-static inline int tb_band_kz(const cuda3d_engine *c) { return tb_mid_kz(c, c->tb_bandz); }
 
 /* Instantiate X(T, F) for the engine's three modes (cuda3d_step). */
 #define CUDA3D_INSTANTIATE_TF(X) X(double, false) X(float, true) X(float, false)

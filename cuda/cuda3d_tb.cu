@@ -394,11 +394,11 @@ static void launch_tb3_p(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T
     launch_k3<T, F, K, TY, PM, IN, false>(c, p, src, st, 0);
 }
 
-/* A part in chunks of kz planes of its own between the z face chunks,
- * where they may differ from the others' (tb_mid_kz). */
-template <typename T> static void tb_mid_chunks(const cuda3d_engine *c, Tb3Src<T> *s, int kz)
+/* The band in chunks of its own where they may differ from the slab
+ * parts' (tb_band_kz). */
+template <typename T> static void tb_band_chunks(const cuda3d_engine *c, Tb3Src<T> *s)
 {
-    kz = tb_mid_kz(c, kz);
+    const int kz = tb_band_kz(c);
     if (!kz)
         return;
     s->kz = kz;
@@ -476,7 +476,7 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
         Tb3Src<T> bs = src;
         bs.yb0 = c->tb_yb0;
         bs.yb1 = c->tb_yb1;
-        tb_mid_chunks(c, &bs, c->tb_bandz);
+        tb_band_chunks(c, &bs);
         if (!(c->tb_skip & 16))
             launch_tb3r_band<T, F>(c, p, bs);
     } else if (c->tb_inner)
