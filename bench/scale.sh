@@ -20,7 +20,9 @@
 # K = TEXFDTD_CUDA3D_K, its default 3) on the PEC cavity of
 # scenes/cavity_256.ini at N^3 (PEC walls, no CPML): fused and temporal on 1 GPU, then on P
 # ranks temporal with the default exchange (K planes of six fields each way
-# once a block), with it skipped, and fused; STEPS a multiple of K.
+# once a block: with NCCL overlapped with the chunks inside the ranks), with
+# it after the block ("after": TEXFDTD_CUDA3D_TBOVERLAP=0), with it skipped,
+# and fused; STEPS a multiple of K.
 # TB_SCENE=scenes/cube_cpml.ini: the same runs on the 10-cell A1 CPML cube
 # (the ghost planes' x and y psi go with the fields).
 # Each line of OUTDIR/scale.csv: case, ranks, nx, ny, nz, path, exchange,
@@ -65,6 +67,7 @@ one() {
     [ "$ex" = host ] && env+=(TEXFDTD_HALO=host)
     [ "$ex" = skip ] && env+=(BENCH_HALO=skip)
     [ "$ex" = even ] && env+=(TEXFDTD_SPLIT=even)
+    [ "$ex" = after ] && env+=(TEXFDTD_CUDA3D_TBOVERLAP=0)
     [ "$P" -gt 1 ] && pre=($MPIRUN -np "$P")
     local log
     log=$(mktemp)
@@ -101,6 +104,7 @@ if [ "${TEMPORAL:-0}" = 1 ]; then
         one strong 1 "$N" "$N" "$N" temporal none
         for ((P = 2; P <= GPUS; P *= 2)); do
             one strong "$P" "$N" "$N" "$N" temporal default
+            one strong "$P" "$N" "$N" "$N" temporal after
             one strong "$P" "$N" "$N" "$N" temporal skip
             one strong "$P" "$N" "$N" "$N" fused default
         done

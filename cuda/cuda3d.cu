@@ -609,6 +609,15 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
     if (P > 1) {
         if (halo_setup(c, o->device >= 0 ? 1 : ndev, err, errlen)) /* --device: all on one */
             goto fail;
+        /* the temporal path's exchange overlapped with the chunks away
+         * from the rank's edges (step_tb), with NCCL (or skipped, bench):
+         * the same on every rank, as the exchange mode */
+        const char *ov = getenv("TEXFDTD_CUDA3D_TBOVERLAP"), *ev = getenv("TEXFDTD_CUDA3D_TBEDGE");
+        c->tb_overlap = c->tb && (c->halo == HALO_NCCL || c->halo == HALO_SKIP) && !(ov && !strcmp(ov, "0"));
+        c->tb_edge = ev && *ev ? atoi(ev) : 40;
+        if (c->tb_overlap)
+            log_info("cuda 3D: temporal path: the exchange overlapped with the chunks inside the ranks "
+                     "(edge chunks of %d planes first)", c->tb_edge);
         char where[400];
         snprintf(where, sizeof where, "GPU %d of %d (local rank %d): %.250s, halo %s", dev,
                  ndev ? ndev : 1, decomp_local_rank(), c->devname, halo_names[c->halo]);
@@ -830,8 +839,8 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
                  ", 64-bit array indices");
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
-                 "; MPI: %d ranks, z slabs, one GPU each, halo %s, rank 0 gathers", c->dc.size,
-                 halo_names[c->halo]);
+                 "; MPI: %d ranks, z slabs, one GPU each, halo %s%s, rank 0 gathers", c->dc.size,
+                 halo_names[c->halo], c->tb_overlap ? " (overlapped with the chunks inside)" : "");
 }
 
 extern "C" const struct engine_ops cuda3d_engine_ops = {

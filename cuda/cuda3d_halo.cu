@@ -208,7 +208,7 @@ static int psi_stage(const cuda3d_engine *c, int p, char *host, bool out, char *
  * y; K planes of a side are contiguous: one message each), at the same
  * moments.  After the work queued so far on the default stream, which
  * waits for it (NCCL) or finds it done (host-staged). */
-int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
+int halo_deep(cuda3d_engine *c, const cudaEvent_t *after, int nafter, bool defer, char *err, size_t errlen)
 {
     const struct decomp *dc = &c->dc;
     const size_t es = dc->elem, span = (size_t)c->tbk * c->plane * es; /* K padded planes */
@@ -223,6 +223,8 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
     if (c->halo == HALO_SKIP)
         return 0;
     if (c->halo == HALO_HOST) {
+        for (int e = 0; e < nafter; e++)
+            CK(cudaEventSynchronize(after[e]));
         CK(cudaStreamSynchronize(0));
         const double t0 = now_seconds();
         const size_t up = dc->plane * es; /* an unpadded plane */
@@ -262,6 +264,8 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
 #ifdef TEXFDTD_HAVE_NCCL
     if (c->halo == HALO_NCCL) {
         int q;
+        for (int e = 0; e < nafter; e++)
+            CK(cudaStreamWaitEvent(c->xs, after[e], 0));
         if (nccl_open(c, 0, 0, &q, err, errlen))
             return -1;
         const ncclComm_t comm = (ncclComm_t)c->nccl;
@@ -294,11 +298,15 @@ int halo_deep(cuda3d_engine *c, char *err, size_t errlen)
         NK(nccl.GroupEnd());
         if (nccl_close(c, 0, q, err, errlen))
             return -1;
-        CK(cudaStreamWaitEvent(0, c->ev_done[0], 0));
+        if (!defer)
+            CK(cudaStreamWaitEvent(0, c->ev_done[0], 0));
         return 0;
     }
 #endif
     (void)span;
+    (void)after;
+    (void)nafter;
+    (void)defer;
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
 }
 

@@ -204,6 +204,12 @@ struct cuda3d_engine {
     cudaStream_t tb_st[4];
     cudaEvent_t tb_fork, tb_join[4];
     bool tb_slabchunk; /* a CPML: the z slabs in chunks of their own (cuda3d_tb.cu) */
+    /* under MPI with NCCL: a block's exchange overlapped with its chunks
+     * away from the rank's edges, which go first in edge chunks of
+     * tb_edge planes (tb_faces, step_tb; TEXFDTD_CUDA3D_TBOVERLAP=0: after
+     * the block, TEXFDTD_CUDA3D_TBEDGE: the planes, default 40) */
+    bool tb_overlap;
+    int tb_edge;
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
     /* with a CPML (tb_band_on): the tiles clear of the slabs as 32 x 16
      * tiles in the band of rows tb_yb0 .. tb_yb1 - 1, the rows of the
@@ -423,13 +429,17 @@ __host__ __device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
 /* The rank's z face chunks (step_tb): with a CPML N + K planes at a z face
  * (the next chunk's z halo, K planes below it, stays clear of the slab),
  * without one K + 1 (the next chunk's tiles then lie inside the faces);
- * none where the rank holds no face, or where no plane would be left
- * between them, or with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench). */
+ * none where the rank holds no face, or with TEXFDTD_CUDA3D_SLABCHUNK=0
+ * (bench).  Where a neighbour rank is and the exchange is overlapped
+ * (tb_overlap), an edge chunk of tb_edge planes (at least K, at most the
+ * chunk): it makes the K planes the exchange sends.  None at all where no
+ * plane would be left between them. */
 static inline void tb_faces(const cuda3d_engine *c, int *zlo, int *zhi)
 {
-    const int face = c->N ? c->N + c->tbk : c->tbk + 1;
-    *zlo = c->tb_slabchunk && c->k0 == 0 ? face : 0;
-    *zhi = c->tb_slabchunk && c->k1 == c->nz ? face : 0;
+    const int face = c->N ? c->N + c->tbk : c->tbk + 1, kz = c->tbz > 0 ? c->tbz : c->k1 - c->k0;
+    const int edge = !c->tb_overlap ? 0 : c->tb_edge < c->tbk ? c->tbk : c->tb_edge < kz ? c->tb_edge : kz;
+    *zlo = c->k0 > 0 ? edge : c->tb_slabchunk ? face : 0;
+    *zhi = c->k1 < c->nz ? edge : c->tb_slabchunk ? face : 0;
     if (c->k1 - c->k0 - *zlo - *zhi < 1)
         *zlo = *zhi = 0;
 }
@@ -476,8 +486,11 @@ const char *tb_refusal(const cuda3d_engine *c, const struct model *m);
 int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size_t errlen);
 /* cuda3d_halo.cu: the temporal path's exchange of K planes of the six fields
  * each way (the current buffers f[]), with a CPML their x and y psi too
- * (psi[]), done when it returns to the host. */
-int halo_deep(cuda3d_engine *c, char *err, size_t errlen);
+ * (psi[]), after the work queued so far on the default stream and, with
+ * NCCL, on the streams where the events `after` are recorded; the default
+ * stream then waits for it, unless `defer` (the caller makes it wait,
+ * halo_wait(c, true, 0, ..), once it has queued the work to overlap). */
+int halo_deep(cuda3d_engine *c, const cudaEvent_t *after, int nafter, bool defer, char *err, size_t errlen);
 void tb_free(cuda3d_engine *c);
 
 /* ---- cuda3d_sources.cu: after the fields, every step and path ---- */

@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(32 * TY) k_tb3(PP3<T> p, Tb3Src<T> src)
     const int i = i0 + lane;
     const int j = j0 + w;
     int z0, z1;
-    tb_chunk(d, src, (int)blockIdx.z, &z0, &z1);
+    tb_chunk(d, src, tb_zb(d, src), &z0, &z1);
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
@@ -361,6 +361,8 @@ template <typename T, bool F, int K, int TY, int PM, bool IN, bool PSS>
 static void launch_k3(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, cudaStream_t st, size_t dyn)
 {
     const dim3 b(32, TY), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)tb_tiles(c->ny, TY, K), tb_zblocks(c, src));
+    if (!g.z) /* no chunk of this selection (tb_zblocks) */
+        return;
     void (*k)(PP3<T>, Tb3Src<T>) = c->lossy && c->ms ? k_tb3<T, F, K, TY, true, true, PM, IN, PSS>
                                    : c->lossy        ? k_tb3<T, F, K, TY, true, false, PM, IN, PSS>
                                    : c->ms           ? k_tb3<T, F, K, TY, false, true, PM, IN, PSS>
@@ -435,35 +437,20 @@ static void launch_slabs(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src,
  * face tests, then (TY 32) those that meet the slabs of one axis with that
  * axis' 4 psi, and those that meet two or three axes' with all 12 (TY 16:
  * every slab tile with all 12).  All read the old buffers and store
- * disjoint cells: their order does not matter.  TEXFDTD_CUDA3D_INNER=0
- * (bench only): as before, one launch over every tile with the face tests
- * (no CPML), or the interior tiles with them and every slab tile with 12
- * psi. */
+ * disjoint cells: their order does not matter.  The slab parts go on the
+ * streams st[] (tb_fork), the others on the default stream.
+ * TEXFDTD_CUDA3D_INNER=0 (bench only): as before, one launch over every
+ * tile with the face tests (no CPML), or the interior tiles with them and
+ * every slab tile with 12 psi.  (Errors: step_tb's cudaGetLastError.) */
 template <typename T, bool F, int K, int TY>
-static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
+static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src, const cudaStream_t *st)
 {
     if (!c->N && !c->tb_inner) {
         src.part = TB_ALL;
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
-    /* With a CPML (TY 32) the slab parts go first, each on a stream of its
-     * own forked from the default stream, then the tiles clear of the slabs
-     * on the default stream: the slab parts are few blocks each, marching
-     * long columns, and so their tails overlap the others' work instead of
-     * idling the GPU between launches (measured: docs/performance.md,
-     * "The slab parts, one by one").  All read the old
-     * buffers and write disjoint cells; the default stream then waits for
-     * all four before what follows.  (Errors: step_tb's cudaGetLastError.) */
     const bool split = TY == 32 && c->N && c->tb_inner;
-    cudaStream_t st[4] = {0, 0, 0, 0};
-    if (split && c->tb_streams) {
-        cudaEventRecord(c->tb_fork, 0);
-        for (int q = 0; q < 4; q++) {
-            st[q] = c->tb_st[q];
-            cudaStreamWaitEvent(st[q], c->tb_fork, 0);
-        }
-    }
     if (split)
         launch_slabs<T, F, K, TY>(c, p, src, st);
     src.part = c->N ? TB_INTERIOR : TB_INNER;
@@ -488,25 +475,58 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src)
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
-    if (split) {
-        for (int q = 0; q < 4 && c->tb_streams; q++) {
+    if (!split) {
+        src.part = TB_SLAB;
+        launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
+    }
+}
+
+/* With a CPML (TY 32) the slab parts go each on a stream of its own,
+ * forked from the default stream before the tiles clear of the slabs: the
+ * slab parts are few blocks each, marching long columns, and so their
+ * tails overlap the others' work instead of idling the GPU between
+ * launches (measured: docs/performance.md, "The slab parts, one by one").
+ * tb_join makes the default stream wait for all four before what follows.
+ * Elsewhere (or TEXFDTD_CUDA3D_TBSTREAMS=0) every st[q] is the default
+ * stream. */
+static void tb_fork(const cuda3d_engine *c, cudaStream_t st[4])
+{
+    const bool split = c->tby == 32 && c->N && c->tb_inner && c->tb_streams;
+    if (split)
+        cudaEventRecord(c->tb_fork, 0);
+    for (int q = 0; q < 4; q++) {
+        st[q] = split ? c->tb_st[q] : 0;
+        if (split)
+            cudaStreamWaitEvent(st[q], c->tb_fork, 0);
+    }
+}
+
+static void tb_join(const cuda3d_engine *c, const cudaStream_t st[4])
+{
+    for (int q = 0; q < 4; q++)
+        if (st[q]) {
             cudaEventRecord(c->tb_join[q], st[q]);
             cudaStreamWaitEvent(0, c->tb_join[q], 0);
         }
-        return;
-    }
-    src.part = TB_SLAB;
-    launch_tb3_p<T, F, K, TY, 2, false>(c, p, src);
 }
 
 template <typename T, bool F, int TY>
-static void launch_tb3_ty(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src)
+static void launch_tb3_ty(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, const cudaStream_t *st)
 {
     switch (c->tbk) {
-    case 2: launch_tb3_k<T, F, 2, TY>(c, p, src); break;
-    case 3: launch_tb3_k<T, F, 3, TY>(c, p, src); break;
-    default: launch_tb3_k<T, F, 4, TY>(c, p, src); break;
+    case 2: launch_tb3_k<T, F, 2, TY>(c, p, src, st); break;
+    case 3: launch_tb3_k<T, F, 3, TY>(c, p, src, st); break;
+    default: launch_tb3_k<T, F, 4, TY>(c, p, src, st); break;
     }
+}
+
+template <typename T, bool F>
+static void launch_tb3(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &src, const cudaStream_t *st)
+{
+    if (c->tby == 16)
+        launch_tb3_ty<T, F, 16>(c, p, src, st);
+    else
+        launch_tb3_ty<T, F, 32>(c, p, src, st);
 }
 
 /* n steps: blocks of K in k_tb3, the rest on the fused path.  The slot values
@@ -517,7 +537,7 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
 {
     const int K = c->tbk, base = c->base.step;
     const bool mpi = c->dc.size > 1;
-    if (mpi && n >= K && !c->tb_ghosts && halo_deep(c, err, errlen))
+    if (mpi && n >= K && !c->tb_ghosts && halo_deep(c, NULL, 0, false, err, errlen))
         return -1;
     int s = 0;
     for (; n - s >= K; s += K) {
@@ -559,7 +579,10 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
          * that only those run the psi kernel all the way up; measured
          * against plain chunks with TEXFDTD_CUDA3D_SLABCHUNK=0 (bench).
          * Under MPI the ranks that hold a z face (their planes begin at 0
-         * or end at nz) take the chunk next to it; the others plain chunks */
+         * or end at nz) take the chunk next to it; the others plain chunks,
+         * or with the exchange overlapped an edge chunk where a neighbour
+         * is (tb_faces) */
+        bool ov = false;
         {
             /* without a CPML, chunks of K + 1 planes at the z faces: the next
              * chunk's z halo then lies inside the faces, so its inner tiles
@@ -574,6 +597,8 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
                     src.kz = mid;
                 src.zm = (mid + src.kz - 1) / src.kz;
             }
+            /* the edge chunks hold the K planes each side sends */
+            ov = mpi && c->tb_overlap && (!c->dc.lo || zlo >= K) && (!c->dc.hi || zhi >= K);
         }
         /* the monitors: the K steps' rows (what room the batch has left;
          * the count advances as take_samples's, with or without own samples) */
@@ -591,21 +616,48 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
         PP3<T> p = pp3_view<T>(c, m);
         for (int q = 0; q < PSI_HXY; q++) /* the E psi are pairs on this path */
             p.hpsi1[q] = (T *)c->psib[q];
-        if (c->tby == 16)
-            launch_tb3_ty<T, F, 16>(c, p, src);
-        else
-            launch_tb3_ty<T, F, 32>(c, p, src);
-        CK(cudaGetLastError());
-        c->smp_n += rows;
+        /* the buffers the block writes become the current ones now (the
+         * launches take theirs from p): halo_deep sends from them */
         pp3_swap(c); /* the fields and the H psi */
         for (int q = 0; q < PSI_HXY; q++) {
             void *x = c->psi[q];
             c->psi[q] = c->psib[q];
             c->psib[q] = x;
         }
+        cudaStream_t st[4];
+        tb_fork(c, st);
+        if (ov) {
+            /* Overlapped: the edge chunks of every part first, then the
+             * exchange of the K planes they make (and with a CPML their x
+             * and y psi) on its own stream, once each part's edge chunks
+             * are done, while the chunks between run; the next block waits
+             * for it.  It writes only ghost planes, which no chunk of this
+             * block reads or writes (they read the old buffers). */
+            src.zsel = 1;
+            src.zelo = c->dc.lo != 0;
+            src.zehi = c->dc.hi != 0;
+            launch_tb3<T, F>(c, p, src, st);
+            CK(cudaGetLastError());
+            cudaEvent_t ev[4];
+            int ne = 0;
+            for (int q = 0; q < 4; q++)
+                if (st[q]) {
+                    CK(cudaEventRecord(c->tb_join[q], st[q]));
+                    ev[ne++] = c->tb_join[q];
+                }
+            if (halo_deep(c, ev, ne, true, err, errlen))
+                return -1;
+            src.zsel = 2;
+        }
+        launch_tb3<T, F>(c, p, src, st);
+        CK(cudaGetLastError());
+        tb_join(c, st);
+        c->smp_n += rows;
         /* the next block's ghost planes, with a CPML their x and y psi
          * (and the one-step path's: Hx, Hy below, Ex, Ey above) */
-        if (mpi && halo_deep(c, err, errlen))
+        if (ov && halo_wait(c, true, 0, err, errlen))
+            return -1;
+        if (mpi && !ov && halo_deep(c, NULL, 0, false, err, errlen))
             return -1;
         c->tb_ghosts = true;
     }

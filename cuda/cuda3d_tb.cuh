@@ -28,6 +28,10 @@ template <typename T> struct Tb3Src {
      * slab and the K planes whose halo reaches it, and zm chunks of kz
      * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
     int zlo, zhi, zm;
+    /* which of those chunks this launch runs (tb_zb): zsel 0 all; 1 the
+     * rank's edge chunks, its first where zelo, its last where zehi (the
+     * planes the exchange sends: step_tb, overlapped); 2 the others */
+    int zsel, zelo, zehi;
     int part; /* the tiles this launch takes (TB_ALL .. TB_SLABN) */
     int loud; /* k_tb3, k_tb3r: every block runs the per-cell source tail (bench) */
     /* the monitors' samples (NULL map: none this launch): the first sample
@@ -270,6 +274,19 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
     }
 }
 
+/* The chunks of a rank of nzo planes (tb_chunk). */
+template <typename T> __host__ __device__ __forceinline__ int tb_nchunks(const Tb3Src<T> &src, int nzo)
+{
+    return src.zlo || src.zhi ? src.zm + (src.zlo > 0) + (src.zhi > 0) : (nzo + src.kz - 1) / src.kz;
+}
+
+/* The chunk of this block (blockIdx.z) among the launch's (src.zsel). */
+template <typename T> __device__ __forceinline__ int tb_zb(const Dev3<T> &d, const Tb3Src<T> &src)
+{
+    const int b = (int)blockIdx.z;
+    return src.zsel == 0 ? b : src.zsel == 2 ? b + src.zelo : b < src.zelo ? 0 : tb_nchunks(src, d.nzo) - 1;
+}
+
 /* The planes z0 .. z1-1 of block z-index b: this rank's planes k0 ..
  * k0+nzo-1 (one rank: all) in chunks of kz (or zlo, zm x kz, zhi). */
 template <typename T>
@@ -320,11 +337,12 @@ static inline size_t tb_pss_bytes(int K, int ty, size_t es) { return (size_t)K *
 /* The tiles along x and y of one launch (tiles width cells wide). */
 static inline int tb_tiles(int n, int width, int K) { return (n + width - 2 * K - 1) / (width - 2 * K); }
 
-/* The blocks along z of one launch (its chunks: tb_chunk). */
+/* The blocks along z of one launch: its chunks (tb_chunk) of those
+ * src.zsel takes (tb_zb; one chunk that is both edges, once). */
 template <typename T> static inline unsigned tb_zblocks(const cuda3d_engine *c, const Tb3Src<T> &src)
 {
-    return (unsigned)(src.zlo || src.zhi ? src.zm + (src.zlo > 0) + (src.zhi > 0)
-                                         : (c->k1 - c->k0 + src.kz - 1) / src.kz);
+    const int n = tb_nchunks(src, c->k1 - c->k0), e = src.zelo + src.zehi < n ? src.zelo + src.zehi : n;
+    return (unsigned)(src.zsel == 0 ? n : src.zsel == 1 ? e : n - e);
 }
 
 /* cuda3d_tbr.cu (float only): k_tb3r over the tiles of src.part, which

@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
               j0 = BD ? min(oj, src.yb1 - (TY - 2 * K)) - K : (int)blockIdx.y * (TY - 2 * K) - K;
     const int i = i0 + lane, jw = j0 + w * R;
     int z0, z1;
-    tb_chunk(d, src, (int)blockIdx.z, &z0, &z1);
+    tb_chunk(d, src, tb_zb(d, src), &z0, &z1);
     const int zs = z0 - K; /* level 1's first plane: the z halo */
     if (!tb_take<T, K, TY>(d, src.part, i0, j0, zs, z1))
         return;
@@ -376,6 +376,8 @@ static void launch_ix(const cuda3d_engine *c, const PP3<T> &p, const Tb3Src<T> &
     constexpr int W = TY / R;
     const int ty = BD ? (src.yb1 - src.yb0 + TY - 2 * K - 1) / (TY - 2 * K) : tb_tiles(c->ny, TY, K);
     const dim3 b(32, W), g((unsigned)tb_tiles(c->nx, 32, K), (unsigned)ty, tb_zblocks(c, src));
+    if (!g.z) /* no chunk of this selection (tb_zblocks) */
+        return;
     if (c->lossy && c->ms)
         k_tb3r<T, F, K, W, R, true, true, IN, IX, PM, BD><<<g, b, 0, st>>>(p, src);
     else if (c->lossy)

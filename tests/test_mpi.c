@@ -649,6 +649,13 @@ static void check_cuda_tb_runs(const char *text, const char *K, const char *extr
         check_cuda_scene(text, &runs[q], 1, 31, 4, extra);
         cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("),
                   "%d ranks, K = %s: not on the temporal path:\n%s", runs[q].P, K, cuda_last_out);
+        /* over NCCL the exchange overlaps the chunks inside the ranks
+         * (step_tb): the rank-edge chunks first, the chunks between them
+         * after, the next block after the exchange; host-staged, after */
+        const bool nccl = strstr(cuda_last_out, "halo nccl") != NULL;
+        cr_assert(nccl == (strstr(cuda_last_out, "the exchange overlapped with the chunks inside") != NULL),
+                  "%d ranks: the exchange %s:\n%s", runs[q].P,
+                  nccl ? "over NCCL but not overlapped" : "overlapped but not over NCCL", cuda_last_out);
     }
     unsetenv("TEXFDTD_CUDA3D_K");
     unsetenv("TEXFDTD_CUDA3D_TBZ");
@@ -669,8 +676,9 @@ Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
 
 /* The temporal path with an A1 CPML over slabs: the x and y psi arrays
  * hold the K ghost planes each side and halo_deep sends their K planes
- * with the fields (in NCCL's group, or staged through the host), so a
- * block's halo planes carry the psi of one process.  The CPML cube with a
+ * with the fields (in NCCL's group, overlapped with the chunks inside the
+ * ranks, or staged through the host), so a block's halo planes carry the
+ * psi of one process.  The CPML cube with a
  * 3-cell CPML, so that no rank's ghost planes reach a z slab (2 ranks:
  * planes 0..16 and 17..31; 3: 0..9, 10..22, 23..31; the z slabs 0..2 and
  * 28..30), the x and y slabs through every plane; K = 3 and 4, chunks of 5
@@ -683,8 +691,13 @@ Test(mpi, cuda_temporal_path_over_ranks_bit_identical, .timeout = 400)
  * of rows 26 .. 51: tb_band_on). */
 Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
 {
+    /* edge chunks (over NCCL) of 4 planes, and of K = 4 (2 asked for: at
+     * least K, so that they make the K planes sent); then of 5 (the chunk) */
+    setenv("TEXFDTD_CUDA3D_TBEDGE", "4", 1);
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3");
+    setenv("TEXFDTD_CUDA3D_TBEDGE", "2", 1);
     check_cuda_tb_runs(cuda_cpml_scene, "4", "--set boundary.cells=3");
+    unsetenv("TEXFDTD_CUDA3D_TBEDGE");
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3 --set grid.nx=80 --set grid.ny=80");
     cr_assert(strstr(cuda_last_out, ", 2 in the one-axis slab tiles"), "not two rows a thread there:\n%s",
               cuda_last_out);
