@@ -611,13 +611,19 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
             goto fail;
         /* the temporal path's exchange overlapped with the chunks away
          * from the rank's edges (step_tb), with NCCL (or skipped, bench):
-         * the same on every rank, as the exchange mode */
+         * the same on every rank, as the exchange mode.
+         * TEXFDTD_CUDA3D_TBOVERLAP=0: after the block; =1: the same split
+         * with the host-staged exchange too, which then runs between the
+         * edge chunks and the others, not beside them (tests: the split at
+         * a rank with neighbours on both sides, which NCCL gets only from
+         * 3 GPUs on) */
         const char *ov = getenv("TEXFDTD_CUDA3D_TBOVERLAP"), *ev = getenv("TEXFDTD_CUDA3D_TBEDGE");
-        c->tb_overlap = c->tb && (c->halo == HALO_NCCL || c->halo == HALO_SKIP) && !(ov && !strcmp(ov, "0"));
+        const bool nccl = c->halo == HALO_NCCL || c->halo == HALO_SKIP;
+        c->tb_overlap = c->tb && (ov && !strcmp(ov, "1") ? true : nccl && !(ov && !strcmp(ov, "0")));
         c->tb_edge = ev && *ev ? atoi(ev) : 40;
         if (c->tb_overlap)
-            log_info("cuda 3D: temporal path: the exchange overlapped with the chunks inside the ranks "
-                     "(edge chunks of %d planes first)", c->tb_edge);
+            log_info("cuda 3D: temporal path: the exchange %s the chunks inside the ranks "
+                     "(edge chunks of %d planes first)", nccl ? "overlapped with" : "before", tb_edge_planes(c));
         char where[400];
         snprintf(where, sizeof where, "GPU %d of %d (local rank %d): %.250s, halo %s", dev,
                  ndev ? ndev : 1, decomp_local_rank(), c->devname, halo_names[c->halo]);
@@ -840,7 +846,9 @@ static void cuda3d_describe(const struct engine *e, struct engine_info *info)
     if (c->dc.size > 1) /* the device line is rank 0's; each rank has its own */
         snprintf(info->detail + strlen(info->detail), sizeof info->detail - strlen(info->detail),
                  "; MPI: %d ranks, z slabs, one GPU each, halo %s%s, rank 0 gathers", c->dc.size,
-                 halo_names[c->halo], c->tb_overlap ? " (overlapped with the chunks inside)" : "");
+                 halo_names[c->halo],
+                 !c->tb_overlap ? "" : c->halo == HALO_HOST ? " (before the chunks inside)"
+                                                            : " (overlapped with the chunks inside)");
 }
 
 extern "C" const struct engine_ops cuda3d_engine_ops = {

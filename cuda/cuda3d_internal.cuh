@@ -207,7 +207,8 @@ struct cuda3d_engine {
     /* under MPI with NCCL: a block's exchange overlapped with its chunks
      * away from the rank's edges, which go first in edge chunks of
      * tb_edge planes (tb_faces, step_tb; TEXFDTD_CUDA3D_TBOVERLAP=0: after
-     * the block, TEXFDTD_CUDA3D_TBEDGE: the planes, default 40) */
+     * the block, =1: split so with the host-staged exchange too, tests;
+     * TEXFDTD_CUDA3D_TBEDGE: the planes, default 40) */
     bool tb_overlap;
     int tb_edge;
     bool tb_inner;     /* inner tiles without the face tests (cuda3d_tb.cu launch_tb3_k) */
@@ -426,18 +427,24 @@ __host__ __device__ __forceinline__ bool tb_meets(int a, int b, int n, int N)
     return a <= N - 1 || b >= n - 1 - N;
 }
 
+/* The planes of a rank-edge chunk (tb_faces): tb_edge, at most the chunk,
+ * at least K (it makes the K planes the exchange sends). */
+static inline int tb_edge_planes(const cuda3d_engine *c)
+{
+    const int kz = c->tbz > 0 ? c->tbz : c->k1 - c->k0, e = c->tb_edge < kz ? c->tb_edge : kz;
+    return e < c->tbk ? c->tbk : e;
+}
+
 /* The rank's z face chunks (step_tb): with a CPML N + K planes at a z face
  * (the next chunk's z halo, K planes below it, stays clear of the slab),
  * without one K + 1 (the next chunk's tiles then lie inside the faces);
  * none where the rank holds no face, or with TEXFDTD_CUDA3D_SLABCHUNK=0
  * (bench).  Where a neighbour rank is and the exchange is overlapped
- * (tb_overlap), an edge chunk of tb_edge planes (at least K, at most the
- * chunk): it makes the K planes the exchange sends.  None at all where no
+ * (tb_overlap), an edge chunk (tb_edge_planes).  None at all where no
  * plane would be left between them. */
 static inline void tb_faces(const cuda3d_engine *c, int *zlo, int *zhi)
 {
-    const int face = c->N ? c->N + c->tbk : c->tbk + 1, kz = c->tbz > 0 ? c->tbz : c->k1 - c->k0;
-    const int edge = !c->tb_overlap ? 0 : c->tb_edge < c->tbk ? c->tbk : c->tb_edge < kz ? c->tb_edge : kz;
+    const int face = c->N ? c->N + c->tbk : c->tbk + 1, edge = c->tb_overlap ? tb_edge_planes(c) : 0;
     *zlo = c->k0 > 0 ? edge : c->tb_slabchunk ? face : 0;
     *zhi = c->k1 < c->nz ? edge : c->tb_slabchunk ? face : 0;
     if (c->k1 - c->k0 - *zlo - *zhi < 1)

@@ -698,6 +698,20 @@ Test(mpi, cuda_temporal_cpml_over_ranks_bit_identical, .timeout = 400)
     setenv("TEXFDTD_CUDA3D_TBEDGE", "2", 1);
     check_cuda_tb_runs(cuda_cpml_scene, "4", "--set boundary.cells=3");
     unsetenv("TEXFDTD_CUDA3D_TBEDGE");
+    /* the same split at a rank with neighbours on both sides (the middle of
+     * 3: NCCL has that only from 3 GPUs on), through the host-staged
+     * exchange, which then runs between the edge chunks and the others */
+    setenv("TEXFDTD_CUDA3D_TBOVERLAP", "1", 1);
+    setenv("TEXFDTD_CUDA3D_K", "3", 1);
+    setenv("TEXFDTD_CUDA3D_TBZ", "4", 1);
+    check_cuda_scene(cuda_cpml_scene, (const struct cuda_run[]){{3, "host", "temporal"}}, 1, 31, 4,
+                     "--set boundary.cells=3");
+    unsetenv("TEXFDTD_CUDA3D_TBOVERLAP");
+    unsetenv("TEXFDTD_CUDA3D_K");
+    unsetenv("TEXFDTD_CUDA3D_TBZ");
+    cr_assert(strstr(cuda_last_out, "the exchange before the chunks inside the ranks (edge chunks of 4 "),
+              "TEXFDTD_CUDA3D_TBOVERLAP=1, host-staged:\n%s", cuda_last_out);
+    cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("), "not on the temporal path:\n%s", cuda_last_out);
     check_cuda_tb_runs(cuda_cpml_scene, "3", "--set boundary.cells=3 --set grid.nx=80 --set grid.ny=80");
     cr_assert(strstr(cuda_last_out, ", 2 in the one-axis slab tiles"), "not two rows a thread there:\n%s",
               cuda_last_out);
