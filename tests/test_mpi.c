@@ -260,15 +260,17 @@ static const char *far_scene =
     "[probe.top]\nx = 14\ny = 13\nz = 20\nfields = ez, hy\n"
     "[output]\nsnapshots = 40\npng = false\n";
 
+static char far_last_out[16384]; /* the last run's output (check_far) */
+
 static void check_far(const char *engine, const char *extra, const int *ranks, int nranks)
 {
     char *scene = write_temp_scene(far_scene), *dir = temp_dir();
-    char out[16384];
-    run_engine_ranks(scene, dir, 0, engine, "0", NULL, extra, out, sizeof out);
+    char *out = far_last_out;
+    run_engine_ranks(scene, dir, 0, engine, "0", NULL, extra, out, sizeof far_last_out);
     for (int k = 0; k < nranks; k++) {
         char name[16];
         snprintf(name, sizeof name, "%d", ranks[k]);
-        run_engine_ranks(scene, dir, ranks[k], engine, name, NULL, extra, out, sizeof out);
+        run_engine_ranks(scene, dir, ranks[k], engine, name, NULL, extra, out, sizeof far_last_out);
         same_monitors(dir, "0", name, ranks[k]);
         same_file(dir, "0", name, "far_field.csv");
         same_file(dir, "0", name, "probes.csv");
@@ -826,12 +828,28 @@ Test(mpi, cuda_mu_r_and_poles_2_ranks_bit_identical, .timeout = 240)
 
 /* The monitors of the cuda engine over ranks (the gather kernel on each
  * rank, the rows through the host to rank 0): the far field and probes of
- * one process, bit for bit, both step paths. */
-Test(mpi, cuda_far_field_and_probes_2_ranks_bit_identical, .timeout = 240)
+ * one process, bit for bit, every step path.  On the temporal path (K 3,
+ * 4-plane chunks) the samples are written by the kernels, level by level,
+ * each by its owner; over NCCL the rank-edge chunks and the chunks between
+ * them are separate launches, each writing its own cells' rows; the
+ * snapshot at step 40 cuts a block (one step then runs on the fused
+ * path). */
+Test(mpi, cuda_far_field_and_probes_2_ranks_bit_identical, .timeout = 300)
 {
     need_gpu_and_mpi();
     check_far("cuda", NULL, (const int[]){2}, 1);
     setenv("TEXFDTD_CUDA3D", "fused", 1); /* the ranks inherit it through mpirun */
     check_far("cuda", NULL, (const int[]){2}, 1);
+    setenv("TEXFDTD_CUDA3D", "temporal", 1);
+    setenv("TEXFDTD_CUDA3D_K", "3", 1);
+    setenv("TEXFDTD_CUDA3D_TBZ", "4", 1);
+    check_far("cuda", NULL, (const int[]){2}, 1);
     unsetenv("TEXFDTD_CUDA3D");
+    unsetenv("TEXFDTD_CUDA3D_K");
+    unsetenv("TEXFDTD_CUDA3D_TBZ");
+    cr_assert(strstr(far_last_out, "cuda 3D: temporal path ("), "not on the temporal path:\n%s", far_last_out);
+    const bool nccl = strstr(far_last_out, "halo nccl") != NULL;
+    cr_assert(nccl == (strstr(far_last_out, "the exchange overlapped with the chunks inside") != NULL),
+              "the exchange %s:\n%s", nccl ? "over NCCL but not overlapped" : "overlapped but not over NCCL",
+              far_last_out);
 }
