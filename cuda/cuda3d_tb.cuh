@@ -23,10 +23,12 @@ template <typename T> struct Tb3Src {
     const T *slot_v;
     long long ns;
     int kz;   /* planes per block (the z chunk) */
-    /* with a CPML: on a rank that holds the low (high) z face the first
-     * (last) chunk is the zlo (zhi) planes next to it, which hold the z
-     * slab and the K planes whose halo reaches it, and zm chunks of kz
-     * planes lie between; zlo = zhi = 0: every chunk kz planes from k0 */
+    /* on a rank that holds the low (high) z face the first (last) chunk
+     * is the zlo (zhi) planes next to it (tb_faces: with a CPML the z slab
+     * and the K planes whose halo reaches it, without one K + 1), and
+     * where the exchange is overlapped the same at a side with a
+     * neighbour (its edge chunk); zm chunks of kz planes lie between;
+     * zlo = zhi = 0: every chunk kz planes from k0 */
     int zlo, zhi, zm;
     /* which of those chunks this launch runs (tb_zb): zsel 0 all; 1 the
      * rank's edge chunks, its first where zelo, its last where zehi (the
