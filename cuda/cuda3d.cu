@@ -619,7 +619,8 @@ static int cuda3d_create(const struct model *m, const struct engine_options *o,
          * 3 GPUs on) */
         const char *ov = getenv("TEXFDTD_CUDA3D_TBOVERLAP"), *ev = getenv("TEXFDTD_CUDA3D_TBEDGE");
         const bool nccl = c->halo == HALO_NCCL || c->halo == HALO_SKIP;
-        c->tb_overlap = c->tb && (ov && !strcmp(ov, "1") ? true : nccl && !(ov && !strcmp(ov, "0")));
+        const bool force = ov && !strcmp(ov, "1"), off = ov && !strcmp(ov, "0");
+        c->tb_overlap = c->tb && (force || (nccl && !off));
         c->tb_edge = ev && *ev ? atoi(ev) : 40;
         if (c->tb_overlap)
             log_info("cuda 3D: temporal path: the exchange %s the chunks inside the ranks "

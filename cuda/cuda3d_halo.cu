@@ -304,8 +304,6 @@ int halo_deep(cuda3d_engine *c, const cudaEvent_t *after, int nafter, bool defer
     }
 #endif
     (void)span;
-    (void)after;
-    (void)nafter;
     (void)defer;
     return seterr(err, errlen, "cuda 3D: halo exchange %s is not built in", halo_names[c->halo]);
 }

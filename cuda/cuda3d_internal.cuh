@@ -410,6 +410,14 @@ static inline bool tb_slab_rows2(const cuda3d_engine *c)
     return c->tbrs == 2 && c->tbk == 3 && c->tby == 32 && c->tb_ix32 && c->tb_inner;
 }
 
+/* With a CPML at TY 32, the tiles by part (tb_inner): do the slab tiles
+ * run in parts of their own, by axis (launch_tb3_k), on streams of their
+ * own (tb_fork, tb_setup)? */
+static inline bool tb_split(const cuda3d_engine *c)
+{
+    return c->N && c->tby == 32 && c->tb_inner;
+}
+
 /* Do the tiles clear of the slabs run as 32 x 16 tiles of k_tb3r (the
  * band: tb_yb0, tb_yb1) beside 32 x 32 slab tiles, in float?  Built for K
  * 3 with 32-bit indices, where the tiles clear of the slabs take two rows

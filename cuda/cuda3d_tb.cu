@@ -405,7 +405,7 @@ template <typename T> static void tb_band_chunks(const cuda3d_engine *c, Tb3Src<
         return;
     s->kz = kz;
     if (s->zlo || s->zhi)
-        s->zm = (c->k1 - c->k0 - s->zlo - s->zhi + kz - 1) / kz;
+        s->zm = tb_mid_chunks(*s, c->k1 - c->k0);
 }
 
 /* With a CPML at TY 32: the slab tiles, the one-axis ones (x, y, z: the
@@ -450,7 +450,7 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src,
         launch_tb3_p<T, F, K, TY, 0, false>(c, p, src);
         return;
     }
-    const bool split = TY == 32 && c->N && c->tb_inner;
+    const bool split = TY == 32 && tb_split(c);
     if (split)
         launch_slabs<T, F, K, TY>(c, p, src, st);
     src.part = c->N ? TB_INTERIOR : TB_INNER;
@@ -491,7 +491,7 @@ static void launch_tb3_k(const cuda3d_engine *c, const PP3<T> &p, Tb3Src<T> src,
  * stream. */
 static void tb_fork(const cuda3d_engine *c, cudaStream_t st[4])
 {
-    const bool split = c->tby == 32 && c->N && c->tb_inner && c->tb_streams;
+    const bool split = tb_split(c) && c->tb_streams;
     if (split)
         cudaEventRecord(c->tb_fork, 0);
     for (int q = 0; q < 4; q++) {
@@ -595,7 +595,7 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
                 src.zhi = zhi;
                 if (c->tbz <= 0)
                     src.kz = mid;
-                src.zm = (mid + src.kz - 1) / src.kz;
+                src.zm = tb_mid_chunks(src, c->k1 - c->k0);
             }
             /* the edge chunks hold the K planes each side sends */
             ov = mpi && c->tb_overlap && (!c->dc.lo || zlo >= K) && (!c->dc.hi || zhi >= K);
@@ -778,7 +778,7 @@ int tb_setup(cuda3d_engine *c, const struct model *m, size_t es, char *err, size
         c->tb_pss = !(pv && !strcmp(pv, "0"))
                     && tb_pss_bytes(c->tbk, 32, es) + 6 * 32 * 32 * es <= (size_t)optin;
     }
-    if (c->tb && c->N && c->tby == 32 && c->tb_inner) { /* the slab parts' streams (launch_tb3_k's split) */
+    if (c->tb && tb_split(c)) { /* the slab parts' streams */
         const char *sv = getenv("TEXFDTD_CUDA3D_TBSTREAMS"); /* bench: 0 = one stream */
         c->tb_streams = !(sv && !strcmp(sv, "0"));
         /* at the greatest priority: the slab parts' few, long-marching

@@ -276,6 +276,12 @@ __device__ __forceinline__ void e_q(const Dev3<T> &d, int i, int j, int k, uint8
     }
 }
 
+/* zm: the chunks of kz planes between the rank's zlo and zhi planes. */
+template <typename T> static inline int tb_mid_chunks(const Tb3Src<T> &src, int nzo)
+{
+    return (nzo - src.zlo - src.zhi + src.kz - 1) / src.kz;
+}
+
 /* The chunks of a rank of nzo planes (tb_chunk). */
 template <typename T> __host__ __device__ __forceinline__ int tb_nchunks(const Tb3Src<T> &src, int nzo)
 {

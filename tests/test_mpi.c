@@ -262,6 +262,18 @@ static const char *far_scene =
 
 static char far_last_out[16384]; /* the last run's output (check_far) */
 
+/* The temporal path over ranks: over NCCL the exchange overlaps the chunks
+ * inside the ranks (step_tb: the rank-edge chunks first, the chunks between
+ * them after, the next block after the exchange), host-staged it follows
+ * the block; the run's output (out, of P ranks) must say which. */
+static void assert_overlap_iff_nccl(const char *out, int P)
+{
+    const bool nccl = strstr(out, "halo nccl") != NULL;
+    cr_assert(nccl == (strstr(out, "the exchange overlapped with the chunks inside") != NULL),
+              "%d ranks: the exchange %s:\n%s", P,
+              nccl ? "over NCCL but not overlapped" : "overlapped but not over NCCL", out);
+}
+
 static void check_far(const char *engine, const char *extra, const int *ranks, int nranks)
 {
     char *scene = write_temp_scene(far_scene), *dir = temp_dir();
@@ -651,13 +663,7 @@ static void check_cuda_tb_runs(const char *text, const char *K, const char *extr
         check_cuda_scene(text, &runs[q], 1, 31, 4, extra);
         cr_assert(strstr(cuda_last_out, "cuda 3D: temporal path ("),
                   "%d ranks, K = %s: not on the temporal path:\n%s", runs[q].P, K, cuda_last_out);
-        /* over NCCL the exchange overlaps the chunks inside the ranks
-         * (step_tb): the rank-edge chunks first, the chunks between them
-         * after, the next block after the exchange; host-staged, after */
-        const bool nccl = strstr(cuda_last_out, "halo nccl") != NULL;
-        cr_assert(nccl == (strstr(cuda_last_out, "the exchange overlapped with the chunks inside") != NULL),
-                  "%d ranks: the exchange %s:\n%s", runs[q].P,
-                  nccl ? "over NCCL but not overlapped" : "overlapped but not over NCCL", cuda_last_out);
+        assert_overlap_iff_nccl(cuda_last_out, runs[q].P);
     }
     unsetenv("TEXFDTD_CUDA3D_K");
     unsetenv("TEXFDTD_CUDA3D_TBZ");
@@ -848,8 +854,5 @@ Test(mpi, cuda_far_field_and_probes_2_ranks_bit_identical, .timeout = 300)
     unsetenv("TEXFDTD_CUDA3D_K");
     unsetenv("TEXFDTD_CUDA3D_TBZ");
     cr_assert(strstr(far_last_out, "cuda 3D: temporal path ("), "not on the temporal path:\n%s", far_last_out);
-    const bool nccl = strstr(far_last_out, "halo nccl") != NULL;
-    cr_assert(nccl == (strstr(far_last_out, "the exchange overlapped with the chunks inside") != NULL),
-              "the exchange %s:\n%s", nccl ? "over NCCL but not overlapped" : "overlapped but not over NCCL",
-              far_last_out);
+    assert_overlap_iff_nccl(far_last_out, 2);
 }
