@@ -67,6 +67,11 @@
 #                               3D cubes to 512^3) and gl_bench speed of gl and
 #                               gl-compute at 16384^2, each binary with its own shaders
 #                               (SIDE_GL: the GL engines to time, "" for none)
+#   bench/device_run.sh ab3d    the 3D cube at 512^3 with the current cuda_bench and the
+#                               base's (.devbuild/base.tar.xz), alternately, AB_ROUNDS
+#                               (default 2) rounds of AB_CASES ("kind N [VAR=value ...]"
+#                               lines, N "-" for 512^3 in all; default A1 and pec on
+#                               the temporal path)
 #
 # The device has no GL headers and a newer glibc: everything is built here and
 # carried (see bench/device.sh for how .gl and .devbuild/lib are prepared):
@@ -336,6 +341,24 @@ sidebyside)
                     sed "s/^/$name /" | tee -a "$OUT/sidebyside.txt"
             done
         done
+    done
+    ;;
+ab3d)
+    B0=/tmp/devbase
+    mkdir -p $B0 && tar -xJf .devbuild/base.tar.xz -C $B0
+    f="$OUT/ab3d.txt"
+    echo "base: $(cat $B0/COMMIT)  current: $(cat $B/COMMIT 2>/dev/null || echo working tree)" | tee "$f"
+    for r in $(seq "${AB_ROUNDS:-2}"); do
+        while read -r kind nn extra; do
+            [ -n "$kind" ] || continue
+            for b in $B0 $B; do
+                name=current
+                [ $b = $B0 ] && name=base
+                # shellcheck disable=SC2086 # extra: VAR=value words
+                B=$b one3d "$f" "round $r $name $kind $extra" "$kind" "$nn" $extra
+            done
+        done <<<"${AB_CASES:-A1 - TEXFDTD_CUDA3D=temporal
+pec - TEXFDTD_CUDA3D=temporal}"
     done
     ;;
 roofline)

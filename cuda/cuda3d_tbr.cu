@@ -31,6 +31,39 @@
  */
 #include "cuda3d_tb.cuh"
 
+/* One float from global to shared memory without passing through a
+ * register (cp.async, sm_80 on): it lands when the thread's
+ * tb_cp_wait says so.  ok false copies nothing and stores a zero there
+ * (src-size 0: the rest of the 4 bytes zero-filled; g is then any valid
+ * address, the array's first element). */
+__device__ __forceinline__ void tb_cp4(float *s, const float *g, bool ok)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned a = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a), "l"(g), "r"(ok ? 4 : 0) : "memory");
+#else
+    *s = ok ? *g : 0.0f;
+#endif
+}
+
+/* close the thread's copies issued since the last commit as one group */
+__device__ __forceinline__ void tb_cp_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* wait until at most N of the thread's groups are still in flight; what
+ * the others wrote is then visible to this thread (and only to it: each
+ * thread reads back only what it copied, so no barrier) */
+template <int N> __device__ __forceinline__ void tb_cp_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 /* K steps over the own columns of tile (blockIdx.x, blockIdx.y), planes of
  * z chunk blockIdx.z; thread (lane, w) computes column i0 + lane of rows
  * j0 + w R + r, r = 0 .. R-1.  L, S, IN as k_tb3.  PM: 0 the tiles
@@ -57,6 +90,12 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
     /* a warp's first row of E (level s-1: Ex, Ez, the next warp's j+1) and
      * its last row of H (level s: Hx, Hz, the next warp's j-1) */
     __shared__ T s_ex[W][32], s_ez[W][32], s_hx[W][32], s_hz[W][32];
+    /* PF: level 1's loads of the next plane (E of k1 + 2, H of k1 + 1)
+     * are copied into s_pf while this plane's levels run (tb_cp4), two
+     * planes in turn; a thread copies and reads back its own cells.  The
+     * tiles without psi with 8 warps: the band and the PEC tiles. */
+    constexpr bool PF = PM == 0 && W == 8 && sizeof(T) == 4;
+    __shared__ T s_pf[PF ? 2 : 1][6][PF ? TY : 1][32];
     const int lane = threadIdx.x, w = threadIdx.y;
     /* BD: a tile of the band of 32 x 16 tiles (launch_tb3r_band): its own
      * rows are oj .. oj + TY - 2K - 1 of the band's rows src.yb0 ..
@@ -163,6 +202,29 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
             EZ[0][r] = d.ez[c];
         }
     const int iters = (z1 - z0) + 2 * K - 1;
+    /* PF: copy level 1's inputs of iteration t (E of plane kt + 1, H of
+     * plane kt, kt = zs + t) into s_pf[t & 1], the loads below with the
+     * same tests */
+    auto fetch = [&](int t) {
+        const int kt = zs + t, b = t & 1;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int row = w * R + r;
+            const bool oe = IN || (ok[r] && kt + 1 >= 0 && kt + 1 < d.nz);
+            const bool oh = IN || (ok[r] && kt >= 0 && kt < d.nz);
+            const IX ce = oe ? cw + (IX)r * (IX)d.sy + (IX)(kt + 1 - d.kb) * (IX)d.sz : IX(0);
+            const IX ch = oh ? cw + (IX)r * (IX)d.sy + (IX)(kt - d.kb) * (IX)d.sz : IX(0);
+            tb_cp4((float *)&s_pf[b][0][row][lane], (const float *)d.ex + ce, oe);
+            tb_cp4((float *)&s_pf[b][1][row][lane], (const float *)d.ey + ce, oe);
+            tb_cp4((float *)&s_pf[b][2][row][lane], (const float *)d.ez + ce, oe);
+            tb_cp4((float *)&s_pf[b][3][row][lane], (const float *)d.hx + ch, oh);
+            tb_cp4((float *)&s_pf[b][4][row][lane], (const float *)d.hy + ch, oh);
+            tb_cp4((float *)&s_pf[b][5][row][lane], (const float *)d.hz + ch, oh);
+        }
+        tb_cp_commit();
+    };
+    if constexpr (PF)
+        fetch(0);
     for (int t = 0; t < iters; t++) {
         /* level 1's inputs: E of step n at planes k, k+1, H at plane k */
         const int k1 = zs + t;
@@ -179,6 +241,28 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
             ely[r] = EY[0][r];
             elz[r] = EZ[0][r];
             ehx[r] = ehy[r] = ehz[r] = hox[r] = hoy[r] = hoz[r] = T(0);
+        }
+        if constexpr (PF) {
+            /* the next iteration's copies first (an empty group after
+             * the last), then wait for this one's */
+            if (t + 1 < iters)
+                fetch(t + 1);
+            else
+                tb_cp_commit();
+            tb_cp_wait<1>();
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int row = w * R + r, b = t & 1;
+                ehx[r] = s_pf[b][0][row][lane];
+                ehy[r] = s_pf[b][1][row][lane];
+                ehz[r] = s_pf[b][2][row][lane];
+                hox[r] = s_pf[b][3][row][lane];
+                hoy[r] = s_pf[b][4][row][lane];
+                hoz[r] = s_pf[b][5][row][lane];
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R && !PF; r++) {
             if (PM < 3 ? IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)
                         : ok[r] && (INZ || (k1 + 1 >= 0 && k1 + 1 < d.nz))) {
                 const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1 - d.kb) * (IX)d.sz;
