@@ -90,12 +90,15 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
     /* a warp's first row of E (level s-1: Ex, Ez, the next warp's j+1) and
      * its last row of H (level s: Hx, Hz, the next warp's j-1) */
     __shared__ T s_ex[W][32], s_ez[W][32], s_hx[W][32], s_hz[W][32];
-    /* PF: level 1's loads of the next plane (E of k1 + 2, H of k1 + 1)
-     * are copied into s_pf while this plane's levels run (tb_cp4), two
-     * planes in turn; a thread copies and reads back its own cells.  The
-     * tiles without psi with 8 warps: the band and the PEC tiles. */
+    /* PF: level 1's loads of the plane PD iterations ahead (E of k1 +
+     * PD + 1, H of k1 + PD) are copied into s_pf while this plane's
+     * levels run (tb_cp4), PD + 1 planes in turn; a thread copies and
+     * reads back its own cells.  The tiles without psi with 8 warps: the
+     * band and the PEC tiles.  (PD 2 measured +1.2 % with the CPML
+     * against 1, the same without: docs/performance.md.) */
     constexpr bool PF = PM == 0 && W == 8 && sizeof(T) == 4;
-    __shared__ T s_pf[PF ? 2 : 1][6][PF ? TY : 1][32];
+    constexpr int PD = 2; /* planes copied ahead */
+    __shared__ T s_pf[PF ? PD + 1 : 1][6][PF ? TY : 1][32];
     const int lane = threadIdx.x, w = threadIdx.y;
     /* BD: a tile of the band of 32 x 16 tiles (launch_tb3r_band): its own
      * rows are oj .. oj + TY - 2K - 1 of the band's rows src.yb0 ..
@@ -203,10 +206,10 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
         }
     const int iters = (z1 - z0) + 2 * K - 1;
     /* PF: copy level 1's inputs of iteration t (E of plane kt + 1, H of
-     * plane kt, kt = zs + t) into s_pf[t & 1], the loads below with the
-     * same tests */
-    auto fetch = [&](int t) {
-        const int kt = zs + t, b = t & 1;
+     * plane kt, kt = zs + t) into s_pf[b], the loads below with the same
+     * tests */
+    auto fetch = [&](int t, int b) {
+        const int kt = zs + t;
 #pragma unroll
         for (int r = 0; r < R; r++) {
             const int row = w * R + r;
@@ -223,8 +226,13 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
         }
         tb_cp_commit();
     };
+    int bc = 0; /* s_pf's plane of iteration t */
     if constexpr (PF)
-        fetch(0);
+        for (int q = 0; q < PD; q++)
+            if (q < iters)
+                fetch(q, q);
+            else
+                tb_cp_commit();
     for (int t = 0; t < iters; t++) {
         /* level 1's inputs: E of step n at planes k, k+1, H at plane k */
         const int k1 = zs + t;
@@ -243,16 +251,17 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
             ehx[r] = ehy[r] = ehz[r] = hox[r] = hoy[r] = hoz[r] = T(0);
         }
         if constexpr (PF) {
-            /* the next iteration's copies first (an empty group after
-             * the last), then wait for this one's */
-            if (t + 1 < iters)
-                fetch(t + 1);
+            /* iteration t + PD's copies first, into the plane iteration
+             * t - 1 read (an empty group past the last), then wait for
+             * this one's */
+            if (t + PD < iters)
+                fetch(t + PD, bc == 0 ? PD : bc - 1);
             else
                 tb_cp_commit();
-            tb_cp_wait<1>();
+            tb_cp_wait<PD>();
 #pragma unroll
             for (int r = 0; r < R; r++) {
-                const int row = w * R + r, b = t & 1;
+                const int row = w * R + r, b = bc;
                 ehx[r] = s_pf[b][0][row][lane];
                 ehy[r] = s_pf[b][1][row][lane];
                 ehz[r] = s_pf[b][2][row][lane];
@@ -260,6 +269,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                 hoy[r] = s_pf[b][4][row][lane];
                 hoz[r] = s_pf[b][5][row][lane];
             }
+            bc = bc == PD ? 0 : bc + 1;
         }
 #pragma unroll
         for (int r = 0; r < R && !PF; r++) {
