@@ -206,8 +206,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
         }
     const int iters = (z1 - z0) + 2 * K - 1;
     /* PF: copy level 1's inputs of iteration t (E of plane kt + 1, H of
-     * plane kt, kt = zs + t) into s_pf[b], the loads below with the same
-     * tests */
+     * plane kt, kt = zs + t) into s_pf[b], with the tests of the loads
+     * below (PF: PM 0, so their first form) */
     auto fetch = [&](int t, int b) {
         const int kt = zs + t;
 #pragma unroll
