@@ -271,6 +271,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
             }
             bc = bc == PD ? 0 : bc + 1;
         }
+        /* without the copies (!PF): the loads themselves */
 #pragma unroll
         for (int r = 0; r < R && !PF; r++) {
             if (PM < 3 ? IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)
