@@ -188,6 +188,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
                       || (src.pc >= 0 && src.pi >= i0 && src.pi < i0 + 32 && src.pj >= j0 && src.pj < j0 + TY);
     /* the array index of (i, jw, 0), from which row r lies r sy further */
     const IX cw = (IX)i + (IX)jw * (IX)d.sy; /* and (k - kb) sz for plane k */
+    /* the array index of row r's cell in plane k */
+    auto at = [&](int r, int k) -> IX { return cw + (IX)r * (IX)d.sy + (IX)(k - d.kb) * (IX)d.sz; };
     /* per level and row: E of levels 0 .. K-1 and H of levels 1 .. K (index
      * s-1) of the plane that level made last */
     T EX[K][R], EY[K][R], EZ[K][R], HX[K][R], HY[K][R], HZ[K][R];
@@ -199,7 +201,7 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
 #pragma unroll
     for (int r = 0; r < R; r++)
         if (PM < 3 ? IN || (ok[r] && zs >= 0) : ok[r] && (INZ || zs >= 0)) {
-            const IX c = cw + (IX)r * (IX)d.sy + (IX)(zs - d.kb) * (IX)d.sz;
+            const IX c = at(r, zs);
             EX[0][r] = d.ex[c];
             EY[0][r] = d.ey[c];
             EZ[0][r] = d.ez[c];
@@ -215,8 +217,8 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
             const int row = w * R + r;
             const bool oe = IN || (ok[r] && kt + 1 >= 0 && kt + 1 < d.nz);
             const bool oh = IN || (ok[r] && kt >= 0 && kt < d.nz);
-            const IX ce = oe ? cw + (IX)r * (IX)d.sy + (IX)(kt + 1 - d.kb) * (IX)d.sz : IX(0);
-            const IX ch = oh ? cw + (IX)r * (IX)d.sy + (IX)(kt - d.kb) * (IX)d.sz : IX(0);
+            const IX ce = oe ? at(r, kt + 1) : IX(0);
+            const IX ch = oh ? at(r, kt) : IX(0);
             tb_cp4((float *)&s_pf[b][0][row][lane], (const float *)d.ex + ce, oe);
             tb_cp4((float *)&s_pf[b][1][row][lane], (const float *)d.ey + ce, oe);
             tb_cp4((float *)&s_pf[b][2][row][lane], (const float *)d.ez + ce, oe);
@@ -276,13 +278,13 @@ __global__ void __launch_bounds__(32 * W, W == 8 && PM < 3 ? 3 : 0) k_tb3r(PP3<T
         for (int r = 0; r < R && !PF; r++) {
             if (PM < 3 ? IN || (ok[r] && k1 + 1 >= 0 && k1 + 1 < d.nz)
                         : ok[r] && (INZ || (k1 + 1 >= 0 && k1 + 1 < d.nz))) {
-                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 + 1 - d.kb) * (IX)d.sz;
+                const IX c = at(r, k1 + 1);
                 ehx[r] = d.ex[c];
                 ehy[r] = d.ey[c];
                 ehz[r] = d.ez[c];
             }
             if (PM < 3 ? IN || (ok[r] && k1 >= 0 && k1 < d.nz) : ok[r] && (INZ || (k1 >= 0 && k1 < d.nz))) {
-                const IX c = cw + (IX)r * (IX)d.sy + (IX)(k1 - d.kb) * (IX)d.sz;
+                const IX c = at(r, k1);
                 hox[r] = d.hx[c];
                 hoy[r] = d.hy[c];
                 hoz[r] = d.hz[c];
