@@ -110,6 +110,14 @@ one3d() {
         grep -v "^device-to-device" | sed "s|^|$label: |" | tee -a "$f"
 }
 
+# unpack_base FILE: the base build (.devbuild/base.tar.xz, with its COMMIT)
+# into B0, and a line naming both builds' commits written to FILE
+unpack_base() {
+    B0=/tmp/devbase
+    mkdir -p $B0 && tar -xJf .devbuild/base.tar.xz -C $B0
+    echo "base: $(cat $B0/COMMIT)  current: $(cat $B/COMMIT 2>/dev/null || echo working tree)" | tee "$1"
+}
+
 case $stage in
 tests)
     # DEVICE_TESTS: suites (names or globs, space-separated), default all;
@@ -162,7 +170,7 @@ glctbx)
         cpml) ex=$'[boundary]\ntype = cpml\ncells = 10\n' so= ;;
         mur) ex=$'[boundary]\ntype = mur\n' so= ;;
         dft) ex=$'[monitor.dft]\nfrequencies = 1\n' so= ;;
-        point) ex= so=$'type = point\ncenter_x = 100\ncenter_y = 100' ;;
+        point) ex='' so=$'type = point\ncenter_x = 100\ncenter_y = 100' ;;
         esac
         for kt in 1:32x16 ${GLCX_KT:-2:32x16 4:32x16 4:32x32}; do
             GL_BENCH_EXTRA="$ex" GL_BENCH_SOURCE="$so" TEXFDTD_GLC_K=${kt%%:*} TEXFDTD_GLC_TILE=${kt#*:} \
@@ -324,10 +332,7 @@ materials)
     MATERIAL_BENCH=$B/material_bench bench/material_cost.sh ${MATERIAL_N:-16384} | tee "$OUT/materials.txt"
     ;;
 sidebyside)
-    B0=/tmp/devbase
-    mkdir -p $B0 && tar -xJf .devbuild/base.tar.xz -C $B0
-    echo "base: $(cat $B0/COMMIT)  current: $(cat $B/COMMIT 2>/dev/null || echo working tree)" |
-        tee "$OUT/sidebyside.txt"
+    unpack_base "$OUT/sidebyside.txt"
     $B/gl_bench copy 1024 10 | tee -a "$OUT/sidebyside.txt"
     for r in 1 2; do
         for b in $B0 $B; do
@@ -344,10 +349,8 @@ sidebyside)
     done
     ;;
 ab3d)
-    B0=/tmp/devbase
-    mkdir -p $B0 && tar -xJf .devbuild/base.tar.xz -C $B0
     f="$OUT/ab3d.txt"
-    echo "base: $(cat $B0/COMMIT)  current: $(cat $B/COMMIT 2>/dev/null || echo working tree)" | tee "$f"
+    unpack_base "$f"
     for r in $(seq "${AB_ROUNDS:-2}"); do
         while read -r kind nn extra; do
             [ -n "$kind" ] || continue

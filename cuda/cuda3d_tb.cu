@@ -501,13 +501,25 @@ static void tb_fork(const cuda3d_engine *c, cudaStream_t st[4])
     }
 }
 
-static void tb_join(const cuda3d_engine *c, const cudaStream_t st[4])
+/* records on each stream of its own (st[q] not the default) the event
+ * that says its part is done; returns them in ev, their count */
+static int tb_done(const cuda3d_engine *c, const cudaStream_t st[4], cudaEvent_t ev[4])
 {
+    int ne = 0;
     for (int q = 0; q < 4; q++)
         if (st[q]) {
             cudaEventRecord(c->tb_join[q], st[q]);
-            cudaStreamWaitEvent(0, c->tb_join[q], 0);
+            ev[ne++] = c->tb_join[q];
         }
+    return ne;
+}
+
+static void tb_join(const cuda3d_engine *c, const cudaStream_t st[4])
+{
+    cudaEvent_t ev[4];
+    const int ne = tb_done(c, st, ev);
+    for (int q = 0; q < ne; q++)
+        cudaStreamWaitEvent(0, ev[q], 0);
 }
 
 template <typename T, bool F, int TY>
@@ -639,12 +651,8 @@ int step_tb(cuda3d_engine *c, const struct model *m, int n, char *err, size_t er
             launch_tb3<T, F>(c, p, src, st);
             CK(cudaGetLastError());
             cudaEvent_t ev[4];
-            int ne = 0;
-            for (int q = 0; q < 4; q++)
-                if (st[q]) {
-                    CK(cudaEventRecord(c->tb_join[q], st[q]));
-                    ev[ne++] = c->tb_join[q];
-                }
+            const int ne = tb_done(c, st, ev);
+            CK(cudaGetLastError());
             if (halo_deep(c, ev, ne, true, err, errlen))
                 return -1;
             src.zsel = 2;
