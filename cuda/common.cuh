@@ -244,4 +244,61 @@ static inline int cuda_check_memory(const char *who, size_t need, size_t per_cel
     return 0;
 }
 
+
+/* The blow-up check (check_finite): is a value NaN or Inf?  Its exponent
+ * bits are all ones; tested on the bits, which no compiler option can
+ * fold away. */
+__device__ __forceinline__ bool not_finite(float v)
+{
+    return (__float_as_uint(v) & 0x7f800000u) == 0x7f800000u;
+}
+__device__ __forceinline__ bool not_finite(double v)
+{
+    return ((unsigned long long)__double_as_longlong(v) & 0x7ff0000000000000ull)
+           == 0x7ff0000000000000ull;
+}
+
+/* The lowest unpadded index r nx + i of a NaN or Inf in a [rows][px]
+ * array (columns i < nx) into *first by atomicMin; *first starts at ~0.
+ * (A 3D field's rows are its planes' rows: r = j + ny k.)  32 x 8 blocks,
+ * rows strided over the grid: a warp is 32 consecutive i of one row, so
+ * its lowest bad lane holds its lowest bad index and only that lane does
+ * the atomic. */
+template <typename T>
+__global__ void k_first_bad(const T *a, int nx, long long rows, int px, unsigned long long *first)
+{
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) {
+        const bool bad = i < nx && not_finite(a[r * px + i]);
+        const unsigned m = __ballot_sync(0xffffffffu, bad);
+        if (m && (int)threadIdx.x == __ffs(m) - 1)
+            atomicMin(first, (unsigned long long)r * (unsigned long long)nx + (unsigned long long)i);
+    }
+}
+
+/* The scan of check_finite: for each of the nf (at most 6) arrays a[k] of
+ * es-byte values, [rows][px] with columns i < nx, the lowest index
+ * r nx + i of a NaN or Inf into first[k] (~0 where none): one k_first_bad
+ * launch an array into the device words *words (6, allocated on first
+ * use, the engine's to free), nf words read back. */
+static inline int cuda_first_bad(const void *const *a, int nf, int nx, long long rows, int px, size_t es,
+                                 unsigned long long **words, unsigned long long *first, char *err,
+                                 size_t errlen)
+{
+    if (!*words)
+        CK(cudaMalloc((void **)words, 6 * sizeof **words));
+    CK(cudaMemset(*words, 0xff, (size_t)nf * sizeof **words));
+    const long long by = (rows + 7) / 8;
+    const dim3 b(32, 8), g((unsigned)((nx + 31) / 32), (unsigned)(by < 65535 ? by : 65535));
+    for (int k = 0; k < nf; k++) {
+        if (es == sizeof(double))
+            k_first_bad<double><<<g, b>>>((const double *)a[k], nx, rows, px, *words + k);
+        else
+            k_first_bad<float><<<g, b>>>((const float *)a[k], nx, rows, px, *words + k);
+    }
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(first, *words, (size_t)nf * sizeof *first, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
 #endif

@@ -1014,7 +1014,7 @@ struct cuda2d_engine {
     cudaEvent_t slot_ev;
     int *slot_map;            /* temporal path: slot number per padded cell, -1 elsewhere */
     void *slot_vk_d, *slot_vk_h; /* temporal path: [K][nslots] values of one launch */
-    unsigned long long *first_bad; /* the blow-up check: [3] first bad cell per field */
+    unsigned long long *first_bad; /* the blow-up check's words (cuda_first_bad) */
     struct cuda_samples smp; /* the monitors' batch buffer (common.cuh) */
     /* temporal path with monitors: the samples of each tile (Tb2Src) */
     int *tb2_tile;
@@ -2438,59 +2438,21 @@ static int cuda2d_write(struct engine *e, enum field f, const void *src, char *e
     return 0;
 }
 
-/* The blow-up check: is a value NaN or Inf?  Its exponent bits are all
- * ones; tested on the bits, which no compiler option can fold away. */
-__device__ __forceinline__ bool not_finite2(float v)
-{
-    return (__float_as_uint(v) & 0x7f800000u) == 0x7f800000u;
-}
-__device__ __forceinline__ bool not_finite2(double v)
-{
-    return ((unsigned long long)__double_as_longlong(v) & 0x7ff0000000000000ull)
-           == 0x7ff0000000000000ull;
-}
-
-/* The lowest unpadded index i + nx j of a NaN or Inf in a [ny][px] array
- * (columns i < nx) into *first by atomicMin; *first starts at ~0.  32 x 8
- * blocks, rows strided over the grid: a warp is 32 consecutive i of one row,
- * so its lowest bad lane holds its lowest bad index and only that lane does
- * the atomic. */
-template <typename T>
-__global__ void k_first_bad2(const T *a, int nx, int ny, int px, unsigned long long *first)
-{
-    const int i = blockIdx.x * 32 + threadIdx.x;
-    for (int j = blockIdx.y * 8 + threadIdx.y; j < ny; j += gridDim.y * 8) {
-        const bool bad = i < nx && not_finite2(a[(long long)j * px + i]);
-        const unsigned m = __ballot_sync(0xffffffffu, bad);
-        if (m && (int)threadIdx.x == __ffs(m) - 1)
-            atomicMin(first, (unsigned long long)j * (unsigned long long)nx + (unsigned long long)i);
-    }
-}
-
-/* The blow-up check on the device: one k_first_bad2 launch per field (ez,
- * hx, hy, the scene_fields() order) into three words, 24 bytes read back. */
+/* The blow-up check on the device (cuda_first_bad), the fields in
+ * scene_fields() order (ez, hx, hy). */
 static int cuda2d_check_finite(struct engine *e, enum field *f, size_t *cell, char *err,
                                size_t errlen)
 {
     cuda2d_engine *c = (cuda2d_engine *)e;
     enum field order[6];
     const int nf = scene_fields(e->model->scene, order);
+    const void *a[6];
+    for (int k = 0; k < nf; k++)
+        a[k] = field_ptr(c, order[k]);
+    unsigned long long first[6];
     CK(cudaSetDevice(c->dev));
-    if (!c->first_bad)
-        CK(cudaMalloc((void **)&c->first_bad, 3 * sizeof *c->first_bad));
-    CK(cudaMemset(c->first_bad, 0xff, 3 * sizeof *c->first_bad));
-    const int rows = (c->ny + 7) / 8;
-    const dim3 b(32, 8), g((unsigned)((c->nx + 31) / 32), (unsigned)(rows < 65535 ? rows : 65535));
-    for (int k = 0; k < nf; k++) {
-        const void *a = field_ptr(c, order[k]);
-        if (e->opt.precision == PRECISION_DOUBLE)
-            k_first_bad2<double><<<g, b>>>((const double *)a, c->nx, c->ny, c->px, c->first_bad + k);
-        else
-            k_first_bad2<float><<<g, b>>>((const float *)a, c->nx, c->ny, c->px, c->first_bad + k);
-    }
-    CK(cudaGetLastError());
-    unsigned long long first[3];
-    CK(cudaMemcpy(first, c->first_bad, sizeof first, cudaMemcpyDeviceToHost));
+    if (cuda_first_bad(a, nf, c->nx, c->ny, c->px, c->es, &c->first_bad, first, err, errlen))
+        return -1;
     for (int k = 0; k < nf; k++)
         if (first[k] != ~0ull) {
             *f = order[k];

@@ -724,39 +724,9 @@ static int cuda3d_write(struct engine *e, enum field f, const void *src, char *e
     return 0;
 }
 
-/* The blow-up check: is a value NaN or Inf?  Its exponent bits are all
- * ones; tested on the bits, which no compiler option can fold away. */
-__device__ __forceinline__ bool not_finite3(float v)
-{
-    return (__float_as_uint(v) & 0x7f800000u) == 0x7f800000u;
-}
-__device__ __forceinline__ bool not_finite3(double v)
-{
-    return ((unsigned long long)__double_as_longlong(v) & 0x7ff0000000000000ull)
-           == 0x7ff0000000000000ull;
-}
-
-/* The lowest unpadded index i + nx (j + ny k) of a NaN or Inf in a
- * [nz][ny][px] array (columns i < nx) into *first by atomicMin; *first
- * starts at ~0.  A row r = j + ny k of px elements holds cells r nx .. r nx +
- * nx - 1.  32 x 8 blocks, rows strided over the grid: a warp is 32
- * consecutive i of one row, so its lowest bad lane holds its lowest bad
- * index and only that lane does the atomic. */
-template <typename T>
-__global__ void k_first_bad3(const T *a, int nx, long long rows, int px, unsigned long long *first)
-{
-    const int i = blockIdx.x * 32 + threadIdx.x;
-    for (long long r = blockIdx.y * 8LL + threadIdx.y; r < rows; r += gridDim.y * 8LL) {
-        const bool bad = i < nx && not_finite3(a[r * px + i]);
-        const unsigned m = __ballot_sync(0xffffffffu, bad);
-        if (m && (int)threadIdx.x == __ffs(m) - 1)
-            atomicMin(first, (unsigned long long)r * (unsigned long long)nx + (unsigned long long)i);
-    }
-}
-
-/* The blow-up check on the device: one k_first_bad3 launch per field, in
- * scene_fields() order (ex ey ez hx hy hz), into six words, 48 bytes read
- * back; cells in the unpadded [nz][ny][nx] numbering.  Under MPI each rank
+/* The blow-up check on the device (cuda_first_bad), the fields in
+ * scene_fields() order (ex ey ez hx hy hz), the rows of a field its
+ * planes' (cells in the unpadded [nz][ny][nx] numbering).  Under MPI each rank
  * scans its own planes (halos are another rank's to check) and the ranks
  * agree on the first bad field and cell (decomp_min_u64), as cpu3d does, so
  * that every rank stops at the same step with the same message. */
@@ -766,23 +736,15 @@ static int cuda3d_check_finite(struct engine *e, enum field *f, size_t *cell, ch
     cuda3d_engine *c = (cuda3d_engine *)e;
     enum field order[6];
     const int nf = scene_fields(e->model->scene, order);
-    CK(cudaSetDevice(c->dev));
-    if (!c->first_bad)
-        CK(cudaMalloc((void **)&c->first_bad, 6 * sizeof *c->first_bad));
-    CK(cudaMemset(c->first_bad, 0xff, 6 * sizeof *c->first_bad));
-    const long long rows = (long long)c->ny * (c->k1 - c->k0), blocks_y = (rows + 7) / 8;
-    const dim3 b(32, 8), g((unsigned)((c->nx + 31) / 32), (unsigned)(blocks_y < 65535 ? blocks_y : 65535));
     const size_t skip = (size_t)c->dc.lo * c->plane * c->dc.elem; /* bytes below plane k0 */
-    for (int k = 0; k < nf; k++) {
-        const void *a = (const char *)c->f[field_index(order[k])] + skip;
-        if (e->opt.precision == PRECISION_DOUBLE)
-            k_first_bad3<double><<<g, b>>>((const double *)a, c->nx, rows, c->px, c->first_bad + k);
-        else
-            k_first_bad3<float><<<g, b>>>((const float *)a, c->nx, rows, c->px, c->first_bad + k);
-    }
-    CK(cudaGetLastError());
+    const void *a[6];
+    for (int k = 0; k < nf; k++)
+        a[k] = (const char *)c->f[field_index(order[k])] + skip;
     unsigned long long first[6];
-    CK(cudaMemcpy(first, c->first_bad, sizeof first, cudaMemcpyDeviceToHost));
+    CK(cudaSetDevice(c->dev));
+    if (cuda_first_bad(a, nf, c->nx, (long long)c->ny * (c->k1 - c->k0), c->px, precision_size(e->opt.precision),
+                       &c->first_bad, first, err, errlen))
+        return -1;
     if (!c->dc.comm) {
         for (int k = 0; k < nf; k++)
             if (first[k] != ~0ull) {

@@ -301,7 +301,7 @@ struct cuda3d_engine {
      * when it is queued, so the host waits on it before refilling */
     cudaEvent_t slot_ev;
     Regions regions;
-    unsigned long long *first_bad; /* the blow-up check: [6] first bad cell per field */
+    unsigned long long *first_bad; /* the blow-up check's words (cuda_first_bad) */
     /* the monitors' samples in this rank's planes (decomp_own_samples, in
      * the model's order): a gather kernel after each step copies them into
      * the next row of smp_rows; read_samples copies the rows out at once */
