@@ -29,7 +29,7 @@ for name, pts in series.items():
 plt.yscale("log")
 plt.xlabel("K: steps per pass, dispatch or launch (1: the one-step kernel)")
 plt.ylabel("Gcells/s (log scale)")
-plt.title("NVIDIA H100, 2026-11-27: temporal blocking against K")
+plt.title("Temporal blocking against K: NVIDIA H100, 2026-11-27;\n3D rows \"on the H200\": the kernels of 2026-11-29", fontsize=10)
 plt.grid(alpha=0.3, which="both")
 plt.legend(fontsize=7)
 plt.tight_layout()
