@@ -244,7 +244,6 @@ static inline int cuda_check_memory(const char *who, size_t need, size_t per_cel
     return 0;
 }
 
-
 /* The blow-up check (check_finite): is a value NaN or Inf?  Its exponent
  * bits are all ones; tested on the bits, which no compiler option can
  * fold away. */
